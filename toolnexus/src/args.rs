@@ -1,0 +1,113 @@
+//! [`Args`]: a tool call's arguments as they arrive, and how they become a typed value.
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::result::ToolResult;
+
+/// The arguments of one tool call, either already parsed or as the raw JSON text a
+/// provider returns (`"{\"a\":1}"`).
+///
+/// Raw text is deserialized straight into the tool's argument type, without building an
+/// intermediate [`Value`]. `null`, and text that is empty or only whitespace, stand for
+/// "no arguments" (`{}`), as some providers send them for parameterless tools.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Args<'a> {
+    /// Parsed arguments.
+    Value(Value),
+    /// The raw JSON text of the arguments.
+    Text(&'a str),
+}
+
+impl From<Value> for Args<'_> {
+    fn from(value: Value) -> Self {
+        Args::Value(value)
+    }
+}
+
+impl<'a> From<&'a str> for Args<'a> {
+    fn from(text: &'a str) -> Self {
+        Args::Text(text)
+    }
+}
+
+impl Args<'_> {
+    /// Reads the arguments into `T`. On failure the `Err` is the error result to hand back
+    /// to the model: it names the tool and, when the arguments are valid JSON, the path of
+    /// the offending field (`invalid arguments for add: a: invalid type: string "x",
+    /// expected i64`).
+    ///
+    /// The happy path is a plain `serde` deserialization; the field path is only worked out
+    /// (by deserializing a second time) once an error is known.
+    pub fn parse<T: DeserializeOwned>(self, tool: &str) -> Result<T, ToolResult> {
+        match self {
+            Args::Value(Value::Null) => parse_value(tool, &Value::Object(Map::new())),
+            Args::Value(value) => parse_value(tool, &value),
+            Args::Text(text) if text.trim().is_empty() => {
+                parse_value(tool, &Value::Object(Map::new()))
+            }
+            Args::Text(text) => parse_text(tool, text),
+        }
+    }
+
+    /// The arguments as a [`Value`], parsing raw text. The error names the tool.
+    pub fn into_value(self, tool: &str) -> Result<Value, ToolResult> {
+        match self {
+            Args::Value(Value::Null) => Ok(Value::Object(Map::new())),
+            Args::Value(value) => Ok(value),
+            Args::Text(text) if text.trim().is_empty() => Ok(Value::Object(Map::new())),
+            Args::Text(text) => serde_json::from_str(text).map_err(|e| not_json(tool, &e)),
+        }
+    }
+}
+
+fn parse_value<T: DeserializeOwned>(tool: &str, value: &Value) -> Result<T, ToolResult> {
+    T::deserialize(value).map_err(|first| {
+        match serde_path_to_error::deserialize::<_, T>(value) {
+            Err(e) => invalid(tool, &e.path().to_string(), e.inner()),
+            // Cannot happen (the same input failed a moment ago); keep the first error.
+            Ok(_) => invalid(tool, ".", &first),
+        }
+    })
+}
+
+fn parse_text<T: DeserializeOwned>(tool: &str, text: &str) -> Result<T, ToolResult> {
+    serde_json::from_str(text).map_err(|first| {
+        if first.is_syntax() || first.is_eof() {
+            return not_json(tool, &first);
+        }
+        let mut de = serde_json::Deserializer::from_str(text);
+        match serde_path_to_error::deserialize::<_, T>(&mut de) {
+            Err(e) => invalid(tool, &e.path().to_string(), e.inner()),
+            Ok(_) => invalid(tool, ".", &first),
+        }
+    })
+}
+
+fn invalid(tool: &str, path: &str, error: &serde_json::Error) -> ToolResult {
+    let message = strip_position(error);
+    if path == "." {
+        ToolResult::error(format!("invalid arguments for {tool}: {message}"))
+    } else {
+        ToolResult::error(format!("invalid arguments for {tool}: {path}: {message}"))
+    }
+}
+
+fn not_json(tool: &str, error: &serde_json::Error) -> ToolResult {
+    ToolResult::error(format!(
+        "invalid arguments for {tool}: the arguments are not valid JSON ({error})"
+    ))
+}
+
+/// serde_json appends ` at line L column C` to data errors from text; the field path says
+/// more to a model than a column number, so it is dropped there.
+fn strip_position(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    if error.line() == 0 {
+        return text;
+    }
+    match text.rfind(" at line ") {
+        Some(at) => text[..at].to_owned(),
+        None => text,
+    }
+}

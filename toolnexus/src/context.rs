@@ -1,0 +1,108 @@
+//! [`Context`]: what every tool execution receives besides its arguments.
+
+use std::time::Duration;
+
+pub use tokio_util::sync::CancellationToken;
+
+use crate::request::Answer;
+
+/// Passed to every execution: the call id, the [`Answer`] when the call is re-run after a
+/// suspension was resolved, a timeout and a cancellation signal.
+///
+/// `Context::default()` is valid: no call id, no answer, no timeout, never cancelled.
+/// A `#[tool]` function receives it by taking a `&Context` or `Context` parameter, which
+/// is injected and never part of the tool's schema.
+///
+/// ```
+/// use std::time::Duration;
+/// use toolnexus::{Answer, Context};
+///
+/// let ctx = Context::new()
+///     .with_call_id("call_1")
+///     .with_timeout(Duration::from_secs(5))
+///     .with_answer(Answer::accept("req-1").with_data("prod"));
+/// assert_eq!(ctx.call_id(), Some("call_1"));
+/// assert_eq!(ctx.answer().and_then(|a| a.text()), Some("prod"));
+/// assert!(!ctx.is_cancelled());
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Context {
+    call_id: Option<String>,
+    answer: Option<Answer>,
+    timeout: Option<Duration>,
+    cancellation: Option<CancellationToken>,
+}
+
+impl Context {
+    /// The empty context (same as `Context::default()`).
+    pub fn new() -> Self {
+        Context::default()
+    }
+
+    /// Sets the id the model gave this tool call.
+    #[must_use]
+    pub fn with_call_id(mut self, id: impl Into<String>) -> Self {
+        self.call_id = Some(id.into());
+        self
+    }
+
+    /// Sets the answer that resolves this call's earlier suspension.
+    #[must_use]
+    pub fn with_answer(mut self, answer: Answer) -> Self {
+        self.answer = Some(answer);
+        self
+    }
+
+    /// Limits how long the execution may run; past it, the call ends with an error result
+    /// saying it timed out. Enforced at the tool's await points (a synchronous tool is run
+    /// to completion), and needs a Tokio runtime with the time driver enabled.
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Ties the execution to a cancellation token: when it is cancelled, the tool's future
+    /// is dropped and the call ends with an error result saying so.
+    #[must_use]
+    pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancellation = Some(token);
+        self
+    }
+
+    /// The id the model gave this tool call, if known.
+    pub fn call_id(&self) -> Option<&str> {
+        self.call_id.as_deref()
+    }
+
+    /// The answer to this call's earlier suspension. Set only on the re-execution after the
+    /// suspension was resolved; `None` on a first run.
+    pub fn answer(&self) -> Option<&Answer> {
+        self.answer.as_ref()
+    }
+
+    /// The execution's time limit, if any.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    /// The cancellation token, if the execution has one.
+    pub fn cancellation(&self) -> Option<&CancellationToken> {
+        self.cancellation.as_ref()
+    }
+
+    /// Whether the execution has been cancelled. A long-running tool can poll this.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancellation
+            .as_ref()
+            .is_some_and(CancellationToken::is_cancelled)
+    }
+
+    /// Completes when the execution is cancelled; never, when there is no token.
+    pub async fn cancelled(&self) {
+        match &self.cancellation {
+            Some(token) => token.cancelled().await,
+            None => std::future::pending().await,
+        }
+    }
+}

@@ -1,0 +1,300 @@
+//! [`Tool`]: one named, described, schema-carrying, executable tool.
+
+use std::any::Any;
+use std::borrow::Cow;
+use std::fmt;
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
+
+use futures_util::FutureExt as _;
+use serde_json::Value;
+
+use crate::args::Args;
+use crate::context::Context;
+use crate::result::ToolResult;
+
+/// A boxed, sendable tool future.
+pub type BoxFuture = Pin<Box<dyn Future<Output = ToolResult> + Send + 'static>>;
+
+/// What a tool's handler gives back for one call: a result that is already there (a
+/// synchronous tool, or arguments that did not parse), or a future to await.
+///
+/// Splitting the two lets synchronous tools run without boxing a future.
+pub enum Dispatch {
+    /// The call finished synchronously.
+    Ready(ToolResult),
+    /// The call continues asynchronously.
+    Future(BoxFuture),
+}
+
+impl fmt::Debug for Dispatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Dispatch::Ready(result) => f.debug_tuple("Ready").field(result).finish(),
+            Dispatch::Future(_) => f.write_str("Future(..)"),
+        }
+    }
+}
+
+/// The function behind a tool: reads the arguments and starts the call.
+pub type Handler = dyn Fn(Args<'_>, Context) -> Dispatch + Send + Sync + 'static;
+
+/// The provider forms a tool caches, one slot per adapter (see `crate::adapters`).
+pub(crate) const FORM_SLOTS: usize = 6;
+
+struct Inner {
+    name: String,
+    description: String,
+    schema: Value,
+    source: Cow<'static, str>,
+    handler: Box<Handler>,
+    forms: [OnceLock<Value>; FORM_SLOTS],
+}
+
+/// A tool: a name, a description, a JSON schema for its arguments, and a handler.
+///
+/// Cheap to clone (one reference count). The schema is built once, when the tool is
+/// made; the provider forms of it (see [`Toolkit::to_openai`](crate::Toolkit::to_openai)
+/// and friends) are built on first use and then shared.
+///
+/// Make one with `#[tool]` on a function (`my_fn::tool()`), or by hand with [`Tool::new`]:
+///
+/// ```
+/// use serde_json::json;
+/// use toolnexus::{Context, Tool, ToolResult};
+///
+/// let shout = Tool::new(
+///     "shout",
+///     "Upper-cases a text.",
+///     json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+///     |args, _ctx| async move {
+///         match args["text"].as_str() {
+///             Some(text) => ToolResult::ok(text.to_uppercase()),
+///             None => ToolResult::error("shout: `text` must be a string"),
+///         }
+///     },
+/// );
+/// # tokio_test_block_on(async {
+/// let result = shout.execute(json!({"text": "hi"}), Context::default()).await;
+/// assert_eq!(result.output, "HI");
+/// # });
+/// # fn tokio_test_block_on<F: std::future::Future>(f: F) -> F::Output {
+/// #     tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(f)
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Tool(Arc<Inner>);
+
+impl Tool {
+    /// A tool from an async closure over the raw JSON arguments.
+    ///
+    /// `name` is sanitized (see [`sanitize_name`]); `schema` is used as given and should
+    /// describe an object. Raw-text arguments are parsed before `f` is called; text that
+    /// is not JSON gives an error result without calling `f`.
+    pub fn new<F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        schema: Value,
+        f: F,
+    ) -> Tool
+    where
+        F: Fn(Value, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ToolResult> + Send + 'static,
+    {
+        let name = sanitize_name(&name.into());
+        let label = name.clone();
+        Tool::from_handler(
+            name,
+            description.into(),
+            schema,
+            Cow::Borrowed("custom"),
+            Box::new(move |args: Args<'_>, ctx| match args.into_value(&label) {
+                Ok(value) => Dispatch::Future(Box::pin(f(value, ctx))),
+                Err(error) => Dispatch::Ready(error),
+            }),
+        )
+    }
+
+    /// A tool from a synchronous closure over the raw JSON arguments (no future is
+    /// allocated per call).
+    pub fn new_sync<F>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        schema: Value,
+        f: F,
+    ) -> Tool
+    where
+        F: Fn(Value, &Context) -> ToolResult + Send + Sync + 'static,
+    {
+        let name = sanitize_name(&name.into());
+        let label = name.clone();
+        Tool::from_handler(
+            name,
+            description.into(),
+            schema,
+            Cow::Borrowed("custom"),
+            Box::new(move |args: Args<'_>, ctx| {
+                Dispatch::Ready(match args.into_value(&label) {
+                    Ok(value) => f(value, &ctx),
+                    Err(error) => error,
+                })
+            }),
+        )
+    }
+
+    /// The lowest-level constructor: a handler that reads [`Args`] itself. This is what
+    /// `#[tool]` expands to; prefer [`Tool::new`] by hand.
+    ///
+    /// `name` is sanitized; `source` says where the tool comes from (`"native"` for
+    /// `#[tool]` functions, `"custom"` for [`Tool::new`], `"mcp"` for remote tools, …).
+    pub fn from_handler(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        schema: Value,
+        source: impl Into<Cow<'static, str>>,
+        handler: Box<Handler>,
+    ) -> Tool {
+        Tool(Arc::new(Inner {
+            name: sanitize_name(&name.into()),
+            description: description.into(),
+            schema,
+            source: source.into(),
+            handler,
+            forms: Default::default(),
+        }))
+    }
+
+    /// The tool's name, as the model calls it.
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// What the tool does, for the model.
+    pub fn description(&self) -> &str {
+        &self.0.description
+    }
+
+    /// The JSON schema of the arguments object.
+    pub fn input_schema(&self) -> &Value {
+        &self.0.schema
+    }
+
+    /// Where the tool comes from: `"native"` for `#[tool]` functions, `"custom"` for
+    /// closures given to [`Tool::new`].
+    pub fn source(&self) -> &str {
+        &self.0.source
+    }
+
+    /// A provider form of this tool, built by `build` on first use and cached.
+    pub(crate) fn form(&self, slot: usize, build: impl FnOnce(&Tool) -> Value) -> &Value {
+        self.0.forms[slot].get_or_init(|| build(self))
+    }
+
+    /// Runs the tool with parsed arguments.
+    ///
+    /// Never panics and never hangs past the context's timeout: arguments that do not fit
+    /// give an error result naming the tool and the field, a panic inside the tool gives an
+    /// error result naming the tool, and a timeout or cancellation gives an error result
+    /// saying which.
+    pub async fn execute(&self, args: Value, ctx: Context) -> ToolResult {
+        self.call(Args::Value(args), ctx).await
+    }
+
+    /// Runs the tool with the raw JSON text of its arguments, as a provider returns it.
+    /// Text that is not JSON gives an error result saying so.
+    pub async fn execute_json(&self, args: &str, ctx: Context) -> ToolResult {
+        self.call(Args::Text(args), ctx).await
+    }
+
+    /// Runs the tool with [`Args`] of either form; see [`Tool::execute`].
+    pub fn call<'a>(
+        &'a self,
+        args: Args<'_>,
+        ctx: Context,
+    ) -> impl Future<Output = ToolResult> + Send + use<'a> {
+        let timeout = ctx.timeout();
+        let cancellation = ctx.cancellation().cloned();
+        let dispatch = match catch_unwind(AssertUnwindSafe(|| (self.0.handler)(args, ctx))) {
+            Ok(dispatch) => dispatch,
+            Err(payload) => Dispatch::Ready(self.panicked(payload)),
+        };
+        async move {
+            let future = match dispatch {
+                Dispatch::Ready(result) => return result,
+                Dispatch::Future(future) => AssertUnwindSafe(future).catch_unwind(),
+            };
+            let guarded = async {
+                match timeout {
+                    None => Some(future.await),
+                    Some(limit) => tokio::time::timeout(limit, future).await.ok(),
+                }
+            };
+            let outcome = match cancellation {
+                None => guarded.await,
+                Some(token) => match token.run_until_cancelled(guarded).await {
+                    Some(outcome) => outcome,
+                    None => return ToolResult::error(format!("{} was cancelled", self.name())),
+                },
+            };
+            match outcome {
+                Some(Ok(result)) => result,
+                Some(Err(payload)) => self.panicked(payload),
+                None => ToolResult::error(format!(
+                    "{} timed out after {}",
+                    self.name(),
+                    humanize(timeout.unwrap_or_default())
+                )),
+            }
+        }
+    }
+
+    fn panicked(&self, payload: Box<dyn Any + Send>) -> ToolResult {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned());
+        match message {
+            Some(message) => ToolResult::error(format!("{} panicked: {message}", self.name())),
+            None => ToolResult::error(format!("{} panicked", self.name())),
+        }
+    }
+}
+
+fn humanize(d: std::time::Duration) -> String {
+    if d.subsec_millis() == 0 && d.as_secs() > 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
+impl fmt::Debug for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.0.name)
+            .field("description", &self.0.description)
+            .field("source", &self.0.source)
+            .field("input_schema", &self.0.schema)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Makes a tool name safe for every provider: each character outside `[a-zA-Z0-9_-]`
+/// becomes `_`.
+///
+/// ```
+/// assert_eq!(toolnexus::sanitize_name("files.read v2"), "files_read_v2");
+/// ```
+pub fn sanitize_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}

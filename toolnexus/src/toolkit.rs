@@ -1,0 +1,235 @@
+//! [`Toolkit`]: the registry of tools, their dispatch by name, and their provider forms.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use crate::adapters::{self, Provider};
+use crate::args::Args;
+use crate::context::Context;
+use crate::registry::Registration;
+use crate::result::ToolResult;
+use crate::tool::{FORM_SLOTS, Tool};
+
+/// The registry: holds tools under unique names, runs them by name, and lists them in
+/// each provider's shape.
+///
+/// ```
+/// use serde_json::json;
+/// use toolnexus::{Context, Tool, ToolResult, Toolkit};
+///
+/// let echo = Tool::new_sync("echo", "Echoes `text`.", json!({"type": "object"}), |args, _| {
+///     ToolResult::ok(args["text"].as_str().unwrap_or_default())
+/// });
+/// let toolkit = Toolkit::new().with(echo);
+/// assert_eq!(toolkit.tools().len(), 1);
+/// assert_eq!(toolkit.to_openai()[0]["function"]["name"], "echo");
+/// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+/// let result = rt.block_on(toolkit.execute_json("echo", r#"{"text":"hi"}"#, Context::default()));
+/// assert_eq!(result.output, "hi");
+/// let unknown = rt.block_on(toolkit.execute("nope", json!({}), Context::default()));
+/// assert_eq!(unknown.output, "Unknown tool: nope");
+/// ```
+#[derive(Clone, Default)]
+pub struct Toolkit {
+    tools: Vec<Tool>,
+    index: HashMap<String, usize>,
+    rejected: Vec<DuplicateTool>,
+    forms: [OnceLock<Value>; FORM_SLOTS],
+}
+
+impl Toolkit {
+    /// An empty toolkit.
+    pub fn new() -> Self {
+        Toolkit::default()
+    }
+
+    /// Every `#[tool]` function linked into the program, collected automatically, in
+    /// order of name. Two functions registering the same name are reported like any
+    /// other clash (see [`Toolkit::register`]).
+    pub fn registered() -> Self {
+        let mut tools: Vec<Tool> = inventory::iter::<Registration>
+            .into_iter()
+            .map(Registration::tool)
+            .collect();
+        // Stable: two tools with one name keep link order, and the first one wins.
+        tools.sort_by(|a, b| a.name().cmp(b.name()));
+        tools.into_iter().collect()
+    }
+
+    /// Adds a tool (builder form). On a name clash the first registration wins; the clash
+    /// is logged as a warning and kept in [`Toolkit::rejected`].
+    #[must_use]
+    pub fn with(mut self, tool: Tool) -> Self {
+        let _ = self.register(tool);
+        self
+    }
+
+    /// Adds a tool. On a name clash the tool already registered is kept and the new one
+    /// is refused: the `Err` says which name clashed, the clash is logged as a `tracing`
+    /// warning, and it is kept in [`Toolkit::rejected`].
+    pub fn register(&mut self, tool: Tool) -> Result<(), DuplicateTool> {
+        if let Some(&at) = self.index.get(tool.name()) {
+            let clash = DuplicateTool {
+                name: tool.name().to_owned(),
+                kept_source: self.tools[at].source().to_owned(),
+                refused: tool,
+            };
+            tracing::warn!(name = %clash.name, "{clash}");
+            self.rejected.push(clash.clone());
+            return Err(clash);
+        }
+        self.index.insert(tool.name().to_owned(), self.tools.len());
+        self.tools.push(tool);
+        self.forms = Default::default();
+        Ok(())
+    }
+
+    /// The tools, in registration order.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// The tool registered under `name`.
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.index.get(name).map(|&at| &self.tools[at])
+    }
+
+    /// Number of tools.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether there are no tools.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// The registrations refused because their name was taken.
+    pub fn rejected(&self) -> &[DuplicateTool] {
+        &self.rejected
+    }
+
+    /// Runs the tool `name` with parsed arguments. Never panics: an unknown name gives
+    /// `Unknown tool: NAME`; see [`Tool::execute`] for the rest.
+    pub async fn execute(&self, name: &str, args: Value, ctx: Context) -> ToolResult {
+        self.call(name, Args::Value(args), ctx).await
+    }
+
+    /// Runs the tool `name` with the raw JSON text of its arguments, as a provider returns
+    /// it (`"{\"a\":1}"`). Text that is not JSON gives an error result saying so.
+    pub async fn execute_json(&self, name: &str, args: &str, ctx: Context) -> ToolResult {
+        self.call(name, Args::Text(args), ctx).await
+    }
+
+    /// Runs the tool `name` with [`Args`] of either form.
+    pub async fn call(&self, name: &str, args: Args<'_>, ctx: Context) -> ToolResult {
+        match self.get(name) {
+            Some(tool) => tool.call(args, ctx).await,
+            None => ToolResult::error(format!("Unknown tool: {name}")),
+        }
+    }
+
+    fn listing(&self, provider: Provider) -> &Value {
+        self.forms[provider as usize].get_or_init(|| {
+            Value::Array(
+                self.tools
+                    .iter()
+                    .map(|tool| adapters::entry(tool, provider).clone())
+                    .collect(),
+            )
+        })
+    }
+
+    /// The tools in OpenAI's Chat Completions shape:
+    /// `[{"type":"function","function":{"name","description","parameters"}}]`.
+    pub fn to_openai(&self) -> Value {
+        self.listing(Provider::OpenAi).clone()
+    }
+
+    /// The tools in Anthropic's Messages shape: `[{"name","description","input_schema"}]`.
+    pub fn to_anthropic(&self) -> Value {
+        self.listing(Provider::Anthropic).clone()
+    }
+
+    /// The tools in Gemini's shape:
+    /// `[{"functionDeclarations":[{"name","description","parameters"}]}]`.
+    pub fn to_gemini(&self) -> Value {
+        let declarations = self.listing(Provider::Gemini).clone();
+        serde_json::json!([{ "functionDeclarations": declarations }])
+    }
+
+    /// The tools as MCP `tools/list` entries: `[{"name","description","inputSchema"}]`.
+    pub fn to_mcp(&self) -> Value {
+        self.listing(Provider::Mcp).clone()
+    }
+}
+
+impl FromIterator<Tool> for Toolkit {
+    fn from_iter<I: IntoIterator<Item = Tool>>(iter: I) -> Self {
+        let mut toolkit = Toolkit::new();
+        toolkit.extend(iter);
+        toolkit
+    }
+}
+
+impl Extend<Tool> for Toolkit {
+    fn extend<I: IntoIterator<Item = Tool>>(&mut self, iter: I) {
+        for tool in iter {
+            let _ = self.register(tool);
+        }
+    }
+}
+
+impl fmt::Debug for Toolkit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Toolkit")
+            .field("tools", &self.tools.iter().map(Tool::name).collect::<Vec<_>>())
+            .field("rejected", &self.rejected)
+            .finish()
+    }
+}
+
+/// A registration refused because a tool with the same name was already in the toolkit.
+#[derive(Clone)]
+pub struct DuplicateTool {
+    name: String,
+    kept_source: String,
+    refused: Tool,
+}
+
+impl DuplicateTool {
+    /// The name both tools claim.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The tool that was refused.
+    pub fn refused(&self) -> &Tool {
+        &self.refused
+    }
+}
+
+impl fmt::Display for DuplicateTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "duplicate tool name `{}`: the {} tool registered first is kept, the {} one is ignored",
+            self.name,
+            self.kept_source,
+            self.refused.source()
+        )
+    }
+}
+
+impl fmt::Debug for DuplicateTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DuplicateTool")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::error::Error for DuplicateTool {}
