@@ -37,7 +37,7 @@ fn toolkit() -> Toolkit {
             "additionalProperties": false
         }),
         |args, _| match (args["a"].as_f64(), args["b"].as_f64()) {
-            (_, Some(b)) if b == 0.0 => ToolResult::error("cannot divide by zero"),
+            (_, Some(0.0)) => ToolResult::error("cannot divide by zero"),
             (Some(a), Some(b)) => ToolResult::ok((a / b).to_string()),
             _ => ToolResult::error("invalid arguments for divide: `a` and `b` must be numbers"),
         },
@@ -63,7 +63,10 @@ fn toolkit() -> Toolkit {
 }
 
 fn show(label: &str, result: &ToolResult) {
-    println!("{label:<14} {}", serde_json::to_string(result).expect("serializable"));
+    println!(
+        "{label:<14} {}",
+        serde_json::to_string(result).expect("serializable")
+    );
 }
 
 #[tokio::main]
@@ -71,21 +74,34 @@ async fn main() {
     let toolkit = toolkit();
     let pretty = |v| serde_json::to_string_pretty(&v).expect("serializable");
     println!("== OpenAI tools ==\n{}\n", pretty(toolkit.to_openai()));
-    println!("== Anthropic tools ==\n{}\n", pretty(toolkit.to_anthropic()));
+    println!(
+        "== Anthropic tools ==\n{}\n",
+        pretty(toolkit.to_anthropic())
+    );
     println!("== Gemini tools ==\n{}\n", pretty(toolkit.to_gemini()));
 
     println!("== Calls ==");
-    let ok = toolkit.execute_json("add", r#"{"a": 2, "b": 3}"#, Context::default()).await;
+    let ok = toolkit
+        .execute_json("add", r#"{"a": 2, "b": 3}"#, Context::default())
+        .await;
     show("success:", &ok);
-    let failed = toolkit.execute("divide", json!({"a": 1, "b": 0}), Context::default()).await;
+    let failed = toolkit
+        .execute("divide", json!({"a": 1, "b": 0}), Context::default())
+        .await;
     show("failure:", &failed);
-    let bad = toolkit.execute_json("add", r#"{"a": "two""#, Context::default()).await;
+    let bad = toolkit
+        .execute_json("add", r#"{"a": "two""#, Context::default())
+        .await;
     show("bad arguments:", &bad);
-    let parked = toolkit.execute("deploy_service", json!({}), Context::default()).await;
+    let parked = toolkit
+        .execute("deploy_service", json!({}), Context::default())
+        .await;
     show("suspended:", &parked);
 
     // A host resolves the suspension and runs the tool again with the answer.
-    let request = parked.pending_request().expect("deploy suspends without an env");
+    let request = parked
+        .pending_request()
+        .expect("deploy suspends without an env");
     let ctx = Context::default().with_answer(request.answer("staging"));
     let resumed = toolkit.execute("deploy_service", json!({}), ctx).await;
     show("resumed:", &resumed);

@@ -23,19 +23,27 @@ fn riff(form: &[u8; 4]) -> Vec<u8> {
 fn sniffs_every_supported_format_from_the_bytes() {
     let cases: Vec<(PartKind, Vec<u8>, &str)> = vec![
         (PartKind::Image, PNG.to_vec(), "image/png"),
-        (PartKind::Image, pad(b"\xFF\xD8\xFF\xE0\x00\x10JFIF\x00"), "image/jpeg"),
+        (
+            PartKind::Image,
+            pad(b"\xFF\xD8\xFF\xE0\x00\x10JFIF\x00"),
+            "image/jpeg",
+        ),
         (PartKind::Image, pad(b"GIF89a\x01\x00\x01\x00"), "image/gif"),
         (PartKind::Image, riff(b"WEBP"), "image/webp"),
         (PartKind::Document, pad(b"%PDF-1.7\n"), "application/pdf"),
         (PartKind::Audio, riff(b"WAVE"), "audio/wav"),
-        (PartKind::Audio, pad(b"ID3\x04\x00\x00\x00\x00\x00\x00"), "audio/mpeg"),
+        (
+            PartKind::Audio,
+            pad(b"ID3\x04\x00\x00\x00\x00\x00\x00"),
+            "audio/mpeg",
+        ),
         (PartKind::Audio, pad(b"\xFF\xFB\x90\x44"), "audio/mpeg"),
         (PartKind::Audio, pad(b"OggS\x00\x02"), "audio/ogg"),
         (PartKind::Audio, pad(b"fLaC\x00\x00\x00\x22"), "audio/flac"),
     ];
     for (kind, bytes, mime) in cases {
-        let part = ContentPart::from_bytes(kind, bytes.clone())
-            .unwrap_or_else(|e| panic!("{mime}: {e}"));
+        let part =
+            ContentPart::from_bytes(kind, bytes.clone()).unwrap_or_else(|e| panic!("{mime}: {e}"));
         assert_eq!(part.mime_type(), mime);
         assert_eq!(part.kind(), kind);
         assert_eq!(part.data(), &bytes[..]);
@@ -60,7 +68,10 @@ fn path_constructors_read_files() {
     let dir = tempdir("read");
     let pdf = dir.join("doc.pdf");
     std::fs::write(&pdf, pad(b"%PDF-1.4\n")).unwrap();
-    assert_eq!(ContentPart::pdf(&pdf).unwrap().summary(), "document (application/pdf, 64 bytes)");
+    assert_eq!(
+        ContentPart::pdf(&pdf).unwrap().summary(),
+        "document (application/pdf, 64 bytes)"
+    );
     let wav = dir.join("clip.wav");
     std::fs::write(&wav, riff(b"WAVE")).unwrap();
     assert_eq!(ContentPart::audio(&wav).unwrap().mime_type(), "audio/wav");
@@ -87,10 +98,17 @@ fn a_file_of_another_kind_says_what_was_detected() {
     let err = ContentPart::audio(&png).unwrap_err();
     assert_eq!(
         err.to_string(),
-        format!("{} is not an audio clip (detected image/png)", png.display())
+        format!(
+            "{} is not an audio clip (detected image/png)",
+            png.display()
+        )
     );
     let err = ContentPart::pdf(&png).unwrap_err();
-    assert!(err.to_string().ends_with("is not a PDF document (detected image/png)"), "{err}");
+    assert!(
+        err.to_string()
+            .ends_with("is not a PDF document (detected image/png)"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -98,7 +116,10 @@ fn a_missing_file_names_the_path_and_the_cause() {
     let missing = PathBuf::from("/definitely/not/here.png");
     let err = ContentPart::image(&missing).unwrap_err();
     let text = err.to_string();
-    assert!(text.starts_with("cannot read image from /definitely/not/here.png: "), "{text}");
+    assert!(
+        text.starts_with("cannot read image from /definitely/not/here.png: "),
+        "{text}"
+    );
     assert!(text.contains("No such file"), "{text}");
     let source = std::error::Error::source(&err).expect("the io error is the source");
     assert!(source.to_string().contains("No such file"));
@@ -108,7 +129,10 @@ fn a_missing_file_names_the_path_and_the_cause() {
 fn a_directory_is_unreadable_not_a_panic() {
     let dir = tempdir("dir");
     let err = ContentPart::image(&dir).unwrap_err();
-    assert!(err.to_string().starts_with(&format!("cannot read image from {}", dir.display())));
+    assert!(
+        err.to_string()
+            .starts_with(&format!("cannot read image from {}", dir.display()))
+    );
 }
 
 #[test]
@@ -117,7 +141,10 @@ fn an_empty_file_is_rejected() {
     let empty = dir.join("empty.png");
     std::fs::write(&empty, b"").unwrap();
     let err = ContentPart::image(&empty).unwrap_err();
-    assert_eq!(err.to_string(), format!("{} is not an image (it is empty)", empty.display()));
+    assert_eq!(
+        err.to_string(),
+        format!("{} is not an image (it is empty)", empty.display())
+    );
 }
 
 #[test]

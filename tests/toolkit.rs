@@ -28,10 +28,15 @@ fn add() -> Tool {
 }
 
 fn slow(delay: Duration) -> Tool {
-    Tool::new("slow", "Sleeps.", json!({"type": "object"}), move |_, _| async move {
-        tokio::time::sleep(delay).await;
-        ToolResult::ok("woke up")
-    })
+    Tool::new(
+        "slow",
+        "Sleeps.",
+        json!({"type": "object"}),
+        move |_, _| async move {
+            tokio::time::sleep(delay).await;
+            ToolResult::ok("woke up")
+        },
+    )
 }
 
 fn kit() -> Toolkit {
@@ -54,9 +59,13 @@ fn kit() -> Toolkit {
 #[tokio::test]
 async fn executes_with_a_value_or_with_raw_json_text() {
     let toolkit = kit();
-    let by_value = toolkit.execute("add", json!({"a": 2, "b": 3}), Context::default()).await;
+    let by_value = toolkit
+        .execute("add", json!({"a": 2, "b": 3}), Context::default())
+        .await;
     assert_eq!(by_value, ToolResult::ok("5"));
-    let by_text = toolkit.execute_json("add", "{\"a\":1,\"b\":41}", Context::default()).await;
+    let by_text = toolkit
+        .execute_json("add", "{\"a\":1,\"b\":41}", Context::default())
+        .await;
     assert_eq!(by_text, ToolResult::ok("42"));
 }
 
@@ -70,10 +79,14 @@ async fn unknown_tool_is_an_error_result() {
 
 #[tokio::test]
 async fn malformed_json_text_is_an_error_result_saying_so() {
-    let result = kit().execute_json("add", "{\"a\": 1,", Context::default()).await;
+    let result = kit()
+        .execute_json("add", "{\"a\": 1,", Context::default())
+        .await;
     assert!(result.is_error);
     assert!(
-        result.output.starts_with("invalid arguments for add: the arguments are not valid JSON"),
+        result
+            .output
+            .starts_with("invalid arguments for add: the arguments are not valid JSON"),
         "{}",
         result.output
     );
@@ -81,11 +94,20 @@ async fn malformed_json_text_is_an_error_result_saying_so() {
 
 #[tokio::test]
 async fn empty_text_and_null_mean_no_arguments() {
-    let seen = Tool::new_sync("seen", "Echoes its arguments.", json!({"type": "object"}), |args, _| {
-        ToolResult::ok(args.to_string())
-    });
-    assert_eq!(seen.execute_json("  ", Context::default()).await.output, "{}");
-    assert_eq!(seen.execute(Value::Null, Context::default()).await.output, "{}");
+    let seen = Tool::new_sync(
+        "seen",
+        "Echoes its arguments.",
+        json!({"type": "object"}),
+        |args, _| ToolResult::ok(args.to_string()),
+    );
+    assert_eq!(
+        seen.execute_json("  ", Context::default()).await.output,
+        "{}"
+    );
+    assert_eq!(
+        seen.execute(Value::Null, Context::default()).await.output,
+        "{}"
+    );
 }
 
 #[tokio::test]
@@ -93,10 +115,14 @@ async fn a_panicking_tool_becomes_an_error_result_naming_the_tool() {
     let toolkit = kit();
     let result = toolkit.execute("boom", json!({}), Context::default()).await;
     assert_eq!(result, ToolResult::error("boom panicked: kaboom"));
-    let result = toolkit.execute("boom_sync", json!({}), Context::default()).await;
+    let result = toolkit
+        .execute("boom_sync", json!({}), Context::default())
+        .await;
     assert_eq!(result, ToolResult::error("boom_sync panicked: sync kaboom"));
     // The toolkit is still usable afterwards.
-    let after = toolkit.execute("add", json!({"a": 1, "b": 1}), Context::default()).await;
+    let after = toolkit
+        .execute("add", json!({"a": 1, "b": 1}), Context::default())
+        .await;
     assert_eq!(after.output, "2");
 }
 
@@ -136,9 +162,15 @@ fn duplicate_names_keep_the_first_and_report_the_clash() {
     let err = toolkit.register(second.clone()).unwrap_err();
     assert_eq!(err.name(), "add");
     assert_eq!(err.refused().description(), "A second add.");
-    assert!(err.to_string().contains("duplicate tool name `add`"), "{err}");
+    assert!(
+        err.to_string().contains("duplicate tool name `add`"),
+        "{err}"
+    );
     assert_eq!(toolkit.len(), 1);
-    assert_eq!(toolkit.get("add").unwrap().description(), "Add two numbers.");
+    assert_eq!(
+        toolkit.get("add").unwrap().description(),
+        "Add two numbers."
+    );
 
     // The builder form cannot return the error; the clash is kept on the toolkit.
     let built = Toolkit::new().with(add()).with(second);
@@ -220,7 +252,13 @@ fn listings_follow_registration() {
     let mut toolkit = one_tool();
     assert_eq!(toolkit.to_mcp().as_array().unwrap().len(), 1);
     toolkit.register(slow(Duration::ZERO)).unwrap();
-    let names: Vec<Value> = toolkit.to_mcp().as_array().unwrap().iter().map(|t| t["name"].clone()).collect();
+    let names: Vec<Value> = toolkit
+        .to_mcp()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].clone())
+        .collect();
     assert_eq!(names, [json!("add"), json!("slow")]);
 }
 
@@ -228,9 +266,30 @@ fn listings_follow_registration() {
 async fn the_process_survives_a_burst_of_bad_calls() {
     let toolkit = kit();
     for _ in 0..50 {
-        assert!(toolkit.execute("boom", json!({}), Context::default()).await.is_error);
-        assert!(toolkit.execute_json("add", "not json", Context::default()).await.is_error);
-        assert!(toolkit.execute("zzz", json!(null), Context::default()).await.is_error);
+        assert!(
+            toolkit
+                .execute("boom", json!({}), Context::default())
+                .await
+                .is_error
+        );
+        assert!(
+            toolkit
+                .execute_json("add", "not json", Context::default())
+                .await
+                .is_error
+        );
+        assert!(
+            toolkit
+                .execute("zzz", json!(null), Context::default())
+                .await
+                .is_error
+        );
     }
-    assert_eq!(toolkit.execute("add", json!({"a": 0, "b": 0}), Context::default()).await.output, "0");
+    assert_eq!(
+        toolkit
+            .execute("add", json!({"a": 0, "b": 0}), Context::default())
+            .await
+            .output,
+        "0"
+    );
 }

@@ -83,15 +83,15 @@ fn example_3_the_reserved_pending_key_is_a_suspension() {
         output: req.prompt.clone(),
         is_error: true,
         parts: None,
-        metadata: json!({"pending": {"id": "pnd-1", "kind": "input", "prompt": "Which environment?"}})
-            .as_object()
-            .cloned(),
+        metadata:
+            json!({"pending": {"id": "pnd-1", "kind": "input", "prompt": "Which environment?"}})
+                .as_object()
+                .cloned(),
     };
     assert_eq!(by_hand, res);
 
     // The authorization shape carries a URL instead of expecting typed input.
-    let auth_req =
-        Request::authorization("https://example.com/login", "Log in").with_id("pnd-2");
+    let auth_req = Request::authorization("https://example.com/login", "Log in").with_id("pnd-2");
     let auth = ToolResult::pending(auth_req.clone());
     assert!(auth.is_pending());
     assert_eq!(

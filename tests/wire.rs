@@ -27,7 +27,10 @@ fn tool_result_without_parts_or_metadata_omits_them() {
         r#"{"output":"done","isError":false}"#
     );
     round_trip(&result, json!({"output": "done", "isError": false}));
-    round_trip(&ToolResult::default(), json!({"output": "", "isError": false}));
+    round_trip(
+        &ToolResult::default(),
+        json!({"output": "", "isError": false}),
+    );
     round_trip(
         &ToolResult::error("boom"),
         json!({"output": "boom", "isError": true}),
@@ -155,7 +158,10 @@ fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::new();
     for chunk in bytes.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
         for i in 0..4 {
             if i <= chunk.len() {
                 out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);

@@ -49,7 +49,9 @@ fn gemini_parameters(schema: &Value) -> Value {
     match schema {
         Value::Object(map) => Value::Object(
             map.iter()
-                .filter(|(key, _)| !matches!(key.as_str(), "additionalProperties" | "$schema" | "title"))
+                .filter(|(key, _)| {
+                    !matches!(key.as_str(), "additionalProperties" | "$schema" | "title")
+                })
                 .map(|(key, value)| (key.clone(), gemini_parameters(value)))
                 .collect(),
         ),

@@ -32,14 +32,14 @@ impl<'a> From<&'a str> for Args<'a> {
 }
 
 impl Args<'_> {
-    /// Reads the arguments into `T`. On failure the `Err` is the error result to hand back
-    /// to the model: it names the tool and, when the arguments are valid JSON, the path of
+    /// Reads the arguments into `T`. On failure the [`ArgsError`] is what to hand back to
+    /// the model (it converts into an error [`ToolResult`]): it names the tool and, when the arguments are valid JSON, the path of
     /// the offending field (`invalid arguments for add: a: invalid type: string "x",
     /// expected i64`).
     ///
     /// The happy path is a plain `serde` deserialization; the field path is only worked out
     /// (by deserializing a second time) once an error is known.
-    pub fn parse<T: DeserializeOwned>(self, tool: &str) -> Result<T, ToolResult> {
+    pub fn parse<T: DeserializeOwned>(self, tool: &str) -> Result<T, ArgsError> {
         match self {
             Args::Value(Value::Null) => parse_value(tool, &Value::Object(Map::new())),
             Args::Value(value) => parse_value(tool, &value),
@@ -51,7 +51,7 @@ impl Args<'_> {
     }
 
     /// The arguments as a [`Value`], parsing raw text. The error names the tool.
-    pub fn into_value(self, tool: &str) -> Result<Value, ToolResult> {
+    pub fn into_value(self, tool: &str) -> Result<Value, ArgsError> {
         match self {
             Args::Value(Value::Null) => Ok(Value::Object(Map::new())),
             Args::Value(value) => Ok(value),
@@ -61,7 +61,7 @@ impl Args<'_> {
     }
 }
 
-fn parse_value<T: DeserializeOwned>(tool: &str, value: &Value) -> Result<T, ToolResult> {
+fn parse_value<T: DeserializeOwned>(tool: &str, value: &Value) -> Result<T, ArgsError> {
     T::deserialize(value).map_err(|first| {
         match serde_path_to_error::deserialize::<_, T>(value) {
             Err(e) => invalid(tool, &e.path().to_string(), e.inner()),
@@ -71,7 +71,7 @@ fn parse_value<T: DeserializeOwned>(tool: &str, value: &Value) -> Result<T, Tool
     })
 }
 
-fn parse_text<T: DeserializeOwned>(tool: &str, text: &str) -> Result<T, ToolResult> {
+fn parse_text<T: DeserializeOwned>(tool: &str, text: &str) -> Result<T, ArgsError> {
     serde_json::from_str(text).map_err(|first| {
         if first.is_syntax() || first.is_eof() {
             return not_json(tool, &first);
@@ -84,17 +84,17 @@ fn parse_text<T: DeserializeOwned>(tool: &str, text: &str) -> Result<T, ToolResu
     })
 }
 
-fn invalid(tool: &str, path: &str, error: &serde_json::Error) -> ToolResult {
+fn invalid(tool: &str, path: &str, error: &serde_json::Error) -> ArgsError {
     let message = strip_position(error);
     if path == "." {
-        ToolResult::error(format!("invalid arguments for {tool}: {message}"))
+        ArgsError(format!("invalid arguments for {tool}: {message}"))
     } else {
-        ToolResult::error(format!("invalid arguments for {tool}: {path}: {message}"))
+        ArgsError(format!("invalid arguments for {tool}: {path}: {message}"))
     }
 }
 
-fn not_json(tool: &str, error: &serde_json::Error) -> ToolResult {
-    ToolResult::error(format!(
+fn not_json(tool: &str, error: &serde_json::Error) -> ArgsError {
+    ArgsError(format!(
         "invalid arguments for {tool}: the arguments are not valid JSON ({error})"
     ))
 }
@@ -109,5 +109,33 @@ fn strip_position(error: &serde_json::Error) -> String {
     match text.rfind(" at line ") {
         Some(at) => text[..at].to_owned(),
         None => text,
+    }
+}
+
+/// Arguments that do not fit a tool: not JSON, a missing or unknown field, a wrong type.
+///
+/// The message names the tool and, where there is one, the path of the offending field,
+/// so a model reading it can correct its call. Converts into an error [`ToolResult`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgsError(String);
+
+impl ArgsError {
+    /// The message, e.g. `invalid arguments for add: a: invalid type: string "x", expected i64`.
+    pub fn message(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for ArgsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ArgsError {}
+
+impl From<ArgsError> for ToolResult {
+    fn from(error: ArgsError) -> Self {
+        ToolResult::error(error.0)
     }
 }

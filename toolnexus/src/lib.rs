@@ -48,13 +48,18 @@ mod result;
 mod tool;
 mod toolkit;
 
-pub use args::Args;
+pub use args::{Args, ArgsError};
 pub use content::{ContentError, ContentPart, PartKind};
 pub use context::{CancellationToken, Context};
 pub use request::{Answer, Request, Suspend};
 pub use result::{PENDING_KEY, ToolResult};
 pub use tool::{BoxFuture, Dispatch, Handler, Tool, sanitize_name};
 pub use toolkit::{DuplicateTool, Toolkit};
+
+/// The README's examples, compiled and run as doc tests so they stay true.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
 
 /// What `#[tool]` expansions use. Not public API: no stability promise.
 #[doc(hidden)]

@@ -112,7 +112,7 @@ impl Tool {
             Cow::Borrowed("custom"),
             Box::new(move |args: Args<'_>, ctx| match args.into_value(&label) {
                 Ok(value) => Dispatch::Future(Box::pin(f(value, ctx))),
-                Err(error) => Dispatch::Ready(error),
+                Err(error) => Dispatch::Ready(error.into()),
             }),
         )
     }
@@ -138,7 +138,7 @@ impl Tool {
             Box::new(move |args: Args<'_>, ctx| {
                 Dispatch::Ready(match args.into_value(&label) {
                     Ok(value) => f(value, &ctx),
-                    Err(error) => error,
+                    Err(error) => error.into(),
                 })
             }),
         )

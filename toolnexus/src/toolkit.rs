@@ -186,7 +186,10 @@ impl Extend<Tool> for Toolkit {
 impl fmt::Debug for Toolkit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Toolkit")
-            .field("tools", &self.tools.iter().map(Tool::name).collect::<Vec<_>>())
+            .field(
+                "tools",
+                &self.tools.iter().map(Tool::name).collect::<Vec<_>>(),
+            )
             .field("rejected", &self.rejected)
             .finish()
     }
