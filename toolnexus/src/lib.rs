@@ -42,6 +42,8 @@ mod adapters;
 mod args;
 mod content;
 mod context;
+mod expansion;
+mod into_result;
 mod registry;
 mod request;
 mod result;
@@ -52,10 +54,91 @@ mod toolkit;
 pub use args::{Args, ArgsError};
 pub use content::{ContentError, ContentPart, PartKind};
 pub use context::{CancellationToken, Context};
+pub use into_result::{Error, IntoToolError, IntoToolOutput, IntoToolResult, Json};
 pub use request::{Answer, Request, Suspend};
 pub use result::{PENDING_KEY, ToolResult};
 pub use tool::{BoxFuture, Dispatch, Handler, Tool, sanitize_name};
 pub use toolkit::{DuplicateTool, Toolkit};
+
+/// Turns a function into a tool.
+///
+/// ```
+/// use toolnexus::{tool, Context, Suspend, Toolkit};
+///
+/// /// Add two numbers.
+/// #[tool]
+/// fn add(
+///     /// The first addend.
+///     a: i64,
+///     /// The second addend.
+///     b: i64,
+/// ) -> Result<i64, std::convert::Infallible> {
+///     Ok(a + b)
+/// }
+///
+/// /// Deploy the service; asks which environment when none is given.
+/// #[tool(name = "deploy_service")]
+/// async fn deploy(env: Option<String>, ctx: &Context) -> Result<String, Suspend> {
+///     let answered = ctx.answer().and_then(|a| a.text()).map(str::to_owned);
+///     match env.or(answered) {
+///         Some(env) => Ok(format!("deployed to {env}")),
+///         None => Err(Suspend::input("Which environment?")),
+///     }
+/// }
+///
+/// // The function is still an ordinary function.
+/// assert_eq!(add(2, 3).unwrap(), 5);
+///
+/// let tool = add::tool();
+/// assert_eq!(tool.name(), "add");
+/// assert_eq!(tool.description(), "Add two numbers.");
+/// assert_eq!(tool.input_schema()["properties"]["a"]["description"], "The first addend.");
+///
+/// let toolkit = Toolkit::new().with(add::tool()).with(deploy::tool());
+/// assert_eq!(toolkit.get("deploy_service").unwrap().source(), "native");
+/// ```
+///
+/// - Name: the function's name, or `#[tool(name = "…")]` (letters, digits, `_`, `-`; at
+///   most 64 characters). Description: the doc comment (all paragraphs, markdown kept), or
+///   `#[tool(description = "…")]`. Each parameter's doc comment describes its property.
+/// - Parameters: any type that is `Deserialize + JsonSchema`; `Option<T>` is not required
+///   (absent or `null` read as `None`); `#[serde(…)]` and `#[schemars(…)]` on a parameter
+///   apply to its property (e.g. `#[serde(default)]`). Unknown properties are rejected.
+/// - `#[args] q: Query`: the one parameter that stands for the whole argument object; the
+///   schema is `Query`'s own.
+/// - A `&Context` or `Context` parameter is injected, never part of the schema
+///   (`#[context]` marks one whose type is an alias).
+/// - Return types: see [`IntoToolResult`].
+/// - `#[tool(crate = "path::to::toolnexus")]` when toolnexus is re-exported.
+///
+/// `NAME::tool()` returns the [`Tool`], built once; [`tools!`] gathers several, and
+/// [`Toolkit::registered`] collects every `#[tool]` function linked into the program.
+pub use toolnexus_macros::tool;
+
+/// `tools![f, module::g]` is `vec![f::tool(), module::g::tool()]`: the [`Tool`]s of several
+/// `#[tool]` functions.
+///
+/// ```
+/// use toolnexus::{tool, tools, Toolkit};
+///
+/// /// Say hello.
+/// #[tool]
+/// fn hello(name: String) -> Result<String, std::convert::Infallible> {
+///     Ok(format!("hello {name}"))
+/// }
+///
+/// mod math {
+///     /// Negate a number.
+///     #[toolnexus::tool]
+///     pub fn negate(x: i64) -> Result<i64, std::convert::Infallible> {
+///         Ok(-x)
+///     }
+/// }
+///
+/// let toolkit: Toolkit = tools![hello, math::negate].into_iter().collect();
+/// assert_eq!(toolkit.len(), 2);
+/// ```
+pub use toolnexus_macros::tools;
 
 /// The README's examples, compiled and run as doc tests so they stay true.
 #[doc = include_str!("../../README.md")]
@@ -65,10 +148,12 @@ pub struct ReadmeDoctests;
 /// What `#[tool]` expansions use. Not public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::expansion::{ToolParam, assert_param, boxed, into_result, native_tool, ready};
     pub use crate::registry::Registration;
     pub use crate::schema::schema_for;
     pub use inventory;
     pub use schemars;
     pub use serde;
     pub use serde_json;
+    pub use std::sync::OnceLock;
 }
