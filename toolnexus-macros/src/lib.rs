@@ -6,6 +6,8 @@
 //! `valid` checks the rules across both (collecting every error), and `expand` emits
 //! the code, which leans on traits in `toolnexus` for everything type-dependent.
 
+#![warn(unreachable_pub)]
+
 use proc_macro::TokenStream;
 use syn::punctuated::Punctuated;
 use syn::{ItemFn, Path, Token};

@@ -62,6 +62,9 @@ impl Args<'_> {
 }
 
 fn parse_value<T: DeserializeOwned>(tool: &str, value: &Value) -> Result<T, ArgsError> {
+    if !value.is_object() {
+        return Err(not_object(tool, value));
+    }
     T::deserialize(value).map_err(|first| {
         match serde_path_to_error::deserialize::<_, T>(value) {
             Err(e) => invalid(tool, &e.path().to_string(), e.inner()),
@@ -72,6 +75,14 @@ fn parse_value<T: DeserializeOwned>(tool: &str, value: &Value) -> Result<T, Args
 }
 
 fn parse_text<T: DeserializeOwned>(tool: &str, text: &str) -> Result<T, ArgsError> {
+    // Arguments are named: an object. Anything else (a positional array, a bare value)
+    // does not fit the schema, even where serde would accept it.
+    if !text.trim_start().starts_with('{') {
+        return Err(match serde_json::from_str::<Value>(text) {
+            Ok(value) => not_object(tool, &value),
+            Err(e) => not_json(tool, &e),
+        });
+    }
     serde_json::from_str(text).map_err(|first| {
         if first.is_syntax() || first.is_eof() {
             return not_json(tool, &first);
@@ -96,6 +107,20 @@ fn invalid(tool: &str, path: &str, error: &serde_json::Error) -> ArgsError {
 fn not_json(tool: &str, error: &serde_json::Error) -> ArgsError {
     ArgsError(format!(
         "invalid arguments for {tool}: the arguments are not valid JSON ({error})"
+    ))
+}
+
+fn not_object(tool: &str, value: &Value) -> ArgsError {
+    let got = match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    };
+    ArgsError(format!(
+        "invalid arguments for {tool}: expected a JSON object of named arguments, got {got}"
     ))
 }
 

@@ -120,7 +120,7 @@ impl IntoToolError for Suspend {
 
 impl IntoToolError for Error {
     fn into_tool_error(self) -> ToolResult {
-        match self.0 {
+        match *self.0 {
             Repr::Message(message) => ToolResult::error(message),
             Repr::Suspend(request) => ToolResult::pending(request),
         }
@@ -160,10 +160,12 @@ pub struct Json<T>(pub T);
 /// assert!(parse("42", false).into_tool_result().is_pending());
 /// ```
 ///
+/// One pointer wide, so `Result<T, Error>` stays small.
+///
 /// It deliberately does not implement `Display` or `std::error::Error` itself: that is
 /// what lets `From<E: Display>` cover every error type (the same trade-off `anyhow`
 /// makes). Read it with [`Error::message`].
-pub struct Error(Repr);
+pub struct Error(Box<Repr>);
 
 enum Repr {
     Message(String),
@@ -173,12 +175,12 @@ enum Repr {
 impl Error {
     /// An error with the given message.
     pub fn new(message: impl Into<String>) -> Self {
-        Error(Repr::Message(message.into()))
+        Error(Box::new(Repr::Message(message.into())))
     }
 
     /// The message (for a suspension, the request's prompt).
     pub fn message(&self) -> &str {
-        match &self.0 {
+        match &*self.0 {
             Repr::Message(message) => message,
             Repr::Suspend(request) => &request.prompt,
         }
@@ -186,7 +188,7 @@ impl Error {
 
     /// The suspension this error carries, if it is one.
     pub fn as_suspend(&self) -> Option<&Request> {
-        match &self.0 {
+        match &*self.0 {
             Repr::Suspend(request) => Some(request),
             Repr::Message(_) => None,
         }
@@ -201,13 +203,13 @@ impl<E: Display> From<E> for Error {
 
 impl From<Suspend> for Error {
     fn from(suspend: Suspend) -> Self {
-        Error(Repr::Suspend(suspend.0))
+        Error(Box::new(Repr::Suspend(suspend.0)))
     }
 }
 
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
+        match &*self.0 {
             Repr::Message(message) => f.debug_tuple("Error").field(message).finish(),
             Repr::Suspend(request) => f.debug_tuple("Error::Suspend").field(request).finish(),
         }

@@ -38,6 +38,8 @@
 //! assert_eq!(result, ToolResult::ok("5"));
 //! ```
 
+#![warn(unreachable_pub)]
+
 mod adapters;
 mod args;
 mod content;
