@@ -1,77 +1,33 @@
-//! The first thing to run: build a toolkit, print its schemas for three providers, and
-//! execute a call that succeeds, one that fails, one with bad arguments and one that
-//! suspends for a human.
+//! The first thing to run: turn functions into tools, print their schemas for three
+//! providers, and execute a call that succeeds, one that fails, one with bad arguments
+//! and one that suspends for a human.
 //!
 //! ```text
 //! cargo run --example quickstart
 //! ```
+//!
+//! The tools themselves are ordinary functions with `#[tool]`, in `shared/tools.rs`.
+
+#[path = "shared/tools.rs"]
+mod tools;
 
 use serde_json::json;
-use toolnexus::{Context, Suspend, Tool, ToolResult, Toolkit};
-
-fn toolkit() -> Toolkit {
-    let add = Tool::new_sync(
-        "add",
-        "Add two numbers.",
-        json!({
-            "type": "object",
-            "properties": {
-                "a": {"type": "integer", "description": "The first addend."},
-                "b": {"type": "integer", "description": "The second addend."}
-            },
-            "required": ["a", "b"],
-            "additionalProperties": false
-        }),
-        |args, _| match (args["a"].as_i64(), args["b"].as_i64()) {
-            (Some(a), Some(b)) => ToolResult::ok((a + b).to_string()),
-            _ => ToolResult::error("invalid arguments for add: `a` and `b` must be integers"),
-        },
-    );
-    let divide = Tool::new_sync(
-        "divide",
-        "Divide a by b.",
-        json!({
-            "type": "object",
-            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
-            "required": ["a", "b"],
-            "additionalProperties": false
-        }),
-        |args, _| match (args["a"].as_f64(), args["b"].as_f64()) {
-            (_, Some(0.0)) => ToolResult::error("cannot divide by zero"),
-            (Some(a), Some(b)) => ToolResult::ok((a / b).to_string()),
-            _ => ToolResult::error("invalid arguments for divide: `a` and `b` must be numbers"),
-        },
-    );
-    let deploy = Tool::new(
-        "deploy_service",
-        "Deploy the service; asks which environment when none is given.",
-        json!({
-            "type": "object",
-            "properties": {"env": {"type": ["string", "null"]}},
-            "additionalProperties": false
-        }),
-        |args, ctx: Context| async move {
-            let chosen = args["env"].as_str().map(str::to_owned);
-            let answered = ctx.answer().and_then(|a| a.text()).map(str::to_owned);
-            match chosen.or(answered) {
-                Some(env) => ToolResult::ok(format!("deployed to {env}")),
-                None => ToolResult::pending(Suspend::input("Which environment?").0),
-            }
-        },
-    );
-    Toolkit::new().with(add).with(divide).with(deploy)
-}
+use toolnexus::{Context, ToolResult, Toolkit};
 
 fn show(label: &str, result: &ToolResult) {
     println!(
-        "{label:<14} {}",
+        "{label:<15} {}",
         serde_json::to_string(result).expect("serializable")
     );
 }
 
 #[tokio::main]
 async fn main() {
-    let toolkit = toolkit();
+    let toolkit: Toolkit =
+        toolnexus::tools![tools::add, tools::divide, tools::deploy, tools::screenshot]
+            .into_iter()
+            .collect();
+
     let pretty = |v| serde_json::to_string_pretty(&v).expect("serializable");
     println!("== OpenAI tools ==\n{}\n", pretty(toolkit.to_openai()));
     println!(
@@ -81,6 +37,7 @@ async fn main() {
     println!("== Gemini tools ==\n{}\n", pretty(toolkit.to_gemini()));
 
     println!("== Calls ==");
+    // Providers hand back the arguments as JSON text: pass it through as it is.
     let ok = toolkit
         .execute_json("add", r#"{"a": 2, "b": 3}"#, Context::default())
         .await;
@@ -90,7 +47,7 @@ async fn main() {
         .await;
     show("failure:", &failed);
     let bad = toolkit
-        .execute_json("add", r#"{"a": "two""#, Context::default())
+        .execute_json("add", r#"{"a": "two", "b": 3}"#, Context::default())
         .await;
     show("bad arguments:", &bad);
     let parked = toolkit
@@ -105,4 +62,14 @@ async fn main() {
     let ctx = Context::default().with_answer(request.answer("staging"));
     let resumed = toolkit.execute("deploy_service", json!({}), ctx).await;
     show("resumed:", &resumed);
+
+    let shot = toolkit
+        .execute("screenshot", json!({}), Context::default())
+        .await;
+    println!(
+        "{:<15} {} + {} part(s)",
+        "image:",
+        shot.output,
+        shot.parts.map_or(0, |p| p.len())
+    );
 }

@@ -1,0 +1,69 @@
+//! The examples are run by the test suite, so what the README tells a newcomer to run
+//! keeps working. `cargo test` builds every example before it runs the tests.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The path of a built example, next to this test binary (`target/<profile>/examples`).
+fn example(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let profile_dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("target/<profile>");
+    let path = profile_dir
+        .join("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        path.exists(),
+        "example {name} is not built at {}",
+        path.display()
+    );
+    path
+}
+
+fn run(name: &str) -> String {
+    let output = Command::new(example(name)).output().expect("example runs");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "{name} failed: {}\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+#[test]
+fn quickstart_prints_schemas_and_the_results() {
+    let out = run("quickstart");
+    for heading in [
+        "== OpenAI tools ==",
+        "== Anthropic tools ==",
+        "== Gemini tools ==",
+    ] {
+        assert!(out.contains(heading), "missing {heading}:\n{out}");
+    }
+    assert!(out.contains(r#""functionDeclarations""#), "{out}");
+    assert!(
+        out.contains(r#"success:        {"output":"5","isError":false}"#),
+        "{out}"
+    );
+    assert!(
+        out.contains(r#"failure:        {"output":"cannot divide by zero","isError":true}"#),
+        "{out}"
+    );
+    assert!(
+        out.contains(r#"bad arguments:  {"output":"invalid arguments for add: a: invalid type: string \"two\", expected i64","isError":true}"#),
+        "{out}"
+    );
+    assert!(out.contains(r#"suspended:      {"output":"Which environment?","isError":true,"metadata":{"pending":{"#), "{out}");
+    assert!(
+        out.contains(r#"resumed:        {"output":"deployed to staging","isError":false}"#),
+        "{out}"
+    );
+    assert!(
+        out.contains("image:          image (image/png, 82 bytes) + 1 part(s)"),
+        "{out}"
+    );
+}
