@@ -6,6 +6,7 @@
 //! `valid` checks the rules across both (collecting every error), and `expand` emits
 //! the code, which leans on traits in `toolnexus` for everything type-dependent.
 
+#![forbid(unsafe_code)]
 #![warn(unreachable_pub)]
 
 use proc_macro::TokenStream;

@@ -38,6 +38,7 @@
 //! assert_eq!(result, ToolResult::ok("5"));
 //! ```
 
+#![forbid(unsafe_code)]
 #![warn(unreachable_pub)]
 
 mod adapters;
