@@ -45,6 +45,7 @@ mod context;
 mod registry;
 mod request;
 mod result;
+mod schema;
 mod tool;
 mod toolkit;
 
@@ -65,6 +66,7 @@ pub struct ReadmeDoctests;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::registry::Registration;
+    pub use crate::schema::schema_for;
     pub use inventory;
     pub use schemars;
     pub use serde;

@@ -1,0 +1,149 @@
+//! The canonical argument schema of a tool, generated from a Rust type.
+//!
+//! One generator serves `#[tool]` expansions and hand-written tools alike, so every tool's
+//! canonical schema (what [`Toolkit::to_mcp`](crate::Toolkit::to_mcp) shows, and what the
+//! provider profiles start from) follows the same rules:
+//!
+//! - JSON Schema 2020-12, with no `$schema` keyword and no root `title`;
+//! - subschemas inlined, `$defs` used only where a type refers to itself;
+//! - the root is an object with `properties` and `additionalProperties: false`; a type
+//!   with no fields (or `()`) gives `{"type":"object","properties":{},"additionalProperties":false}`;
+//! - only the formats JSON Schema 2020-12 defines (`date-time`, `uuid`, `email`, …) are
+//!   kept: schemars' own `uint32`, `int64`, `double`… are dropped, and an unsigned integer
+//!   keeps the `minimum: 0` that says the same thing in standard terms.
+
+use std::borrow::Cow;
+
+use schemars::generate::SchemaSettings;
+use schemars::transform::RestrictFormats;
+use schemars::{JsonSchema, Schema};
+use serde_json::{Map, Value};
+
+/// The formats JSON Schema 2020-12 defines (Validation, section 7.3).
+pub(crate) const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// The canonical argument schema of `T` (see the module docs for the rules).
+pub fn schema_for<T: ?Sized + JsonSchema>() -> Value {
+    let mut formats = RestrictFormats::default();
+    formats.infer_from_meta_schema = false;
+    formats.allowed_formats = STANDARD_FORMATS
+        .iter()
+        .copied()
+        .map(Cow::Borrowed)
+        .collect();
+    let generator = SchemaSettings::draft2020_12()
+        .with(|settings| {
+            settings.inline_subschemas = true;
+            settings.meta_schema = None;
+        })
+        .with_transform(formats)
+        .into_generator();
+    let schema: Schema = generator.into_root_schema_for::<T>();
+    canonical_root(schema.to_value())
+}
+
+/// Gives the root the shape every provider expects of a tool's arguments.
+fn canonical_root(schema: Value) -> Value {
+    let mut root = match schema {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    root.remove("$schema");
+    root.remove("title");
+    // `()` (a tool with no parameters) describes itself as `{"type":"null"}`.
+    if root.get("type") == Some(&Value::from("null")) {
+        root.remove("type");
+    }
+    if !root.contains_key("type") && !has_composition(&root) {
+        root.insert("type".into(), "object".into());
+    }
+    if root.get("type") == Some(&Value::from("object")) {
+        root.entry("properties")
+            .or_insert_with(|| Value::Object(Map::new()));
+        root.entry("additionalProperties")
+            .or_insert(Value::Bool(false));
+    }
+    // Keep the usual key order (`type`, `properties`, … , `$defs` last) for readability.
+    let mut ordered = Map::new();
+    for key in ["type", "description", "properties", "required"] {
+        if let Some(value) = root.remove(key) {
+            ordered.insert(key.into(), value);
+        }
+    }
+    let defs = root.remove("$defs");
+    ordered.extend(root);
+    if let Some(defs) = defs {
+        ordered.insert("$defs".into(), defs);
+    }
+    Value::Object(ordered)
+}
+
+fn has_composition(root: &Map<String, Value>) -> bool {
+    ["anyOf", "oneOf", "allOf", "$ref", "enum", "const"]
+        .iter()
+        .any(|key| root.contains_key(*key))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Counts {
+        /// How many.
+        count: u32,
+        small: u8,
+        ratio: f64,
+        maybe: Option<u64>,
+    }
+
+    #[test]
+    fn integer_formats_are_dropped_and_unsigned_keeps_minimum_zero() {
+        let schema = schema_for::<Counts>();
+        assert_eq!(
+            schema,
+            json!({
+                "type": "object",
+                "properties": {
+                    "count": {"type": "integer", "description": "How many.", "minimum": 0},
+                    "small": {"type": "integer", "minimum": 0, "maximum": 255},
+                    "ratio": {"type": "number"},
+                    "maybe": {"type": ["integer", "null"], "minimum": 0}
+                },
+                "required": ["count", "small", "ratio"],
+                "additionalProperties": false
+            })
+        );
+    }
+
+    #[test]
+    fn no_parameters_is_an_empty_closed_object() {
+        let expected = json!({"type": "object", "properties": {}, "additionalProperties": false});
+        assert_eq!(schema_for::<()>(), expected);
+        #[derive(schemars::JsonSchema)]
+        struct Empty {}
+        assert_eq!(schema_for::<Empty>(), expected);
+    }
+}
