@@ -42,6 +42,7 @@ mod adapters;
 mod args;
 mod content;
 mod context;
+pub mod profile;
 mod registry;
 mod request;
 mod result;
