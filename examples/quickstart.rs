@@ -105,4 +105,15 @@ async fn main() {
     let ctx = Context::default().with_answer(request.answer("staging"));
     let resumed = toolkit.execute("deploy_service", json!({}), ctx).await;
     show("resumed:", &resumed);
+
+    // Strict mode: every property required (optional ones nullable), every object closed.
+    let strict = toolkit.to_openai_strict();
+    let tools = strict.as_array().cloned().unwrap_or_default();
+    let one = tools
+        .iter()
+        .find(|t| t["function"]["name"] == "deploy_service")
+        .or(tools.first())
+        .cloned()
+        .unwrap_or_default();
+    println!("\n== OpenAI strict (one tool) ==\n{}", pretty(one));
 }

@@ -4,7 +4,7 @@ use serde_json::{Map, Value, json};
 
 use super::{
     Profile, ProfileError, add_notes, def_name, fix_integer_formats, is_typed, join, merge_object,
-    object_root, resolve, types_of,
+    object_root, resolve, tuple_to_items, types_of,
 };
 
 /// Anthropic `input_schema`: the canonical schema, never with a union at the root (Anthropic
@@ -116,6 +116,7 @@ impl Strict<'_> {
             }
             return out;
         }
+        tuple_to_items(&mut node);
         if let Some(Value::Array(parts)) = node.get("allOf") {
             if let [Value::Object(part)] = parts.as_slice() {
                 let part = part.clone();

@@ -4,7 +4,7 @@ use serde_json::{Map, Value, json};
 
 use super::{
     Profile, ProfileError, add_description, add_notes, def_name, fix_integer_formats, join,
-    merge_object, object_root, resolve, types_of,
+    merge_object, object_root, resolve, tuple_to_items, types_of,
 };
 
 /// The keywords Gemini's `Schema` object has (its REST reference), less `title` and
@@ -132,6 +132,7 @@ impl Walk<'_> {
             self.stack.pop();
             return out;
         }
+        tuple_to_items(&mut node);
         if let Some(Value::Array(parts)) = node.get("allOf").cloned() {
             node.remove("allOf");
             for part in parts {

@@ -292,6 +292,35 @@ pub(crate) fn accepts_null(schema: &Value) -> bool {
     })
 }
 
+/// A tuple (`prefixItems`, which OpenAI, Anthropic and Gemini do not take) as a plain
+/// array: `items` is the one element schema when all are alike, else their `anyOf`; the
+/// length bounds stay, and the positions are said in the description.
+pub(crate) fn tuple_to_items(node: &mut Map<String, Value>) {
+    if node.contains_key("items") && node.get("items") != Some(&Value::Bool(false)) {
+        return;
+    }
+    let Some(Value::Array(positions)) = node.remove("prefixItems") else {
+        return;
+    };
+    node.remove("items");
+    let Some(first) = positions.first() else {
+        return;
+    };
+    if positions.iter().all(|p| p == first) {
+        node.insert("items".into(), first.clone());
+    } else {
+        node.insert(
+            "items".into(),
+            serde_json::json!({ "anyOf": positions.clone() }),
+        );
+        let listed: Vec<String> = positions.iter().map(Value::to_string).collect();
+        add_description(
+            node,
+            &format!("Positions, in order: {}.", listed.join(", ")),
+        );
+    }
+}
+
 /// Whether `format` is a non-standard integer format (`int32`, `uint64`, `uint`, …).
 fn is_integer_format(format: &str) -> bool {
     let digits = format

@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use super::{
     Profile, ProfileError, accepts_null, add_notes, def_name, fix_integer_formats, is_typed, join,
-    merge_object, object_root, resolve, types_of,
+    merge_object, object_root, resolve, tuple_to_items, types_of,
 };
 
 /// OpenAI function `parameters`, without strict mode: the canonical schema with a plain
@@ -94,8 +94,10 @@ const UNSUPPORTED: &[&str] = &[
 /// - formats outside OpenAI's list, length bounds and other unsupported keywords are moved
 ///   into the description (`{minLength: 1, format: uri}`), so the model still reads them.
 ///
+/// - a tuple (`prefixItems`) becomes a plain array of its element type, length bounds kept.
+///
 /// Errors: a map (`HashMap`, `additionalProperties` with a schema), an untyped value
-/// (`serde_json::Value`, `items: {}`), a tuple, or a root that is not an object.
+/// (`serde_json::Value`, `items: {}`), or a root that is not an object.
 pub fn openai_strict(schema: &Value) -> Result<Value, ProfileError> {
     let mut root = object_root(schema, Profile::OpenAiStrict)?;
     fix_integer_formats(&mut root);
@@ -169,6 +171,7 @@ impl Strict<'_> {
             return out;
         }
 
+        tuple_to_items(&mut node);
         if let Some(Value::Array(parts)) = node.remove("allOf") {
             match parts.as_slice() {
                 [Value::Object(part)] => merge_object(&mut node, part, true),
