@@ -135,7 +135,11 @@ fn dispatch(c: &mut Criterion) {
     let mut group = c.benchmark_group("dispatch");
     let cases: [(&str, fn() -> Value, fn(Value) -> String); 3] = [
         ("a_two_ints", || json!({"a": 20, "b": 22}), floor_add),
-        ("b_one_string", || json!({"name": "Ada Lovelace"}), floor_greet),
+        (
+            "b_one_string",
+            || json!({"name": "Ada Lovelace"}),
+            floor_greet,
+        ),
         ("c_nested", ship_args, floor_ship),
     ];
     for ((label, args, floor), tool) in cases.into_iter().zip(["add", "greet", "ship"]) {
@@ -151,7 +155,11 @@ fn dispatch(c: &mut Criterion) {
         });
     }
     group.bench_function("d_among_50/floor", |b| {
-        b.iter_batched(|| json!({"a": 20, "b": 22}), |v| black_box(floor_add(v)), BatchSize::SmallInput)
+        b.iter_batched(
+            || json!({"a": 20, "b": 22}),
+            |v| black_box(floor_add(v)),
+            BatchSize::SmallInput,
+        )
     });
     group.bench_function("d_among_50/toolnexus", |b| {
         b.iter_batched(
@@ -175,7 +183,13 @@ fn text_args(c: &mut Criterion) {
         })
     });
     group.bench_function("add/toolnexus", |b| {
-        b.iter(|| black_box(now(toolkit.execute_json("add", black_box(add_text), Context::default()))))
+        b.iter(|| {
+            black_box(now(toolkit.execute_json(
+                "add",
+                black_box(add_text),
+                Context::default(),
+            )))
+        })
     });
     group.bench_function("ship/floor", |b| {
         b.iter(|| {
@@ -184,7 +198,13 @@ fn text_args(c: &mut Criterion) {
         })
     });
     group.bench_function("ship/toolnexus", |b| {
-        b.iter(|| black_box(now(toolkit.execute_json("ship", black_box(&ship_text), Context::default()))))
+        b.iter(|| {
+            black_box(now(toolkit.execute_json(
+                "ship",
+                black_box(&ship_text),
+                Context::default(),
+            )))
+        })
     });
     group.finish();
 }
@@ -203,7 +223,9 @@ fn listing(c: &mut Criterion) {
             b.iter_batched(fifty, |kit| black_box(list(&kit)), BatchSize::SmallInput)
         });
         let kit = fifty();
-        group.bench_function(format!("{name}/repeated"), |b| b.iter(|| black_box(list(&kit))));
+        group.bench_function(format!("{name}/repeated"), |b| {
+            b.iter(|| black_box(list(&kit)))
+        });
     }
     group.finish();
 }

@@ -72,4 +72,17 @@ async fn main() {
         shot.output,
         shot.parts.map_or(0, |p| p.len())
     );
+
+    // Strict mode: every property required (optional ones nullable), every object closed.
+    let strict = toolkit.to_openai_strict();
+    let deploy = strict
+        .as_array()
+        .and_then(|tools| {
+            tools
+                .iter()
+                .find(|t| t["function"]["name"] == "deploy_service")
+        })
+        .cloned()
+        .expect("deploy_service is listed");
+    println!("\n== OpenAI strict (one tool) ==\n{}", pretty(deploy));
 }

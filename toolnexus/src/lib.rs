@@ -47,6 +47,7 @@ mod content;
 mod context;
 mod expansion;
 mod into_result;
+pub mod profile;
 mod registry;
 mod request;
 mod result;

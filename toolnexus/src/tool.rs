@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use crate::args::Args;
 use crate::context::Context;
+use crate::profile::{self, Profile, ProfileError};
 use crate::result::ToolResult;
 
 /// A boxed, sendable tool future.
@@ -44,6 +45,9 @@ pub type Handler = dyn Fn(Args<'_>, Context) -> Dispatch + Send + Sync + 'static
 /// The provider forms a tool caches, one slot per adapter (see `crate::adapters`).
 pub(crate) const FORM_SLOTS: usize = 6;
 
+/// The profiled schemas a tool caches, one slot per [`Profile`].
+const PROFILE_SLOTS: usize = Profile::ALL.len();
+
 struct Inner {
     name: String,
     description: String,
@@ -51,6 +55,9 @@ struct Inner {
     source: Cow<'static, str>,
     handler: Box<Handler>,
     forms: [OnceLock<Value>; FORM_SLOTS],
+    profiles: [OnceLock<Result<Value, ProfileError>>; PROFILE_SLOTS],
+    /// Top-level properties that are optional and do not accept `null` (see `Tool::call`).
+    optional_nulls: OnceLock<Vec<String>>,
 }
 
 /// A tool: a name, a description, a JSON schema for its arguments, and a handler.
@@ -163,6 +170,8 @@ impl Tool {
             source: source.into(),
             handler,
             forms: Default::default(),
+            profiles: Default::default(),
+            optional_nulls: OnceLock::new(),
         }))
     }
 
@@ -192,6 +201,50 @@ impl Tool {
         self.0.forms[slot].get_or_init(|| build(self))
     }
 
+    /// The tool's schema in `profile`'s dialect, computed on first use and cached (see
+    /// [`crate::profile`]); the error names this tool.
+    pub fn profile(&self, profile: Profile) -> Result<&Value, &ProfileError> {
+        self.0.profiles[profile.slot()]
+            .get_or_init(|| {
+                profile
+                    .apply(&self.0.schema)
+                    .map_err(|error| error.for_tool(self.name()))
+            })
+            .as_ref()
+    }
+
+    /// Drops `null` given for an optional property whose schema does not accept `null`.
+    ///
+    /// In strict mode (see [`profile::openai_strict`]) every property is required and the
+    /// optional ones are made nullable, so a model sends `null` for "nothing to say". For an
+    /// `Option<T>` that reads as `None` anyway; for a field with a default (`#[serde(default)]
+    /// n: u32`) it would be a type error, so it is read as absent instead, i.e. the default.
+    fn drop_optional_nulls<'a>(&self, args: Args<'a>) -> Args<'a> {
+        let names = self
+            .0
+            .optional_nulls
+            .get_or_init(|| optional_non_nullable(&self.0.schema));
+        if names.is_empty() {
+            return args;
+        }
+        let strip = |mut map: serde_json::Map<String, Value>| {
+            for name in names {
+                if map.get(name) == Some(&Value::Null) {
+                    map.remove(name);
+                }
+            }
+            Args::Value(Value::Object(map))
+        };
+        match args {
+            Args::Value(Value::Object(map)) => strip(map),
+            Args::Text(text) if text.contains("null") => match serde_json::from_str(text) {
+                Ok(Value::Object(map)) => strip(map),
+                _ => Args::Text(text),
+            },
+            other => other,
+        }
+    }
+
     /// Runs the tool with parsed arguments.
     ///
     /// Never panics and never hangs past the context's timeout: arguments that do not fit
@@ -216,6 +269,7 @@ impl Tool {
     ) -> impl Future<Output = ToolResult> + Send + use<'a> {
         let timeout = ctx.timeout();
         let cancellation = ctx.cancellation().cloned();
+        let args = self.drop_optional_nulls(args);
         let dispatch = match catch_unwind(AssertUnwindSafe(|| (self.0.handler)(args, ctx))) {
             Ok(dispatch) => dispatch,
             Err(payload) => Dispatch::Ready(self.panicked(payload)),
@@ -279,6 +333,22 @@ impl fmt::Debug for Tool {
             .field("input_schema", &self.0.schema)
             .finish_non_exhaustive()
     }
+}
+
+/// The top-level properties of `schema` that are not required and do not accept `null`.
+fn optional_non_nullable(schema: &Value) -> Vec<String> {
+    let Some(Value::Object(properties)) = schema.get("properties") else {
+        return Vec::new();
+    };
+    let required = schema.get("required").and_then(Value::as_array);
+    properties
+        .iter()
+        .filter(|(name, property)| {
+            !required.is_some_and(|r| r.iter().any(|n| n == name.as_str()))
+                && !profile::accepts_null(property)
+        })
+        .map(|(name, _)| name.clone())
+        .collect()
 }
 
 /// Makes a tool name safe for every provider: each character outside `[a-zA-Z0-9_-]`

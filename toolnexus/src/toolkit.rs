@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::adapters::{self, Provider};
 use crate::args::Args;
 use crate::context::Context;
+use crate::profile::{Profile, ProfileError};
 use crate::registry::Registration;
 use crate::result::ToolResult;
 use crate::tool::{FORM_SLOTS, Tool};
@@ -70,11 +71,20 @@ impl Toolkit {
     /// Adds a tool. On a name clash the tool already registered is kept and the new one
     /// is refused: the `Err` says which name clashed, the clash is logged as a `tracing`
     /// warning, and it is kept in [`Toolkit::rejected`].
+    ///
+    /// A name that OpenAI and Anthropic would reject (their rule is `^[a-zA-Z0-9_-]{1,64}$`;
+    /// names are already sanitized to those characters, so what is left is an empty name or
+    /// one longer than 64) is refused the same way, here rather than by the provider.
     pub fn register(&mut self, tool: Tool) -> Result<(), DuplicateTool> {
-        if let Some(&at) = self.index.get(tool.name()) {
+        let invalid_name = !valid_name(tool.name());
+        if invalid_name || self.index.contains_key(tool.name()) {
             let clash = DuplicateTool {
                 name: tool.name().to_owned(),
-                kept_source: self.tools[at].source().to_owned(),
+                kept_source: match self.index.get(tool.name()) {
+                    Some(&at) if !invalid_name => self.tools[at].source().to_owned(),
+                    _ => String::new(),
+                },
+                invalid_name,
                 refused: tool,
             };
             tracing::warn!(name = %clash.name, "{clash}");
@@ -132,6 +142,47 @@ impl Toolkit {
         }
     }
 
+    /// Checks every tool's schema against one provider profile, so a schema the provider
+    /// would reject is found when the toolkit is built rather than at the first request.
+    /// The errors name the tool, the place in its schema and the reason.
+    ///
+    /// The listings never fail: a tool whose schema does not fit is listed in a degraded
+    /// form (see [`Toolkit::to_openai_strict`]). Call this, or a `try_to_*` method, where
+    /// that should be an error instead.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolnexus::{Tool, ToolResult, Toolkit, profile::Profile};
+    ///
+    /// let labels = json!({"type": "object", "properties": {
+    ///     "labels": {"type": "object", "additionalProperties": {"type": "string"}}
+    /// }});
+    /// let toolkit = Toolkit::new().with(Tool::new_sync("tag", "Tags.", labels, |_, _| ToolResult::ok("")));
+    /// let errors = toolkit.check(Profile::OpenAiStrict).unwrap_err();
+    /// assert_eq!(errors[0].tool(), Some("tag"));
+    /// assert_eq!(errors[0].path(), "/properties/labels/additionalProperties");
+    /// assert!(toolkit.check(Profile::Anthropic).is_ok());
+    /// ```
+    pub fn check(&self, profile: Profile) -> Result<(), Vec<ProfileError>> {
+        let errors: Vec<ProfileError> = self
+            .tools
+            .iter()
+            .filter_map(|tool| tool.profile(profile).err().cloned())
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
+    }
+
+    fn try_listing(&self, provider: Provider) -> Result<Value, ProfileError> {
+        for tool in &self.tools {
+            adapters::try_entry(tool, provider)?;
+        }
+        Ok(self.listing(provider).clone())
+    }
+
     fn listing(&self, provider: Provider) -> &Value {
         self.forms[provider as usize].get_or_init(|| {
             Value::Array(
@@ -159,6 +210,44 @@ impl Toolkit {
     pub fn to_gemini(&self) -> Value {
         let declarations = self.listing(Provider::Gemini).clone();
         serde_json::json!([{ "functionDeclarations": declarations }])
+    }
+
+    /// The tools in OpenAI's Chat Completions shape for strict mode: as
+    /// [`Toolkit::to_openai`], with `"strict": true` and the parameters passed through
+    /// [`profile::openai_strict`](crate::profile::openai_strict).
+    ///
+    /// A tool whose schema strict mode cannot express (a map, an untyped value) is listed
+    /// in its plain form, without `"strict": true`, and a `tracing` warning says why; use
+    /// [`Toolkit::try_to_openai_strict`] or [`Toolkit::check`] to get the error instead.
+    pub fn to_openai_strict(&self) -> Value {
+        self.listing(Provider::OpenAiStrict).clone()
+    }
+
+    /// [`Toolkit::to_openai_strict`], or the first tool whose schema strict mode cannot
+    /// express.
+    pub fn try_to_openai_strict(&self) -> Result<Value, ProfileError> {
+        self.try_listing(Provider::OpenAiStrict)
+    }
+
+    /// The tools in Anthropic's shape for strict tool use: as [`Toolkit::to_anthropic`],
+    /// with `"strict": true` and the input schema passed through
+    /// [`profile::anthropic_strict`](crate::profile::anthropic_strict). A tool whose schema
+    /// does not fit is listed in its plain form, as in [`Toolkit::to_openai_strict`].
+    pub fn to_anthropic_strict(&self) -> Value {
+        self.listing(Provider::AnthropicStrict).clone()
+    }
+
+    /// [`Toolkit::to_anthropic_strict`], or the first tool whose schema strict tool use
+    /// cannot express.
+    pub fn try_to_anthropic_strict(&self) -> Result<Value, ProfileError> {
+        self.try_listing(Provider::AnthropicStrict)
+    }
+
+    /// [`Toolkit::to_gemini`], or the first tool whose schema Gemini's `parameters` cannot
+    /// express (a recursive type). `to_gemini` lists such a tool with the recursion cut.
+    pub fn try_to_gemini(&self) -> Result<Value, ProfileError> {
+        let declarations = self.try_listing(Provider::Gemini)?;
+        Ok(serde_json::json!([{ "functionDeclarations": declarations }]))
     }
 
     /// The tools as MCP `tools/list` entries: `[{"name","description","inputSchema"}]`.
@@ -195,18 +284,34 @@ impl fmt::Debug for Toolkit {
     }
 }
 
-/// A registration refused because a tool with the same name was already in the toolkit.
+/// Whether OpenAI and Anthropic accept `name` as a tool name: `^[a-zA-Z0-9_-]{1,64}$`.
+fn valid_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// A registration refused: a tool with the same name was already in the toolkit, or the
+/// name breaks the providers' rule (`^[a-zA-Z0-9_-]{1,64}$`: empty, or longer than 64).
 #[derive(Clone)]
 pub struct DuplicateTool {
     name: String,
     kept_source: String,
+    invalid_name: bool,
     refused: Tool,
 }
 
 impl DuplicateTool {
-    /// The name both tools claim.
+    /// The name both tools claim (or the invalid name).
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Whether the tool was refused for its name alone (empty, or longer than 64
+    /// characters), not for a clash.
+    pub fn is_invalid_name(&self) -> bool {
+        self.invalid_name
     }
 
     /// The tool that was refused.
@@ -217,6 +322,15 @@ impl DuplicateTool {
 
 impl fmt::Display for DuplicateTool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.invalid_name {
+            return write!(
+                f,
+                "invalid tool name `{}` ({} characters): OpenAI and Anthropic accept 1 to 64 characters of [a-zA-Z0-9_-]; the {} tool is ignored",
+                self.name,
+                self.name.len(),
+                self.refused.source()
+            );
+        }
         write!(
             f,
             "duplicate tool name `{}`: the {} tool registered first is kept, the {} one is ignored",

@@ -1,0 +1,385 @@
+//! Gemini's `parameters` field: a subset of OpenAPI 3.0's Schema object.
+
+use serde_json::{Map, Value, json};
+
+use super::{
+    Profile, ProfileError, add_description, add_notes, def_name, fix_integer_formats, join,
+    merge_object, object_root, resolve, tuple_to_items, types_of,
+};
+
+/// The keywords Gemini's `Schema` object has (its REST reference), less `title` and
+/// `example`, which this profile drops.
+const GEMINI_KEYWORDS: &[&str] = &[
+    "type",
+    "format",
+    "description",
+    "nullable",
+    "enum",
+    "maxItems",
+    "minItems",
+    "properties",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "anyOf",
+    "propertyOrdering",
+    "default",
+    "items",
+    "minimum",
+    "maximum",
+];
+
+/// Dropped without a trace: they say nothing a model needs.
+const DROPPED: &[&str] = &[
+    "$schema",
+    "$id",
+    "$defs",
+    "definitions",
+    "$comment",
+    "title",
+    "examples",
+    "example",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "contentEncoding",
+    "contentMediaType",
+];
+
+/// Gemini function `parameters`.
+///
+/// - references are inlined (a recursive type is an error: `parameters` has no `$ref`);
+/// - `$schema`, `title`, `examples`, `additionalProperties` are dropped (a map's value type
+///   is said in the description);
+/// - `const` becomes a one-value `enum`; `["T","null"]` and `anyOf: [T, null]` become `T`
+///   with `nullable: true`; `oneOf` becomes `anyOf`;
+/// - an `enum` of non-strings (Gemini's are strings only) is said in the description;
+/// - formats Gemini does not know (all but `date-time` and `enum` on strings) and keywords
+///   outside its subset (`exclusiveMinimum`, `uniqueItems`, …) move into the description.
+pub fn gemini(schema: &Value) -> Result<Value, ProfileError> {
+    run(schema, false)
+}
+
+/// [`gemini`], with recursion cut instead of refused: the recursive reference becomes an
+/// object described as such. What `Toolkit::to_gemini` lists for a recursive tool.
+pub(crate) fn gemini_lenient(schema: &Value) -> Value {
+    run(schema, true).unwrap_or_else(|_| json!({"type": "object", "properties": {}}))
+}
+
+fn run(schema: &Value, cut_recursion: bool) -> Result<Value, ProfileError> {
+    let mut root = object_root(schema, Profile::Gemini)?;
+    fix_integer_formats(&mut root);
+    let mut walk = Walk {
+        root: &root,
+        stack: Vec::new(),
+        cut_recursion,
+    };
+    walk.node(&root, "")
+}
+
+struct Walk<'a> {
+    root: &'a Value,
+    stack: Vec<String>,
+    cut_recursion: bool,
+}
+
+impl Walk<'_> {
+    fn error(&self, path: &str, message: impl Into<String>) -> ProfileError {
+        ProfileError::new(Profile::Gemini, path, message)
+    }
+
+    fn node(&mut self, schema: &Value, path: &str) -> Result<Value, ProfileError> {
+        let mut node = match schema {
+            Value::Object(map) => map.clone(),
+            Value::Bool(true) => Map::new(),
+            _ => return Err(self.error(path, "a schema that accepts nothing (`false`)")),
+        };
+
+        if let Some(reference) = node.remove("$ref") {
+            let reference = reference.as_str().unwrap_or_default().to_owned();
+            let name = def_name(&reference).unwrap_or(&reference).to_owned();
+            if self.stack.contains(&name) {
+                if self.cut_recursion {
+                    let mut cut = Map::new();
+                    cut.insert("type".into(), "object".into());
+                    if let Some(d) = node.get("description") {
+                        cut.insert("description".into(), d.clone());
+                    }
+                    add_description(
+                        &mut cut,
+                        &format!("A nested `{name}`, of the same shape as the enclosing one."),
+                    );
+                    return Ok(Value::Object(cut));
+                }
+                return Err(self.error(
+                    path,
+                    format!(
+                        "`{name}` refers to itself; Gemini's `parameters` cannot express a recursive type (it has no `$ref`)"
+                    ),
+                ));
+            }
+            let Some(target) = resolve(self.root, &reference) else {
+                return Err(self.error(path, format!("`$ref: {reference}` points nowhere")));
+            };
+            if let Value::Object(target) = target {
+                merge_object(&mut node, target, true);
+            }
+            self.stack.push(name);
+            let out = self.node(&Value::Object(node), path);
+            self.stack.pop();
+            return out;
+        }
+        tuple_to_items(&mut node);
+        if let Some(Value::Array(parts)) = node.get("allOf").cloned() {
+            node.remove("allOf");
+            for part in parts {
+                let Value::Object(part) = self.node(&part, path)? else {
+                    unreachable!("node() returns objects")
+                };
+                merge_object(&mut node, &part, true);
+            }
+            return self.node(&Value::Object(node), path);
+        }
+        if let Some(one_of) = node.remove("oneOf") {
+            if !node.contains_key("anyOf") {
+                node.insert("anyOf".into(), one_of);
+            }
+        }
+        if let Some(constant) = node.remove("const") {
+            node.insert("enum".into(), Value::Array(vec![constant]));
+        }
+
+        let mut nullable = node.get("nullable") == Some(&Value::Bool(true));
+        // `["T", "null"]` → `T` + nullable; several non-null types → `anyOf`.
+        let mut types: Vec<String> = types_of(&node).into_iter().map(str::to_owned).collect();
+        if types.iter().any(|t| t == "null") {
+            nullable = true;
+            types.retain(|t| t != "null");
+        }
+        // `null` among the `enum` values → nullable.
+        if let Some(Value::Array(values)) = node.get_mut("enum") {
+            if values.contains(&Value::Null) {
+                nullable = true;
+                values.retain(|v| !v.is_null());
+            }
+        }
+        // `anyOf: [T, null]` → `T` + nullable.
+        if let Some(Value::Array(variants)) = node.get("anyOf").cloned() {
+            let kept: Vec<Value> = variants
+                .into_iter()
+                .filter(|v| {
+                    let only_null = v.as_object().is_some_and(|m| {
+                        types_of(m) == ["null"]
+                            && m.keys().all(|k| k == "type" || k == "description")
+                    });
+                    if only_null {
+                        nullable = true;
+                    }
+                    !only_null
+                })
+                .collect();
+            node.remove("anyOf");
+            match kept.len() {
+                0 => {}
+                1 => {
+                    let Value::Object(single) = self.node(&kept[0], &join(path, "anyOf"))? else {
+                        unreachable!("node() returns objects")
+                    };
+                    merge_object(&mut node, &single, true);
+                    if single.get("nullable") == Some(&Value::Bool(true)) {
+                        nullable = true;
+                    }
+                    types = types_of(&node)
+                        .into_iter()
+                        .filter(|t| *t != "null")
+                        .map(str::to_owned)
+                        .collect();
+                }
+                _ => {
+                    let mut done = Vec::new();
+                    for (at, variant) in kept.iter().enumerate() {
+                        done.push(
+                            self.node(variant, &join(&join(path, "anyOf"), &at.to_string()))?,
+                        );
+                    }
+                    node.insert("anyOf".into(), Value::Array(done));
+                }
+            }
+        }
+        match types.as_slice() {
+            [] => {
+                node.remove("type");
+            }
+            [one] => {
+                node.insert("type".into(), one.as_str().into());
+            }
+            many => {
+                // Several types: one `anyOf` variant per type.
+                node.remove("type");
+                let variants = many.iter().map(|t| json!({ "type": t })).collect();
+                node.insert("anyOf".into(), Value::Array(variants));
+            }
+        }
+        let kind = node.get("type").and_then(Value::as_str).map(str::to_owned);
+
+        let mut out = Map::new();
+        let mut notes = Vec::new();
+        for (key, value) in node {
+            let here = join(path, &key);
+            match key.as_str() {
+                "properties" => {
+                    let Value::Object(props) = value else {
+                        continue;
+                    };
+                    let mut done = Map::new();
+                    for (name, prop) in props {
+                        done.insert(name.clone(), self.node(&prop, &join(&here, &name))?);
+                    }
+                    out.insert(key, Value::Object(done));
+                }
+                "items" => {
+                    out.insert(key, self.node(&value, &here)?);
+                }
+                "anyOf" | "nullable" => {
+                    out.insert(key, value);
+                }
+                "additionalProperties" => {
+                    if let Value::Object(values) = &value {
+                        let of = values
+                            .get("type")
+                            .map(|t| match t {
+                                Value::String(s) => s.clone(),
+                                other => other.to_string(),
+                            })
+                            .unwrap_or_else(|| "any value".into());
+                        add_description(
+                            &mut out,
+                            &format!("An object with free-form keys; each value is: {of}."),
+                        );
+                    }
+                }
+                "enum" => match &value {
+                    Value::Array(values) if values.iter().all(Value::is_string) => {
+                        out.insert(key, value);
+                    }
+                    Value::Array(values) => {
+                        let listed: Vec<String> = values.iter().map(Value::to_string).collect();
+                        if kind.is_none() {
+                            if let Some(inferred) = infer_type(values) {
+                                out.insert("type".into(), inferred.into());
+                            }
+                        }
+                        add_description(&mut out, &format!("One of: {}.", listed.join(", ")));
+                    }
+                    _ => {}
+                },
+                "format" => match (kind.as_deref(), value.as_str()) {
+                    (Some("string"), Some("date-time" | "enum")) => {
+                        out.insert(key, value);
+                    }
+                    _ => notes.push((key, value)),
+                },
+                k if DROPPED.contains(&k) => {}
+                k if GEMINI_KEYWORDS.contains(&k) => {
+                    out.insert(key, value);
+                }
+                _ => notes.push((key, value)),
+            }
+        }
+        if let Some(Value::Array(values)) = out.get("enum") {
+            if !out.contains_key("type") && values.iter().all(Value::is_string) {
+                out.insert("type".into(), "string".into());
+            }
+        }
+        if nullable {
+            out.insert("nullable".into(), Value::Bool(true));
+        }
+        add_notes(&mut out, &notes);
+        // `type` first, for readability.
+        let mut ordered = Map::new();
+        if let Some(kind) = out.remove("type") {
+            ordered.insert("type".into(), kind);
+        }
+        ordered.extend(out);
+        Ok(Value::Object(ordered))
+    }
+}
+
+/// The one JSON type every value of a non-string `enum` has.
+fn infer_type(values: &[Value]) -> Option<&'static str> {
+    let of = |v: &Value| match v {
+        Value::Bool(_) => Some("boolean"),
+        Value::Number(n) if n.is_i64() || n.is_u64() => Some("integer"),
+        Value::Number(_) => Some("number"),
+        Value::String(_) => Some("string"),
+        _ => None,
+    };
+    let first = of(values.first()?)?;
+    values.iter().all(|v| of(v) == Some(first)).then_some(first)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nullable_const_and_formats() {
+        let schema = json!({
+            "type": "object",
+            "title": "Args",
+            "properties": {
+                "a": {"type": ["string", "null"], "format": "email"},
+                "b": {"const": "x"},
+                "c": {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}], "description": "C."},
+                "d": {"enum": [1, 2]},
+                "e": {"type": "object", "additionalProperties": {"type": "integer"}}
+            },
+            "required": ["b"],
+            "additionalProperties": false
+        });
+        let out = gemini(&schema).unwrap();
+        assert_eq!(
+            out,
+            json!({
+                "type": "object",
+                "properties": {
+                    "a": {"type": "string", "nullable": true, "description": "{format: email}"},
+                    "b": {"type": "string", "enum": ["x"]},
+                    "c": {"type": "integer", "description": "C.", "minimum": 0, "nullable": true},
+                    "d": {"type": "integer", "description": "One of: 1, 2."},
+                    "e": {"type": "object", "description": "An object with free-form keys; each value is: integer."}
+                },
+                "required": ["b"]
+            })
+        );
+    }
+
+    #[test]
+    fn refs_are_inlined_and_recursion_is_an_error() {
+        let inlined = json!({
+            "type": "object",
+            "properties": {"p": {"$ref": "#/$defs/P", "description": "Doc."}},
+            "$defs": {"P": {"type": "object", "properties": {"x": {"type": "integer"}}}}
+        });
+        assert_eq!(
+            gemini(&inlined).unwrap()["properties"]["p"],
+            json!({"type": "object", "properties": {"x": {"type": "integer"}}, "description": "Doc."})
+        );
+        let recursive = json!({
+            "type": "object",
+            "properties": {"n": {"$ref": "#/$defs/N"}},
+            "$defs": {"N": {"type": "object", "properties": {"next": {"$ref": "#/$defs/N"}}}}
+        });
+        let err = gemini(&recursive).unwrap_err();
+        assert_eq!(err.path(), "/properties/n/properties/next");
+        assert!(err.message().contains("recursive"), "{err}");
+        let cut = gemini_lenient(&recursive);
+        assert_eq!(
+            cut["properties"]["n"]["properties"]["next"]["type"],
+            "object"
+        );
+    }
+}
