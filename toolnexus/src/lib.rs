@@ -14,6 +14,9 @@
 //! - [`Request`] / [`Answer`] / [`Suspend`]: a tool that cannot finish without a human
 //!   returns [`Suspend`]; the host answers the [`Request`] and the tool runs again with the
 //!   [`Answer`] in its [`Context`].
+//! - [`Client`]: the tool-calling loop over any [`Model`]. It runs the model's calls,
+//!   answers suspensions through a `wait_for` slot or halts so the run can be
+//!   [resumed](Client::resume) later, and returns a [`RunResult`].
 //!
 //! ```
 //! use serde_json::json;
@@ -43,26 +46,36 @@
 
 mod adapters;
 mod args;
+mod client;
 mod content;
 mod context;
 mod expansion;
 mod into_result;
+mod message;
+mod model;
 pub mod profile;
 mod registry;
 mod request;
 mod result;
+mod run;
 mod schema;
 mod tool;
 mod toolkit;
+mod turn;
 
 pub use args::{Args, ArgsError};
+pub use client::{Client, DEFAULT_MAX_TURNS};
 pub use content::{ContentError, ContentPart, PartKind};
 pub use context::{CancellationToken, Context};
 pub use into_result::{Error, IntoToolError, IntoToolOutput, IntoToolResult, Json};
+pub use message::{Message, ToolCall};
+pub use model::{FnModel, Model, ModelError, ModelFuture, Reply, ScriptedModel, Usage};
 pub use request::{Answer, Request, Suspend};
 pub use result::{PENDING_KEY, ToolResult};
+pub use run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
 pub use tool::{BoxFuture, Dispatch, Handler, Tool, sanitize_name};
 pub use toolkit::{DuplicateTool, Toolkit};
+pub use turn::{ResumeError, Resumed, resume};
 
 /// Turns a function into a tool.
 ///

@@ -1,0 +1,261 @@
+//! [`Message`] and [`ToolCall`]: the transcript of a run, in OpenAI's chat shape.
+//!
+//! The shape is documented on [`Message`], where it renders.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::content::ContentPart;
+use crate::request::Request;
+use crate::result::ToolResult;
+
+/// One message of a transcript. Serialized with a `role` tag, as OpenAI's Chat
+/// Completions API expects (`"system"`, `"user"`, `"assistant"`, `"tool"`).
+///
+/// A transcript is a `Vec<Message>`: an optional system message, then user turns,
+/// assistant turns (text and/or tool calls), and one tool message per tool call, keyed by
+/// the call's id. It serializes to the JSON a Chat Completions request carries, with two
+/// additions on tool messages: `is_error` (omitted when `false`) and the result's `parts`;
+/// and one on a call parked by a suspension: `pending`, the [`Request`] it waits on.
+///
+/// ```
+/// use toolnexus::{Message, ToolCall, ToolResult};
+///
+/// let call = ToolCall::new("call_1", "add", r#"{"a":2,"b":3}"#);
+/// let transcript = vec![
+///     Message::user("What is 2 + 3?"),
+///     Message::tool_calls(None, vec![call.clone()]),
+///     Message::tool_result(&call.id, &ToolResult::ok("5")),
+///     Message::assistant("5"),
+/// ];
+/// let json = serde_json::to_value(&transcript).unwrap();
+/// assert_eq!(json[1]["tool_calls"][0]["function"]["arguments"], r#"{"a":2,"b":3}"#);
+/// assert_eq!(json[2], serde_json::json!({"role": "tool", "tool_call_id": "call_1", "content": "5"}));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+pub enum Message {
+    /// Instructions for the model, first in the transcript.
+    System {
+        /// The instructions.
+        content: String,
+    },
+    /// What the user said.
+    User {
+        /// The user's text.
+        content: String,
+    },
+    /// One model reply: text, tool calls, or both.
+    Assistant {
+        /// The reply's text, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        content: Option<String>,
+        /// The tools the model asked to run, in its order.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall>,
+    },
+    /// The result of one tool call.
+    Tool {
+        /// The id of the [`ToolCall`] this answers.
+        tool_call_id: String,
+        /// The result's text ([`ToolResult::output`]).
+        content: String,
+        /// Whether the call failed ([`ToolResult::is_error`]).
+        #[serde(default, skip_serializing_if = "is_false")]
+        is_error: bool,
+        /// The result's non-text output ([`ToolResult::parts`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parts: Option<Vec<ContentPart>>,
+        /// Set while the call is parked on a suspension: the [`Request`] it waits on.
+        /// A run that halted leaves such a message; resuming replaces it with the result.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pending: Option<Box<Request>>,
+    },
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+impl Message {
+    /// A system message.
+    pub fn system(content: impl Into<String>) -> Self {
+        Message::System {
+            content: content.into(),
+        }
+    }
+
+    /// A user message.
+    pub fn user(content: impl Into<String>) -> Self {
+        Message::User {
+            content: content.into(),
+        }
+    }
+
+    /// An assistant message with text only.
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Message::Assistant {
+            content: Some(content.into()),
+            tool_calls: Vec::new(),
+        }
+    }
+
+    /// An assistant message asking for tool calls, with optional text beside them.
+    pub fn tool_calls(content: Option<String>, tool_calls: Vec<ToolCall>) -> Self {
+        Message::Assistant {
+            content,
+            tool_calls,
+        }
+    }
+
+    /// The tool message carrying `result` back for the call `tool_call_id`: its output,
+    /// error flag and parts travel; its metadata stays out of the transcript, except a
+    /// suspension's [`Request`], kept in `pending`.
+    pub fn tool_result(tool_call_id: impl Into<String>, result: &ToolResult) -> Self {
+        Message::Tool {
+            tool_call_id: tool_call_id.into(),
+            content: result.output.clone(),
+            is_error: result.is_error,
+            parts: result.parts.clone(),
+            pending: result.pending_request().map(Box::new),
+        }
+    }
+
+    /// The role, as serialized: `"system"`, `"user"`, `"assistant"` or `"tool"`.
+    pub fn role(&self) -> &'static str {
+        match self {
+            Message::System { .. } => "system",
+            Message::User { .. } => "user",
+            Message::Assistant { .. } => "assistant",
+            Message::Tool { .. } => "tool",
+        }
+    }
+
+    /// The text of the message (`None` for an assistant message with no text).
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            Message::System { content }
+            | Message::User { content }
+            | Message::Tool { content, .. } => Some(content),
+            Message::Assistant { content, .. } => content.as_deref(),
+        }
+    }
+
+    /// The tool calls of an assistant message; empty for every other message.
+    pub fn calls(&self) -> &[ToolCall] {
+        match self {
+            Message::Assistant { tool_calls, .. } => tool_calls,
+            _ => &[],
+        }
+    }
+
+    /// For a tool message, the id of the call it answers.
+    pub fn tool_call_id(&self) -> Option<&str> {
+        match self {
+            Message::Tool { tool_call_id, .. } => Some(tool_call_id),
+            _ => None,
+        }
+    }
+
+    /// For a tool message parked on a suspension, the [`Request`] it waits on.
+    pub fn pending(&self) -> Option<&Request> {
+        match self {
+            Message::Tool { pending, .. } => pending.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+/// One tool call the model asked for: an id, a tool name and the arguments as the raw
+/// JSON text the model wrote.
+///
+/// The arguments stay text on purpose: the transcript records exactly what the model
+/// sent (even when it is not valid JSON), and the toolkit parses it straight into the
+/// tool's argument type ([`Toolkit::execute_json`](crate::Toolkit::execute_json)).
+///
+/// Serialized in OpenAI's shape: `{"id", "type": "function", "function": {"name", "arguments"}}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCall {
+    /// The id the model gave the call; its tool message carries the same one.
+    pub id: String,
+    /// The name of the tool to run.
+    pub name: String,
+    /// The arguments, as raw JSON text.
+    pub arguments: String,
+}
+
+impl ToolCall {
+    /// A call with raw JSON text arguments.
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
+        ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+        }
+    }
+
+    /// A call whose arguments are a JSON value, written out as text.
+    pub fn json(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: &serde_json::Value,
+    ) -> Self {
+        ToolCall::new(id, name, arguments.to_string())
+    }
+}
+
+#[derive(Serialize)]
+struct WireCallRef<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: WireFunctionRef<'a>,
+}
+
+#[derive(Serialize)]
+struct WireFunctionRef<'a> {
+    name: &'a str,
+    arguments: &'a str,
+}
+
+#[derive(Deserialize)]
+struct WireCall {
+    id: String,
+    function: WireFunction,
+}
+
+#[derive(Deserialize)]
+struct WireFunction {
+    name: String,
+    /// Some providers omit the arguments of a parameterless call.
+    #[serde(default)]
+    arguments: String,
+}
+
+impl Serialize for ToolCall {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        WireCallRef {
+            id: &self.id,
+            kind: "function",
+            function: WireFunctionRef {
+                name: &self.name,
+                arguments: &self.arguments,
+            },
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolCall {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let wire = WireCall::deserialize(deserializer)?;
+        Ok(ToolCall {
+            id: wire.id,
+            name: wire.function.name,
+            arguments: wire.function.arguments,
+        })
+    }
+}

@@ -1,0 +1,377 @@
+//! [`Model`]: whatever answers a transcript with one assistant turn, and two in-process
+//! implementations, [`FnModel`] (a closure) and [`ScriptedModel`] (a fixed script, for
+//! tests and examples).
+
+use std::collections::VecDeque;
+use std::error::Error as StdError;
+use std::fmt;
+use std::future::Future;
+use std::iter::Sum;
+use std::ops::{Add, AddAssign};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use futures_util::FutureExt as _;
+use futures_util::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+
+use crate::message::{Message, ToolCall};
+use crate::toolkit::Toolkit;
+
+/// The future a [`Model`] returns for one turn.
+pub type ModelFuture<'a> = BoxFuture<'a, Result<Reply, ModelError>>;
+
+/// A language model, as the [`Client`](crate::Client) loop sees it: one assistant turn
+/// for a transcript.
+///
+/// The loop needs only this from a model: given the transcript so
+/// far and the toolkit on offer, produce one [`Reply`] (text, tool calls or both, and the
+/// tokens it cost), or a [`ModelError`]. An HTTP provider fits behind the same trait: it
+/// turns the transcript and `toolkit.to_openai()` (or another adapter) into a request
+/// body, and the response into a `Reply`.
+///
+/// The method returns a boxed future so that `dyn Model` works (a client holds any model
+/// behind one type).
+///
+/// ```
+/// use toolnexus::{Message, Model, ModelFuture, Reply, Toolkit};
+///
+/// /// Repeats the last user message.
+/// struct Echo;
+///
+/// impl Model for Echo {
+///     fn complete<'a>(&'a self, transcript: &'a [Message], _tools: &'a Toolkit) -> ModelFuture<'a> {
+///         let last = transcript.iter().rev().find(|m| m.role() == "user");
+///         let text = last.and_then(Message::text).unwrap_or_default().to_owned();
+///         Box::pin(async move { Ok(Reply::text(text)) })
+///     }
+/// }
+/// ```
+pub trait Model: Send + Sync {
+    /// Produces the next assistant turn for `transcript`, which may call tools from
+    /// `toolkit`.
+    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a>;
+}
+
+impl<M: Model + ?Sized> Model for Arc<M> {
+    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
+        (**self).complete(transcript, toolkit)
+    }
+}
+
+impl<M: Model + ?Sized> Model for Box<M> {
+    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
+        (**self).complete(transcript, toolkit)
+    }
+}
+
+/// One assistant turn: text, tool calls (in the order the model wants them), and the
+/// tokens it cost.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Reply {
+    /// The turn's text, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// The tools the model asks to run. Empty means the turn is the final answer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// The tokens this turn cost.
+    #[serde(default)]
+    pub usage: Usage,
+}
+
+impl Reply {
+    /// A final answer: text and no tool calls.
+    pub fn text(content: impl Into<String>) -> Self {
+        Reply {
+            content: Some(content.into()),
+            ..Reply::default()
+        }
+    }
+
+    /// A turn that asks for these tool calls.
+    pub fn calls(tool_calls: impl IntoIterator<Item = ToolCall>) -> Self {
+        Reply {
+            tool_calls: tool_calls.into_iter().collect(),
+            ..Reply::default()
+        }
+    }
+
+    /// A turn that asks for one tool call with raw JSON text arguments.
+    pub fn call(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
+        Reply::calls([ToolCall::new(id, name, arguments)])
+    }
+
+    /// Adds a tool call.
+    #[must_use]
+    pub fn with_call(mut self, call: ToolCall) -> Self {
+        self.tool_calls.push(call);
+        self
+    }
+
+    /// Sets the text beside the tool calls.
+    #[must_use]
+    pub fn with_content(mut self, content: impl Into<String>) -> Self {
+        self.content = Some(content.into());
+        self
+    }
+
+    /// Sets the token usage.
+    #[must_use]
+    pub fn with_usage(mut self, usage: Usage) -> Self {
+        self.usage = usage;
+        self
+    }
+}
+
+/// Tokens spent: in the prompt, and in the completion. Adds up across turns.
+///
+/// ```
+/// use toolnexus::Usage;
+///
+/// let total: Usage = [Usage::new(10, 2), Usage::new(15, 3)].into_iter().sum();
+/// assert_eq!(total, Usage::new(25, 5));
+/// assert_eq!(total.total_tokens(), 30);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Usage {
+    /// Tokens read (the transcript and the tool list).
+    #[serde(default)]
+    pub prompt_tokens: u64,
+    /// Tokens written.
+    #[serde(default)]
+    pub completion_tokens: u64,
+}
+
+impl Usage {
+    /// A usage of `prompt_tokens` read and `completion_tokens` written.
+    pub fn new(prompt_tokens: u64, completion_tokens: u64) -> Self {
+        Usage {
+            prompt_tokens,
+            completion_tokens,
+        }
+    }
+
+    /// Read plus written.
+    pub fn total_tokens(&self) -> u64 {
+        self.prompt_tokens.saturating_add(self.completion_tokens)
+    }
+}
+
+impl Add for Usage {
+    type Output = Usage;
+
+    fn add(self, other: Usage) -> Usage {
+        Usage {
+            prompt_tokens: self.prompt_tokens.saturating_add(other.prompt_tokens),
+            completion_tokens: self
+                .completion_tokens
+                .saturating_add(other.completion_tokens),
+        }
+    }
+}
+
+impl AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        *self = *self + other;
+    }
+}
+
+impl Sum for Usage {
+    fn sum<I: Iterator<Item = Usage>>(iter: I) -> Usage {
+        iter.fold(Usage::default(), Add::add)
+    }
+}
+
+/// A model that could not produce a turn: a network failure, a refusal, a malformed
+/// response, a script that ran out. Cheap to clone; keeps its cause as the error source.
+#[derive(Debug, Clone)]
+pub struct ModelError {
+    message: String,
+    source: Option<Arc<dyn StdError + Send + Sync>>,
+}
+
+impl ModelError {
+    /// An error with this message.
+    pub fn new(message: impl Into<String>) -> Self {
+        ModelError {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// An error with this message, caused by `source`.
+    pub fn with_source(
+        message: impl Into<String>,
+        source: impl StdError + Send + Sync + 'static,
+    ) -> Self {
+        ModelError {
+            message: message.into(),
+            source: Some(Arc::new(source)),
+        }
+    }
+
+    /// The message, without the cause.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for ModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.source {
+            Some(source) => write!(f, "{}: {source}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl StdError for ModelError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        self.source
+            .as_deref()
+            .map(|s| s as &(dyn StdError + 'static))
+    }
+}
+
+type TurnFn = dyn Fn(&[Message], &Toolkit) -> ModelFuture<'static> + Send + Sync;
+
+/// A model backed by a closure: an in-process model, a rule-based stand-in, a wrapper
+/// around some other client.
+///
+/// ```
+/// use toolnexus::{FnModel, Message, Reply};
+///
+/// // Async: the closure gets its own copy of the transcript and toolkit.
+/// let model = FnModel::new(|transcript: Vec<Message>, _tools| async move {
+///     Ok(Reply::text(format!("{} messages so far", transcript.len())))
+/// });
+///
+/// // Sync: borrows them instead.
+/// let model = FnModel::new_sync(|transcript, tools| {
+///     Ok(Reply::text(format!("{} messages, {} tools", transcript.len(), tools.len())))
+/// });
+/// ```
+pub struct FnModel {
+    turn: Box<TurnFn>,
+}
+
+impl FnModel {
+    /// A model from an async closure. It receives a copy of the transcript and of the
+    /// toolkit (tools are reference-counted, so the copy is cheap), which lets the
+    /// future it returns own them.
+    pub fn new<F, Fut>(f: F) -> Self
+    where
+        F: Fn(Vec<Message>, Toolkit) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Reply, ModelError>> + Send + 'static,
+    {
+        FnModel {
+            turn: Box::new(move |transcript, toolkit| {
+                f(transcript.to_vec(), toolkit.clone()).boxed()
+            }),
+        }
+    }
+
+    /// A model from a synchronous closure over the borrowed transcript and toolkit.
+    pub fn new_sync<F>(f: F) -> Self
+    where
+        F: Fn(&[Message], &Toolkit) -> Result<Reply, ModelError> + Send + Sync + 'static,
+    {
+        FnModel {
+            turn: Box::new(move |transcript, toolkit| {
+                let reply = f(transcript, toolkit);
+                async move { reply }.boxed()
+            }),
+        }
+    }
+}
+
+impl Model for FnModel {
+    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
+        (self.turn)(transcript, toolkit)
+    }
+}
+
+impl fmt::Debug for FnModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("FnModel(..)")
+    }
+}
+
+/// A model that plays back a fixed script of replies (and errors), one per turn, and
+/// records every transcript it was shown. For tests and examples.
+///
+/// Past the end of the script every turn is a [`ModelError`] saying so.
+///
+/// ```
+/// use toolnexus::{Reply, ScriptedModel};
+///
+/// let model = ScriptedModel::new([
+///     Reply::call("call_1", "add", r#"{"a": 2, "b": 3}"#),
+///     Reply::text("2 + 3 = 5"),
+/// ]);
+/// assert_eq!(model.remaining(), 2);
+/// ```
+#[derive(Debug, Default)]
+pub struct ScriptedModel {
+    script: Mutex<VecDeque<Result<Reply, ModelError>>>,
+    played: Mutex<Vec<Vec<Message>>>,
+}
+
+impl ScriptedModel {
+    /// A model that answers with `replies`, in order.
+    pub fn new(replies: impl IntoIterator<Item = Reply>) -> Self {
+        ScriptedModel {
+            script: Mutex::new(replies.into_iter().map(Ok).collect()),
+            played: Mutex::default(),
+        }
+    }
+
+    /// Appends a reply to the script.
+    #[must_use]
+    pub fn then(self, reply: Reply) -> Self {
+        lock(&self.script).push_back(Ok(reply));
+        self
+    }
+
+    /// Appends a failing turn to the script.
+    #[must_use]
+    pub fn then_fail(self, error: ModelError) -> Self {
+        lock(&self.script).push_back(Err(error));
+        self
+    }
+
+    /// How many scripted turns are left.
+    pub fn remaining(&self) -> usize {
+        lock(&self.script).len()
+    }
+
+    /// Every transcript the model was shown, one per turn, in order.
+    pub fn transcripts(&self) -> Vec<Vec<Message>> {
+        lock(&self.played).clone()
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Nothing panics while holding these locks; recover the data if something did.
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Model for ScriptedModel {
+    fn complete<'a>(&'a self, transcript: &'a [Message], _toolkit: &'a Toolkit) -> ModelFuture<'a> {
+        let played = {
+            let mut played = lock(&self.played);
+            played.push(transcript.to_vec());
+            played.len()
+        };
+        let next = lock(&self.script).pop_front().unwrap_or_else(|| {
+            Err(ModelError::new(format!(
+                "scripted model: the script has no reply for turn {played}"
+            )))
+        });
+        async move { next }.boxed()
+    }
+}

@@ -1,0 +1,148 @@
+//! [`RunResult`]: what a [`Client`](crate::Client) run gives back, and the records in it.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::message::{Message, ToolCall};
+use crate::model::Usage;
+use crate::request::{Answer, Request};
+use crate::result::ToolResult;
+
+/// The outcome of a run: its status, the final text, the full transcript, every tool call
+/// with its result, how many model turns it took and the tokens they cost.
+///
+/// The transcript is always balanced except where a run halted: every tool call of every
+/// assistant turn has exactly one tool message, and the calls of a halted turn that are
+/// not finished are the ones [`resume`](crate::resume) completes.
+///
+/// It is serde-serializable, so a run that halted on a suspension can be written to disk,
+/// read back in another process and resumed with
+/// [`Client::resume`](crate::Client::resume).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    /// Whether the run finished, halted on a request, or stopped early.
+    pub status: RunStatus,
+    /// The text of the last assistant turn of this run (the answer, when the run is
+    /// done); empty when that turn had no text.
+    pub text: String,
+    /// The whole conversation, including any transcript the run continued.
+    pub transcript: Vec<Message>,
+    /// Every tool call this run executed or resolved, turn by turn, in call order.
+    pub calls: Vec<CallRecord>,
+    /// How many times this run called the model.
+    pub turns: u32,
+    /// The tokens those turns cost, summed.
+    pub usage: Usage,
+    /// The request the run halted on, when [`status`](RunResult::status) is
+    /// [`RunStatus::Pending`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending: Option<Request>,
+}
+
+impl RunResult {
+    /// Whether the model gave its final answer.
+    pub fn is_done(&self) -> bool {
+        self.status == RunStatus::Done
+    }
+
+    /// Whether the run halted on a request (see [`RunResult::pending`]).
+    pub fn is_pending(&self) -> bool {
+        self.status == RunStatus::Pending
+    }
+
+    /// The calls that failed. Suspensions, and their declined or unresolved outcomes,
+    /// are not tool errors and are never counted here.
+    pub fn tool_errors(&self) -> impl Iterator<Item = &CallRecord> {
+        self.calls.iter().filter(|c| c.is_tool_error())
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum RunStatus {
+    /// The model answered without asking for more tools.
+    Done,
+    /// A tool suspended and no `wait_for` was set: the run halted, with the request in
+    /// [`RunResult::pending`]. Answer it and call [`Client::resume`](crate::Client::resume).
+    Pending,
+    /// The run stopped before the model answered.
+    Incomplete {
+        /// What stopped it.
+        reason: StopReason,
+    },
+}
+
+/// Why a run stopped before the model answered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StopReason {
+    /// The model was called `limit` times and still asked for tools.
+    MaxTurns {
+        /// The limit that was reached.
+        limit: u32,
+    },
+    /// The model failed to produce a turn.
+    ModelError {
+        /// What it said.
+        message: String,
+    },
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StopReason::MaxTurns { limit } => write!(f, "stopped after {limit} model turns"),
+            StopReason::ModelError { message } => write!(f, "model error: {message}"),
+        }
+    }
+}
+
+/// One tool call of a run: what was asked, what came back, and how a suspension on the
+/// way was resolved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallRecord {
+    /// The model turn (1-based, within this run) that asked for the call; `0` for a call
+    /// of a halted turn finished by a resume.
+    pub turn: u32,
+    /// The call as the model made it.
+    pub call: ToolCall,
+    /// The result fed back to the model (for a [`CallStatus::Pending`] call, the
+    /// suspension itself).
+    pub result: ToolResult,
+    /// How the call ended.
+    pub status: CallStatus,
+    /// The request the call suspended on, if it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<Request>,
+    /// The answer the request got, if it got one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<Answer>,
+}
+
+impl CallRecord {
+    /// Whether the tool failed (an error result, a panic, a timeout, bad arguments, an
+    /// unknown tool). A suspension is never a tool error, whatever its outcome.
+    pub fn is_tool_error(&self) -> bool {
+        self.status == CallStatus::Error
+    }
+}
+
+/// How one tool call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallStatus {
+    /// The tool succeeded (possibly on the re-run after an answer).
+    Ok,
+    /// The tool failed (possibly on the re-run after an answer).
+    Error,
+    /// The tool suspended and the run halted on it.
+    Pending,
+    /// The tool suspended and the answer declined (or the request expired); the model
+    /// got `declined/expired: <prompt>`.
+    Declined,
+    /// The tool suspended, was answered, and suspended again (or the answer was for
+    /// another request); the model got `unresolved: <prompt>`.
+    Unresolved,
+}
