@@ -49,13 +49,6 @@ impl<'a> ToolFn<'a> {
         }
     }
 
-    /// The parameters that take part in the argument object.
-    pub(crate) fn schema_params(&self) -> impl Iterator<Item = &Param<'a>> {
-        self.params
-            .iter()
-            .filter(|p| matches!(p.role, Role::Schema | Role::WholeArgs))
-    }
-
     /// The doc comment as one description: lines joined, paragraphs and markdown kept,
     /// surrounding blank lines trimmed.
     pub(crate) fn doc_text(&self) -> String {

@@ -21,6 +21,10 @@ impl ToolAttr {
         let parser = syn::meta::parser(|meta| {
             if let Err(e) = attr.key(&meta) {
                 errors.push(e);
+                // Skip what is left of this key's value, so the next key still parses.
+                while !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                    meta.input.parse::<proc_macro2::TokenTree>()?;
+                }
             }
             Ok(())
         });
@@ -37,26 +41,46 @@ impl ToolAttr {
             .map(ToString::to_string)
             .unwrap_or_default();
         match key.as_str() {
-            symbol::NAME => set(&mut self.name, meta, meta.value()?.parse()?),
-            symbol::DESCRIPTION => set(&mut self.description, meta, meta.value()?.parse()?),
+            symbol::NAME => set(&mut self.name, meta, string(meta, "add_numbers")?),
+            symbol::DESCRIPTION => set(
+                &mut self.description,
+                meta,
+                string(meta, "Add two numbers.")?,
+            ),
             symbol::CRATE => {
-                let lit: LitStr = meta.value()?.parse()?;
+                let lit = string(meta, "my_crate::toolnexus")?;
                 let path = lit.parse::<Path>().map_err(|_| {
                     syn::Error::new(
                         lit.span(),
-                        "`crate` must be a path, e.g. `crate = \"my::toolnexus\"`",
+                        "`crate` must be a path, e.g. `crate = \"my_crate::toolnexus\"`",
                     )
                 })?;
                 set(&mut self.krate, meta, path)
             }
-            _ => {
-                // Skip a value if one follows, so the next key still parses.
-                if meta.input.peek(syn::Token![=]) {
-                    let _: syn::Expr = meta.value()?.parse()?;
-                }
-                Err(meta.error(unknown_key(&key)))
-            }
+            _ => Err(syn::Error::new_spanned(&meta.path, unknown_key(&meta.path))),
         }
+    }
+}
+
+/// The string literal after `key =`; a missing `=` or another kind of value is an error
+/// that shows the expected form.
+fn string(meta: &ParseNestedMeta<'_>, example: &str) -> syn::Result<LitStr> {
+    let key = meta
+        .path
+        .get_ident()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    let expected = format!("`{key}` takes a string: `{key} = \"{example}\"`");
+    if !meta.input.peek(syn::Token![=]) {
+        return Err(syn::Error::new_spanned(&meta.path, expected));
+    }
+    let value: syn::Expr = meta.value()?.parse()?;
+    match value {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(lit),
+            ..
+        }) => Ok(lit),
+        other => Err(syn::Error::new_spanned(other, expected)),
     }
 }
 
@@ -67,49 +91,89 @@ fn set<T>(slot: &mut Option<T>, meta: &ParseNestedMeta<'_>, value: T) -> syn::Re
             .get_ident()
             .map(ToString::to_string)
             .unwrap_or_default();
-        return Err(meta.error(format!("duplicate `{key}` in #[tool(…)]")));
+        return Err(syn::Error::new_spanned(
+            &meta.path,
+            format!("`{key}` is set twice in #[tool(…)]; keep one"),
+        ));
     }
     *slot = Some(value);
     Ok(())
 }
 
-fn unknown_key(key: &str) -> String {
-    let accepted = symbol::TOOL_KEYS
-        .iter()
-        .map(|k| format!("`{k}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let mut message = format!("unknown key `{key}` in #[tool(…)]");
-    if let Some(close) = closest(key, symbol::TOOL_KEYS) {
-        message.push_str(&format!("; did you mean `{close}`?"));
+fn unknown_key(path: &Path) -> String {
+    let key = quote::quote!(#path).to_string().replace(' ', "");
+    let accepted = match symbol::TOOL_KEYS {
+        [init @ .., last] => format!(
+            "{} and `{last}`",
+            init.iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        [] => String::new(),
+    };
+    match closest(&key, symbol::TOOL_KEYS) {
+        Some(close) => {
+            format!(
+                "unknown key `{key}` in #[tool(…)]: did you mean `{close}`? (the keys are {accepted})"
+            )
+        }
+        None => format!("unknown key `{key}` in #[tool(…)]; the keys are {accepted}"),
     }
-    message.push_str(&format!(" (accepted keys: {accepted})"));
-    message
 }
 
 /// The accepted key nearest to `key`, if it is a plausible typo of it.
 fn closest<'a>(key: &str, candidates: &[&'a str]) -> Option<&'a str> {
     candidates
         .iter()
-        .map(|c| (edit_distance(key, c), *c))
+        .map(|c| (edit_distance(&key.to_lowercase(), c), *c))
         .filter(|(d, c)| *d <= (c.len() / 3).max(1))
         .min()
         .map(|(_, c)| c)
 }
 
+/// Levenshtein distance where swapping two neighbouring characters (`nmae`) costs one
+/// edit, like any other typo (the "optimal string alignment" distance).
 fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let next = (row[j + 1] + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != *cb));
-            diagonal = row[j + 1];
-            row[j + 1] = next;
+    // d[i][j]: the distance between the first i characters of a and the first j of b.
+    let mut d = vec![vec![0; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
         }
     }
-    row[b.len()]
+    d[a.len()][b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::closest;
+    use crate::symbol::TOOL_KEYS;
+
+    #[test]
+    fn suggests_the_key_a_typo_was_meant_to_be() {
+        assert_eq!(closest("nmae", TOOL_KEYS), Some("name"));
+        assert_eq!(closest("nam", TOOL_KEYS), Some("name"));
+        assert_eq!(closest("Name", TOOL_KEYS), Some("name"));
+        assert_eq!(closest("desciption", TOOL_KEYS), Some("description"));
+        assert_eq!(closest("descritpion", TOOL_KEYS), Some("description"));
+        assert_eq!(closest("krate", TOOL_KEYS), Some("crate"));
+        assert_eq!(closest("rename", TOOL_KEYS), None);
+        assert_eq!(closest("title", TOOL_KEYS), None);
+    }
 }

@@ -2,15 +2,17 @@
 //! macro consumed), a companion `NAME::tool()` constructor, and the registration.
 //!
 //! The generated code is small on purpose: an argument struct deriving `Deserialize` and
-//! `JsonSchema`, a handler that parses it and calls the function, and a once-built `Tool`.
-//! What a return type means is left to the `IntoToolResult` trait in `toolnexus`.
+//! `JsonSchema` (generic over the parameter types, so that a type that cannot be a
+//! parameter is reported once, on the user's type), a closure that calls the function
+//! with its fields, and a once-built `Tool`. Reading the arguments is `toolnexus`'s job;
+//! what a return type means is left to the `IntoToolResult` trait.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{FnArg, Ident, ItemFn, ReturnType};
 
-use crate::ast::{Role, ToolFn};
+use crate::ast::{Param, Role, ToolFn};
 use crate::attr::ToolAttr;
 use crate::symbol;
 
@@ -29,19 +31,65 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn<'_>) -> TokenStream {
     };
 
     let args_ty = Ident::new("__ToolnexusArgs", Span::mixed_site());
-    let args_var = Ident::new("__args", Span::mixed_site());
+    let parsed = Ident::new("__parsed", Span::mixed_site());
     let ctx_var = Ident::new("__ctx", Span::mixed_site());
-    let result_var = Ident::new("__result", Span::mixed_site());
+    let fields = fields(tool);
+    let args_def = args_def(&krate, &fields, &args_ty);
 
-    let args_def = args_struct(&krate, tool, &args_ty);
-    let (bind, call_args) = bindings(&krate, &name, tool, &args_ty, &ctx_var);
-    let ret_span = match &item.sig.output {
-        ReturnType::Type(_, ty) => ty.span(),
-        ReturnType::Default => item.sig.paren_token.span.close(),
+    // The generic route (see `ToolParam` in toolnexus): the builder takes each parameter
+    // type as a generic bounded by `ToolParam`, and is called with the user's types, so
+    // a type that is not `Deserialize + JsonSchema` is reported once, on that type.
+    let generics: Vec<&Ident> = fields.iter().filter_map(|f| f.generic.as_ref()).collect();
+    let bounds = fields.iter().filter_map(|f| {
+        let (generic, ty) = (f.generic.as_ref()?, f.param.ty?);
+        Some(quote_spanned! {ty.span()=> #generic: #krate::__private::ToolParam })
+    });
+    let types = fields
+        .iter()
+        .filter(|f| f.generic.is_some())
+        .filter_map(|f| f.param.ty);
+    let (generic_params, generic_args, turbofish) = if generics.is_empty() {
+        (quote!(), quote!(), quote!())
+    } else {
+        (
+            quote!(<#(#bounds),*>),
+            quote!(<#(#generics),*>),
+            quote!(::<#(#types),*>),
+        )
     };
-    let convert = quote_spanned! {ret_span=> #krate::__private::into_result(#result_var) };
-    let dispatch = if item.sig.asyncness.is_some() {
-        quote! {
+    // A parameter kept concrete (for its `#[serde]` attributes) is checked on its own.
+    let concrete_checks = fields
+        .iter()
+        .filter(|f| f.generic.is_none())
+        .filter_map(|f| f.param.ty)
+        .map(|ty| quote_spanned! {ty.span()=> #krate::__private::assert_param::<#ty>(); });
+
+    let call_args = tool.params.iter().map(|p| match p.role {
+        Role::Context { by_ref: true } => quote!(&#ctx_var),
+        Role::Context { by_ref: false } => quote!(#ctx_var),
+        Role::WholeArgs => quote!(#parsed),
+        Role::Schema | Role::Receiver => {
+            let ident = p.ident;
+            quote!(#parsed.#ident)
+        }
+    });
+    // Trait errors on the returned value point at the return type the user wrote: it is
+    // named as the conversion's type argument (an `impl Trait` cannot be, and a function
+    // without a return type is rejected before this).
+    let (ret_span, ret_ty) = match &item.sig.output {
+        ReturnType::Type(_, ty) if !matches!(**ty, syn::Type::ImplTrait(_)) => {
+            (ty.span(), quote!(::<#ty>))
+        }
+        ReturnType::Type(_, ty) => (ty.span(), quote!()),
+        ReturnType::Default => (fn_ident.span(), quote!()),
+    };
+    let result_var = Ident::new("__result", Span::mixed_site().located_at(ret_span));
+    let convert = quote_spanned! {ret_span=> #krate::__private::into_result #ret_ty (#result_var) };
+    let dispatch = if let Some(asyncness) = &item.sig.asyncness {
+        // A future that is not `Send` is reported on the user's `async` keyword: the whole
+        // call is located there.
+        let krate = respan(quote!(#krate), asyncness.span);
+        quote_spanned! {asyncness.span=>
             #krate::__private::boxed(async move {
                 let #result_var = #fn_ident(#(#call_args),*).await;
                 #convert
@@ -63,10 +111,6 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn<'_>) -> TokenStream {
         quote!(_)
     };
 
-    let param_checks = tool.schema_params().filter_map(|p| p.ty).map(|ty| {
-        quote_spanned! {ty.span()=> let _ = #krate::__private::assert_param::<#ty>; }
-    });
-
     let vis = &item.vis;
     let doc = format!(
         "The toolnexus tool made from the function `{fn_ident}`: `{fn_ident}::tool()` returns it."
@@ -86,24 +130,19 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn<'_>) -> TokenStream {
             #vis fn tool() -> #krate::Tool {
                 #args_def
 
-                fn __toolnexus_handler(
-                    #args_var: #krate::Args<'_>,
-                    #ctx_param: #krate::Context,
-                ) -> #krate::Dispatch {
-                    #(#param_checks)*
-                    #bind
-                    #dispatch
+                fn build_tool #generic_params(
+                    call: fn(#args_ty #generic_args, #krate::Context) -> #krate::Dispatch,
+                ) -> #krate::Tool {
+                    #krate::__private::native_tool(#name, #description, call)
                 }
 
                 static TOOL: #krate::__private::OnceLock<#krate::Tool> =
                     #krate::__private::OnceLock::new();
                 TOOL.get_or_init(|| {
-                    #krate::__private::native_tool(
-                        #name,
-                        #description,
-                        #krate::__private::schema_for::<#args_ty>(),
-                        __toolnexus_handler,
-                    )
+                    build_tool #turbofish(|#parsed, #ctx_param| {
+                        #(#concrete_checks)*
+                        #dispatch
+                    })
                 })
                 .clone()
             }
@@ -115,68 +154,63 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn<'_>) -> TokenStream {
     }
 }
 
-/// The argument struct: one field per schema parameter, or an alias of the `#[args]` type.
-fn args_struct(krate: &syn::Path, tool: &ToolFn<'_>, args_ty: &Ident) -> TokenStream {
-    if let Some(whole) = tool.params.iter().find(|p| p.role == Role::WholeArgs) {
-        let ty = whole.ty;
-        return quote!(type #args_ty = #ty;);
+/// A parameter that takes part in the argument object.
+struct Field<'p, 'a> {
+    param: &'p Param<'a>,
+    /// The struct's type parameter standing for the parameter's type; `None` keeps the
+    /// concrete type, which `#[serde]`/`#[schemars]` attributes on the parameter may need
+    /// (`default`, `with`, … are written for that type).
+    generic: Option<Ident>,
+}
+
+fn fields<'p, 'a>(tool: &'p ToolFn<'a>) -> Vec<Field<'p, 'a>> {
+    tool.params
+        .iter()
+        .filter(|p| matches!(p.role, Role::Schema | Role::WholeArgs))
+        .enumerate()
+        .map(|(i, param)| {
+            let attributed = param.forwarded.iter().any(|a| !a.path().is_ident("doc"));
+            let generic = (param.role == Role::WholeArgs || !attributed)
+                .then(|| Ident::new(&format!("__T{i}"), Span::mixed_site()));
+            Field { param, generic }
+        })
+        .collect()
+}
+
+/// The argument struct, generic over the parameter types (one field per parameter), or
+/// for `#[args]` an alias of that parameter's type.
+fn args_def(krate: &syn::Path, fields: &[Field<'_, '_>], args_ty: &Ident) -> TokenStream {
+    let generics: Vec<&Ident> = fields.iter().filter_map(|f| f.generic.as_ref()).collect();
+    let generics = (!generics.is_empty()).then(|| quote!(<#(#generics),*>));
+    if let [whole] = fields
+        && whole.param.role == Role::WholeArgs
+    {
+        return quote!(type #args_ty #generics = __T0;);
     }
     let krate_str = quote!(#krate).to_string();
     let serde_crate = format!("{krate_str}::__private::serde");
     let schemars_crate = format!("{krate_str}::__private::schemars");
-    let fields = tool
-        .params
-        .iter()
-        .filter(|p| p.role == Role::Schema)
-        .map(|p| {
-            let ident = p.ident;
-            let ty = p.ty;
-            let forwarded = p.forwarded.iter().filter(|a| !a.path().is_ident("doc"));
-            let doc = p.doc_text();
-            let description = (!doc.is_empty()).then(|| quote!(#[schemars(description = #doc)]));
-            quote! { #(#forwarded)* #description #ident: #ty, }
-        });
+    let fields = fields.iter().map(|f| {
+        let ident = f.param.ident;
+        let ty = match (&f.generic, f.param.ty) {
+            (Some(generic), _) => quote!(#generic),
+            (None, ty) => quote!(#ty),
+        };
+        let forwarded = f
+            .param
+            .forwarded
+            .iter()
+            .filter(|a| !a.path().is_ident("doc"));
+        let doc = f.param.doc_text();
+        let description = (!doc.is_empty()).then(|| quote!(#[schemars(description = #doc)]));
+        quote! { #(#forwarded)* #description #ident: #ty, }
+    });
     quote! {
         #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
         #[serde(crate = #serde_crate, deny_unknown_fields)]
         #[schemars(crate = #schemars_crate)]
-        struct #args_ty { #(#fields)* }
+        struct #args_ty #generics { #(#fields)* }
     }
-}
-
-/// Parses the arguments into the struct, and lists what the call passes for each
-/// parameter (a field, the whole struct, or the context).
-fn bindings(
-    krate: &syn::Path,
-    name: &str,
-    tool: &ToolFn<'_>,
-    args_ty: &Ident,
-    ctx_var: &Ident,
-) -> (TokenStream, Vec<TokenStream>) {
-    let args_var = Ident::new("__args", Span::mixed_site());
-    let parsed = Ident::new("__parsed", Span::mixed_site());
-    let parse = quote! {
-        let #parsed: #args_ty = match #args_var.parse::<#args_ty>(#name) {
-            ::core::result::Result::Ok(value) => value,
-            ::core::result::Result::Err(error) => {
-                return #krate::Dispatch::Ready(::core::convert::Into::into(error));
-            }
-        };
-    };
-    let call_args = tool
-        .params
-        .iter()
-        .map(|p| match p.role {
-            Role::Context { by_ref: true } => quote!(&#ctx_var),
-            Role::Context { by_ref: false } => quote!(#ctx_var),
-            Role::WholeArgs => quote!(#parsed),
-            Role::Schema | Role::Receiver => {
-                let ident = p.ident;
-                quote!(#parsed.#ident)
-            }
-        })
-        .collect();
-    (parse, call_args)
 }
 
 /// The user's function as written, minus the parameter attributes the macro consumed
@@ -200,11 +234,17 @@ pub(crate) fn original(item: &ItemFn) -> TokenStream {
 /// What is emitted when the function breaks a rule: the function itself (so the rest of
 /// the crate and the IDE still see it), a `NAME::tool()` that type-checks (so callers do
 /// not cascade into more errors), and the errors.
+///
+/// A method (a function with a `self` receiver) sits in an `impl` block, where no
+/// companion struct can go, so it gets the errors alone.
 pub(crate) fn fallback(attr: &ToolAttr, item: &ItemFn, errors: TokenStream) -> TokenStream {
+    let cleaned = original(item);
+    if item.sig.receiver().is_some() {
+        return quote!(#cleaned #errors);
+    }
     let krate = krate(attr);
     let fn_ident = &item.sig.ident;
     let vis = &item.vis;
-    let cleaned = original(item);
     let doc = format!("The toolnexus tool made from the function `{fn_ident}`.");
     quote! {
         #cleaned
@@ -219,6 +259,23 @@ pub(crate) fn fallback(attr: &ToolAttr, item: &ItemFn, errors: TokenStream) -> T
         }
         #errors
     }
+}
+
+/// The same tokens, every one of them (and every group) located at `span`.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            if let proc_macro2::TokenTree::Group(group) = &token {
+                let mut inner =
+                    proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                token = inner.into();
+            }
+            token.set_span(span);
+            token
+        })
+        .collect()
 }
 
 fn krate(attr: &ToolAttr) -> syn::Path {

@@ -10,8 +10,9 @@
 #![warn(unreachable_pub)]
 
 use proc_macro::TokenStream;
+use quote::ToTokens;
 use syn::punctuated::Punctuated;
-use syn::{ItemFn, Path, Token};
+use syn::{Item, Path, Token};
 
 mod ast;
 mod attr;
@@ -22,17 +23,11 @@ mod valid;
 /// Turns a function into a toolnexus tool. Documented on `toolnexus::tool`.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
-    let item = match syn::parse::<ItemFn>(item) {
-        Ok(item) => item,
-        Err(e) => {
-            let mut e = e.to_compile_error();
-            e.extend([syn::Error::new(
-                proc_macro2::Span::call_site(),
-                "#[tool] goes on a function (`fn` or `async fn`)",
-            )
-            .to_compile_error()]);
-            return e.into();
-        }
+    let item = match syn::parse::<Item>(item.clone()) {
+        Ok(Item::Fn(item)) => item,
+        // Anything else is left as written, so only this one error shows.
+        Ok(other) => return with_error(item, not_a_function(&other)),
+        Err(e) => return with_error(item, e),
     };
     let mut errors = Vec::new();
     let attr = attr::ToolAttr::parse(args.into(), &mut errors);
@@ -45,6 +40,38 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
         None => expand::expand(&attr, &model).into(),
         Some(all) => expand::fallback(&attr, &item, all.to_compile_error()).into(),
     }
+}
+
+/// The item as written, followed by `error`.
+fn with_error(item: TokenStream, error: syn::Error) -> TokenStream {
+    let mut out = proc_macro2::TokenStream::from(item);
+    out.extend(error.to_compile_error());
+    out.into()
+}
+
+/// `#[tool]` on a struct, an enum, a `mod`…: the error points at the item's keyword and
+/// name, and says what the item is.
+fn not_a_function(item: &Item) -> syn::Error {
+    fn head(keyword: impl ToTokens, name: impl ToTokens) -> proc_macro2::TokenStream {
+        quote::quote!(#keyword #name)
+    }
+    let (what, head) = match item {
+        Item::Struct(i) => ("a struct", head(i.struct_token, &i.ident)),
+        Item::Enum(i) => ("an enum", head(i.enum_token, &i.ident)),
+        Item::Union(i) => ("a union", head(i.union_token, &i.ident)),
+        Item::Trait(i) => ("a trait", head(i.trait_token, &i.ident)),
+        Item::Mod(i) => ("a module", head(i.mod_token, &i.ident)),
+        Item::Const(i) => ("a const", head(i.const_token, &i.ident)),
+        Item::Static(i) => ("a static", head(i.static_token, &i.ident)),
+        Item::Type(i) => ("a type alias", head(i.type_token, &i.ident)),
+        Item::Impl(i) => ("an impl block", head(i.impl_token, &i.self_ty)),
+        Item::Use(i) => ("a `use`", head(i.use_token, &i.tree)),
+        other => ("this item", other.to_token_stream()),
+    };
+    syn::Error::new_spanned(
+        head,
+        format!("#[tool] goes on a function (`fn` or `async fn`), not on {what}"),
+    )
 }
 
 /// `tools![f, module::g]` → `vec![f::tool(), module::g::tool()]`. Documented on

@@ -7,7 +7,6 @@ use std::future::Future;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 
 use crate::args::Args;
 use crate::context::Context;
@@ -15,14 +14,24 @@ use crate::into_result::IntoToolResult;
 use crate::result::ToolResult;
 use crate::tool::{Dispatch, Tool};
 
-/// The tool a `#[tool]` function becomes, its source marked `"native"`.
-pub fn native_tool(
+/// The tool a `#[tool]` function becomes, its source marked `"native"`: the schema is
+/// `A`'s, and each call reads its arguments into an `A` and hands it to `call`.
+pub fn native_tool<A: DeserializeOwned + JsonSchema + 'static>(
     name: &'static str,
     description: &'static str,
-    schema: Value,
-    handler: fn(Args<'_>, Context) -> Dispatch,
+    call: fn(A, Context) -> Dispatch,
 ) -> Tool {
-    Tool::from_handler(name, description, schema, "native", Box::new(handler))
+    let handler = move |args: Args<'_>, ctx: Context| match args.parse::<A>(name) {
+        Ok(parsed) => call(parsed, ctx),
+        Err(error) => Dispatch::Ready(error.into()),
+    };
+    Tool::from_handler(
+        name,
+        description,
+        crate::schema::schema_for::<A>(),
+        "native",
+        Box::new(handler),
+    )
 }
 
 /// Converts the function's return value (the trait bound is where an unsupported return
@@ -45,16 +54,23 @@ where
 }
 
 /// What a `#[tool]` parameter's type must be: readable from JSON and describable as a
-/// JSON schema. Checked with the parameter's own span, so the error points at its type.
+/// JSON schema.
+///
+/// The expansion reaches the argument struct only through a function generic over the
+/// parameter types, bounded by `ToolParam` and called with the types as the user wrote
+/// them. A type that is neither `Deserialize` nor `JsonSchema` is then reported there, on
+/// the user's type, with the message below, and nowhere else (the derived code is generic,
+/// so it has nothing to complain about).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a #[tool] parameter",
     label = "this type must implement `serde::Deserialize` and `schemars::JsonSchema`",
     note = "derive both on your type: `#[derive(serde::Deserialize, schemars::JsonSchema)]`",
-    note = "`toolnexus::Context` parameters are injected and need neither"
+    note = "if this is the injected `toolnexus::Context` under another name, mark the parameter `#[context]`"
 )]
-pub trait ToolParam {}
+pub trait ToolParam: DeserializeOwned + JsonSchema + 'static {}
 
-impl<T: DeserializeOwned + JsonSchema> ToolParam for T {}
+impl<T: DeserializeOwned + JsonSchema + 'static> ToolParam for T {}
 
-/// Instantiated once per parameter type by the expansion to check [`ToolParam`].
+/// Checks [`ToolParam`] for one type, where the expansion cannot use the generic route
+/// (a parameter whose `#[serde]` attributes need its concrete type).
 pub fn assert_param<T: ToolParam>() {}

@@ -29,7 +29,8 @@ use crate::result::ToolResult;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a return type a #[tool] function can have",
     label = "unsupported #[tool] return type",
-    note = "accepted: `Result<T, E>` with `T: Display`, `Json<T>` or `ToolResult`, and `E: Display`, `Suspend` or `toolnexus::Error`; or `Suspend`, `ToolResult`, `Json<T: Serialize>` on their own",
+    note = "a #[tool] function returns `Result<T, E>`, `ToolResult`, `Suspend` or `Json<T>` (with `T: Serialize`)",
+    note = "in `Result<T, E>`, `T` is `Display`, `Json<T>` or `ToolResult`, and `E` is `Display`, `Suspend` or `toolnexus::Error`",
     note = "for a tool that cannot fail, return `Result<T, std::convert::Infallible>`"
 )]
 pub trait IntoToolResult {

@@ -1,0 +1,16 @@
+// Deriving `Deserialize` alone is not enough: the schema needs `JsonSchema` too.
+use toolnexus::tool;
+
+#[derive(serde::Deserialize)]
+struct Point {
+    x: f64,
+    y: f64,
+}
+
+/// Distance from the origin.
+#[tool]
+fn norm(point: Point) -> Result<f64, std::convert::Infallible> {
+    Ok((point.x * point.x + point.y * point.y).sqrt())
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use toolnexus::tool;
+
+/// Not a function.
+#[tool]
+struct Add {
+    a: i64,
+    b: i64,
+}
+
+fn main() {}
