@@ -133,7 +133,8 @@ fn dispatch(c: &mut Criterion) {
         .with(ship::tool());
     let big = fifty();
     let mut group = c.benchmark_group("dispatch");
-    let cases: [(&str, fn() -> Value, fn(Value) -> String); 3] = [
+    type Case = (&'static str, fn() -> Value, fn(Value) -> String);
+    let cases: [Case; 3] = [
         ("a_two_ints", || json!({"a": 20, "b": 22}), floor_add),
         (
             "b_one_string",

@@ -153,10 +153,10 @@ pub(crate) fn openai_strict(schema: &Value) -> Vec<String> {
                 _ => broken.push(format!("{path}: array without typed `items`")),
             }
         }
-        if let Some(format) = node.get("format").and_then(Value::as_str) {
-            if !FORMATS.contains(&format) {
-                broken.push(format!("{path}: format `{format}` is not supported"));
-            }
+        if let Some(format) = node.get("format").and_then(Value::as_str)
+            && !FORMATS.contains(&format)
+        {
+            broken.push(format!("{path}: format `{format}` is not supported"));
         }
     });
     broken
@@ -230,15 +230,16 @@ pub(crate) fn anthropic_strict(schema: &Value) -> Vec<String> {
                 "{path}: object without `additionalProperties: false`"
             ));
         }
-        if let Some(min) = node.get("minItems") {
-            if min != 0 && min != 1 {
-                broken.push(format!("{path}: `minItems: {min}`"));
-            }
+        if let Some(min) = node.get("minItems")
+            && min != 0
+            && min != 1
+        {
+            broken.push(format!("{path}: `minItems: {min}`"));
         }
-        if let Some(format) = node.get("format").and_then(Value::as_str) {
-            if !FORMATS.contains(&format) {
-                broken.push(format!("{path}: format `{format}` is not supported"));
-            }
+        if let Some(format) = node.get("format").and_then(Value::as_str)
+            && !FORMATS.contains(&format)
+        {
+            broken.push(format!("{path}: format `{format}` is not supported"));
         }
     });
     broken
@@ -293,15 +294,15 @@ pub(crate) fn gemini(schema: &Value) -> Vec<String> {
             Some(Value::String(t)) if TYPES.contains(&t.as_str()) => {}
             Some(other) => broken.push(format!("{path}: `type: {other}`")),
         }
-        if let Some(Value::Array(values)) = node.get("enum") {
-            if !values.iter().all(Value::is_string) {
-                broken.push(format!("{path}: non-string enum"));
-            }
+        if let Some(Value::Array(values)) = node.get("enum")
+            && !values.iter().all(Value::is_string)
+        {
+            broken.push(format!("{path}: non-string enum"));
         }
-        if let Some(format) = node.get("format").and_then(Value::as_str) {
-            if !["enum", "date-time"].contains(&format) {
-                broken.push(format!("{path}: format `{format}`"));
-            }
+        if let Some(format) = node.get("format").and_then(Value::as_str)
+            && !["enum", "date-time"].contains(&format)
+        {
+            broken.push(format!("{path}: format `{format}`"));
         }
     });
     broken

@@ -166,10 +166,10 @@ impl Client {
             turn.abandon();
             turn.write(&mut transcript);
         }
-        if let Some(system) = &self.system {
-            if !matches!(transcript.first(), Some(Message::System { .. })) {
-                transcript.insert(0, Message::system(system.clone()));
-            }
+        if let Some(system) = &self.system
+            && !matches!(transcript.first(), Some(Message::System { .. }))
+        {
+            transcript.insert(0, Message::system(system.clone()));
         }
         transcript.push(Message::user(prompt));
         self.drive(transcript, Vec::new(), toolkit).await

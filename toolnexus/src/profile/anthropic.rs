@@ -117,18 +117,18 @@ impl Strict<'_> {
             return out;
         }
         tuple_to_items(&mut node);
-        if let Some(Value::Array(parts)) = node.get("allOf") {
-            if let [Value::Object(part)] = parts.as_slice() {
-                let part = part.clone();
-                node.remove("allOf");
-                merge_object(&mut node, &part, true);
-                return self.node(&Value::Object(node), path);
-            }
+        if let Some(Value::Array(parts)) = node.get("allOf")
+            && let [Value::Object(part)] = parts.as_slice()
+        {
+            let part = part.clone();
+            node.remove("allOf");
+            merge_object(&mut node, &part, true);
+            return self.node(&Value::Object(node), path);
         }
-        if let Some(one_of) = node.remove("oneOf") {
-            if !node.contains_key("anyOf") {
-                node.insert("anyOf".into(), one_of);
-            }
+        if let Some(one_of) = node.remove("oneOf")
+            && !node.contains_key("anyOf")
+        {
+            node.insert("anyOf".into(), one_of);
         }
         if !is_typed(&node) {
             return Err(self.untyped(path));

@@ -143,10 +143,10 @@ impl Walk<'_> {
             }
             return self.node(&Value::Object(node), path);
         }
-        if let Some(one_of) = node.remove("oneOf") {
-            if !node.contains_key("anyOf") {
-                node.insert("anyOf".into(), one_of);
-            }
+        if let Some(one_of) = node.remove("oneOf")
+            && !node.contains_key("anyOf")
+        {
+            node.insert("anyOf".into(), one_of);
         }
         if let Some(constant) = node.remove("const") {
             node.insert("enum".into(), Value::Array(vec![constant]));
@@ -160,11 +160,11 @@ impl Walk<'_> {
             types.retain(|t| t != "null");
         }
         // `null` among the `enum` values → nullable.
-        if let Some(Value::Array(values)) = node.get_mut("enum") {
-            if values.contains(&Value::Null) {
-                nullable = true;
-                values.retain(|v| !v.is_null());
-            }
+        if let Some(Value::Array(values)) = node.get_mut("enum")
+            && values.contains(&Value::Null)
+        {
+            nullable = true;
+            values.retain(|v| !v.is_null());
         }
         // `anyOf: [T, null]` → `T` + nullable.
         if let Some(Value::Array(variants)) = node.get("anyOf").cloned() {
@@ -267,10 +267,10 @@ impl Walk<'_> {
                     }
                     Value::Array(values) => {
                         let listed: Vec<String> = values.iter().map(Value::to_string).collect();
-                        if kind.is_none() {
-                            if let Some(inferred) = infer_type(values) {
-                                out.insert("type".into(), inferred.into());
-                            }
+                        if kind.is_none()
+                            && let Some(inferred) = infer_type(values)
+                        {
+                            out.insert("type".into(), inferred.into());
                         }
                         add_description(&mut out, &format!("One of: {}.", listed.join(", ")));
                     }
@@ -289,10 +289,11 @@ impl Walk<'_> {
                 _ => notes.push((key, value)),
             }
         }
-        if let Some(Value::Array(values)) = out.get("enum") {
-            if !out.contains_key("type") && values.iter().all(Value::is_string) {
-                out.insert("type".into(), "string".into());
-            }
+        if let Some(Value::Array(values)) = out.get("enum")
+            && !out.contains_key("type")
+            && values.iter().all(Value::is_string)
+        {
+            out.insert("type".into(), "string".into());
         }
         if nullable {
             out.insert("nullable".into(), Value::Bool(true));

@@ -277,10 +277,10 @@ pub(crate) fn accepts_null(schema: &Value) -> bool {
     if types_of(node).contains(&"null") {
         return true;
     }
-    if let Some(Value::Array(values)) = node.get("enum") {
-        if values.contains(&Value::Null) {
-            return true;
-        }
+    if let Some(Value::Array(values)) = node.get("enum")
+        && values.contains(&Value::Null)
+    {
+        return true;
     }
     if node.get("const") == Some(&Value::Null) {
         return true;
@@ -334,13 +334,13 @@ fn is_integer_format(format: &str) -> bool {
 pub(crate) fn fix_integer_formats(schema: &mut Value) {
     match schema {
         Value::Object(node) => {
-            if let Some(format) = node.get("format").and_then(Value::as_str) {
-                if is_integer_format(format) {
-                    let unsigned = format.starts_with('u');
-                    node.remove("format");
-                    if unsigned && !node.contains_key("minimum") {
-                        node.insert("minimum".into(), 0.into());
-                    }
+            if let Some(format) = node.get("format").and_then(Value::as_str)
+                && is_integer_format(format)
+            {
+                let unsigned = format.starts_with('u');
+                node.remove("format");
+                if unsigned && !node.contains_key("minimum") {
+                    node.insert("minimum".into(), 0.into());
                 }
             }
             for (key, value) in node.iter_mut() {
@@ -376,16 +376,15 @@ pub(crate) fn object_root(schema: &Value, profile: Profile) -> Result<Value, Pro
             merge_variants(&mut root, &variants, key, schema, profile)?;
         }
     }
-    if let Some(Value::Array(parts)) = root.get("allOf").cloned() {
-        if parts
+    if let Some(Value::Array(parts)) = root.get("allOf").cloned()
+        && parts
             .iter()
             .all(|part| variant_object(part, schema).is_some())
-        {
-            root.remove("allOf");
-            for part in &parts {
-                let part = variant_object(part, schema).unwrap_or_default();
-                merge_object(&mut root, &part, true);
-            }
+    {
+        root.remove("allOf");
+        for part in &parts {
+            let part = variant_object(part, schema).unwrap_or_default();
+            merge_object(&mut root, &part, true);
         }
     }
     match types_of(&root).as_slice() {
