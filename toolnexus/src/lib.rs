@@ -42,6 +42,8 @@ mod adapters;
 mod args;
 mod content;
 mod context;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod registry;
 mod request;
 mod result;
