@@ -51,6 +51,8 @@ mod content;
 mod context;
 mod expansion;
 mod into_result;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod message;
 mod model;
 pub mod profile;

@@ -1,0 +1,86 @@
+//! toolnexus values in MCP's shapes: a [`Tool`] as a `tools/list` entry, a [`ToolResult`]
+//! as a `tools/call` result.
+
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock, MetaObject, ResourceContents};
+use serde_json::{Map, Value};
+
+use crate::content::{ContentPart, PartKind};
+use crate::result::ToolResult;
+use crate::tool::Tool;
+
+/// The `_meta` key under which a suspended call's [`Request`](crate::Request) travels.
+pub const PENDING_META_KEY: &str = "toolnexus/pending";
+
+/// A tool as an MCP `tools/list` entry: the name verbatim, the description and the input
+/// schema, exactly as in [`Toolkit::to_mcp`](crate::Toolkit::to_mcp).
+///
+/// MCP requires the input schema to be a JSON object; a tool whose schema is not one (a
+/// bare `true`, say) is listed as accepting any object.
+pub fn mcp_tool(tool: &Tool) -> rmcp::model::Tool {
+    let schema = match tool.input_schema() {
+        Value::Object(map) => map.clone(),
+        _ => {
+            let mut any = Map::new();
+            any.insert("type".to_owned(), Value::from("object"));
+            any
+        }
+    };
+    rmcp::model::Tool::new(
+        tool.name().to_owned(),
+        tool.description().to_owned(),
+        Arc::new(schema),
+    )
+}
+
+/// A [`ToolResult`] as an MCP `tools/call` result, for the tool named `tool`.
+///
+/// - `output` becomes the first content item, a text item (always present, so a client
+///   that reads only text sees what the model would);
+/// - each part follows: an image as an `image` item, audio as an `audio` item, a PDF as an
+///   embedded `resource` (a blob with URI `toolnexus://TOOL/parts/N` and its MIME type),
+///   each carrying its base64 data;
+/// - `is_error` becomes `isError`;
+/// - a pending result (a suspension) is an error result whose text is the request's prompt,
+///   followed by the request's URL as a second text item when it has one; the request
+///   itself travels in `_meta["toolnexus/pending"]` for hosts that can resolve it.
+///
+/// `metadata` other than `pending` is bookkeeping for the host and is not sent.
+pub fn call_tool_result(tool: &str, result: ToolResult) -> CallToolResult {
+    if let Some(request) = result.pending_request() {
+        let mut content = vec![ContentBlock::text(request.prompt.clone())];
+        if let Some(url) = &request.url {
+            content.push(ContentBlock::text(url.clone()));
+        }
+        let mut meta = Map::new();
+        meta.insert(
+            PENDING_META_KEY.to_owned(),
+            serde_json::to_value(&request).unwrap_or(Value::Null),
+        );
+        let mut mapped = CallToolResult::error(content);
+        mapped.meta = Some(MetaObject(meta));
+        return mapped;
+    }
+    let mut content = Vec::with_capacity(1 + result.parts.as_ref().map_or(0, Vec::len));
+    content.push(ContentBlock::text(result.output));
+    for (index, part) in result.parts.iter().flatten().enumerate() {
+        content.push(part_block(tool, index, part));
+    }
+    if result.is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    }
+}
+
+fn part_block(tool: &str, index: usize, part: &ContentPart) -> ContentBlock {
+    match part.kind() {
+        PartKind::Image => ContentBlock::image(part.base64(), part.mime_type()),
+        PartKind::Audio => ContentBlock::audio(part.base64(), part.mime_type()),
+        PartKind::Document => ContentBlock::resource(
+            ResourceContents::blob(part.base64(), format!("toolnexus://{tool}/parts/{index}"))
+                .with_mime_type(part.mime_type()),
+        ),
+    }
+}

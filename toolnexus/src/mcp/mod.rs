@@ -1,0 +1,322 @@
+//! Serve a [`Toolkit`] over the Model Context Protocol (feature `mcp`).
+//!
+//! [`McpServer`] wraps a toolkit and implements the MCP server side with the official
+//! Rust SDK ([`rmcp`]): `initialize` advertises the server's name and version and the
+//! tools capability, `tools/list` lists the toolkit's tools (the same entries as
+//! [`Toolkit::to_mcp`]), and `tools/call` runs [`Toolkit::execute`] and maps the
+//! [`ToolResult`](crate::ToolResult) to MCP content (see [`call_tool_result`]).
+//!
+//! Two transports:
+//!
+//! - stdio, for local clients that spawn the server: [`McpServer::serve_stdio`] (or
+//!   [`McpServer::serve_io`] over any pair of async streams);
+//! - streamable HTTP, mounted at `/mcp`: [`McpServer::serve_http`] binds the address
+//!   given (port 0 picks a free port) and returns an [`HttpServer`] that reports the
+//!   bound address and shuts down cleanly.
+//!
+//! ```no_run
+//! use serde_json::json;
+//! use toolnexus::mcp::McpServer;
+//! use toolnexus::{Tool, ToolResult, Toolkit};
+//!
+//! # async fn demo() -> std::io::Result<()> {
+//! let echo = Tool::new_sync("echo", "Echoes `text`.", json!({"type": "object"}), |args, _| {
+//!     ToolResult::ok(args["text"].as_str().unwrap_or_default())
+//! });
+//! let server = McpServer::new(Toolkit::new().with(echo)).with_name("echo-server");
+//!
+//! // Streamable HTTP on a free port of the loopback interface…
+//! let http = server.clone().serve_http("127.0.0.1:0").await?;
+//! println!("serving {}", http.url());
+//! http.shutdown().await?;
+//!
+//! // …or stdio, until the client closes the stream.
+//! server.serve_stdio().await?;
+//! # Ok(())
+//! # }
+//! ```
+
+mod convert;
+mod http;
+
+use std::collections::HashSet;
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ErrorData, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::{RoleServer, ServerHandler};
+use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use crate::context::Context;
+use crate::toolkit::Toolkit;
+
+pub use convert::{PENDING_META_KEY, call_tool_result, mcp_tool};
+pub use http::{HttpServer, ShutdownHandle};
+/// The MCP SDK this module is built on, re-exported so its types (transports, HTTP
+/// configuration, the [`ServerHandler`] trait) can be named without a second dependency.
+pub use rmcp;
+
+/// The default bound on one incoming message: a stdio line or an HTTP request body.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 1024 * 1024;
+
+/// The name `initialize` advertises unless [`McpServer::with_name`] changes it.
+pub const DEFAULT_SERVER_NAME: &str = "toolnexus";
+
+/// A [`Toolkit`] served over MCP. Cheap to clone: the toolkit and the tool listing are
+/// shared.
+///
+/// Every call runs through [`Toolkit::execute`], so a failing or panicking tool gives an
+/// error result (`isError: true`) and never takes the server down. The request's
+/// cancellation (a client's `notifications/cancelled`, a dropped HTTP connection, the
+/// server shutting down) reaches the tool's [`Context`] as its cancellation token.
+#[derive(Clone)]
+pub struct McpServer(Arc<Inner>);
+
+#[derive(Clone)]
+struct Inner {
+    toolkit: Toolkit,
+    allowed: Option<HashSet<String>>,
+    listing: Vec<rmcp::model::Tool>,
+    name: String,
+    version: String,
+    instructions: Option<String>,
+    timeout: Option<Duration>,
+    max_message_bytes: usize,
+}
+
+impl McpServer {
+    /// Serves every tool of `toolkit`, advertised as `toolnexus` with this crate's version.
+    pub fn new(toolkit: Toolkit) -> Self {
+        let mut inner = Inner {
+            toolkit,
+            allowed: None,
+            listing: Vec::new(),
+            name: DEFAULT_SERVER_NAME.to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            instructions: None,
+            timeout: None,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+        };
+        inner.relist();
+        McpServer(Arc::new(inner))
+    }
+
+    fn update(self, f: impl FnOnce(&mut Inner)) -> Self {
+        let mut inner = Arc::unwrap_or_clone(self.0);
+        f(&mut inner);
+        McpServer(Arc::new(inner))
+    }
+
+    /// Sets the `serverInfo.name` that `initialize` advertises.
+    #[must_use]
+    pub fn with_name(self, name: impl Into<String>) -> Self {
+        let name = name.into();
+        self.update(|inner| inner.name = name)
+    }
+
+    /// Sets the `serverInfo.version` that `initialize` advertises.
+    #[must_use]
+    pub fn with_version(self, version: impl Into<String>) -> Self {
+        let version = version.into();
+        self.update(|inner| inner.version = version)
+    }
+
+    /// Sets the `instructions` that `initialize` gives the client (how to use the tools).
+    #[must_use]
+    pub fn with_instructions(self, instructions: impl Into<String>) -> Self {
+        let instructions = instructions.into();
+        self.update(|inner| inner.instructions = Some(instructions))
+    }
+
+    /// Exposes only the tools with these names. Names that are not in the toolkit are
+    /// ignored; a hidden tool is neither listed nor callable (calling it is the same
+    /// invalid-params error as calling a tool that does not exist).
+    #[must_use]
+    pub fn with_allowed_tools<I, S>(self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let allowed = names.into_iter().map(Into::into).collect();
+        self.update(|inner| {
+            inner.allowed = Some(allowed);
+            inner.relist();
+        })
+    }
+
+    /// Limits every call to `timeout` (see [`Context::with_timeout`]); past it, the call
+    /// ends with an error result saying it timed out.
+    #[must_use]
+    pub fn with_timeout(self, timeout: Duration) -> Self {
+        self.update(|inner| inner.timeout = Some(timeout))
+    }
+
+    /// Bounds one incoming message: a longer stdio line is discarded (the connection stays
+    /// open), a larger HTTP request body is refused with `413 Payload Too Large`.
+    /// Defaults to [`DEFAULT_MAX_MESSAGE_BYTES`] (1 MiB).
+    #[must_use]
+    pub fn with_max_message_bytes(self, bytes: usize) -> Self {
+        self.update(|inner| inner.max_message_bytes = bytes)
+    }
+
+    /// The toolkit being served.
+    pub fn toolkit(&self) -> &Toolkit {
+        &self.0.toolkit
+    }
+
+    /// The `tools/list` entries: every exposed tool, in registration order.
+    pub fn tools(&self) -> &[rmcp::model::Tool] {
+        &self.0.listing
+    }
+
+    /// Whether a tool named `name` is in the toolkit and exposed.
+    pub fn exposes(&self, name: &str) -> bool {
+        self.0.toolkit.get(name).is_some()
+            && self.0.allowed.as_ref().is_none_or(|set| set.contains(name))
+    }
+
+    /// The bound on one incoming message (see [`McpServer::with_max_message_bytes`]).
+    pub fn max_message_bytes(&self) -> usize {
+        self.0.max_message_bytes
+    }
+
+    /// Serves one client over the process's standard input and output until the client
+    /// closes the stream. Nothing else may write to stdout meanwhile: log to stderr.
+    pub async fn serve_stdio(self) -> io::Result<()> {
+        let (stdin, stdout) = rmcp::transport::stdio();
+        self.serve_io(stdin, stdout).await
+    }
+
+    /// Serves one client speaking newline-delimited JSON-RPC over `read` / `write` (a
+    /// child's pipes, a Unix socket, an in-memory duplex…) until the client closes `read`.
+    ///
+    /// Input that is not JSON is ignored, JSON that is not a JSON-RPC message gets an
+    /// invalid-request error, and a line longer than the message bound is discarded: the
+    /// connection stays open in every case. The `Err` is a client that went away before
+    /// completing `initialize`, or a failed read or write.
+    pub async fn serve_io<R, W>(self, read: R, write: W) -> io::Result<()>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let transport = AsyncRwTransport::<RoleServer, R, W>::new_server(read, write)
+            .with_max_line_length(self.0.max_message_bytes);
+        let running = rmcp::serve_server(self, transport)
+            .await
+            .map_err(io::Error::other)?;
+        running.waiting().await.map_err(io::Error::other)?;
+        Ok(())
+    }
+
+    /// Serves streamable HTTP at `http://ADDR/mcp` (see [`HttpServer`]). Port 0 picks a
+    /// free port; [`HttpServer::local_addr`] reports the one bound. Only loopback `Host`
+    /// headers are accepted (DNS-rebinding protection); to serve other hosts, pass your
+    /// own configuration to [`McpServer::serve_http_with`].
+    pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> io::Result<HttpServer> {
+        let config = rmcp::transport::StreamableHttpServerConfig::default();
+        self.serve_http_with(addr, config).await
+    }
+
+    /// [`McpServer::serve_http`] with the SDK's HTTP configuration (allowed hosts and
+    /// origins, keep-alive, sessions). The request-body bound is the smaller of the
+    /// configuration's and [`McpServer::max_message_bytes`]; the cancellation token is
+    /// tied to the returned server's shutdown.
+    pub async fn serve_http_with(
+        self,
+        addr: impl tokio::net::ToSocketAddrs,
+        config: rmcp::transport::StreamableHttpServerConfig,
+    ) -> io::Result<HttpServer> {
+        http::serve(self, addr, config).await
+    }
+
+    fn context(&self, request: &RequestContext<RoleServer>) -> Context {
+        let ctx = Context::new()
+            .with_call_id(request.id.to_string())
+            .with_cancellation(request.ct.clone());
+        match self.0.timeout {
+            Some(limit) => ctx.with_timeout(limit),
+            None => ctx,
+        }
+    }
+}
+
+impl Inner {
+    fn relist(&mut self) {
+        let allowed = self.allowed.as_ref();
+        self.listing = self
+            .toolkit
+            .tools()
+            .iter()
+            .filter(|tool| allowed.is_none_or(|set| set.contains(tool.name())))
+            .map(mcp_tool)
+            .collect();
+    }
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServer")
+            .field("name", &self.0.name)
+            .field("version", &self.0.version)
+            .field(
+                "tools",
+                &self.0.listing.iter().map(|t| &t.name).collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(&self.0.name, &self.0.version));
+        match &self.0.instructions {
+            Some(text) => info.with_instructions(text),
+            None => info,
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.0.listing.clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        self.0
+            .listing
+            .iter()
+            .find(|tool| tool.name == name)
+            .cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.as_ref();
+        if !self.exposes(name) {
+            return Err(ErrorData::invalid_params(
+                format!("Unknown tool: {name}"),
+                Some(serde_json::json!({ "tool": name })),
+            ));
+        }
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        let result = self
+            .0
+            .toolkit
+            .execute(name, args, self.context(&context))
+            .await;
+        Ok(call_tool_result(name, result).into())
+    }
+}
