@@ -3,11 +3,11 @@
 //! accepted form compiles and runs (`tests/ui/pass/*.rs`).
 //!
 //! After changing a diagnostic, regenerate the expected output with
-//! `TRYBUILD=overwrite cargo test --test ui` and read every changed `.stderr`.
+//! `TRYBUILD=overwrite cargo test -p toolnexus-ui-tests` and read every changed `.stderr`.
 
 #[test]
 fn ui() {
     let t = trybuild::TestCases::new();
-    t.pass("tests/ui/pass/*.rs");
-    t.compile_fail("tests/ui/*.rs");
+    t.pass("pass/*.rs");
+    t.compile_fail("*.rs");
 }
