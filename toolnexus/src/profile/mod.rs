@@ -43,6 +43,7 @@
 mod anthropic;
 mod gemini;
 mod openai;
+mod strict;
 
 use std::fmt;
 
@@ -212,6 +213,34 @@ pub(crate) fn def_name(reference: &str) -> Option<&str> {
     reference
         .strip_prefix("#/$defs/")
         .or_else(|| reference.strip_prefix("#/definitions/"))
+}
+
+/// Rewrites every schema of a `properties` map found at `path` with `walk`, which is given
+/// each one's pointer.
+pub(crate) fn each_property(
+    props: Map<String, Value>,
+    path: &str,
+    mut walk: impl FnMut(&Value, &str) -> Result<Value, ProfileError>,
+) -> Result<Map<String, Value>, ProfileError> {
+    let mut done = Map::new();
+    for (name, prop) in props {
+        done.insert(name.clone(), walk(&prop, &join(path, &name))?);
+    }
+    Ok(done)
+}
+
+/// Rewrites every schema of a list found at `path` (`anyOf`'s variants) with `walk`, which
+/// is given each one's pointer.
+pub(crate) fn each_variant(
+    variants: &[Value],
+    path: &str,
+    mut walk: impl FnMut(&Value, &str) -> Result<Value, ProfileError>,
+) -> Result<Vec<Value>, ProfileError> {
+    variants
+        .iter()
+        .enumerate()
+        .map(|(at, variant)| walk(variant, &join(path, &at.to_string())))
+        .collect()
 }
 
 /// The subschema a local reference (`#/$defs/Name`, `#/definitions/Name`, `#`) points to.
