@@ -243,6 +243,16 @@ pub(crate) fn each_variant(
         .collect()
 }
 
+/// The same keywords with `type` first, as every provider's examples have it.
+pub(crate) fn type_first(mut node: Map<String, Value>) -> Map<String, Value> {
+    let mut ordered = Map::new();
+    if let Some(kind) = node.remove("type") {
+        ordered.insert("type".into(), kind);
+    }
+    ordered.extend(node);
+    ordered
+}
+
 /// The subschema a local reference (`#/$defs/Name`, `#/definitions/Name`, `#`) points to.
 pub(crate) fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
     let pointer = reference.strip_prefix('#')?;
@@ -432,13 +442,7 @@ pub(crate) fn object_root(schema: &Value, profile: Profile) -> Result<Value, Pro
     if !root.contains_key("properties") {
         root.insert("properties".into(), Value::Object(Map::new()));
     }
-    // Keep `type` first, as every provider's examples have it.
-    let mut ordered = Map::new();
-    if let Some(kind) = root.remove("type") {
-        ordered.insert("type".into(), kind);
-    }
-    ordered.extend(root);
-    Ok(Value::Object(ordered))
+    Ok(Value::Object(type_first(root)))
 }
 
 /// A union variant as an object schema (following one local `$ref`), or `None`.
