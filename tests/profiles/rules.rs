@@ -37,6 +37,66 @@ fn types(node: &Map<String, Value>) -> Vec<&str> {
     }
 }
 
+/// Walks every subschema as [`walk`] does and lists what `check` finds broken in each schema
+/// object; a boolean schema (`true`, `false`) is broken in itself.
+fn check_objects(
+    schema: &Value,
+    check: impl Fn(&str, &Map<String, Value>, &mut Vec<String>),
+) -> Vec<String> {
+    let mut broken = Vec::new();
+    walk(schema, "", &mut |path, node| match node.as_object() {
+        Some(node) => check(path, node, &mut broken),
+        None => broken.push(format!("{path}: a boolean schema")),
+    });
+    broken
+}
+
+/// A `$ref` stands alone.
+fn ref_alone(path: &str, node: &Map<String, Value>, broken: &mut Vec<String>) {
+    if node.contains_key("$ref") && node.len() > 1 {
+        broken.push(format!("{path}: `$ref` has siblings"));
+    }
+}
+
+/// An object is closed (`additionalProperties: false`).
+fn closed(path: &str, node: &Map<String, Value>, broken: &mut Vec<String>) {
+    if types(node).contains(&"object")
+        && node.get("additionalProperties") != Some(&Value::Bool(false))
+    {
+        broken.push(format!(
+            "{path}: object without `additionalProperties: false`"
+        ));
+    }
+}
+
+/// A `format`, if any, is one the provider documents.
+fn format_within(
+    path: &str,
+    node: &Map<String, Value>,
+    documented: impl Fn(&str) -> bool,
+    broken: &mut Vec<String>,
+) {
+    if let Some(format) = node.get("format").and_then(Value::as_str)
+        && !documented(format)
+    {
+        broken.push(format!("{path}: format `{format}` is not supported"));
+    }
+}
+
+/// The string formats OpenAI's strict mode documents; Anthropic's strict tool use documents
+/// these and `uri`.
+const STRICT_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
 /// No `format` such as `uint32`, `int64`, `uint`, `double`: only standard ones.
 pub(crate) fn no_nonstandard_formats(schema: &Value) -> Vec<String> {
     let mut broken = Vec::new();
@@ -60,17 +120,6 @@ pub(crate) fn no_nonstandard_formats(schema: &Value) -> Vec<String> {
 /// `not`, tuples, maps; string formats within the documented list; string length bounds
 /// absent; only the documented keywords.
 pub(crate) fn openai_strict(schema: &Value) -> Vec<String> {
-    const FORMATS: &[&str] = &[
-        "date-time",
-        "time",
-        "date",
-        "duration",
-        "email",
-        "hostname",
-        "ipv4",
-        "ipv6",
-        "uuid",
-    ];
     const ALLOWED: &[&str] = &[
         "type",
         "description",
@@ -102,32 +151,22 @@ pub(crate) fn openai_strict(schema: &Value) -> Vec<String> {
     if root.contains_key("anyOf") {
         broken.push("/: root is a union".to_owned());
     }
-    walk(schema, "", &mut |path, node| {
-        let Some(node) = node.as_object() else {
-            broken.push(format!("{path}: a boolean schema"));
-            return;
-        };
+    broken.extend(check_objects(schema, |path, node, broken| {
         for key in node.keys() {
             if !ALLOWED.contains(&key.as_str()) {
                 broken.push(format!("{path}: keyword `{key}` is not supported"));
             }
         }
-        if node.contains_key("$ref") && node.len() > 1 {
-            broken.push(format!("{path}: `$ref` has siblings"));
-        }
+        ref_alone(path, node, broken);
         let typed = ["type", "enum", "const", "anyOf", "$ref"]
             .iter()
             .any(|k| node.contains_key(*k));
         if !typed {
             broken.push(format!("{path}: untyped schema"));
         }
+        closed(path, node, broken);
         let ts = types(node);
         if ts.contains(&"object") {
-            if node.get("additionalProperties") != Some(&Value::Bool(false)) {
-                broken.push(format!(
-                    "{path}: object without `additionalProperties: false`"
-                ));
-            }
             let props: Vec<&String> = node
                 .get("properties")
                 .and_then(Value::as_object)
@@ -153,12 +192,8 @@ pub(crate) fn openai_strict(schema: &Value) -> Vec<String> {
                 _ => broken.push(format!("{path}: array without typed `items`")),
             }
         }
-        if let Some(format) = node.get("format").and_then(Value::as_str)
-            && !FORMATS.contains(&format)
-        {
-            broken.push(format!("{path}: format `{format}` is not supported"));
-        }
-    });
+        format_within(path, node, |f| STRICT_FORMATS.contains(&f), broken);
+    }));
     broken
 }
 
@@ -180,18 +215,6 @@ pub(crate) fn anthropic(schema: &Value) -> Vec<String> {
 /// stands alone, every object is closed, no numeric or length bounds, `minItems` only 0 or
 /// 1, string formats within the documented list, single `type` names.
 pub(crate) fn anthropic_strict(schema: &Value) -> Vec<String> {
-    const FORMATS: &[&str] = &[
-        "date-time",
-        "time",
-        "date",
-        "duration",
-        "email",
-        "hostname",
-        "uri",
-        "ipv4",
-        "ipv6",
-        "uuid",
-    ];
     const UNSUPPORTED: &[&str] = &[
         "minimum",
         "maximum",
@@ -207,14 +230,8 @@ pub(crate) fn anthropic_strict(schema: &Value) -> Vec<String> {
         "patternProperties",
     ];
     let mut broken = anthropic(schema);
-    walk(schema, "", &mut |path, node| {
-        let Some(node) = node.as_object() else {
-            broken.push(format!("{path}: a boolean schema"));
-            return;
-        };
-        if node.contains_key("$ref") && node.len() > 1 {
-            broken.push(format!("{path}: `$ref` has siblings"));
-        }
+    broken.extend(check_objects(schema, |path, node, broken| {
+        ref_alone(path, node, broken);
         for key in UNSUPPORTED {
             if node.contains_key(*key) {
                 broken.push(format!("{path}: keyword `{key}` is not supported"));
@@ -223,25 +240,16 @@ pub(crate) fn anthropic_strict(schema: &Value) -> Vec<String> {
         if node.get("type").is_some_and(Value::is_array) {
             broken.push(format!("{path}: `type` is a list"));
         }
-        if types(node).contains(&"object")
-            && node.get("additionalProperties") != Some(&Value::Bool(false))
-        {
-            broken.push(format!(
-                "{path}: object without `additionalProperties: false`"
-            ));
-        }
+        closed(path, node, broken);
         if let Some(min) = node.get("minItems")
             && min != 0
             && min != 1
         {
             broken.push(format!("{path}: `minItems: {min}`"));
         }
-        if let Some(format) = node.get("format").and_then(Value::as_str)
-            && !FORMATS.contains(&format)
-        {
-            broken.push(format!("{path}: format `{format}` is not supported"));
-        }
-    });
+        let documented = |f: &str| STRICT_FORMATS.contains(&f) || f == "uri";
+        format_within(path, node, documented, broken);
+    }));
     broken
 }
 
@@ -279,11 +287,7 @@ pub(crate) fn gemini(schema: &Value) -> Vec<String> {
     if schema.get("type") != Some(&Value::from("object")) {
         broken.push("/: root is not `type: object`".to_owned());
     }
-    walk(schema, "", &mut |path, node| {
-        let Some(node) = node.as_object() else {
-            broken.push(format!("{path}: a boolean schema"));
-            return;
-        };
+    broken.extend(check_objects(schema, |path, node, broken| {
         for key in node.keys() {
             if !ALLOWED.contains(&key.as_str()) {
                 broken.push(format!("{path}: keyword `{key}` is not in Gemini's Schema"));
@@ -304,6 +308,6 @@ pub(crate) fn gemini(schema: &Value) -> Vec<String> {
         {
             broken.push(format!("{path}: format `{format}`"));
         }
-    });
+    }));
     broken
 }

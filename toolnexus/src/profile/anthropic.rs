@@ -2,10 +2,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{
-    Profile, ProfileError, add_notes, def_name, fix_integer_formats, is_typed, join, merge_object,
-    object_root, resolve, tuple_to_items, types_of,
-};
+use super::strict::{Dialect, Keyword, Shape, UNTYPED, Walk, accepts_anything, strict};
+use super::{Profile, ProfileError, fix_integer_formats, object_root, types_of};
 
 /// Anthropic `input_schema`: the canonical schema, never with a union at the root (Anthropic
 /// rejects `oneOf`/`anyOf`/`allOf` there; a root union of objects is merged into one object).
@@ -46,212 +44,98 @@ const STRICT_FORMATS: &[&str] = &[
 /// Errors: a map (`HashMap`), an untyped value (`serde_json::Value`, `items: {}`), or a
 /// root that is not an object.
 pub fn anthropic_strict(schema: &Value) -> Result<Value, ProfileError> {
-    let mut root = object_root(schema, Profile::AnthropicStrict)?;
-    fix_integer_formats(&mut root);
-    let mut walk = Strict {
-        root: &root,
-        stack: Vec::new(),
-    };
-    let mut out = walk.node(&root, "")?;
-    if let Some(Value::Object(defs)) = root.get("$defs") {
-        let mut done = Map::new();
-        for (name, def) in defs {
-            walk.stack.push(name.clone());
-            done.insert(name.clone(), walk.node(def, &join("/$defs", name))?);
-            walk.stack.pop();
-        }
-        if let Value::Object(map) = &mut out {
-            map.insert("$defs".into(), Value::Object(done));
-        }
-    }
-    Ok(out)
+    strict::<AnthropicStrict>(schema)
 }
 
-struct Strict<'a> {
-    root: &'a Value,
-    stack: Vec<String>,
-}
+/// Anthropic strict tool use's rules, for the shared strict walker.
+struct AnthropicStrict;
 
-impl Strict<'_> {
-    fn error(&self, path: &str, message: impl Into<String>) -> ProfileError {
-        ProfileError::new(Profile::AnthropicStrict, path, message)
+impl Dialect for AnthropicStrict {
+    const PROFILE: Profile = Profile::AnthropicStrict;
+    const NOT_AN_OBJECT: &'static str = UNTYPED;
+    const REMOVED_FIRST: &'static [&'static str] = &["$schema"];
+    const REFUSES_UNMERGED_UNIONS: bool = false;
+
+    /// Only a single `type` name counts (lists are split into `anyOf` first, by `typed`).
+    fn shape(node: &Map<String, Value>) -> Shape {
+        let kind = node.get("type").and_then(Value::as_str);
+        Shape {
+            object: kind == Some("object"),
+            array: kind == Some("array"),
+            string: kind == Some("string"),
+        }
     }
 
-    fn untyped(&self, path: &str) -> ProfileError {
-        self.error(
-            path,
-            "an untyped value (any JSON, e.g. `serde_json::Value` or `items: {}`) cannot be described in strict mode; give it a concrete type",
-        )
+    fn keyword(key: &str, value: &Value, shape: &Shape) -> Keyword {
+        match key {
+            "type" | "description" | "title" | "required" => Keyword::Keep,
+            "enum" | "const" => {
+                let primitive = |v: &Value| !v.is_array() && !v.is_object();
+                Keyword::keep_if(match value {
+                    Value::Array(values) => !values.is_empty() && values.iter().all(primitive),
+                    other => key == "const" && primitive(other),
+                })
+            }
+            "anyOf" | "allOf" => Keyword::Walk,
+            "properties" if shape.object => Keyword::Walk,
+            "additionalProperties" if shape.object => Keyword::additional_properties(value),
+            "format" => Keyword::keep_if(
+                shape.string && value.as_str().is_some_and(|f| STRICT_FORMATS.contains(&f)),
+            ),
+            "items" if shape.array && accepts_anything(value) => Keyword::Refuse(UNTYPED.into()),
+            "items" if shape.array => Keyword::Walk,
+            "minItems" => {
+                Keyword::keep_if(shape.array && (value == &json!(0) || value == &json!(1)))
+            }
+            _ => Keyword::Note,
+        }
     }
 
-    fn node(&mut self, schema: &Value, path: &str) -> Result<Value, ProfileError> {
-        let Value::Object(source) = schema else {
-            return Err(self.untyped(path));
-        };
-        let mut node = source.clone();
-        node.remove("$defs");
-        node.remove("$schema");
+    /// An array says its elements with `items`.
+    fn check(shape: &Shape, out: &Map<String, Value>) -> Result<(), &'static str> {
+        if shape.array && !out.contains_key("items") {
+            return Err(UNTYPED);
+        }
+        Ok(())
+    }
 
-        if let Some(reference) = node.get("$ref").and_then(Value::as_str).map(str::to_owned) {
-            if node.len() == 1 {
-                return Ok(Value::Object(node));
-            }
-            node.remove("$ref");
-            let name = def_name(&reference).map(str::to_owned);
-            if name.as_ref().is_some_and(|n| self.stack.contains(n)) {
-                let mut wrapped = self.keywords(node, path)?;
-                wrapped.insert("anyOf".into(), json!([{ "$ref": reference }]));
-                return Ok(Value::Object(wrapped));
-            }
-            let Some(Value::Object(target)) = resolve(self.root, &reference) else {
-                return Err(self.error(path, format!("`$ref: {reference}` points nowhere")));
-            };
-            merge_object(&mut node, target, true);
-            if let Some(name) = &name {
-                self.stack.push(name.clone());
-            }
-            let out = self.node(&Value::Object(node), path);
-            if name.is_some() {
-                self.stack.pop();
-            }
-            return out;
-        }
-        tuple_to_items(&mut node);
-        if let Some(Value::Array(parts)) = node.get("allOf")
-            && let [Value::Object(part)] = parts.as_slice()
-        {
-            let part = part.clone();
-            node.remove("allOf");
-            merge_object(&mut node, &part, true);
-            return self.node(&Value::Object(node), path);
-        }
-        if let Some(one_of) = node.remove("oneOf")
-            && !node.contains_key("anyOf")
-        {
-            node.insert("anyOf".into(), one_of);
-        }
-        if !is_typed(&node) {
-            return Err(self.untyped(path));
-        }
-        // A literal stands without `type`, as the SDK has it.
+    /// A literal stands without `type`, and a list of types becomes an `anyOf` of one
+    /// variant per type (`["T", "null"]` → `anyOf: [T, null]`), as the SDK has them.
+    fn typed(
+        walk: &mut Walk<'_, Self>,
+        mut node: Map<String, Value>,
+        path: &str,
+    ) -> Result<Value, ProfileError> {
         if node.contains_key("enum") || node.contains_key("const") {
             node.remove("type");
         }
         let types: Vec<String> = types_of(&node).into_iter().map(str::to_owned).collect();
-        if types.len() > 1 {
-            // `["T", "null"]` → `anyOf: [T, null]`, the description staying outside.
-            let description = node.remove("description");
-            let title = node.remove("title");
-            node.remove("type");
-            let mut variants = Vec::new();
-            for kind in &types {
-                let mut variant = if kind == "null" {
-                    Map::new()
-                } else {
-                    node.clone()
-                };
-                variant.insert("type".into(), kind.as_str().into());
-                variants.push(self.node(&Value::Object(variant), path)?);
-            }
-            let mut out = Map::new();
-            out.insert("anyOf".into(), Value::Array(variants));
-            if let Some(description) = description {
-                out.insert("description".into(), description);
-            }
-            if let Some(title) = title {
-                out.insert("title".into(), title);
-            }
-            return Ok(Value::Object(out));
+        if types.len() <= 1 {
+            return Ok(Value::Object(walk.keywords(node, path)?));
         }
-        Ok(Value::Object(self.keywords(node, path)?))
-    }
-
-    fn keywords(
-        &mut self,
-        node: Map<String, Value>,
-        path: &str,
-    ) -> Result<Map<String, Value>, ProfileError> {
-        let kind = node.get("type").and_then(Value::as_str).map(str::to_owned);
-        let is_object = kind.as_deref() == Some("object");
-        let is_array = kind.as_deref() == Some("array");
+        // The description and title stay outside the variants.
+        let description = node.remove("description");
+        let title = node.remove("title");
+        node.remove("type");
+        let mut variants = Vec::new();
+        for kind in &types {
+            let mut variant = if kind == "null" {
+                Map::new()
+            } else {
+                node.clone()
+            };
+            variant.insert("type".into(), kind.as_str().into());
+            variants.push(walk.node(&Value::Object(variant), path)?);
+        }
         let mut out = Map::new();
-        let mut notes = Vec::new();
-        for (key, value) in node {
-            let here = join(path, &key);
-            match key.as_str() {
-                "type" | "description" | "title" | "required" => {
-                    out.insert(key, value);
-                }
-                "enum" | "const" => {
-                    let primitive = |v: &Value| !v.is_array() && !v.is_object();
-                    let ok = match &value {
-                        Value::Array(values) => !values.is_empty() && values.iter().all(primitive),
-                        other => key == "const" && primitive(other),
-                    };
-                    if ok {
-                        out.insert(key, value);
-                    } else {
-                        notes.push((key, value));
-                    }
-                }
-                "anyOf" | "allOf" => {
-                    let Value::Array(variants) = value else {
-                        continue;
-                    };
-                    let mut done = Vec::new();
-                    for (at, variant) in variants.iter().enumerate() {
-                        done.push(self.node(variant, &join(&here, &at.to_string()))?);
-                    }
-                    out.insert(key, Value::Array(done));
-                }
-                "properties" if is_object => {
-                    let Value::Object(props) = value else {
-                        continue;
-                    };
-                    let mut done = Map::new();
-                    for (name, prop) in props {
-                        done.insert(name.clone(), self.node(&prop, &join(&here, &name))?);
-                    }
-                    out.insert(key, Value::Object(done));
-                }
-                "additionalProperties" if is_object => {
-                    if value != Value::Bool(false) {
-                        return Err(self.error(
-                            &here,
-                            "a map (`HashMap`, `BTreeMap`: an object with free-form keys) cannot be described in strict mode; use a struct or a list of key/value pairs",
-                        ));
-                    }
-                }
-                "format" if kind.as_deref() == Some("string") => match value.as_str() {
-                    Some(format) if STRICT_FORMATS.contains(&format) => {
-                        out.insert(key, value);
-                    }
-                    _ => notes.push((key, value)),
-                },
-                "items" if is_array => {
-                    if matches!(&value, Value::Object(m) if m.is_empty())
-                        || value == Value::Bool(true)
-                    {
-                        return Err(self.untyped(&here));
-                    }
-                    out.insert(key, self.node(&value, &here)?);
-                }
-                "minItems" if is_array && (value == json!(0) || value == json!(1)) => {
-                    out.insert(key, value);
-                }
-                _ => notes.push((key, value)),
-            }
+        out.insert("anyOf".into(), Value::Array(variants));
+        if let Some(description) = description {
+            out.insert("description".into(), description);
         }
-        if is_array && !out.contains_key("items") {
-            return Err(self.untyped(path));
+        if let Some(title) = title {
+            out.insert("title".into(), title);
         }
-        if is_object {
-            out.entry("properties")
-                .or_insert_with(|| Value::Object(Map::new()));
-            out.insert("additionalProperties".into(), Value::Bool(false));
-        }
-        add_notes(&mut out, &notes);
-        Ok(out)
+        Ok(Value::Object(out))
     }
 }
 

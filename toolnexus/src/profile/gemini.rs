@@ -3,8 +3,9 @@
 use serde_json::{Map, Value, json};
 
 use super::{
-    Profile, ProfileError, add_description, add_notes, def_name, fix_integer_formats, join,
-    merge_object, object_root, resolve, tuple_to_items, types_of,
+    Profile, ProfileError, add_description, add_notes, def_name, each_property, each_variant,
+    fix_integer_formats, join, merge_object, object_root, resolve, tuple_to_items, type_first,
+    types_of,
 };
 
 /// The keywords Gemini's `Schema` object has (its REST reference), less `title` and
@@ -199,12 +200,9 @@ impl Walk<'_> {
                         .collect();
                 }
                 _ => {
-                    let mut done = Vec::new();
-                    for (at, variant) in kept.iter().enumerate() {
-                        done.push(
-                            self.node(variant, &join(&join(path, "anyOf"), &at.to_string()))?,
-                        );
-                    }
+                    let done = each_variant(&kept, &join(path, "anyOf"), |variant, at| {
+                        self.node(variant, at)
+                    })?;
                     node.insert("anyOf".into(), Value::Array(done));
                 }
             }
@@ -231,14 +229,10 @@ impl Walk<'_> {
             let here = join(path, &key);
             match key.as_str() {
                 "properties" => {
-                    let Value::Object(props) = value else {
-                        continue;
-                    };
-                    let mut done = Map::new();
-                    for (name, prop) in props {
-                        done.insert(name.clone(), self.node(&prop, &join(&here, &name))?);
+                    if let Value::Object(props) = value {
+                        let done = each_property(props, &here, |prop, at| self.node(prop, at))?;
+                        out.insert(key, Value::Object(done));
                     }
-                    out.insert(key, Value::Object(done));
                 }
                 "items" => {
                     out.insert(key, self.node(&value, &here)?);
@@ -299,13 +293,7 @@ impl Walk<'_> {
             out.insert("nullable".into(), Value::Bool(true));
         }
         add_notes(&mut out, &notes);
-        // `type` first, for readability.
-        let mut ordered = Map::new();
-        if let Some(kind) = out.remove("type") {
-            ordered.insert("type".into(), kind);
-        }
-        ordered.extend(out);
-        Ok(Value::Object(ordered))
+        Ok(Value::Object(type_first(out)))
     }
 }
 

@@ -43,6 +43,7 @@
 mod anthropic;
 mod gemini;
 mod openai;
+mod strict;
 
 use std::fmt;
 
@@ -212,6 +213,44 @@ pub(crate) fn def_name(reference: &str) -> Option<&str> {
     reference
         .strip_prefix("#/$defs/")
         .or_else(|| reference.strip_prefix("#/definitions/"))
+}
+
+/// Rewrites every schema of a `properties` map found at `path` with `walk`, which is given
+/// each one's pointer.
+pub(crate) fn each_property(
+    props: Map<String, Value>,
+    path: &str,
+    mut walk: impl FnMut(&Value, &str) -> Result<Value, ProfileError>,
+) -> Result<Map<String, Value>, ProfileError> {
+    let mut done = Map::new();
+    for (name, prop) in props {
+        done.insert(name.clone(), walk(&prop, &join(path, &name))?);
+    }
+    Ok(done)
+}
+
+/// Rewrites every schema of a list found at `path` (`anyOf`'s variants) with `walk`, which
+/// is given each one's pointer.
+pub(crate) fn each_variant(
+    variants: &[Value],
+    path: &str,
+    mut walk: impl FnMut(&Value, &str) -> Result<Value, ProfileError>,
+) -> Result<Vec<Value>, ProfileError> {
+    variants
+        .iter()
+        .enumerate()
+        .map(|(at, variant)| walk(variant, &join(path, &at.to_string())))
+        .collect()
+}
+
+/// The same keywords with `type` first, as every provider's examples have it.
+pub(crate) fn type_first(mut node: Map<String, Value>) -> Map<String, Value> {
+    let mut ordered = Map::new();
+    if let Some(kind) = node.remove("type") {
+        ordered.insert("type".into(), kind);
+    }
+    ordered.extend(node);
+    ordered
 }
 
 /// The subschema a local reference (`#/$defs/Name`, `#/definitions/Name`, `#`) points to.
@@ -403,13 +442,7 @@ pub(crate) fn object_root(schema: &Value, profile: Profile) -> Result<Value, Pro
     if !root.contains_key("properties") {
         root.insert("properties".into(), Value::Object(Map::new()));
     }
-    // Keep `type` first, as every provider's examples have it.
-    let mut ordered = Map::new();
-    if let Some(kind) = root.remove("type") {
-        ordered.insert("type".into(), kind);
-    }
-    ordered.extend(root);
-    Ok(Value::Object(ordered))
+    Ok(Value::Object(type_first(root)))
 }
 
 /// A union variant as an object schema (following one local `$ref`), or `None`.

@@ -2,10 +2,8 @@
 
 use serde_json::{Map, Value};
 
-use super::{
-    Profile, ProfileError, accepts_null, add_notes, def_name, fix_integer_formats, is_typed, join,
-    merge_object, object_root, resolve, tuple_to_items, types_of,
-};
+use super::strict::{Dialect, Keyword, Shape, accepts_anything, strict};
+use super::{Profile, ProfileError, accepts_null, fix_integer_formats, object_root, types_of};
 
 /// OpenAI function `parameters`, without strict mode: the canonical schema with a plain
 /// object at the root (a root union of objects is merged, since OpenAI rejects it).
@@ -99,213 +97,75 @@ const UNSUPPORTED: &[&str] = &[
 /// Errors: a map (`HashMap`, `additionalProperties` with a schema), an untyped value
 /// (`serde_json::Value`, `items: {}`), or a root that is not an object.
 pub fn openai_strict(schema: &Value) -> Result<Value, ProfileError> {
-    let mut root = object_root(schema, Profile::OpenAiStrict)?;
-    fix_integer_formats(&mut root);
-    let mut walk = Strict {
-        root: &root,
-        stack: Vec::new(),
-    };
-    let mut out = walk.node(&root, "")?;
-    if let Some(Value::Object(defs)) = root.get("$defs") {
-        let mut done = Map::new();
-        for (name, def) in defs {
-            walk.stack.push(name.clone());
-            done.insert(name.clone(), walk.node(def, &join("/$defs", name))?);
-            walk.stack.pop();
-        }
-        if let Value::Object(map) = &mut out {
-            map.insert("$defs".into(), Value::Object(done));
-        }
-    }
-    Ok(out)
+    strict::<OpenAiStrict>(schema)
 }
 
-struct Strict<'a> {
-    root: &'a Value,
-    /// The `$defs` being inlined, to tell recursion.
-    stack: Vec<String>,
-}
+/// OpenAI strict mode's rules, for the shared strict walker.
+struct OpenAiStrict;
 
-impl Strict<'_> {
-    fn error(&self, path: &str, message: impl Into<String>) -> ProfileError {
-        ProfileError::new(Profile::OpenAiStrict, path, message)
+impl Dialect for OpenAiStrict {
+    const PROFILE: Profile = Profile::OpenAiStrict;
+    const NOT_AN_OBJECT: &'static str = "an untyped value (any JSON, e.g. `serde_json::Value`) cannot be described in strict mode; give it a concrete type";
+    const REMOVED_FIRST: &'static [&'static str] = &[];
+    const REFUSES_UNMERGED_UNIONS: bool = true;
+
+    /// Any `type` in a list counts; `properties` alone makes an object.
+    fn shape(node: &Map<String, Value>) -> Shape {
+        let types = types_of(node);
+        Shape {
+            object: types.contains(&"object") || node.contains_key("properties"),
+            array: types.contains(&"array"),
+            string: types.contains(&"string"),
+        }
     }
 
-    fn node(&mut self, schema: &Value, path: &str) -> Result<Value, ProfileError> {
-        let Value::Object(source) = schema else {
-            return Err(self.error(
-                path,
-                "an untyped value (any JSON, e.g. `serde_json::Value`) cannot be described in strict mode; give it a concrete type",
-            ));
-        };
-        let mut node = source.clone();
-        node.remove("$defs");
-
-        // `$ref` with siblings: inline the target (siblings win), or wrap a recursive one.
-        if let Some(reference) = node.get("$ref").and_then(Value::as_str).map(str::to_owned) {
-            if node.len() == 1 {
-                return Ok(Value::Object(node));
+    fn keyword(key: &str, value: &Value, _: &Shape) -> Keyword {
+        match key {
+            "properties" | "anyOf" => Keyword::Walk,
+            "items" if accepts_anything(value) => Keyword::Refuse(
+                "untyped array items (`items: {}`, e.g. `Vec<serde_json::Value>`) cannot be described in strict mode".into(),
+            ),
+            "items" => Keyword::Walk,
+            "additionalProperties" => Keyword::additional_properties(value),
+            "format" => {
+                Keyword::keep_if(value.as_str().is_some_and(|f| STRICT_FORMATS.contains(&f)))
             }
-            node.remove("$ref");
-            let name = def_name(&reference).map(str::to_owned);
-            let recursive = name.as_ref().is_some_and(|n| self.stack.contains(n));
-            if recursive {
-                let mut wrapped = self.keywords(node, path)?;
-                wrapped.insert(
-                    "anyOf".into(),
-                    Value::Array(vec![serde_json::json!({ "$ref": reference })]),
-                );
-                return Ok(Value::Object(wrapped));
+            k if UNSUPPORTED.contains(&k) => {
+                Keyword::Refuse(format!("`{k}` cannot be expressed in strict mode"))
             }
-            let Some(Value::Object(target)) = resolve(self.root, &reference) else {
-                return Err(self.error(path, format!("`$ref: {reference}` points nowhere")));
-            };
-            merge_object(&mut node, target, true);
-            if let Some(name) = &name {
-                self.stack.push(name.clone());
-            }
-            let out = self.node(&Value::Object(node), path);
-            if name.is_some() {
-                self.stack.pop();
-            }
-            return out;
+            k if DROPPED.contains(&k) => Keyword::Drop,
+            k => Keyword::keep_if(KEPT.contains(&k)),
         }
-
-        tuple_to_items(&mut node);
-        if let Some(Value::Array(parts)) = node.remove("allOf") {
-            match parts.as_slice() {
-                [Value::Object(part)] => merge_object(&mut node, part, true),
-                _ => {
-                    return Err(self.error(
-                        &join(path, "allOf"),
-                        "`allOf` with several parts is not supported in strict mode",
-                    ));
-                }
-            }
-            return self.node(&Value::Object(node), path);
-        }
-        if let Some(one_of) = node.remove("oneOf") {
-            if node.contains_key("anyOf") {
-                return Err(self.error(
-                    path,
-                    "`oneOf` beside `anyOf` is not supported in strict mode",
-                ));
-            }
-            node.insert("anyOf".into(), one_of);
-        }
-        if !is_typed(&node) {
-            return Err(self.error(
-                path,
-                "an untyped value (any JSON, e.g. `serde_json::Value` or `items: {}`) cannot be described in strict mode; give it a concrete type",
-            ));
-        }
-        Ok(Value::Object(self.keywords(node, path)?))
     }
 
-    /// Rewrites the keywords of one (already de-referenced) schema object.
-    fn keywords(
-        &mut self,
-        node: Map<String, Value>,
-        path: &str,
-    ) -> Result<Map<String, Value>, ProfileError> {
-        let types = types_of(&node)
-            .into_iter()
-            .map(str::to_owned)
-            .collect::<Vec<_>>();
-        let is_object = types.iter().any(|t| t == "object") || node.contains_key("properties");
-        let is_array = types.iter().any(|t| t == "array");
-        let mut out = Map::new();
-        let mut notes = Vec::new();
-        for (key, value) in node {
-            let here = join(path, &key);
-            match key.as_str() {
-                "properties" => {
-                    let Value::Object(props) = value else {
-                        continue;
-                    };
-                    let mut done = Map::new();
-                    for (name, prop) in props {
-                        done.insert(name.clone(), self.node(&prop, &join(&here, &name))?);
-                    }
-                    out.insert(key, Value::Object(done));
-                }
-                "items" => {
-                    if matches!(&value, Value::Object(m) if m.is_empty())
-                        || value == Value::Bool(true)
-                    {
-                        return Err(self.error(
-                            &here,
-                            "untyped array items (`items: {}`, e.g. `Vec<serde_json::Value>`) cannot be described in strict mode",
-                        ));
-                    }
-                    out.insert(key, self.node(&value, &here)?);
-                }
-                "anyOf" => {
-                    let Value::Array(variants) = value else {
-                        continue;
-                    };
-                    let mut done = Vec::new();
-                    for (at, variant) in variants.iter().enumerate() {
-                        done.push(self.node(variant, &join(&here, &at.to_string()))?);
-                    }
-                    out.insert(key, Value::Array(done));
-                }
-                "additionalProperties" => {
-                    if value != Value::Bool(false) {
-                        return Err(self.error(
-                            &here,
-                            "a map (`HashMap`, `BTreeMap`: an object with free-form keys) cannot be described in strict mode; use a struct or a list of key/value pairs",
-                        ));
-                    }
-                }
-                "format" => match value.as_str() {
-                    Some(format) if STRICT_FORMATS.contains(&format) => {
-                        out.insert(key, value);
-                    }
-                    _ => notes.push((key, value)),
-                },
-                k if UNSUPPORTED.contains(&k) => {
-                    return Err(
-                        self.error(&here, format!("`{k}` cannot be expressed in strict mode"))
-                    );
-                }
-                k if DROPPED.contains(&k) => {}
-                k if KEPT.contains(&k) => {
-                    out.insert(key, value);
-                }
-                _ => notes.push((key, value)),
-            }
-        }
-        if is_array && !out.contains_key("items") && !out.contains_key("anyOf") {
-            return Err(self.error(
-                path,
+    /// An array says its elements, with `items` or as an `anyOf`.
+    fn check(shape: &Shape, out: &Map<String, Value>) -> Result<(), &'static str> {
+        if shape.array && !out.contains_key("items") && !out.contains_key("anyOf") {
+            return Err(
                 "an array without `items` (a list of untyped values) cannot be described in strict mode",
-            ));
+            );
         }
-        if is_object {
-            let required: Vec<Value> = out
-                .get("required")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            let props = out
-                .entry("properties")
-                .or_insert_with(|| Value::Object(Map::new()));
-            let mut all = Vec::new();
-            if let Value::Object(props) = props {
-                for (name, prop) in props.iter_mut() {
-                    let name = Value::from(name.as_str());
-                    if !required.contains(&name) {
-                        make_nullable(prop);
-                    }
-                    all.push(name);
+        Ok(())
+    }
+
+    /// Every property is required; the optional ones become nullable.
+    fn finish_object(object: &mut Map<String, Value>) {
+        let required: Vec<Value> = object
+            .get("required")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let mut all = Vec::new();
+        if let Some(Value::Object(props)) = object.get_mut("properties") {
+            for (name, prop) in props.iter_mut() {
+                let name = Value::from(name.as_str());
+                if !required.contains(&name) {
+                    make_nullable(prop);
                 }
+                all.push(name);
             }
-            out.insert("required".into(), Value::Array(all));
-            out.insert("additionalProperties".into(), Value::Bool(false));
         }
-        add_notes(&mut out, &notes);
-        Ok(out)
+        object.insert("required".into(), Value::Array(all));
     }
 }
 
