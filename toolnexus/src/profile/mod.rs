@@ -583,6 +583,30 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// A documented field whose type is the root type itself: `$ref: "#"` with a sibling.
+    /// Every profile must end (not recurse forever) and keep the reference.
+    #[test]
+    fn a_reference_to_the_root_with_siblings_ends() {
+        let schema = json!({"type": "object", "properties": {
+            "name": {"type": "string"},
+            "parent": {"$ref": "#", "description": "The parent node."}
+        }, "required": ["name"], "additionalProperties": false});
+        for profile in Profile::ALL {
+            match profile.apply(&schema) {
+                Ok(out) => assert!(
+                    out.to_string().contains("The parent node."),
+                    "{profile:?}: {out}"
+                ),
+                Err(e) => assert!(!e.to_string().is_empty(), "{profile:?}"),
+            }
+        }
+        let strict = openai_strict(&schema).unwrap();
+        assert_eq!(
+            strict["properties"]["parent"]["anyOf"][0],
+            json!({"$ref": "#"})
+        );
+    }
+
     #[test]
     fn integer_formats_are_dropped_everywhere() {
         let mut schema = json!({"type": "object", "properties": {

@@ -187,7 +187,9 @@ impl<D: Dialect> Walk<'_, D> {
         }
         node.remove("$ref");
         let name = def_name(&reference).map(str::to_owned);
-        if name.as_ref().is_some_and(|n| self.stack.contains(n)) {
+        // `#` is the root, which every node is inside: always a recursion (inlining it
+        // would never end).
+        if reference == "#" || name.as_ref().is_some_and(|n| self.stack.contains(n)) {
             let mut wrapped = self.keywords(node, path)?;
             wrapped.insert("anyOf".into(), json!([{ "$ref": reference }]));
             return Ok(Value::Object(wrapped));
