@@ -16,13 +16,18 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use toolnexus::{
-    Answer, Client, Context, FnModel, Message, Reply, Request, RunResult, Tool, ToolResult, Toolkit,
+    Answer, Client, Context, FnModel, Message, Reply, Request, RunResult, ToolResult, Toolkit, tool,
 };
 
 const ENVIRONMENTS: [&str; 2] = ["staging", "production"];
 
 /// Deploy the service; asks which environment when none is given.
-fn deploy(env: Option<String>, ctx: &Context) -> ToolResult {
+#[tool(name = "deploy_service")]
+fn deploy(
+    /// `staging` or `production`; asked for when absent.
+    env: Option<String>,
+    ctx: &Context,
+) -> ToolResult {
     let answered = ctx.answer().and_then(Answer::text).map(str::to_owned);
     match env.or(answered) {
         Some(env) if ENVIRONMENTS.contains(&env.as_str()) => {
@@ -38,21 +43,9 @@ fn deploy(env: Option<String>, ctx: &Context) -> ToolResult {
     }
 }
 
-/// The toolkit: `deploy_service`, built by hand around [`deploy`].
+/// The toolkit: just `deploy_service`.
 pub(crate) fn toolkit() -> Toolkit {
-    let tool = Tool::new_sync(
-        "deploy_service",
-        "Deploy the service; asks which environment when none is given.",
-        json!({
-            "type": "object",
-            "properties": {
-                "env": {"type": ["string", "null"], "description": "staging or production"}
-            },
-            "additionalProperties": false
-        }),
-        |args, ctx| deploy(args["env"].as_str().map(str::to_owned), ctx),
-    );
-    Toolkit::new().with(tool)
+    Toolkit::new().with(deploy::tool())
 }
 
 /// A stand-in model, stateless so that a resumed run in another process can use it:

@@ -10,81 +10,19 @@
 //! free port); the server stops cleanly when stdin closes, or on Ctrl-C. Over stdio,
 //! stdout belongs to the protocol: diagnostics go to stderr.
 
+#[path = "shared/tools.rs"]
+mod tools;
+
 use std::io::Read as _;
-use std::path::Path;
 
-use serde_json::json;
+use toolnexus::Toolkit;
 use toolnexus::mcp::McpServer;
-use toolnexus::{ContentPart, Context, Suspend, Tool, ToolResult, Toolkit};
 
-/// Every tool the server exposes, built in one place.
+/// Every tool the server exposes: the quickstart's `#[tool]` functions.
 fn toolkit() -> Toolkit {
-    let add = Tool::new_sync(
-        "add",
-        "Add two numbers.",
-        json!({
-            "type": "object",
-            "properties": {
-                "a": {"type": "integer", "description": "The first addend."},
-                "b": {"type": "integer", "description": "The second addend."}
-            },
-            "required": ["a", "b"],
-            "additionalProperties": false
-        }),
-        |args, _| match (args["a"].as_i64(), args["b"].as_i64()) {
-            (Some(a), Some(b)) => ToolResult::ok((a + b).to_string()),
-            _ => ToolResult::error("invalid arguments for add: `a` and `b` must be integers"),
-        },
-    );
-    let divide = Tool::new_sync(
-        "divide",
-        "Divide a by b.",
-        json!({
-            "type": "object",
-            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
-            "required": ["a", "b"],
-            "additionalProperties": false
-        }),
-        |args, _| match (args["a"].as_f64(), args["b"].as_f64()) {
-            (_, Some(0.0)) => ToolResult::error("cannot divide by zero"),
-            (Some(a), Some(b)) => ToolResult::ok((a / b).to_string()),
-            _ => ToolResult::error("invalid arguments for divide: `a` and `b` must be numbers"),
-        },
-    );
-    let deploy = Tool::new(
-        "deploy_service",
-        "Deploy the service; asks which environment when none is given.",
-        json!({
-            "type": "object",
-            "properties": {"env": {"type": ["string", "null"]}},
-            "additionalProperties": false
-        }),
-        |args, ctx: Context| async move {
-            let chosen = args["env"].as_str().map(str::to_owned);
-            let answered = ctx.answer().and_then(|a| a.text()).map(str::to_owned);
-            match chosen.or(answered) {
-                Some(env) => ToolResult::ok(format!("deployed to {env}")),
-                None => ToolResult::pending(Suspend::input("Which environment?").0),
-            }
-        },
-    );
-    let screenshot = Tool::new_sync(
-        "screenshot",
-        "Take a screenshot of the dashboard.",
-        json!({"type": "object", "properties": {}, "additionalProperties": false}),
-        |_, _| {
-            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/media/fixture.png");
-            match ContentPart::image(&path) {
-                Ok(shot) => ToolResult::ok(shot.summary()).with_parts([shot]),
-                Err(e) => ToolResult::error(e.to_string()),
-            }
-        },
-    );
-    Toolkit::new()
-        .with(add)
-        .with(divide)
-        .with(deploy)
-        .with(screenshot)
+    toolnexus::tools![tools::add, tools::divide, tools::deploy, tools::screenshot]
+        .into_iter()
+        .collect()
 }
 
 const USAGE: &str = "usage: mcp_server [--http ADDR | --print-tools]";

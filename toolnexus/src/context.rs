@@ -28,7 +28,8 @@ use crate::request::Answer;
 #[derive(Debug, Clone, Default)]
 pub struct Context {
     call_id: Option<String>,
-    answer: Option<Answer>,
+    // Boxed: the answer is rare and large, and a `Context` is moved on every call.
+    answer: Option<Box<Answer>>,
     timeout: Option<Duration>,
     cancellation: Option<CancellationToken>,
 }
@@ -49,7 +50,7 @@ impl Context {
     /// Sets the answer that resolves this call's earlier suspension.
     #[must_use]
     pub fn with_answer(mut self, answer: Answer) -> Self {
-        self.answer = Some(answer);
+        self.answer = Some(Box::new(answer));
         self
     }
 
@@ -78,7 +79,7 @@ impl Context {
     /// The answer to this call's earlier suspension. Set only on the re-execution after the
     /// suspension was resolved; `None` on a first run.
     pub fn answer(&self) -> Option<&Answer> {
-        self.answer.as_ref()
+        self.answer.as_deref()
     }
 
     /// The execution's time limit, if any.

@@ -75,7 +75,7 @@ pub use model::{FnModel, Model, ModelError, ModelFuture, Reply, ScriptedModel, U
 pub use request::{Answer, Request, Suspend};
 pub use result::{PENDING_KEY, ToolResult};
 pub use run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
-pub use tool::{BoxFuture, Dispatch, Handler, Tool, sanitize_name};
+pub use tool::{BoxFuture, Call, Dispatch, Handler, Tool, sanitize_name};
 pub use toolkit::{DuplicateTool, Toolkit};
 pub use turn::{ResumeError, Resumed, resume};
 

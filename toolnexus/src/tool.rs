@@ -7,8 +7,10 @@ use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
+use std::task::{Context as TaskContext, Poll};
 
 use futures_util::FutureExt as _;
+use futures_util::future::CatchUnwind;
 use serde_json::Value;
 
 use crate::args::Args;
@@ -57,7 +59,7 @@ struct Inner {
     forms: [OnceLock<Value>; FORM_SLOTS],
     profiles: [OnceLock<Result<Value, ProfileError>>; PROFILE_SLOTS],
     /// Top-level properties that are optional and do not accept `null` (see `Tool::call`).
-    optional_nulls: OnceLock<Vec<String>>,
+    optional_nulls: Vec<String>,
 }
 
 /// A tool: a name, a description, a JSON schema for its arguments, and a handler.
@@ -163,6 +165,7 @@ impl Tool {
         source: impl Into<Cow<'static, str>>,
         handler: Box<Handler>,
     ) -> Tool {
+        let optional_nulls = optional_non_nullable(&schema);
         Tool(Arc::new(Inner {
             name: sanitize_name(&name.into()),
             description: description.into(),
@@ -171,7 +174,7 @@ impl Tool {
             handler,
             forms: Default::default(),
             profiles: Default::default(),
-            optional_nulls: OnceLock::new(),
+            optional_nulls,
         }))
     }
 
@@ -220,13 +223,7 @@ impl Tool {
     /// `Option<T>` that reads as `None` anyway; for a field with a default (`#[serde(default)]
     /// n: u32`) it would be a type error, so it is read as absent instead, i.e. the default.
     fn drop_optional_nulls<'a>(&self, args: Args<'a>) -> Args<'a> {
-        let names = self
-            .0
-            .optional_nulls
-            .get_or_init(|| optional_non_nullable(&self.0.schema));
-        if names.is_empty() {
-            return args;
-        }
+        let names = &self.0.optional_nulls;
         let strip = |mut map: serde_json::Map<String, Value>| {
             for name in names {
                 if map.get(name) == Some(&Value::Null) {
@@ -251,34 +248,40 @@ impl Tool {
     /// give an error result naming the tool and the field, a panic inside the tool gives an
     /// error result naming the tool, and a timeout or cancellation gives an error result
     /// saying which.
-    pub async fn execute(&self, args: Value, ctx: Context) -> ToolResult {
-        self.call(Args::Value(args), ctx).await
+    #[inline]
+    pub fn execute(&self, args: Value, ctx: Context) -> Call<'_> {
+        self.call(Args::Value(args), ctx)
     }
 
     /// Runs the tool with the raw JSON text of its arguments, as a provider returns it.
     /// Text that is not JSON gives an error result saying so.
-    pub async fn execute_json(&self, args: &str, ctx: Context) -> ToolResult {
-        self.call(Args::Text(args), ctx).await
+    #[inline]
+    pub fn execute_json(&self, args: &str, ctx: Context) -> Call<'_> {
+        self.call(Args::Text(args), ctx)
     }
 
     /// Runs the tool with [`Args`] of either form; see [`Tool::execute`].
-    pub fn call<'a>(
-        &'a self,
-        args: Args<'_>,
-        ctx: Context,
-    ) -> impl Future<Output = ToolResult> + Send + use<'a> {
+    ///
+    /// The arguments are read, and a synchronous tool runs, before this returns; the
+    /// [`Call`] then only hands the result over, so a synchronous call allocates no future.
+    #[inline]
+    pub fn call(&self, args: Args<'_>, ctx: Context) -> Call<'_> {
         let timeout = ctx.timeout();
         let cancellation = ctx.cancellation().cloned();
-        let args = self.drop_optional_nulls(args);
-        let dispatch = match catch_unwind(AssertUnwindSafe(|| (self.0.handler)(args, ctx))) {
-            Ok(dispatch) => dispatch,
-            Err(payload) => Dispatch::Ready(self.panicked(payload)),
+        let args = if self.0.optional_nulls.is_empty() {
+            args
+        } else {
+            self.drop_optional_nulls(args)
         };
-        async move {
-            let future = match dispatch {
-                Dispatch::Ready(result) => return result,
-                Dispatch::Future(future) => AssertUnwindSafe(future).catch_unwind(),
-            };
+        let future = match catch_unwind(AssertUnwindSafe(|| (self.0.handler)(args, ctx))) {
+            Ok(Dispatch::Ready(result)) => return Call::ready(result),
+            Ok(Dispatch::Future(future)) => AssertUnwindSafe(future).catch_unwind(),
+            Err(payload) => return Call::ready(self.panicked(payload)),
+        };
+        if timeout.is_none() && cancellation.is_none() {
+            return Call(State::Running { tool: self, future });
+        }
+        Call(State::Guarded(Box::pin(async move {
             let guarded = async {
                 match timeout {
                     None => Some(future.await),
@@ -301,7 +304,7 @@ impl Tool {
                     humanize(timeout.unwrap_or_default())
                 )),
             }
-        }
+        })))
     }
 
     fn panicked(&self, payload: Box<dyn Any + Send>) -> ToolResult {
@@ -312,6 +315,66 @@ impl Tool {
         match message {
             Some(message) => ToolResult::error(format!("{} panicked: {message}", self.name())),
             None => ToolResult::error(format!("{} panicked", self.name())),
+        }
+    }
+}
+
+/// The future of one tool call, from [`Tool::call`] and
+/// [`Toolkit::execute`](crate::Toolkit::execute). Resolves to the call's [`ToolResult`].
+///
+/// A synchronous tool has already run when this is made; awaiting it only hands the
+/// result over. An async tool's future is polled here, with its panics caught and its
+/// context's timeout and cancellation applied.
+#[must_use = "a tool call does nothing for an async tool unless awaited"]
+pub struct Call<'a>(State<'a>);
+
+enum State<'a> {
+    /// Finished; `None` once the result was handed over.
+    Ready(Option<ToolResult>),
+    /// An async tool with neither timeout nor cancellation: only panics to catch.
+    Running {
+        tool: &'a Tool,
+        future: CatchUnwind<AssertUnwindSafe<BoxFuture>>,
+    },
+    /// An async tool under a timeout or a cancellation token.
+    Guarded(Pin<Box<dyn Future<Output = ToolResult> + Send + 'a>>),
+}
+
+impl Call<'_> {
+    /// A call that is already finished.
+    #[inline]
+    pub fn ready(result: ToolResult) -> Self {
+        Call(State::Ready(Some(result)))
+    }
+}
+
+impl Future for Call<'_> {
+    type Output = ToolResult;
+
+    #[inline]
+    fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<ToolResult> {
+        match &mut self.get_mut().0 {
+            State::Ready(result) => Poll::Ready(result.take().unwrap_or_else(|| {
+                ToolResult::error("a tool call was awaited again after it finished")
+            })),
+            State::Running { tool, future } => match Pin::new(future).poll(cx) {
+                Poll::Ready(Ok(result)) => Poll::Ready(result),
+                Poll::Ready(Err(payload)) => Poll::Ready(tool.panicked(payload)),
+                Poll::Pending => Poll::Pending,
+            },
+            State::Guarded(future) => future.as_mut().poll(cx),
+        }
+    }
+}
+
+impl fmt::Debug for Call<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            State::Ready(result) => f.debug_tuple("Call::Ready").field(result).finish(),
+            State::Running { tool, .. } => {
+                f.debug_tuple("Call::Running").field(&tool.name()).finish()
+            }
+            State::Guarded(_) => f.write_str("Call::Guarded(..)"),
         }
     }
 }

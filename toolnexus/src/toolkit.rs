@@ -1,9 +1,9 @@
 //! [`Toolkit`]: the registry of tools, their dispatch by name, and their provider forms.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::OnceLock;
 
+use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 use crate::adapters::{self, Provider};
@@ -12,7 +12,7 @@ use crate::context::Context;
 use crate::profile::{Profile, ProfileError};
 use crate::registry::Registration;
 use crate::result::ToolResult;
-use crate::tool::{FORM_SLOTS, Tool};
+use crate::tool::{Call, FORM_SLOTS, Tool};
 
 /// The registry: holds tools under unique names, runs them by name, and lists them in
 /// each provider's shape.
@@ -36,7 +36,9 @@ use crate::tool::{FORM_SLOTS, Tool};
 #[derive(Clone, Default)]
 pub struct Toolkit {
     tools: Vec<Tool>,
-    index: HashMap<String, usize>,
+    // Fx: tool names are short and chosen by the developer, so a keyed (DoS-resistant)
+    // hash buys nothing here and costs more than the rest of a lookup.
+    index: FxHashMap<String, usize>,
     rejected: Vec<DuplicateTool>,
     forms: [OnceLock<Value>; FORM_SLOTS],
 }
@@ -103,6 +105,7 @@ impl Toolkit {
     }
 
     /// The tool registered under `name`.
+    #[inline]
     pub fn get(&self, name: &str) -> Option<&Tool> {
         self.index.get(name).map(|&at| &self.tools[at])
     }
@@ -124,21 +127,24 @@ impl Toolkit {
 
     /// Runs the tool `name` with parsed arguments. Never panics: an unknown name gives
     /// `Unknown tool: NAME`; see [`Tool::execute`] for the rest.
-    pub async fn execute(&self, name: &str, args: Value, ctx: Context) -> ToolResult {
-        self.call(name, Args::Value(args), ctx).await
+    #[inline]
+    pub fn execute(&self, name: &str, args: Value, ctx: Context) -> Call<'_> {
+        self.call(name, Args::Value(args), ctx)
     }
 
     /// Runs the tool `name` with the raw JSON text of its arguments, as a provider returns
     /// it (`"{\"a\":1}"`). Text that is not JSON gives an error result saying so.
-    pub async fn execute_json(&self, name: &str, args: &str, ctx: Context) -> ToolResult {
-        self.call(name, Args::Text(args), ctx).await
+    #[inline]
+    pub fn execute_json(&self, name: &str, args: &str, ctx: Context) -> Call<'_> {
+        self.call(name, Args::Text(args), ctx)
     }
 
     /// Runs the tool `name` with [`Args`] of either form.
-    pub async fn call(&self, name: &str, args: Args<'_>, ctx: Context) -> ToolResult {
+    #[inline]
+    pub fn call(&self, name: &str, args: Args<'_>, ctx: Context) -> Call<'_> {
         match self.get(name) {
-            Some(tool) => tool.call(args, ctx).await,
-            None => ToolResult::error(format!("Unknown tool: {name}")),
+            Some(tool) => tool.call(args, ctx),
+            None => Call::ready(ToolResult::error(format!("Unknown tool: {name}"))),
         }
     }
 
