@@ -13,7 +13,7 @@ mod sdks;
 
 use serde_json::{Value, json};
 use toolnexus::profile::{self, Profile};
-use toolnexus::{Context, Tool, ToolResult, Toolkit};
+use toolnexus::{Context, Rejection, Tool, ToolResult, Toolkit};
 
 use corpus::corpus;
 
@@ -344,14 +344,14 @@ fn registration_refuses_names_the_providers_reject() {
     let mut toolkit = Toolkit::new();
     toolkit.register(make(&"a".repeat(64))).unwrap();
     let long = toolkit.register(make(&"b".repeat(65))).unwrap_err();
-    assert!(long.is_invalid_name());
+    assert_eq!(long.reason(), &Rejection::InvalidName);
     assert!(long.to_string().contains("1 to 64 characters"), "{long}");
     let empty = toolkit.register(make("")).unwrap_err();
-    assert!(empty.is_invalid_name());
+    assert_eq!(empty.reason(), &Rejection::InvalidName);
     assert_eq!(toolkit.len(), 1);
     assert_eq!(toolkit.rejected().len(), 2);
     let clash = toolkit.register(make(&"a".repeat(64))).unwrap_err();
-    assert!(!clash.is_invalid_name());
+    assert!(matches!(clash.reason(), Rejection::Duplicate { .. }));
 }
 
 /// The before/after example of the README, pinned.

@@ -161,6 +161,12 @@ fn duplicate_names_keep_the_first_and_report_the_clash() {
     toolkit.register(first).unwrap();
     let err = toolkit.register(second.clone()).unwrap_err();
     assert_eq!(err.name(), "add");
+    assert_eq!(
+        err.reason(),
+        &toolnexus::Rejection::Duplicate {
+            kept_source: "custom".into()
+        }
+    );
     assert_eq!(err.refused().description(), "A second add.");
     assert!(
         err.to_string().contains("duplicate tool name `add`"),

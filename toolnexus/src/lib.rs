@@ -76,7 +76,7 @@ pub use request::{Answer, Request, Suspend};
 pub use result::{PENDING_KEY, ToolResult};
 pub use run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
 pub use tool::{BoxFuture, Call, Dispatch, Handler, Tool, sanitize_name};
-pub use toolkit::{DuplicateTool, Toolkit};
+pub use toolkit::{RejectedTool, Rejection, Toolkit};
 pub use turn::{ResumeError, Resumed, resume};
 
 /// Turns a function into a tool.

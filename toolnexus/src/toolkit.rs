@@ -39,7 +39,7 @@ pub struct Toolkit {
     // Fx: tool names are short and chosen by the developer, so a keyed (DoS-resistant)
     // hash buys nothing here and costs more than the rest of a lookup.
     index: FxHashMap<String, usize>,
-    rejected: Vec<DuplicateTool>,
+    rejected: Vec<RejectedTool>,
     forms: [OnceLock<Value>; FORM_SLOTS],
 }
 
@@ -77,21 +77,19 @@ impl Toolkit {
     /// A name that OpenAI and Anthropic would reject (their rule is `^[a-zA-Z0-9_-]{1,64}$`;
     /// names are already sanitized to those characters, so what is left is an empty name or
     /// one longer than 64) is refused the same way, here rather than by the provider.
-    pub fn register(&mut self, tool: Tool) -> Result<(), DuplicateTool> {
-        let invalid_name = !valid_name(tool.name());
-        if invalid_name || self.index.contains_key(tool.name()) {
-            let clash = DuplicateTool {
-                name: tool.name().to_owned(),
-                kept_source: match self.index.get(tool.name()) {
-                    Some(&at) if !invalid_name => self.tools[at].source().to_owned(),
-                    _ => String::new(),
-                },
-                invalid_name,
-                refused: tool,
-            };
-            tracing::warn!(name = %clash.name, "{clash}");
-            self.rejected.push(clash.clone());
-            return Err(clash);
+    pub fn register(&mut self, tool: Tool) -> Result<(), RejectedTool> {
+        let reason = if !valid_name(tool.name()) {
+            Some(Rejection::InvalidName)
+        } else {
+            self.index.get(tool.name()).map(|&at| Rejection::Duplicate {
+                kept_source: self.tools[at].source().to_owned(),
+            })
+        };
+        if let Some(reason) = reason {
+            let rejected = RejectedTool { reason, tool };
+            tracing::warn!(name = %rejected.name(), "{rejected}");
+            self.rejected.push(rejected.clone());
+            return Err(rejected);
         }
         self.index.insert(tool.name().to_owned(), self.tools.len());
         self.tools.push(tool);
@@ -121,7 +119,7 @@ impl Toolkit {
     }
 
     /// The registrations refused because their name was taken.
-    pub fn rejected(&self) -> &[DuplicateTool] {
+    pub fn rejected(&self) -> &[RejectedTool] {
         &self.rejected
     }
 
@@ -298,61 +296,69 @@ fn valid_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
-/// A registration refused: a tool with the same name was already in the toolkit, or the
-/// name breaks the providers' rule (`^[a-zA-Z0-9_-]{1,64}$`: empty, or longer than 64).
+/// A registration the toolkit refused: the name was taken (the first registration wins),
+/// or no provider would accept it.
 #[derive(Clone)]
-pub struct DuplicateTool {
-    name: String,
-    kept_source: String,
-    invalid_name: bool,
-    refused: Tool,
+pub struct RejectedTool {
+    reason: Rejection,
+    tool: Tool,
 }
 
-impl DuplicateTool {
-    /// The name both tools claim (or the invalid name).
+/// Why a [`RejectedTool`] was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Rejection {
+    /// Another tool already has the name; it is kept.
+    Duplicate {
+        /// Where the kept tool comes from (`"native"`, `"custom"`, …).
+        kept_source: String,
+    },
+    /// The name breaks the providers' rule (`^[a-zA-Z0-9_-]{1,64}$`): it is empty or longer
+    /// than 64 characters (every other character was already sanitized to `_`).
+    InvalidName,
+}
+
+impl RejectedTool {
+    /// The name the refused tool claims.
     pub fn name(&self) -> &str {
-        &self.name
+        self.tool.name()
     }
 
-    /// Whether the tool was refused for its name alone (empty, or longer than 64
-    /// characters), not for a clash.
-    pub fn is_invalid_name(&self) -> bool {
-        self.invalid_name
+    /// Why it was refused.
+    pub fn reason(&self) -> &Rejection {
+        &self.reason
     }
 
     /// The tool that was refused.
     pub fn refused(&self) -> &Tool {
-        &self.refused
+        &self.tool
     }
 }
 
-impl fmt::Display for DuplicateTool {
+impl fmt::Display for RejectedTool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.invalid_name {
-            return write!(
+        let (name, source) = (self.tool.name(), self.tool.source());
+        match &self.reason {
+            Rejection::InvalidName => write!(
                 f,
-                "invalid tool name `{}` ({} characters): OpenAI and Anthropic accept 1 to 64 characters of [a-zA-Z0-9_-]; the {} tool is ignored",
-                self.name,
-                self.name.len(),
-                self.refused.source()
-            );
+                "invalid tool name `{name}` ({} characters): OpenAI and Anthropic accept 1 to 64 characters of [a-zA-Z0-9_-]; the {source} tool is ignored",
+                name.len()
+            ),
+            Rejection::Duplicate { kept_source } => write!(
+                f,
+                "duplicate tool name `{name}`: the {kept_source} tool registered first is kept, the {source} one is ignored"
+            ),
         }
-        write!(
-            f,
-            "duplicate tool name `{}`: the {} tool registered first is kept, the {} one is ignored",
-            self.name,
-            self.kept_source,
-            self.refused.source()
-        )
     }
 }
 
-impl fmt::Debug for DuplicateTool {
+impl fmt::Debug for RejectedTool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("DuplicateTool")
-            .field("name", &self.name)
+        f.debug_struct("RejectedTool")
+            .field("name", &self.name())
+            .field("reason", &self.reason)
             .finish_non_exhaustive()
     }
 }
 
-impl std::error::Error for DuplicateTool {}
+impl std::error::Error for RejectedTool {}
