@@ -3,6 +3,7 @@
 //! ```text
 //! cargo run --release --example mcp_soak                       # the full soak
 //! cargo run --release --example mcp_soak -- --clients 64 --requests 50 --rounds 5
+//! cargo run --release --example mcp_soak -- --rounds 25 --vanishing 0  # no abandoned sessions
 //! ```
 //!
 //! It starts an [`McpServer`] on `127.0.0.1:0` (nothing else is contacted), then runs
@@ -47,6 +48,8 @@ struct Config {
     requests: u64,
     rounds: u64,
     seed: u64,
+    /// One client in this many vanishes without closing its session (0: none).
+    vanishing: u64,
 }
 
 impl Config {
@@ -56,6 +59,7 @@ impl Config {
             requests: 40,
             rounds: 5,
             seed: 1,
+            vanishing: 8,
         };
         let mut args = std::env::args().skip(1);
         while let Some(flag) = args.next() {
@@ -69,6 +73,7 @@ impl Config {
                 "--requests" => config.requests = value,
                 "--rounds" => config.rounds = value.max(1),
                 "--seed" => config.seed = value,
+                "--vanishing" => config.vanishing = value,
                 other => return Err(format!("unknown flag {other}")),
             }
         }
@@ -665,6 +670,7 @@ async fn round(config: &Config, number: u64, addr: SocketAddr, tally: &Arc<Tally
             let client_number = number * config.clients + c;
             let (tally, held) = (tally.clone(), held.clone());
             let (requests, seed) = (config.requests, config.seed);
+            let vanish = config.vanishing > 0 && client_number.is_multiple_of(config.vanishing);
             tokio::spawn(async move {
                 // One client per round sends an oversized body as well.
                 if c == 0 {
@@ -677,8 +683,8 @@ async fn round(config: &Config, number: u64, addr: SocketAddr, tally: &Arc<Tally
                 for _ in 0..requests {
                     client.step().await;
                 }
-                // One client in eight vanishes without closing its session.
-                client.close(client_number % 8 == 7).await;
+                // Some clients vanish without closing their session.
+                client.close(vanish).await;
             })
         })
         .collect();
@@ -786,7 +792,7 @@ async fn soak(config: &Config) -> Value {
     let get = Tally::get;
     json!({
         "config": {"clients": config.clients, "requests_per_client": config.requests,
-                   "rounds": config.rounds, "seed": config.seed},
+                   "rounds": config.rounds, "seed": config.seed, "vanishing": config.vanishing},
         "seconds": (started.elapsed().as_secs_f64() * 10.0).round() / 10.0,
         "requests_sent": get(&t.requests_sent),
         "well_formed_calls": get(&t.well_formed_calls),
@@ -823,7 +829,7 @@ fn main() {
         Ok(config) => config,
         Err(e) => {
             eprintln!(
-                "mcp_soak: {e}\nusage: mcp_soak [--clients N] [--requests N] [--rounds N] [--seed N]"
+                "mcp_soak: {e}\nusage: mcp_soak [--clients N] [--requests N] [--rounds N] [--seed N] [--vanishing N]"
             );
             std::process::exit(2);
         }
