@@ -43,9 +43,7 @@ impl Args<'_> {
         match self {
             Args::Value(Value::Null) => parse_value(tool, &Value::Object(Map::new())),
             Args::Value(value) => parse_value(tool, &value),
-            Args::Text(text) if text.trim().is_empty() => {
-                parse_value(tool, &Value::Object(Map::new()))
-            }
+            Args::Text(text) if no_arguments(text) => parse_value(tool, &Value::Object(Map::new())),
             Args::Text(text) => parse_text(tool, text),
         }
     }
@@ -55,10 +53,15 @@ impl Args<'_> {
         match self {
             Args::Value(Value::Null) => Ok(Value::Object(Map::new())),
             Args::Value(value) => Ok(value),
-            Args::Text(text) if text.trim().is_empty() => Ok(Value::Object(Map::new())),
+            Args::Text(text) if no_arguments(text) => Ok(Value::Object(Map::new())),
             Args::Text(text) => serde_json::from_str(text).map_err(|e| not_json(tool, &e)),
         }
     }
+}
+
+/// Empty text, or `null`: "no arguments", as `Args::Value(Value::Null)` already is.
+fn no_arguments(text: &str) -> bool {
+    matches!(text.trim(), "" | "null")
 }
 
 fn parse_value<T: DeserializeOwned>(tool: &str, value: &Value) -> Result<T, ArgsError> {
@@ -85,7 +88,13 @@ fn parse_text<T: DeserializeOwned>(tool: &str, text: &str) -> Result<T, ArgsErro
     }
     serde_json::from_str(text).map_err(|first| {
         if first.is_syntax() || first.is_eof() {
-            return not_json(tool, &first);
+            // serde_json also reports an enum given a value of the wrong type (`true`) as a
+            // syntax error; when the text is JSON, the parsed path names the field instead.
+            return match serde_json::from_str::<Value>(text) {
+                Ok(value) => parse_value::<T>(tool, &value).err(),
+                Err(_) => None,
+            }
+            .unwrap_or_else(|| not_json(tool, &first));
         }
         let mut de = serde_json::Deserializer::from_str(text);
         match serde_path_to_error::deserialize::<_, T>(&mut de) {
