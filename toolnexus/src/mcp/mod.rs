@@ -74,8 +74,10 @@ pub const DEFAULT_SERVER_NAME: &str = "toolnexus";
 ///
 /// Every call runs through [`Toolkit::execute`], so a failing or panicking tool gives an
 /// error result (`isError: true`) and never takes the server down. The request's
-/// cancellation (a client's `notifications/cancelled`, a dropped HTTP connection, the
-/// server shutting down) reaches the tool's [`Context`] as its cancellation token.
+/// cancellation (a client's `notifications/cancelled`, its session being closed or timing
+/// out, the server shutting down) reaches the tool's [`Context`] as its cancellation token.
+/// A dropped HTTP connection alone does not cancel a call: over streamable HTTP the session
+/// outlives the connection, so the client can come back for the result.
 #[derive(Clone)]
 pub struct McpServer(Arc<Inner>);
 
