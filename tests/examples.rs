@@ -1,26 +1,11 @@
 //! The examples are run by the test suite, so what the README tells a newcomer to run
 //! keeps working. `cargo test` builds every example before it runs the tests.
 
-use std::path::PathBuf;
 use std::process::Command;
 
-/// The path of a built example, next to this test binary (`target/<profile>/examples`).
-fn example(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let profile_dir = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("target/<profile>");
-    let path = profile_dir
-        .join("examples")
-        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.exists(),
-        "example {name} is not built at {}",
-        path.display()
-    );
-    path
-}
+#[path = "common/example.rs"]
+mod common_example;
+use common_example::example;
 
 fn run(name: &str) -> String {
     let output = Command::new(example(name)).output().expect("example runs");

@@ -2,28 +2,13 @@
 //! the same checks on a few hundred requests. The full soak and its last results are in
 //! README.md ("Reliability").
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
 
-/// The built example, next to this test binary (`cargo test` builds every example).
-fn example(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let profile_dir = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("target/<profile>");
-    let path = profile_dir
-        .join("examples")
-        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.exists(),
-        "example {name} is not built at {}",
-        path.display()
-    );
-    path
-}
+#[path = "common/example.rs"]
+mod common_example;
+use common_example::example;
 
 #[test]
 fn a_short_soak_of_the_mcp_server_ends_with_no_failure() {
