@@ -4,17 +4,7 @@
 //! [`IntoToolResult`], so type aliases and re-exports work, and an unsupported type is a
 //! compile error that lists the accepted forms.
 //!
-//! | the function returns | the result |
-//! | --- | --- |
-//! | `Result<T, E>`, `T: Display` | `Ok(t)` → [`ToolResult::ok`]`(t.to_string())` |
-//! | `Result<Json<T>, E>`, `T: Serialize` | `Ok` → the value as JSON text |
-//! | `Result<ToolResult, E>` | `Ok(r)` → `r` as it is |
-//! | `Result<T, E>`, `E: Display` | `Err(e)` → [`ToolResult::error`]`(e.to_string())` |
-//! | `Result<T, Suspend>` | `Err(s)` → [`ToolResult::pending`] |
-//! | `Result<T, toolnexus::Error>` | `Err` → an error result, or pending if it carries a [`Suspend`] |
-//! | [`Suspend`] | [`ToolResult::pending`] |
-//! | [`ToolResult`] | as it is |
-//! | [`Json<T>`] | the value as JSON text |
+//! The accepted forms are listed on [`IntoToolResult`].
 
 use std::fmt::{self, Display};
 
@@ -23,7 +13,19 @@ use serde::Serialize;
 use crate::request::{Request, Suspend};
 use crate::result::ToolResult;
 
-/// A value a `#[tool]` function may return; see the [module docs](self) for the forms.
+/// A value a `#[tool]` function may return:
+///
+/// | the function returns | the result |
+/// | --- | --- |
+/// | `Result<T, E>`, `T: Display` | `Ok(t)` → [`ToolResult::ok`]`(t.to_string())` |
+/// | `Result<Json<T>, E>`, `T: Serialize` | `Ok` → the value as JSON text |
+/// | `Result<ToolResult, E>` | `Ok(r)` → `r` as it is |
+/// | `Result<T, E>`, `E: Display` | `Err(e)` → [`ToolResult::error`]`(e.to_string())` |
+/// | `Result<T, Suspend>` | `Err(s)` → [`ToolResult::pending`] |
+/// | `Result<T, toolnexus::Error>` | `Err` → an error result, or pending if it carries a [`Suspend`] |
+/// | [`Suspend`] | [`ToolResult::pending`] |
+/// | [`ToolResult`] | as it is |
+/// | [`Json<T>`] | the value as JSON text |
 ///
 /// Implement it for your own types to return them from tools directly.
 #[diagnostic::on_unimplemented(
