@@ -13,8 +13,10 @@
 //!   context built in the measured part, as toolnexus's is; `rmcp_call_only`: without).
 //! - `text_args/*`: `Toolkit::execute_json` with raw JSON text against `serde_json::from_str`
 //!   into the typed struct and the same call (and rmcp, which first needs a JSON object).
-//! - `listing_50/*`: the provider listings of 50 tools, first call and repeated, beside
-//!   rmcp's `tools/list` result (`ToolRouter::list_all`) serialized with `serde_json`.
+//! - `listing_50/*`: the provider listings of 50 tools, first call and repeated (as a
+//!   `Value` of its own from `to_openai()` and its siblings, and shared through
+//!   `Toolkit::listing`), beside rmcp's `tools/list` result (`ToolRouter::list_all`)
+//!   serialized with `serde_json`.
 //!
 //! The same 50 tools exist on both sides: `add`, `greet`, `ship` and 47 fillers.
 
@@ -30,6 +32,7 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use rmcp::model::CallToolResponse;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use toolnexus::profile::Profile;
 use toolnexus::{Context, Tool, Toolkit, tool};
 
 /// Polls a future that finishes at once (every tool here is synchronous, on both sides).
@@ -488,6 +491,22 @@ fn listing(c: &mut Criterion) {
     });
     group.bench_function("mcp_text/repeated", |b| {
         b.iter(|| black_box(serde_json::to_string(&kit.to_mcp()).unwrap()))
+    });
+    // The shared listing (`Toolkit::listing`): a handle, and its text serialized once,
+    // copied into a `String` of its own as rmcp's line produces one.
+    let openai = kit.listing(Profile::OpenAi);
+    assert_eq!(
+        openai.json(),
+        serde_json::to_string(&kit.to_openai()).unwrap()
+    );
+    group.bench_function("shared/repeated", |b| {
+        b.iter(|| black_box(kit.listing(Profile::OpenAi)))
+    });
+    group.bench_function("shared_text/repeated", |b| {
+        b.iter(|| black_box(kit.listing(Profile::OpenAi).json().to_owned()))
+    });
+    group.bench_function("shared_mcp_text/repeated", |b| {
+        b.iter(|| black_box(kit.listing(Profile::Mcp).json().to_owned()))
     });
     // rmcp builds each tool's schema when its router is built, then lists by cloning the
     // tool entries (schemas are shared behind `Arc`s) and sorting them by name.

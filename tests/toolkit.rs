@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use toolnexus::profile::Profile;
 use toolnexus::{CancellationToken, Context, Tool, ToolResult, Toolkit};
 
 fn add_schema() -> Value {
@@ -266,6 +267,58 @@ fn listings_follow_registration() {
         .map(|t| t["name"].clone())
         .collect();
     assert_eq!(names, [json!("add"), json!("slow")]);
+}
+
+#[test]
+fn a_shared_listing_is_the_same_value_as_each_adapter_returns() {
+    let toolkit = one_tool().with(slow(Duration::ZERO));
+    let adapters: [(Profile, Value); 6] = [
+        (Profile::OpenAi, toolkit.to_openai()),
+        (Profile::OpenAiStrict, toolkit.to_openai_strict()),
+        (Profile::Anthropic, toolkit.to_anthropic()),
+        (Profile::AnthropicStrict, toolkit.to_anthropic_strict()),
+        (Profile::Gemini, toolkit.to_gemini()),
+        (Profile::Mcp, toolkit.to_mcp()),
+    ];
+    for (profile, value) in adapters {
+        let listing = toolkit.listing(profile);
+        assert_eq!(listing, value, "{profile}");
+        // The text is the value's own serialization, and reads back as the value.
+        assert_eq!(
+            listing.json(),
+            serde_json::to_string(&value).unwrap(),
+            "{profile}"
+        );
+        assert_eq!(listing.to_string(), listing.json());
+        assert_eq!(serde_json::to_value(&listing).unwrap(), value, "{profile}");
+        assert_eq!(listing.clone().into_value(), value, "{profile}");
+    }
+}
+
+#[test]
+fn a_shared_listing_embeds_verbatim_and_follows_registration() {
+    #[derive(serde::Serialize)]
+    struct Body<'a> {
+        model: &'a str,
+        tools: &'a serde_json::value::RawValue,
+    }
+    let mut toolkit = one_tool();
+    let before = toolkit.listing(Profile::Anthropic);
+    let body = serde_json::to_string(&Body {
+        model: "m",
+        tools: before.raw(),
+    })
+    .unwrap();
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body, json!({"model": "m", "tools": toolkit.to_anthropic()}));
+
+    toolkit.register(slow(Duration::ZERO)).unwrap();
+    let after = toolkit.listing(Profile::Anthropic);
+    assert_eq!(after.as_array().unwrap().len(), 2);
+    // A listing handed out earlier keeps what it was.
+    assert_eq!(before.as_array().unwrap().len(), 1);
+    assert_ne!(before, after);
+    assert_eq!(before.into_value()[0]["name"], "add");
 }
 
 #[tokio::test]

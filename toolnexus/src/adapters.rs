@@ -2,8 +2,8 @@
 //!
 //! The argument schema inside each entry is the tool's canonical schema passed through the
 //! provider's profile (see [`crate::profile`]). Profiles and entries are built once per
-//! tool and cached on it (see [`Tool`]); a [`Toolkit`] caches its whole listing too, so
-//! repeated listings only copy.
+//! tool and cached on it (see [`Tool`]); a [`Toolkit`] caches its whole listing too, and shares
+//! it as a [`Listing`](crate::Listing).
 //!
 //! [`Toolkit`]: crate::Toolkit
 
@@ -25,6 +25,17 @@ pub(crate) enum Provider {
 }
 
 impl Provider {
+    pub(crate) fn of(profile: Profile) -> Provider {
+        match profile {
+            Profile::OpenAi => Provider::OpenAi,
+            Profile::Anthropic => Provider::Anthropic,
+            Profile::Gemini => Provider::Gemini,
+            Profile::Mcp => Provider::Mcp,
+            Profile::OpenAiStrict => Provider::OpenAiStrict,
+            Profile::AnthropicStrict => Provider::AnthropicStrict,
+        }
+    }
+
     pub(crate) fn profile(self) -> Profile {
         match self {
             Provider::OpenAi => Profile::OpenAi,

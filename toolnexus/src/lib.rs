@@ -51,6 +51,7 @@ mod content;
 mod context;
 mod expansion;
 mod into_result;
+mod listing;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod message;
@@ -70,6 +71,7 @@ pub use client::{Client, DEFAULT_MAX_TURNS};
 pub use content::{ContentError, ContentPart, PartKind};
 pub use context::{CancellationToken, Context};
 pub use into_result::{Error, IntoToolError, IntoToolOutput, IntoToolResult, Json};
+pub use listing::Listing;
 pub use message::{Message, ToolCall};
 pub use model::{FnModel, Model, ModelError, ModelFuture, Reply, ScriptedModel, Usage};
 pub use request::{Answer, Request, Suspend};

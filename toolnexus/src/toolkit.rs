@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::adapters::{self, Provider};
 use crate::args::Args;
 use crate::context::Context;
+use crate::listing::Listing;
 use crate::profile::{Profile, ProfileError};
 use crate::registry::Registration;
 use crate::result::ToolResult;
@@ -40,7 +41,7 @@ pub struct Toolkit {
     // hash buys nothing here and costs more than the rest of a lookup.
     index: FxHashMap<String, usize>,
     rejected: Vec<RejectedTool>,
-    forms: [OnceLock<Value>; FORM_SLOTS],
+    forms: [OnceLock<Listing>; FORM_SLOTS],
 }
 
 impl Toolkit {
@@ -180,40 +181,67 @@ impl Toolkit {
         }
     }
 
+    /// The tools in `profile`'s provider shape, built once and shared: what
+    /// [`Toolkit::to_openai`] (for [`Profile::OpenAi`]) and its siblings return, without
+    /// the copy they make on every call. Cloning the [`Listing`] is cheap, and its JSON
+    /// text is serialized once. Registering a tool builds the listing anew.
+    ///
+    /// | profile | same value as |
+    /// | --- | --- |
+    /// | [`Profile::OpenAi`] | [`Toolkit::to_openai`] |
+    /// | [`Profile::OpenAiStrict`] | [`Toolkit::to_openai_strict`] |
+    /// | [`Profile::Anthropic`] | [`Toolkit::to_anthropic`] |
+    /// | [`Profile::AnthropicStrict`] | [`Toolkit::to_anthropic_strict`] |
+    /// | [`Profile::Gemini`] | [`Toolkit::to_gemini`] |
+    /// | [`Profile::Mcp`] | [`Toolkit::to_mcp`] |
+    pub fn listing(&self, profile: Profile) -> Listing {
+        self.shared(Provider::of(profile)).clone()
+    }
+
+    fn shared(&self, provider: Provider) -> &Listing {
+        self.forms[provider as usize].get_or_init(|| {
+            let entries = self
+                .tools
+                .iter()
+                .map(|tool| adapters::entry(tool, provider).clone())
+                .collect();
+            Listing::new(match provider {
+                Provider::Gemini => {
+                    serde_json::json!([{ "functionDeclarations": Value::Array(entries) }])
+                }
+                _ => Value::Array(entries),
+            })
+        })
+    }
+
     fn try_listing(&self, provider: Provider) -> Result<Value, ProfileError> {
         for tool in &self.tools {
             adapters::try_entry(tool, provider)?;
         }
-        Ok(self.listing(provider).clone())
-    }
-
-    fn listing(&self, provider: Provider) -> &Value {
-        self.forms[provider as usize].get_or_init(|| {
-            Value::Array(
-                self.tools
-                    .iter()
-                    .map(|tool| adapters::entry(tool, provider).clone())
-                    .collect(),
-            )
-        })
+        Ok(self.shared(provider).value().clone())
     }
 
     /// The tools in OpenAI's Chat Completions shape:
     /// `[{"type":"function","function":{"name","description","parameters"}}]`.
+    ///
+    /// Each call returns a copy of the cached listing; [`Toolkit::listing`] shares it.
     pub fn to_openai(&self) -> Value {
-        self.listing(Provider::OpenAi).clone()
+        self.shared(Provider::OpenAi).value().clone()
     }
 
     /// The tools in Anthropic's Messages shape: `[{"name","description","input_schema"}]`.
+    ///
+    /// Each call returns a copy of the cached listing; [`Toolkit::listing`] shares it.
     pub fn to_anthropic(&self) -> Value {
-        self.listing(Provider::Anthropic).clone()
+        self.shared(Provider::Anthropic).value().clone()
     }
 
     /// The tools in Gemini's shape:
     /// `[{"functionDeclarations":[{"name","description","parameters"}]}]`.
+    ///
+    /// Each call returns a copy of the cached listing; [`Toolkit::listing`] shares it.
     pub fn to_gemini(&self) -> Value {
-        let declarations = self.listing(Provider::Gemini).clone();
-        serde_json::json!([{ "functionDeclarations": declarations }])
+        self.shared(Provider::Gemini).value().clone()
     }
 
     /// The tools in OpenAI's Chat Completions shape for strict mode: as
@@ -224,7 +252,7 @@ impl Toolkit {
     /// in its plain form, without `"strict": true`, and a `tracing` warning says why; use
     /// [`Toolkit::try_to_openai_strict`] or [`Toolkit::check`] to get the error instead.
     pub fn to_openai_strict(&self) -> Value {
-        self.listing(Provider::OpenAiStrict).clone()
+        self.shared(Provider::OpenAiStrict).value().clone()
     }
 
     /// [`Toolkit::to_openai_strict`], or the first tool whose schema strict mode cannot
@@ -238,7 +266,7 @@ impl Toolkit {
     /// [`profile::anthropic_strict`](crate::profile::anthropic_strict). A tool whose schema
     /// does not fit is listed in its plain form, as in [`Toolkit::to_openai_strict`].
     pub fn to_anthropic_strict(&self) -> Value {
-        self.listing(Provider::AnthropicStrict).clone()
+        self.shared(Provider::AnthropicStrict).value().clone()
     }
 
     /// [`Toolkit::to_anthropic_strict`], or the first tool whose schema strict tool use
@@ -250,13 +278,14 @@ impl Toolkit {
     /// [`Toolkit::to_gemini`], or the first tool whose schema Gemini's `parameters` cannot
     /// express (a recursive type). `to_gemini` lists such a tool with the recursion cut.
     pub fn try_to_gemini(&self) -> Result<Value, ProfileError> {
-        let declarations = self.try_listing(Provider::Gemini)?;
-        Ok(serde_json::json!([{ "functionDeclarations": declarations }]))
+        self.try_listing(Provider::Gemini)
     }
 
     /// The tools as MCP `tools/list` entries: `[{"name","description","inputSchema"}]`.
+    ///
+    /// Each call returns a copy of the cached listing; [`Toolkit::listing`] shares it.
     pub fn to_mcp(&self) -> Value {
-        self.listing(Provider::Mcp).clone()
+        self.shared(Provider::Mcp).value().clone()
     }
 }
 
