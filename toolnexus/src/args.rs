@@ -33,18 +33,26 @@ impl<'a> From<&'a str> for Args<'a> {
 
 impl Args<'_> {
     /// Reads the arguments into `T`. On failure the [`ArgsError`] is what to hand back to
-    /// the model (it converts into an error [`ToolResult`]): it names the tool and, when the arguments are valid JSON, the path of
-    /// the offending field (`invalid arguments for add: a: invalid type: string "x",
-    /// expected i64`).
+    /// the model (it converts into an error [`ToolResult`]): it names the tool and, when the
+    /// arguments are valid JSON, the path of the offending field (`invalid arguments for
+    /// add: a: invalid type: string "x", expected i64`).
     ///
-    /// The happy path is a plain `serde` deserialization; the field path is only worked out
-    /// (by deserializing a second time) once an error is known.
+    /// The happy path is a plain `serde` deserialization, straight from the text or the
+    /// value. The field path is only worked out once an error is known, by deserializing
+    /// the arguments as a [`Value`] a second time with `serde_path_to_error`; raw text is
+    /// parsed into a `Value` for that. One path-tracking reader per argument type, not one
+    /// per form: each is compiled into every crate that declares tools.
     pub fn parse<T: DeserializeOwned>(self, tool: &str) -> Result<T, ArgsError> {
         match self {
-            Args::Value(Value::Null) => parse_value(tool, &Value::Object(Map::new())),
-            Args::Value(value) => parse_value(tool, &value),
-            Args::Text(text) if no_arguments(text) => parse_value(tool, &Value::Object(Map::new())),
-            Args::Text(text) => parse_text(tool, text),
+            Args::Value(Value::Null) => from_value(tool, &Value::Object(Map::new())),
+            Args::Value(value) => from_value(tool, &value),
+            Args::Text(text) => match object_text(tool, text)? {
+                Some(text) => match serde_json::from_str(text) {
+                    Ok(parsed) => Ok(parsed),
+                    Err(first) => Err(text_error(tool, text, &first, trace::<T>)),
+                },
+                None => from_value(tool, &Value::Object(Map::new())),
+            },
         }
     }
 
@@ -64,48 +72,65 @@ fn no_arguments(text: &str) -> bool {
     matches!(text.trim(), "" | "null")
 }
 
-fn parse_value<T: DeserializeOwned>(tool: &str, value: &Value) -> Result<T, ArgsError> {
+fn from_value<T: DeserializeOwned>(tool: &str, value: &Value) -> Result<T, ArgsError> {
     if !value.is_object() {
         return Err(not_object(tool, value));
     }
-    T::deserialize(value).map_err(|first| {
-        match serde_path_to_error::deserialize::<_, T>(value) {
-            Err(e) => invalid(tool, &e.path().to_string(), e.inner()),
-            // Cannot happen (the same input failed a moment ago); keep the first error.
-            Ok(_) => invalid(tool, ".", &first),
-        }
-    })
-}
-
-fn parse_text<T: DeserializeOwned>(tool: &str, text: &str) -> Result<T, ArgsError> {
-    // Arguments are named: an object. Anything else (a positional array, a bare value)
-    // does not fit the schema, even where serde would accept it.
-    if !text.trim_start().starts_with('{') {
-        return Err(match serde_json::from_str::<Value>(text) {
-            Ok(value) => not_object(tool, &value),
-            Err(e) => not_json(tool, &e),
-        });
+    match T::deserialize(value) {
+        Ok(parsed) => Ok(parsed),
+        Err(first) => Err(value_error(tool, value, &first, trace::<T>)),
     }
-    serde_json::from_str(text).map_err(|first| {
-        if first.is_syntax() || first.is_eof() {
-            // serde_json also reports an enum given a value of the wrong type (`true`) as a
-            // syntax error; when the text is JSON, the parsed path names the field instead.
-            return match serde_json::from_str::<Value>(text) {
-                Ok(value) => parse_value::<T>(tool, &value).err(),
-                Err(_) => None,
-            }
-            .unwrap_or_else(|| not_json(tool, &first));
-        }
-        let mut de = serde_json::Deserializer::from_str(text);
-        match serde_path_to_error::deserialize::<_, T>(&mut de) {
-            Err(e) => invalid(tool, &e.path().to_string(), e.inner()),
-            Ok(_) => invalid(tool, ".", &first),
-        }
+}
+
+/// Deserializes a `T` from a value again, tracking the path: the re-run that says where an
+/// error is. The only path-tracking reader of a `T`; text is parsed into a value for it.
+type Trace = fn(&Value) -> Result<(), serde_path_to_error::Error<serde_json::Error>>;
+
+fn trace<T: DeserializeOwned>(
+    value: &Value,
+) -> Result<(), serde_path_to_error::Error<serde_json::Error>> {
+    serde_path_to_error::deserialize::<_, T>(value).map(drop)
+}
+
+/// Text that is an object: `Some(text)`. No arguments (empty, `null`): `None`. Anything
+/// else (a positional array, a bare value, not JSON) does not fit the schema, even where
+/// serde would accept it: an error.
+fn object_text<'t>(tool: &str, text: &'t str) -> Result<Option<&'t str>, ArgsError> {
+    if no_arguments(text) {
+        return Ok(None);
+    }
+    if text.trim_start().starts_with('{') {
+        return Ok(Some(text));
+    }
+    Err(match serde_json::from_str::<Value>(text) {
+        Ok(value) => not_object(tool, &value),
+        Err(e) => not_json(tool, &e),
     })
 }
 
-fn invalid(tool: &str, path: &str, error: &serde_json::Error) -> ArgsError {
-    let message = strip_position(error);
+/// Why a value did not fit: the first error, with the path of the field the re-run found.
+fn value_error(tool: &str, value: &Value, first: &serde_json::Error, trace: Trace) -> ArgsError {
+    match trace(value) {
+        Err(error) => invalid(tool, &error.path().to_string(), &error.inner().to_string()),
+        // Cannot happen (the same input failed a moment ago); keep the first error.
+        Ok(()) => invalid(tool, ".", &first.to_string()),
+    }
+}
+
+/// Why object text did not fit. When it is JSON, the parsed value's re-run names the
+/// field; this also covers an enum given a value of the wrong type (`true`), which
+/// serde_json reports as a syntax error. A value can read where the text did not (the
+/// text repeats a key; a value keeps the last): then the first error stands.
+fn text_error(tool: &str, text: &str, first: &serde_json::Error, trace: Trace) -> ArgsError {
+    match serde_json::from_str::<Value>(text) {
+        Ok(value) => value_error(tool, &value, first, trace),
+        // The text's own syntax error, even where reading a `T` failed earlier in it.
+        Err(error) => not_json(tool, &error),
+    }
+}
+
+fn invalid(tool: &str, path: &str, message: &str) -> ArgsError {
+    let message = strip_position(message);
     if path == "." {
         ArgsError(format!("invalid arguments for {tool}: {message}"))
     } else {
@@ -135,15 +160,19 @@ fn not_object(tool: &str, value: &Value) -> ArgsError {
 
 /// serde_json appends ` at line L column C` to data errors from text; the field path says
 /// more to a model than a column number, so it is dropped there.
-fn strip_position(error: &serde_json::Error) -> String {
-    let text = error.to_string();
-    if error.line() == 0 {
-        return text;
-    }
-    match text.rfind(" at line ") {
-        Some(at) => text[..at].to_owned(),
-        None => text,
-    }
+fn strip_position(message: &str) -> &str {
+    let Some(at) = message.rfind(" at line ") else {
+        return message;
+    };
+    let mut words = message[at + " at line ".len()..].split(' ');
+    let numeric = |word: Option<&str>| {
+        word.is_some_and(|w| w.bytes().all(|b| b.is_ascii_digit()) && !w.is_empty())
+    };
+    let position = numeric(words.next())
+        && words.next() == Some("column")
+        && numeric(words.next())
+        && words.next().is_none();
+    if position { &message[..at] } else { message }
 }
 
 /// Arguments that do not fit a tool: not JSON, a missing or unknown field, a wrong type.
