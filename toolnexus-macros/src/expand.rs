@@ -138,13 +138,12 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn<'_>) -> TokenStream {
 
                 static TOOL: #krate::__private::OnceLock<#krate::Tool> =
                     #krate::__private::OnceLock::new();
-                TOOL.get_or_init(|| {
+                #krate::__private::cached(&TOOL, || {
                     build_tool #turbofish(|#parsed, #ctx_param| {
                         #(#concrete_checks)*
                         #dispatch
                     })
                 })
-                .clone()
             }
         }
 

@@ -4,6 +4,7 @@
 //! of syntax: it never decides what a type means.
 
 use std::future::Future;
+use std::sync::OnceLock;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -32,6 +33,12 @@ pub fn native_tool<A: DeserializeOwned + JsonSchema + 'static>(
         "native",
         Box::new(handler),
     )
+}
+
+/// The tool in `cell`, made by `make` on first use. One non-generic function for every
+/// `#[tool]`, so the once-only initialization is compiled once, here.
+pub fn cached(cell: &'static OnceLock<Tool>, make: fn() -> Tool) -> Tool {
+    cell.get_or_init(make).clone()
 }
 
 /// Converts the function's return value (the trait bound is where an unsupported return

@@ -169,7 +169,9 @@ pub struct ReadmeDoctests;
 /// What `#[tool]` expansions use. Not public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::expansion::{ToolParam, assert_param, boxed, into_result, native_tool, ready};
+    pub use crate::expansion::{
+        ToolParam, assert_param, boxed, cached, into_result, native_tool, ready,
+    };
     pub use crate::registry::Registration;
     pub use crate::schema::schema_for;
     pub use inventory;

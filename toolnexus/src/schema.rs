@@ -14,7 +14,7 @@
 
 use std::borrow::Cow;
 
-use schemars::generate::SchemaSettings;
+use schemars::generate::{SchemaGenerator, SchemaSettings};
 use schemars::transform::RestrictFormats;
 use schemars::{JsonSchema, Schema};
 use serde_json::{Map, Value};
@@ -44,6 +44,13 @@ pub(crate) const STANDARD_FORMATS: &[&str] = &[
 
 /// The canonical argument schema of `T` (see the module docs for the rules).
 pub fn schema_for<T: ?Sized + JsonSchema>() -> Value {
+    // Only the call that needs `T` is generic: the rest is compiled once, here, rather
+    // than once per argument type.
+    canonical_root(generator().into_root_schema_for::<T>())
+}
+
+/// The generator every canonical schema comes from.
+fn generator() -> SchemaGenerator {
     let mut formats = RestrictFormats::default();
     formats.infer_from_meta_schema = false;
     formats.allowed_formats = STANDARD_FORMATS
@@ -51,20 +58,18 @@ pub fn schema_for<T: ?Sized + JsonSchema>() -> Value {
         .copied()
         .map(Cow::Borrowed)
         .collect();
-    let generator = SchemaSettings::draft2020_12()
+    SchemaSettings::draft2020_12()
         .with(|settings| {
             settings.inline_subschemas = true;
             settings.meta_schema = None;
         })
         .with_transform(formats)
-        .into_generator();
-    let schema: Schema = generator.into_root_schema_for::<T>();
-    canonical_root(schema.to_value())
+        .into_generator()
 }
 
 /// Gives the root the shape every provider expects of a tool's arguments.
-fn canonical_root(schema: Value) -> Value {
-    let mut root = match schema {
+fn canonical_root(schema: Schema) -> Value {
+    let mut root = match schema.to_value() {
         Value::Object(map) => map,
         _ => Map::new(),
     };
