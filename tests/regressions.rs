@@ -91,3 +91,90 @@ async fn an_enum_given_the_wrong_json_type_as_text_names_the_field() {
     let ok = execute_json(&toolkit, "paint", r#"{"color": "green", "layers": 3}"#).await;
     assert_eq!(ok, ToolResult::ok("Green x3"));
 }
+
+/// Takes a float and reports the exact `f64` it received.
+#[tool]
+fn measure(x: f64) -> Result<String, Infallible> {
+    Ok(format!("{:#018x}", x.to_bits()))
+}
+
+fn bits(x: f64) -> String {
+    format!("{:#018x}", x.to_bits())
+}
+
+#[tokio::test]
+async fn a_float_reaches_the_tool_exactly_as_written() {
+    // Found by the fuzz target `mcp_message` (minimized input:
+    // `{"jsonrpc":"2.0","method":"","params":{"":550000000001362346531}}`): the number was
+    // written back as `5.5000000000136236e20` and that text read as `5.500000000013624e20`,
+    // one unit in the last place away. serde_json's default float parser is not correctly
+    // rounded, so a float a model or client wrote in its shortest form (as serde_json,
+    // JavaScript and Python all write floats) could reach a tool as a neighbouring `f64`.
+    // Fixed by serde_json's `float_roundtrip` feature in toolnexus's manifest. This test
+    // suite cannot show the bug by itself: a dev-dependency here (jsonschema) turns the
+    // same feature on for the whole build, so the manifest is checked as well.
+    let manifest = include_str!("../toolnexus/Cargo.toml");
+    assert!(
+        manifest
+            .lines()
+            .any(|line| line.starts_with("serde_json =") && line.contains("\"float_roundtrip\"")),
+        "toolnexus must enable serde_json's float_roundtrip feature itself"
+    );
+    let toolkit = Toolkit::new().with(measure::tool());
+    for text in [
+        "5.5000000000136236e20",
+        "5.5000000000136236e+20",
+        "0.1",
+        "-2.5e-300",
+    ] {
+        let expected = ToolResult::ok(bits(text.parse().unwrap()));
+        let args = format!(r#"{{"x": {text}}}"#);
+        assert_eq!(
+            execute_json(&toolkit, "measure", &args).await,
+            expected,
+            "{text}"
+        );
+        let value: Value = serde_json::from_str(&args).unwrap();
+        assert_eq!(
+            execute(&toolkit, "measure", value).await,
+            expected,
+            "{text}"
+        );
+    }
+    // Any finite float, written the way serde_json writes it, reaches the tool unchanged.
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    for _ in 0..20_000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let x = f64::from_bits(state);
+        if !x.is_finite() {
+            continue;
+        }
+        let args = json!({ "x": x }).to_string();
+        let expected = ToolResult::ok(bits(x));
+        assert_eq!(
+            execute_json(&toolkit, "measure", &args).await,
+            expected,
+            "{args}"
+        );
+        let value: Value = serde_json::from_str(&args).unwrap();
+        assert_eq!(
+            execute(&toolkit, "measure", value).await,
+            expected,
+            "{args}"
+        );
+    }
+}
+
+#[test]
+fn an_mcp_message_with_a_large_number_round_trips() {
+    // The same finding as the MCP server sees it: a parsed message, written out and read
+    // again, must give the same text.
+    use toolnexus::mcp::rmcp::model::ClientJsonRpcMessage;
+    let input = r#"{"jsonrpc":"2.0","method":"","params":{"":550000000001362346531}}"#;
+    let message: ClientJsonRpcMessage = serde_json::from_str(input).unwrap();
+    let text = serde_json::to_string(&message).unwrap();
+    let again: ClientJsonRpcMessage = serde_json::from_str(&text).unwrap();
+    assert_eq!(serde_json::to_string(&again).unwrap(), text);
+}
