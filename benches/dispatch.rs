@@ -28,7 +28,7 @@ use std::hint::black_box;
 use std::pin::pin;
 use std::task::{Context as TaskContext, Poll, Waker};
 
-use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group};
 use rmcp::model::CallToolResponse;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -524,5 +524,52 @@ fn listing(c: &mut Criterion) {
     group.finish();
 }
 
+/// `DISPATCH_COUNT=CASE/SIDE:N` runs one side of one dispatch case `N` times and exits,
+/// with no criterion around it, for an instruction counter: `benches/instructions.py`
+/// runs it under callgrind at two counts, so that setup cancels out. CASE is `a_two_ints`,
+/// `b_one_string` or `c_nested`; SIDE is `args` (building the argument `Value` only, to be
+/// subtracted), `floor`, `toolnexus` or `rmcp` (with its per-call context).
+fn count(spec: &str) {
+    let (case, n) = spec.rsplit_once(':').expect("CASE/SIDE:N");
+    let n: usize = n.parse().expect("N is a count");
+    let (case, side) = case.split_once('/').expect("CASE/SIDE:N");
+    type Case = (&'static str, fn() -> Value, fn(Value) -> String);
+    let (tool, args, floor): Case = match case {
+        "a_two_ints" => ("add", add_args, floor_add),
+        "b_one_string" => ("greet", greet_args, floor_greet),
+        "c_nested" => ("ship", ship_args, floor_ship),
+        other => panic!("unknown case {other}"),
+    };
+    let small = Toolkit::new()
+        .with(add::tool())
+        .with(greet::tool())
+        .with(ship::tool());
+    let server = with_rmcp::Server;
+    let router = with_rmcp::Server::tool_router();
+    let rt = runtime();
+    let _guard = rt.enter();
+    let (request, _keep) = with_rmcp::request_context();
+    for _ in 0..n {
+        let v = black_box(args());
+        match side {
+            "args" => drop(black_box(v)),
+            "floor" => drop(black_box(floor(v))),
+            "toolnexus" => drop(black_box(now(small.execute(tool, v, Context::default())))),
+            "rmcp" => {
+                let context = with_rmcp::context(&server, request.clone(), tool, v);
+                drop(black_box(now(with_rmcp::call(&router, context))))
+            }
+            other => panic!("unknown side {other}"),
+        }
+    }
+}
+
 criterion_group!(benches, dispatch, text_args, listing);
-criterion_main!(benches);
+
+fn main() {
+    if let Ok(spec) = std::env::var("DISPATCH_COUNT") {
+        return count(&spec);
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
