@@ -102,6 +102,19 @@ fn bits(x: f64) -> String {
     format!("{:#018x}", x.to_bits())
 }
 
+/// `measure` called with `args` as raw text and as a parsed value reports `expected`.
+async fn measured_on_both_paths(toolkit: &Toolkit, args: &str, expected: String) {
+    let expected = ToolResult::ok(expected);
+    let from_text = execute_json(toolkit, "measure", args).await;
+    assert_eq!(from_text, expected, "{args} as text");
+    let value: Value = serde_json::from_str(args).unwrap();
+    assert_eq!(
+        execute(toolkit, "measure", value).await,
+        expected,
+        "{args} as a value"
+    );
+}
+
 #[tokio::test]
 async fn a_float_reaches_the_tool_exactly_as_written() {
     // Found by the fuzz target `mcp_message` (minimized input:
@@ -127,19 +140,8 @@ async fn a_float_reaches_the_tool_exactly_as_written() {
         "0.1",
         "-2.5e-300",
     ] {
-        let expected = ToolResult::ok(bits(text.parse().unwrap()));
         let args = format!(r#"{{"x": {text}}}"#);
-        assert_eq!(
-            execute_json(&toolkit, "measure", &args).await,
-            expected,
-            "{text}"
-        );
-        let value: Value = serde_json::from_str(&args).unwrap();
-        assert_eq!(
-            execute(&toolkit, "measure", value).await,
-            expected,
-            "{text}"
-        );
+        measured_on_both_paths(&toolkit, &args, bits(text.parse().unwrap())).await;
     }
     // Any finite float, written the way serde_json writes it, reaches the tool unchanged.
     let mut state = 0x9e37_79b9_7f4a_7c15_u64;
@@ -151,19 +153,7 @@ async fn a_float_reaches_the_tool_exactly_as_written() {
         if !x.is_finite() {
             continue;
         }
-        let args = json!({ "x": x }).to_string();
-        let expected = ToolResult::ok(bits(x));
-        assert_eq!(
-            execute_json(&toolkit, "measure", &args).await,
-            expected,
-            "{args}"
-        );
-        let value: Value = serde_json::from_str(&args).unwrap();
-        assert_eq!(
-            execute(&toolkit, "measure", value).await,
-            expected,
-            "{args}"
-        );
+        measured_on_both_paths(&toolkit, &json!({ "x": x }).to_string(), bits(x)).await;
     }
 }
 
