@@ -23,10 +23,7 @@
 #![allow(missing_docs)]
 
 use std::convert::Infallible;
-use std::future::Future;
 use std::hint::black_box;
-use std::pin::pin;
-use std::task::{Context as TaskContext, Poll, Waker};
 
 use criterion::{BatchSize, Criterion, criterion_group};
 use rmcp::model::CallToolResponse;
@@ -35,13 +32,10 @@ use serde_json::{Value, json};
 use toolnexus::profile::Profile;
 use toolnexus::{Context, Tool, Toolkit, tool};
 
-/// Polls a future that finishes at once (every tool here is synchronous, on both sides).
-fn now<F: Future>(future: F) -> F::Output {
-    match pin!(future).poll(&mut TaskContext::from_waker(Waker::noop())) {
-        Poll::Ready(value) => value,
-        Poll::Pending => unreachable!("synchronous tools finish on the first poll"),
-    }
-}
+// Every tool here is synchronous, on both sides: each call finishes on its first poll.
+#[path = "../tests/common/poll.rs"]
+mod poll;
+use poll::now;
 
 /// Add two numbers.
 #[tool]

@@ -5,13 +5,14 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::convert::Infallible;
-use std::future::Future;
-use std::pin::pin;
-use std::task::{Context as TaskContext, Poll, Waker};
 
 use serde::Deserialize;
 use serde_json::{Value, json};
 use toolnexus::{Context, ToolResult, Toolkit, tool};
+
+#[path = "common/poll.rs"]
+mod poll;
+use poll::now;
 
 struct Counting;
 
@@ -45,18 +46,6 @@ fn count<T>(f: impl FnOnce() -> T) -> (T, usize) {
     let before = ALLOCATIONS.with(Cell::get);
     let value = f();
     (value, ALLOCATIONS.with(Cell::get) - before)
-}
-
-/// Polls a future that must finish at once (a synchronous tool), without a runtime.
-fn now<F: Future>(future: F) -> F::Output {
-    let mut future = pin!(future);
-    match future
-        .as_mut()
-        .poll(&mut TaskContext::from_waker(Waker::noop()))
-    {
-        Poll::Ready(value) => value,
-        Poll::Pending => panic!("a synchronous tool should finish on the first poll"),
-    }
 }
 
 /// Add two numbers.
