@@ -106,6 +106,17 @@ def camel(n):
     return f"Tool{n:03}Args"
 
 
+def args_struct(n, params):
+    """The hand-written argument struct of tool `n` (the control's and rmcp's form)."""
+    out = [f"/// Arguments of `tool_{n:03}`.", "#[derive(Deserialize, JsonSchema)]"]
+    out.append(f"pub struct {camel(n)} {{")
+    for name, ty, doc in params:
+        out.append(f"    /// {doc}")
+        out.append(f"    pub {name}: {ty},")
+    out.append("}")
+    return out
+
+
 def control_crate():
     out = [
         "//! Control: plain functions and hand-written argument structs.",
@@ -117,15 +128,8 @@ def control_crate():
     ]
     for n in range(TOOLS):
         params, ret, body, _, desc = SHAPES[n % len(SHAPES)]
-        desc = desc.format(n=n)
-        out.append(f"/// Arguments of `tool_{n:03}`.")
-        out.append("#[derive(Deserialize, JsonSchema)]")
-        out.append(f"pub struct {camel(n)} {{")
-        for name, ty, doc in params:
-            out.append(f"    /// {doc}")
-            out.append(f"    pub {name}: {ty},")
-        out.append("}")
-        out.append(f"/// {desc}")
+        out.extend(args_struct(n, params))
+        out.append(f"/// {desc.format(n=n)}")
         sig = ", ".join(f"{name}: {ty}" for name, ty, _ in params)
         out.append(f"pub fn tool_{n:03}({sig}) -> {ret} {{ {body.format(n=n)} }}")
     return "\n".join(out) + "\n"
@@ -164,14 +168,7 @@ def rmcp_crate():
         SHARED_TYPES,
     ]
     for n in range(TOOLS):
-        params, _, _, _, _ = SHAPES[n % len(SHAPES)]
-        out.append(f"/// Arguments of `tool_{n:03}`.")
-        out.append("#[derive(Deserialize, JsonSchema)]")
-        out.append(f"pub struct {camel(n)} {{")
-        for name, ty, doc in params:
-            out.append(f"    /// {doc}")
-            out.append(f"    pub {name}: {ty},")
-        out.append("}")
+        out.extend(args_struct(n, SHAPES[n % len(SHAPES)][0]))
     out.append("/// The tools.")
     out.append("pub struct Tools;")
     out.append('#[tool_router(vis = "pub")]')
