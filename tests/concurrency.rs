@@ -22,6 +22,19 @@ use toolnexus::{
 /// Hang protection only.
 const PATIENCE: Duration = Duration::from_secs(120);
 
+/// Every task's output, in order; fails if one panicked or if any is still running after
+/// `PATIENCE` (a hang means calls were not concurrent, or one was lost).
+async fn join_each<T>(tasks: Vec<tokio::task::JoinHandle<T>>) -> Vec<T> {
+    let mut results = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        let joined = tokio::time::timeout(PATIENCE, task)
+            .await
+            .expect("every call finishes (a hang means the calls were not concurrent)");
+        results.push(joined.expect("no task panicked"));
+    }
+    results
+}
+
 fn multi_threaded() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(4)
@@ -176,14 +189,7 @@ fn thousands_of_concurrent_calls_each_get_their_own_result() {
                 })
             })
             .collect();
-        let mut results = Vec::new();
-        for task in tasks {
-            let joined = tokio::time::timeout(PATIENCE, task)
-                .await
-                .expect("every call finishes (a hang here means the calls were not concurrent)");
-            results.push(joined.expect("no task panicked"));
-        }
-        results
+        join_each(tasks).await
     });
 
     assert_eq!(results.len() as u64, CALLS);
@@ -249,14 +255,7 @@ fn panics_timeouts_and_cancellations_leave_healthy_calls_untouched() {
                 })
             })
             .collect();
-        let mut results = Vec::new();
-        for task in tasks {
-            let joined = tokio::time::timeout(PATIENCE, task)
-                .await
-                .expect("every call finishes");
-            results.push(joined.expect("no task panicked"));
-        }
-        results
+        join_each(tasks).await
     });
 
     let mut counts = [0usize; 5];
