@@ -491,6 +491,15 @@ async fn argument_errors_name_the_tool_and_the_field() {
         result.output,
         "invalid arguments for add: b: invalid type: boolean `true`, expected i64"
     );
+    // A repeated key: the text does not read, its parsed value (last key wins) would; the
+    // text's own error stands, without a column number.
+    let result = toolkit
+        .execute_json("add", r#"{"a": 1, "a": 2, "b": 3}"#, Context::default())
+        .await;
+    assert_eq!(
+        result.output,
+        "invalid arguments for add: duplicate field `a`"
+    );
     // Nested paths.
     let mut args = json!({
         "int": 0, "float": 0.0, "flag": false, "text": "", "list": [1, "two"], "map": {},

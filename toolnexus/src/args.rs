@@ -111,16 +111,16 @@ fn object_text<'t>(tool: &str, text: &'t str) -> Result<Option<&'t str>, ArgsErr
 /// Why a value did not fit: the first error, with the path of the field the re-run found.
 fn value_error(tool: &str, value: &Value, first: &serde_json::Error, trace: Trace) -> ArgsError {
     match trace(value) {
-        Err(error) => invalid(tool, &error.path().to_string(), &error.inner().to_string()),
-        // Cannot happen (the same input failed a moment ago); keep the first error.
-        Ok(()) => invalid(tool, ".", &first.to_string()),
+        Err(error) => invalid(tool, &error.path().to_string(), &message(error.inner())),
+        // The value reads where the text did not (the text repeats a key, the value keeps
+        // the last): the first error stands.
+        Ok(()) => invalid(tool, ".", &message(first)),
     }
 }
 
 /// Why object text did not fit. When it is JSON, the parsed value's re-run names the
 /// field; this also covers an enum given a value of the wrong type (`true`), which
-/// serde_json reports as a syntax error. A value can read where the text did not (the
-/// text repeats a key; a value keeps the last): then the first error stands.
+/// serde_json reports as a syntax error.
 fn text_error(tool: &str, text: &str, first: &serde_json::Error, trace: Trace) -> ArgsError {
     match serde_json::from_str::<Value>(text) {
         Ok(value) => value_error(tool, &value, first, trace),
@@ -130,7 +130,6 @@ fn text_error(tool: &str, text: &str, first: &serde_json::Error, trace: Trace) -
 }
 
 fn invalid(tool: &str, path: &str, message: &str) -> ArgsError {
-    let message = strip_position(message);
     if path == "." {
         ArgsError(format!("invalid arguments for {tool}: {message}"))
     } else {
@@ -158,21 +157,14 @@ fn not_object(tool: &str, value: &Value) -> ArgsError {
     ))
 }
 
-/// serde_json appends ` at line L column C` to data errors from text; the field path says
-/// more to a model than a column number, so it is dropped there.
-fn strip_position(message: &str) -> &str {
-    let Some(at) = message.rfind(" at line ") else {
-        return message;
-    };
-    let mut words = message[at + " at line ".len()..].split(' ');
-    let numeric = |word: Option<&str>| {
-        word.is_some_and(|w| w.bytes().all(|b| b.is_ascii_digit()) && !w.is_empty())
-    };
-    let position = numeric(words.next())
-        && words.next() == Some("column")
-        && numeric(words.next())
-        && words.next().is_none();
-    if position { &message[..at] } else { message }
+/// The error's message. serde_json appends ` at line L column C` to errors read from text;
+/// the field path says more to a model than a column number, so it is dropped there.
+fn message(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    match text.rfind(" at line ") {
+        Some(at) if error.line() != 0 => text[..at].to_owned(),
+        _ => text,
+    }
 }
 
 /// Arguments that do not fit a tool: not JSON, a missing or unknown field, a wrong type.
