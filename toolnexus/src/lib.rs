@@ -44,42 +44,28 @@
 #![forbid(unsafe_code)]
 #![warn(unreachable_pub)]
 
-mod adapters;
-mod args;
-mod client;
-mod content;
-mod context;
-mod expansion;
-mod into_result;
-mod listing;
+mod agent;
 #[cfg(feature = "mcp")]
 pub mod mcp;
-mod message;
-mod model;
-pub mod profile;
-mod registry;
-mod request;
-mod result;
-mod run;
 mod schema;
 mod tool;
-mod toolkit;
-mod turn;
 
-pub use args::{Args, ArgsError};
-pub use client::{Client, DEFAULT_MAX_TURNS};
-pub use content::{ContentError, ContentPart, PartKind};
-pub use context::{CancellationToken, Context};
-pub use into_result::{Error, IntoToolError, IntoToolOutput, IntoToolResult, Json};
-pub use listing::Listing;
-pub use message::{Message, ToolCall};
-pub use model::{FnModel, Model, ModelError, ModelFuture, Reply, ScriptedModel, Usage};
-pub use request::{Answer, Request, Suspend};
-pub use result::{PENDING_KEY, ToolResult};
-pub use run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
+pub use schema::profile;
+
+pub use agent::client::{Client, DEFAULT_MAX_TURNS};
+pub use agent::message::{Message, ToolCall};
+pub use agent::model::{FnModel, Model, ModelError, ModelFuture, Reply, ScriptedModel, Usage};
+pub use agent::run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
+pub use agent::turn::{ResumeError, Resumed, resume};
+pub use schema::listing::Listing;
+pub use tool::args::{Args, ArgsError};
+pub use tool::content::{ContentError, ContentPart, PartKind};
+pub use tool::context::{CancellationToken, Context};
+pub use tool::request::{Answer, Request, Suspend};
+pub use tool::result::{PENDING_KEY, ToolResult};
+pub use tool::returns::{Error, IntoToolError, IntoToolOutput, IntoToolResult, Json};
+pub use tool::toolkit::{RejectedTool, Rejection, Toolkit};
 pub use tool::{BoxFuture, Call, Dispatch, Handler, Tool, sanitize_name};
-pub use toolkit::{RejectedTool, Rejection, Toolkit};
-pub use turn::{ResumeError, Resumed, resume};
 
 /// Turns a function into a tool.
 ///
@@ -169,11 +155,11 @@ pub struct ReadmeDoctests;
 /// What `#[tool]` expansions use. Not public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::expansion::{
+    pub use crate::schema::canonical::schema_for;
+    pub use crate::tool::expansion::{
         ToolParam, assert_param, boxed, cached, into_result, native_tool, ready,
     };
-    pub use crate::registry::Registration;
-    pub use crate::schema::schema_for;
+    pub use crate::tool::registry::Registration;
     pub use inventory;
     pub use schemars;
     pub use serde;

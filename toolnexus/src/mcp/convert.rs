@@ -6,9 +6,9 @@ use std::sync::Arc;
 use rmcp::model::{CallToolResult, ContentBlock, MetaObject, ResourceContents};
 use serde_json::{Map, Value};
 
-use crate::content::{ContentPart, PartKind};
-use crate::result::ToolResult;
 use crate::tool::Tool;
+use crate::tool::content::{ContentPart, PartKind};
+use crate::tool::result::ToolResult;
 
 /// The `_meta` key under which a suspended call's [`Request`](crate::Request) travels.
 pub const PENDING_META_KEY: &str = "toolnexus/pending";

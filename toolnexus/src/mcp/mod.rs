@@ -54,8 +54,8 @@ use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use crate::context::Context;
-use crate::toolkit::Toolkit;
+use crate::tool::context::Context;
+use crate::tool::toolkit::Toolkit;
 
 pub use convert::{PENDING_META_KEY, call_tool_result, mcp_tool};
 pub use http::{HttpServer, ShutdownHandle};

@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::content::ContentPart;
-use crate::request::Request;
+use crate::tool::content::ContentPart;
+use crate::tool::request::Request;
 
 /// The metadata key reserved for suspensions: `metadata.pending` holds a [`Request`].
 pub const PENDING_KEY: &str = "pending";

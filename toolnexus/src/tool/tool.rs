@@ -13,10 +13,10 @@ use futures_util::FutureExt as _;
 use futures_util::future::CatchUnwind;
 use serde_json::Value;
 
-use crate::args::Args;
-use crate::context::Context;
-use crate::profile::{self, Profile, ProfileError};
-use crate::result::ToolResult;
+use crate::schema::profile::{self, Profile, ProfileError};
+use crate::tool::args::Args;
+use crate::tool::context::Context;
+use crate::tool::result::ToolResult;
 
 /// A boxed, sendable tool future.
 pub type BoxFuture = Pin<Box<dyn Future<Output = ToolResult> + Send + 'static>>;
@@ -44,7 +44,7 @@ impl fmt::Debug for Dispatch {
 /// The function behind a tool: reads the arguments and starts the call.
 pub type Handler = dyn Fn(Args<'_>, Context) -> Dispatch + Send + Sync + 'static;
 
-/// The provider forms a tool caches, one slot per adapter (see `crate::adapters`).
+/// The provider forms a tool caches, one slot per adapter (see `crate::schema::entry`).
 pub(crate) const FORM_SLOTS: usize = 6;
 
 /// The profiled schemas a tool caches, one slot per [`Profile`].
@@ -205,7 +205,7 @@ impl Tool {
     }
 
     /// The tool's schema in `profile`'s dialect, computed on first use and cached (see
-    /// [`crate::profile`]); the error names this tool.
+    /// [`crate::schema::profile`]); the error names this tool.
     pub fn profile(&self, profile: Profile) -> Result<&Value, &ProfileError> {
         self.0.profiles[profile.slot()]
             .get_or_init(|| {

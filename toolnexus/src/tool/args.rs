@@ -3,7 +3,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::result::ToolResult;
+use crate::tool::result::ToolResult;
 
 /// The arguments of one tool call, either already parsed or as the raw JSON text a
 /// provider returns (`"{\"a\":1}"`).

@@ -9,10 +9,10 @@ use std::sync::OnceLock;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use crate::args::Args;
-use crate::context::Context;
-use crate::into_result::IntoToolResult;
-use crate::result::ToolResult;
+use crate::tool::args::Args;
+use crate::tool::context::Context;
+use crate::tool::result::ToolResult;
+use crate::tool::returns::IntoToolResult;
 use crate::tool::{Dispatch, Tool};
 
 /// The tool a `#[tool]` function becomes, its source marked `"native"`: the schema is
@@ -29,7 +29,7 @@ pub fn native_tool<A: DeserializeOwned + JsonSchema + 'static>(
     Tool::from_handler(
         name,
         description,
-        crate::schema::schema_for::<A>(),
+        crate::schema::canonical::schema_for::<A>(),
         "native",
         Box::new(handler),
     )

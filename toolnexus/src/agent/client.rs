@@ -10,12 +10,12 @@ use std::time::Duration;
 
 use futures_util::FutureExt as _;
 
-use crate::message::Message;
-use crate::model::{Model, ModelError, Reply, Usage};
-use crate::request::{Answer, Request};
-use crate::run::{CallRecord, RunResult, RunStatus, StopReason};
-use crate::toolkit::Toolkit;
-use crate::turn::{ResumeError, ToolOptions, Turn, resume_with};
+use crate::agent::message::Message;
+use crate::agent::model::{Model, ModelError, Reply, Usage};
+use crate::agent::run::{CallRecord, RunResult, RunStatus, StopReason};
+use crate::agent::turn::{ResumeError, ToolOptions, Turn, resume_with};
+use crate::tool::request::{Answer, Request};
+use crate::tool::toolkit::Toolkit;
 
 /// The default for [`Client::max_turns`].
 pub const DEFAULT_MAX_TURNS: u32 = 10;

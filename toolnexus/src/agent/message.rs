@@ -4,9 +4,9 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::content::ContentPart;
-use crate::request::Request;
-use crate::result::ToolResult;
+use crate::tool::content::ContentPart;
+use crate::tool::request::Request;
+use crate::tool::result::ToolResult;
 
 /// One message of a transcript. Serialized with a `role` tag, as OpenAI's Chat
 /// Completions API expects (`"system"`, `"user"`, `"assistant"`, `"tool"`).

@@ -10,8 +10,8 @@ use std::fmt::{self, Display};
 
 use serde::Serialize;
 
-use crate::request::{Request, Suspend};
-use crate::result::ToolResult;
+use crate::tool::request::{Request, Suspend};
+use crate::tool::result::ToolResult;
 
 /// A value a `#[tool]` function may return:
 ///

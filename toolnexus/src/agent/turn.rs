@@ -11,12 +11,12 @@ use std::time::Duration;
 use futures_util::FutureExt as _;
 use futures_util::future::{BoxFuture, join_all};
 
-use crate::context::Context;
-use crate::message::{Message, ToolCall};
-use crate::request::{Answer, Request};
-use crate::result::ToolResult;
-use crate::run::{CallRecord, CallStatus};
-use crate::toolkit::Toolkit;
+use crate::agent::message::{Message, ToolCall};
+use crate::agent::run::{CallRecord, CallStatus};
+use crate::tool::context::Context;
+use crate::tool::request::{Answer, Request};
+use crate::tool::result::ToolResult;
+use crate::tool::toolkit::Toolkit;
 
 /// The host slot that answers a [`Request`] while the run waits.
 pub(crate) type WaitFor = dyn Fn(Request) -> BoxFuture<'static, Answer> + Send + Sync;

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 pub use tokio_util::sync::CancellationToken;
 
-use crate::request::Answer;
+use crate::tool::request::Answer;
 
 /// Passed to every execution: the call id, the [`Answer`] when the call is re-run after a
 /// suspension was resolved, a timeout and a cancellation signal.

@@ -6,13 +6,13 @@ use std::sync::OnceLock;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
-use crate::adapters::{self, Provider};
-use crate::args::Args;
-use crate::context::Context;
-use crate::listing::Listing;
-use crate::profile::{Profile, ProfileError};
-use crate::registry::Registration;
-use crate::result::ToolResult;
+use crate::schema::entry::{self, Provider};
+use crate::schema::listing::Listing;
+use crate::schema::profile::{Profile, ProfileError};
+use crate::tool::args::Args;
+use crate::tool::context::Context;
+use crate::tool::registry::Registration;
+use crate::tool::result::ToolResult;
 use crate::tool::{Call, FORM_SLOTS, Tool};
 
 /// The registry: holds tools under unique names, runs them by name, and lists them in
@@ -203,7 +203,7 @@ impl Toolkit {
             let entries = self
                 .tools
                 .iter()
-                .map(|tool| adapters::entry(tool, provider).clone())
+                .map(|tool| entry::entry(tool, provider).clone())
                 .collect();
             Listing::new(match provider {
                 Provider::Gemini => {
@@ -216,7 +216,7 @@ impl Toolkit {
 
     fn try_listing(&self, provider: Provider) -> Result<Value, ProfileError> {
         for tool in &self.tools {
-            adapters::try_entry(tool, provider)?;
+            entry::try_entry(tool, provider)?;
         }
         Ok(self.shared(provider).value().clone())
     }
@@ -246,7 +246,7 @@ impl Toolkit {
 
     /// The tools in OpenAI's Chat Completions shape for strict mode: as
     /// [`Toolkit::to_openai`], with `"strict": true` and the parameters passed through
-    /// [`profile::openai_strict`](crate::profile::openai_strict).
+    /// [`profile::openai_strict`](crate::schema::profile::openai_strict).
     ///
     /// A tool whose schema strict mode cannot express (a map, an untyped value) is listed
     /// in its plain form, without `"strict": true`, and a `tracing` warning says why; use
@@ -263,7 +263,7 @@ impl Toolkit {
 
     /// The tools in Anthropic's shape for strict tool use: as [`Toolkit::to_anthropic`],
     /// with `"strict": true` and the input schema passed through
-    /// [`profile::anthropic_strict`](crate::profile::anthropic_strict). A tool whose schema
+    /// [`profile::anthropic_strict`](crate::schema::profile::anthropic_strict). A tool whose schema
     /// does not fit is listed in its plain form, as in [`Toolkit::to_openai_strict`].
     pub fn to_anthropic_strict(&self) -> Value {
         self.shared(Provider::AnthropicStrict).value().clone()

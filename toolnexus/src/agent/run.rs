@@ -4,10 +4,10 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::message::{Message, ToolCall};
-use crate::model::Usage;
-use crate::request::{Answer, Request};
-use crate::result::ToolResult;
+use crate::agent::message::{Message, ToolCall};
+use crate::agent::model::Usage;
+use crate::tool::request::{Answer, Request};
+use crate::tool::result::ToolResult;
 
 /// The outcome of a run: its status, the final text, the full transcript, every tool call
 /// with its result, how many model turns it took and the tokens they cost.

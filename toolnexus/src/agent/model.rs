@@ -14,8 +14,8 @@ use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
-use crate::message::{Message, ToolCall};
-use crate::toolkit::Toolkit;
+use crate::agent::message::{Message, ToolCall};
+use crate::tool::toolkit::Toolkit;
 
 /// The future a [`Model`] returns for one turn.
 pub type ModelFuture<'a> = BoxFuture<'a, Result<Reply, ModelError>>;

@@ -1,7 +1,7 @@
 //! Provider adapters: each tool in the shape one provider's API expects.
 //!
 //! The argument schema inside each entry is the tool's canonical schema passed through the
-//! provider's profile (see [`crate::profile`]). Profiles and entries are built once per
+//! provider's profile (see [`crate::schema::profile`]). Profiles and entries are built once per
 //! tool and cached on it (see [`Tool`]); a [`Toolkit`] caches its whole listing too, and shares
 //! it as a [`Listing`](crate::Listing).
 //!
@@ -9,7 +9,7 @@
 
 use serde_json::{Value, json};
 
-use crate::profile::{Profile, ProfileError, gemini_lenient};
+use crate::schema::profile::{Profile, ProfileError, gemini_lenient};
 use crate::tool::Tool;
 
 /// The tool shapes toolnexus produces. The discriminant is the tool's cache slot (see

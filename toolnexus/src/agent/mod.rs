@@ -1,0 +1,8 @@
+//! The agent loop: a [`Client`](crate::Client) drives a [`Model`](crate::Model) through
+//! turns, runs the tool calls it asks for, and returns a [`RunResult`](crate::RunResult).
+
+pub(crate) mod client;
+pub(crate) mod message;
+pub(crate) mod model;
+pub(crate) mod run;
+pub(crate) mod turn;

@@ -1,0 +1,20 @@
+//! Tool authoring and dispatch: the [`Tool`] value, its arguments and [`Context`], what it
+//! returns ([`ToolResult`], [`Suspend`], [`ContentPart`]) and the [`Toolkit`] that runs
+//! tools by name.
+//!
+//! This layer knows nothing of the agent loop or MCP; both are built on it.
+
+pub(crate) mod args;
+pub(crate) mod content;
+pub(crate) mod context;
+pub(crate) mod expansion;
+pub(crate) mod registry;
+pub(crate) mod request;
+pub(crate) mod result;
+pub(crate) mod returns;
+#[allow(clippy::module_inception)]
+pub(crate) mod tool;
+pub(crate) mod toolkit;
+
+pub(crate) use tool::FORM_SLOTS;
+pub use tool::{BoxFuture, Call, Dispatch, Handler, Tool, sanitize_name};
