@@ -1,4 +1,4 @@
-//! The short version of the MCP soak (`examples/mcp_soak.rs`), run by the test suite:
+//! The short version of the MCP soak (`tests/soak/mcp_soak.rs`), run by the test suite:
 //! the same checks on a few hundred requests. The full soak and its last results are in
 //! README.md ("Reliability").
 
