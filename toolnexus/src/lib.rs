@@ -54,7 +54,9 @@ pub use schema::profile;
 
 pub use agent::client::{Client, DEFAULT_MAX_TURNS};
 pub use agent::message::{Message, ToolCall};
-pub use agent::model::{FnModel, Model, ModelError, ModelFuture, Reply, ScriptedModel, Usage};
+pub use agent::model::{
+    Delta, DeltaSink, FnModel, Model, ModelError, ModelFuture, Reply, ScriptedModel, Usage,
+};
 pub use agent::run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
 pub use agent::turn::{ResumeError, Resumed, resume};
 pub use schema::listing::Listing;

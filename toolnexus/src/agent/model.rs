@@ -50,17 +50,73 @@ pub trait Model: Send + Sync {
     /// Produces the next assistant turn for `transcript`, which may call tools from
     /// `toolkit`.
     fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a>;
+
+    /// As [`Model::complete`], sending each piece of the turn to `on_delta` as it arrives.
+    ///
+    /// The [`Reply`] returned at the end is the whole turn, the same as `complete` would
+    /// give; the deltas are for showing progress. A model that does not stream keeps this
+    /// default, which sends no delta.
+    fn complete_streaming<'a>(
+        &'a self,
+        transcript: &'a [Message],
+        toolkit: &'a Toolkit,
+        on_delta: DeltaSink<'a>,
+    ) -> ModelFuture<'a> {
+        let _ = on_delta;
+        self.complete(transcript, toolkit)
+    }
+}
+
+/// Where a streaming [`Model`] sends the pieces of a turn as they arrive.
+pub type DeltaSink<'a> = &'a (dyn Fn(Delta) + Send + Sync);
+
+/// A piece of an assistant turn as it streams in (see [`Model::complete_streaming`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Delta {
+    /// More of the turn's text.
+    Text(String),
+    /// More of one tool call's arguments. `index` is the call's position in the turn;
+    /// `id` and `name` come with the call's first delta.
+    ToolCall {
+        /// The call's position in the turn.
+        index: usize,
+        /// The call's id, on its first delta.
+        id: Option<String>,
+        /// The tool's name, on the call's first delta.
+        name: Option<String>,
+        /// The next piece of the arguments' JSON text.
+        arguments: String,
+    },
 }
 
 impl<M: Model + ?Sized> Model for Arc<M> {
     fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
         (**self).complete(transcript, toolkit)
     }
+
+    fn complete_streaming<'a>(
+        &'a self,
+        transcript: &'a [Message],
+        toolkit: &'a Toolkit,
+        on_delta: DeltaSink<'a>,
+    ) -> ModelFuture<'a> {
+        (**self).complete_streaming(transcript, toolkit, on_delta)
+    }
 }
 
 impl<M: Model + ?Sized> Model for Box<M> {
     fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
         (**self).complete(transcript, toolkit)
+    }
+
+    fn complete_streaming<'a>(
+        &'a self,
+        transcript: &'a [Message],
+        toolkit: &'a Toolkit,
+        on_delta: DeltaSink<'a>,
+    ) -> ModelFuture<'a> {
+        (**self).complete_streaming(transcript, toolkit, on_delta)
     }
 }
 
