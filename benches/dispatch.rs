@@ -30,7 +30,7 @@ use rmcp::model::CallToolResponse;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use toolnexus::profile::Profile;
-use toolnexus::{Context, Tool, Toolkit, tool};
+use toolnexus::{Context, Listing, Tool, Toolkit, tool};
 
 // Every tool here is synchronous, on both sides: each call finishes on its first poll.
 #[path = "../tests/common/poll.rs"]
@@ -462,7 +462,7 @@ fn text_args(c: &mut Criterion) {
 
 fn listing(c: &mut Criterion) {
     let mut group = c.benchmark_group("listing_50");
-    type List = fn(&Toolkit) -> Value;
+    type List = fn(&Toolkit) -> Listing;
     let adapters: [(&str, List); 4] = [
         ("openai", Toolkit::to_openai),
         ("anthropic", Toolkit::to_anthropic),

@@ -28,13 +28,13 @@ async fn main() {
             .into_iter()
             .collect();
 
-    let pretty = |v| serde_json::to_string_pretty(&v).expect("serializable");
-    println!("== OpenAI tools ==\n{}\n", pretty(toolkit.to_openai()));
+    let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).expect("serializable");
+    println!("== OpenAI tools ==\n{}\n", pretty(&toolkit.to_openai()));
     println!(
         "== Anthropic tools ==\n{}\n",
-        pretty(toolkit.to_anthropic())
+        pretty(&toolkit.to_anthropic())
     );
-    println!("== Gemini tools ==\n{}\n", pretty(toolkit.to_gemini()));
+    println!("== Gemini tools ==\n{}\n", pretty(&toolkit.to_gemini()));
 
     println!("== Calls ==");
     // Providers hand back the arguments as JSON text: pass it through as it is.
@@ -84,5 +84,5 @@ async fn main() {
         })
         .cloned()
         .expect("deploy_service is listed");
-    println!("\n== OpenAI strict (one tool) ==\n{}", pretty(deploy));
+    println!("\n== OpenAI strict (one tool) ==\n{}", pretty(&deploy));
 }

@@ -41,7 +41,10 @@ fn example_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY.get_or_init(|| {
         let output = Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "--example", "mcp_server"])
+            // The workspace and its features, as the test command builds them, so nothing
+            // is compiled a second time with another feature set.
+            .args(["build", "--quiet", "--workspace", "--all-features"])
+            .args(["--example", "mcp_server"])
             .args(["--message-format", "json-render-diagnostics"])
             .current_dir(root())
             .stderr(Stdio::inherit())

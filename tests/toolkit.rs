@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolnexus::profile::Profile;
-use toolnexus::{CancellationToken, Context, Tool, ToolResult, Toolkit};
+use toolnexus::{CancellationToken, Context, Listing, Tool, ToolResult, Toolkit};
 
 fn add_schema() -> Value {
     json!({
@@ -272,7 +272,7 @@ fn listings_follow_registration() {
 #[test]
 fn a_shared_listing_is_the_same_value_as_each_adapter_returns() {
     let toolkit = one_tool().with(slow(Duration::ZERO));
-    let adapters: [(Profile, Value); 6] = [
+    let adapters: [(Profile, Listing); 6] = [
         (Profile::OpenAi, toolkit.to_openai()),
         (Profile::OpenAiStrict, toolkit.to_openai_strict()),
         (Profile::Anthropic, toolkit.to_anthropic()),

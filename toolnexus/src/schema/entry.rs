@@ -1,91 +1,95 @@
-//! Provider adapters: each tool in the shape one provider's API expects.
+//! Entries: each tool in the shape one provider's listing expects, built once per tool and
+//! profile and cached on the tool.
 //!
 //! The argument schema inside each entry is the tool's canonical schema passed through the
-//! provider's profile (see [`crate::schema::profile`]). Profiles and entries are built once per
-//! tool and cached on it (see [`Tool`]); a [`Toolkit`] caches its whole listing too, and shares
-//! it as a [`Listing`](crate::Listing).
-//!
-//! [`Toolkit`]: crate::Toolkit
+//! provider's profile (see [`crate::profile`]). A [`Toolkit`](crate::Toolkit) assembles
+//! its listings from these entries and shares each as a [`Listing`](crate::Listing).
+
+use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
 use crate::schema::profile::{Profile, ProfileError, gemini_lenient};
-use crate::tool::Tool;
 
-/// The tool shapes toolnexus produces. The discriminant is the tool's cache slot (see
-/// `FORM_SLOTS` in `tool.rs`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Provider {
-    OpenAi = 0,
-    Anthropic = 1,
-    Gemini = 2,
-    Mcp = 3,
-    OpenAiStrict = 4,
-    AnthropicStrict = 5,
+/// What an entry is built from: a tool's name, description and canonical schema.
+#[derive(Clone, Copy)]
+pub(crate) struct EntrySource<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) description: &'a str,
+    pub(crate) input_schema: &'a Value,
 }
 
-impl Provider {
-    pub(crate) fn of(profile: Profile) -> Provider {
-        match profile {
-            Profile::OpenAi => Provider::OpenAi,
-            Profile::Anthropic => Provider::Anthropic,
-            Profile::Gemini => Provider::Gemini,
-            Profile::Mcp => Provider::Mcp,
-            Profile::OpenAiStrict => Provider::OpenAiStrict,
-            Profile::AnthropicStrict => Provider::AnthropicStrict,
-        }
-    }
+/// One tool in one provider's shape, and why its schema did not fit, if it did not.
+pub(crate) struct Entry {
+    /// The entry as it is listed.
+    pub(crate) value: Value,
+    /// Why the profile could not express the schema; the entry is then a degraded form
+    /// (see [`Entries::get`]).
+    pub(crate) error: Option<ProfileError>,
+}
 
-    pub(crate) fn profile(self) -> Profile {
-        match self {
-            Provider::OpenAi => Profile::OpenAi,
-            Provider::Anthropic => Profile::Anthropic,
-            Provider::Gemini => Profile::Gemini,
-            Provider::Mcp => Profile::Mcp,
-            Provider::OpenAiStrict => Profile::OpenAiStrict,
-            Provider::AnthropicStrict => Profile::AnthropicStrict,
-        }
+impl Entry {
+    /// The profiled argument schema inside the entry.
+    pub(crate) fn schema(&self, profile: Profile) -> &Value {
+        let key = match profile {
+            Profile::OpenAi | Profile::OpenAiStrict => {
+                return &self.value["function"]["parameters"];
+            }
+            Profile::Anthropic | Profile::AnthropicStrict => "input_schema",
+            Profile::Gemini => "parameters",
+            Profile::Mcp => "inputSchema",
+        };
+        &self.value[key]
     }
 }
 
-/// One tool in `provider`'s shape, built on first use and cached on the tool.
-///
-/// When the provider's profile cannot express the tool's schema, the entry degrades
-/// instead of disappearing: a strict form falls back to the plain one (without
-/// `"strict": true`), Gemini cuts the recursion, the others use the schema as given.
-/// [`try_entry`] reports the error instead.
-pub(crate) fn entry(tool: &Tool, provider: Provider) -> &Value {
-    tool.form(provider as usize, |tool| {
-        match tool.profile(provider.profile()) {
-            Ok(schema) => build(tool, provider, schema.clone()),
+/// A tool's entries, one slot per [`Profile`], each built on first use: the one cache of
+/// provider forms a tool has.
+#[derive(Default)]
+pub(crate) struct Entries([OnceLock<Entry>; Profile::ALL.len()]);
+
+impl Entries {
+    /// The tool's entry for `profile`.
+    ///
+    /// When the profile cannot express the tool's schema, the entry degrades instead of
+    /// disappearing, and carries the error: a strict form falls back to the plain one
+    /// (without `"strict": true`), Gemini cuts the recursion, the others use the schema as
+    /// given.
+    pub(crate) fn get(&self, profile: Profile, source: EntrySource<'_>) -> &Entry {
+        self.0[profile.slot()].get_or_init(|| match profile.apply(source.input_schema) {
+            Ok(schema) => Entry {
+                value: shape(profile, source, schema),
+                error: None,
+            },
             Err(error) => {
-                tracing::warn!(tool = %tool.name(), "{error}; listing a degraded form");
-                match provider {
-                    Provider::OpenAiStrict => entry(tool, Provider::OpenAi).clone(),
-                    Provider::AnthropicStrict => entry(tool, Provider::Anthropic).clone(),
-                    Provider::Gemini => build(tool, provider, gemini_lenient(tool.input_schema())),
-                    _ => build(tool, provider, tool.input_schema().clone()),
+                let error = error.for_tool(source.name);
+                tracing::warn!(tool = %source.name, "{error}; listing a degraded form");
+                let value = match profile {
+                    Profile::OpenAiStrict => self.get(Profile::OpenAi, source).value.clone(),
+                    Profile::AnthropicStrict => self.get(Profile::Anthropic, source).value.clone(),
+                    Profile::Gemini => shape(profile, source, gemini_lenient(source.input_schema)),
+                    _ => shape(profile, source, source.input_schema.clone()),
+                };
+                Entry {
+                    value,
+                    error: Some(error),
                 }
             }
-        }
-    })
+        })
+    }
 }
 
-/// One tool in `provider`'s shape, or why its schema does not fit that provider.
-pub(crate) fn try_entry(tool: &Tool, provider: Provider) -> Result<&Value, ProfileError> {
-    tool.profile(provider.profile()).map_err(Clone::clone)?;
-    Ok(entry(tool, provider))
-}
-
-fn build(tool: &Tool, provider: Provider, schema: Value) -> Value {
-    let name = tool.name();
-    let description = tool.description();
-    match provider {
-        Provider::OpenAi => json!({
+/// The entry of a tool whose schema, already profiled, is `schema`.
+fn shape(profile: Profile, source: EntrySource<'_>, schema: Value) -> Value {
+    let EntrySource {
+        name, description, ..
+    } = source;
+    match profile {
+        Profile::OpenAi => json!({
             "type": "function",
             "function": { "name": name, "description": description, "parameters": schema },
         }),
-        Provider::OpenAiStrict => json!({
+        Profile::OpenAiStrict => json!({
             "type": "function",
             "function": {
                 "name": name,
@@ -94,18 +98,18 @@ fn build(tool: &Tool, provider: Provider, schema: Value) -> Value {
                 "strict": true,
             },
         }),
-        Provider::Anthropic => {
+        Profile::Anthropic => {
             json!({ "name": name, "description": description, "input_schema": schema })
         }
-        Provider::AnthropicStrict => json!({
+        Profile::AnthropicStrict => json!({
             "name": name,
             "description": description,
             "input_schema": schema,
             "strict": true,
         }),
-        Provider::Gemini => {
+        Profile::Gemini => {
             json!({ "name": name, "description": description, "parameters": schema })
         }
-        Provider::Mcp => json!({ "name": name, "description": description, "inputSchema": schema }),
+        Profile::Mcp => json!({ "name": name, "description": description, "inputSchema": schema }),
     }
 }

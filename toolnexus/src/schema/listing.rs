@@ -12,10 +12,12 @@ use serde_json::value::RawValue;
 /// use, cached on the toolkit and shared from then on.
 ///
 /// Cloning a `Listing` is a reference-count increment, and its JSON text is serialized
-/// once, on first use of [`Listing::json`] or [`Listing::raw`]. That is the difference
-/// from [`Toolkit::to_openai`] and its siblings, which hand out a `Value` of their own
-/// and so copy every schema on every call. A provider request body serialized with
-/// `serde_json` can embed [`Listing::raw`], which is written out verbatim.
+/// once, on first use of [`Listing::json`], [`Listing::raw`] or `Serialize`. It
+/// dereferences to the listing's `Value`, so `tools[0]["function"]["name"]` and
+/// `==` against a `json!` value work as on a `Value`. A provider request body serialized
+/// with `serde_json` can embed [`Listing::raw`] (or the `Listing` itself), which is
+/// written out verbatim. That also means `serde_json::to_string_pretty(&listing)` keeps
+/// the compact text: pretty-print [`Listing::value`] instead.
 ///
 /// ```
 /// use serde_json::json;
@@ -121,8 +123,11 @@ impl From<Listing> for Value {
 }
 
 impl Serialize for Listing {
+    /// Writes the JSON text serialized once (see [`Listing::json`]): `serde_json` copies it
+    /// verbatim, and `serde_json::to_value` reads it back. A serializer for another format
+    /// should serialize [`Listing::value`] instead.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.value().serialize(serializer)
+        self.raw().serialize(serializer)
     }
 }
 

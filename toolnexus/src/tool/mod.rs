@@ -16,5 +16,4 @@ pub(crate) mod returns;
 pub(crate) mod tool;
 pub(crate) mod toolkit;
 
-pub(crate) use tool::FORM_SLOTS;
 pub use tool::{BoxFuture, Call, Dispatch, Handler, Tool, sanitize_name};

@@ -6,13 +6,14 @@ use std::fmt;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 
 use futures_util::FutureExt as _;
 use futures_util::future::CatchUnwind;
 use serde_json::Value;
 
+use crate::schema::entry::{Entries, Entry, EntrySource};
 use crate::schema::profile::{self, Profile, ProfileError};
 use crate::tool::args::Args;
 use crate::tool::context::Context;
@@ -44,20 +45,14 @@ impl fmt::Debug for Dispatch {
 /// The function behind a tool: reads the arguments and starts the call.
 pub type Handler = dyn Fn(Args<'_>, Context) -> Dispatch + Send + Sync + 'static;
 
-/// The provider forms a tool caches, one slot per adapter (see `crate::schema::entry`).
-pub(crate) const FORM_SLOTS: usize = 6;
-
-/// The profiled schemas a tool caches, one slot per [`Profile`].
-const PROFILE_SLOTS: usize = Profile::ALL.len();
-
 struct Inner {
     name: String,
     description: String,
     schema: Value,
     source: Cow<'static, str>,
     handler: Box<Handler>,
-    forms: [OnceLock<Value>; FORM_SLOTS],
-    profiles: [OnceLock<Result<Value, ProfileError>>; PROFILE_SLOTS],
+    /// The tool in each provider's shape, built on first use.
+    entries: Entries,
     /// Top-level properties that are optional and do not accept `null` (see `Tool::call`).
     optional_nulls: Vec<String>,
 }
@@ -172,8 +167,7 @@ impl Tool {
             schema,
             source: source.into(),
             handler,
-            forms: Default::default(),
-            profiles: Default::default(),
+            entries: Entries::default(),
             optional_nulls,
         }))
     }
@@ -199,21 +193,24 @@ impl Tool {
         &self.0.source
     }
 
-    /// A provider form of this tool, built by `build` on first use and cached.
-    pub(crate) fn form(&self, slot: usize, build: impl FnOnce(&Tool) -> Value) -> &Value {
-        self.0.forms[slot].get_or_init(|| build(self))
+    /// This tool in `profile`'s provider shape, built on first use and cached.
+    pub(crate) fn entry(&self, profile: Profile) -> &Entry {
+        let source = EntrySource {
+            name: &self.0.name,
+            description: &self.0.description,
+            input_schema: &self.0.schema,
+        };
+        self.0.entries.get(profile, source)
     }
 
     /// The tool's schema in `profile`'s dialect, computed on first use and cached (see
-    /// [`crate::schema::profile`]); the error names this tool.
+    /// [`crate::profile`]); the error names this tool.
     pub fn profile(&self, profile: Profile) -> Result<&Value, &ProfileError> {
-        self.0.profiles[profile.slot()]
-            .get_or_init(|| {
-                profile
-                    .apply(&self.0.schema)
-                    .map_err(|error| error.for_tool(self.name()))
-            })
-            .as_ref()
+        let entry = self.entry(profile);
+        match &entry.error {
+            Some(error) => Err(error),
+            None => Ok(entry.schema(profile)),
+        }
     }
 
     /// Drops `null` given for an optional property whose schema does not accept `null`.

@@ -6,14 +6,13 @@ use std::sync::OnceLock;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
-use crate::schema::entry::{self, Provider};
 use crate::schema::listing::Listing;
 use crate::schema::profile::{Profile, ProfileError};
 use crate::tool::args::Args;
 use crate::tool::context::Context;
 use crate::tool::registry::Registration;
 use crate::tool::result::ToolResult;
-use crate::tool::{Call, FORM_SLOTS, Tool};
+use crate::tool::{Call, Tool};
 
 /// The registry: holds tools under unique names, runs them by name, and lists them in
 /// each provider's shape.
@@ -41,7 +40,8 @@ pub struct Toolkit {
     // hash buys nothing here and costs more than the rest of a lookup.
     index: FxHashMap<String, usize>,
     rejected: Vec<RejectedTool>,
-    forms: [OnceLock<Listing>; FORM_SLOTS],
+    /// The listings, one slot per [`Profile`], built on first use.
+    listings: [OnceLock<Listing>; Profile::ALL.len()],
 }
 
 impl Toolkit {
@@ -94,7 +94,7 @@ impl Toolkit {
         }
         self.index.insert(tool.name().to_owned(), self.tools.len());
         self.tools.push(tool);
-        self.forms = Default::default();
+        self.listings = Default::default();
         Ok(())
     }
 
@@ -182,9 +182,9 @@ impl Toolkit {
     }
 
     /// The tools in `profile`'s provider shape, built once and shared: what
-    /// [`Toolkit::to_openai`] (for [`Profile::OpenAi`]) and its siblings return, without
-    /// the copy they make on every call. Cloning the [`Listing`] is cheap, and its JSON
-    /// text is serialized once. Registering a tool builds the listing anew.
+    /// [`Toolkit::to_openai`] (for [`Profile::OpenAi`]) and its siblings return. Cloning
+    /// the [`Listing`] is cheap, and its JSON text is serialized once. Registering a tool
+    /// builds the listing anew.
     ///
     /// | profile | same value as |
     /// | --- | --- |
@@ -194,98 +194,100 @@ impl Toolkit {
     /// | [`Profile::AnthropicStrict`] | [`Toolkit::to_anthropic_strict`] |
     /// | [`Profile::Gemini`] | [`Toolkit::to_gemini`] |
     /// | [`Profile::Mcp`] | [`Toolkit::to_mcp`] |
+    ///
+    /// A tool whose schema the profile cannot express is listed in a degraded form (see
+    /// [`Toolkit::to_openai_strict`]); [`Toolkit::try_listing`] reports it instead.
     pub fn listing(&self, profile: Profile) -> Listing {
-        self.shared(Provider::of(profile)).clone()
-    }
-
-    fn shared(&self, provider: Provider) -> &Listing {
-        self.forms[provider as usize].get_or_init(|| {
-            let entries = self
-                .tools
-                .iter()
-                .map(|tool| entry::entry(tool, provider).clone())
-                .collect();
-            Listing::new(match provider {
-                Provider::Gemini => {
-                    serde_json::json!([{ "functionDeclarations": Value::Array(entries) }])
-                }
-                _ => Value::Array(entries),
+        self.listings[profile.slot()]
+            .get_or_init(|| {
+                let entries = self
+                    .tools
+                    .iter()
+                    .map(|tool| tool.entry(profile).value.clone())
+                    .collect();
+                Listing::new(match profile {
+                    Profile::Gemini => {
+                        serde_json::json!([{ "functionDeclarations": Value::Array(entries) }])
+                    }
+                    _ => Value::Array(entries),
+                })
             })
-        })
+            .clone()
     }
 
-    fn try_listing(&self, provider: Provider) -> Result<Value, ProfileError> {
+    /// [`Toolkit::listing`], or the first tool whose schema `profile` cannot express.
+    pub fn try_listing(&self, profile: Profile) -> Result<Listing, ProfileError> {
         for tool in &self.tools {
-            entry::try_entry(tool, provider)?;
+            if let Some(error) = &tool.entry(profile).error {
+                return Err(error.clone());
+            }
         }
-        Ok(self.shared(provider).value().clone())
+        Ok(self.listing(profile))
     }
 
     /// The tools in OpenAI's Chat Completions shape:
     /// `[{"type":"function","function":{"name","description","parameters"}}]`.
     ///
-    /// Each call returns a copy of the cached listing; [`Toolkit::listing`] shares it.
-    pub fn to_openai(&self) -> Value {
-        self.shared(Provider::OpenAi).value().clone()
+    /// The [`Listing`] is shared (see [`Toolkit::listing`]): it dereferences to the
+    /// listing's `Value` and serializes to the same JSON.
+    pub fn to_openai(&self) -> Listing {
+        self.listing(Profile::OpenAi)
     }
 
     /// The tools in Anthropic's Messages shape: `[{"name","description","input_schema"}]`.
-    ///
-    /// Each call returns a copy of the cached listing; [`Toolkit::listing`] shares it.
-    pub fn to_anthropic(&self) -> Value {
-        self.shared(Provider::Anthropic).value().clone()
+    /// Shared, as [`Toolkit::to_openai`].
+    pub fn to_anthropic(&self) -> Listing {
+        self.listing(Profile::Anthropic)
     }
 
     /// The tools in Gemini's shape:
-    /// `[{"functionDeclarations":[{"name","description","parameters"}]}]`.
-    ///
-    /// Each call returns a copy of the cached listing; [`Toolkit::listing`] shares it.
-    pub fn to_gemini(&self) -> Value {
-        self.shared(Provider::Gemini).value().clone()
+    /// `[{"functionDeclarations":[{"name","description","parameters"}]}]`. Shared, as
+    /// [`Toolkit::to_openai`].
+    pub fn to_gemini(&self) -> Listing {
+        self.listing(Profile::Gemini)
     }
 
     /// The tools in OpenAI's Chat Completions shape for strict mode: as
     /// [`Toolkit::to_openai`], with `"strict": true` and the parameters passed through
-    /// [`profile::openai_strict`](crate::schema::profile::openai_strict).
+    /// [`profile::openai_strict`](crate::profile::openai_strict).
     ///
     /// A tool whose schema strict mode cannot express (a map, an untyped value) is listed
     /// in its plain form, without `"strict": true`, and a `tracing` warning says why; use
     /// [`Toolkit::try_to_openai_strict`] or [`Toolkit::check`] to get the error instead.
-    pub fn to_openai_strict(&self) -> Value {
-        self.shared(Provider::OpenAiStrict).value().clone()
+    pub fn to_openai_strict(&self) -> Listing {
+        self.listing(Profile::OpenAiStrict)
     }
 
     /// [`Toolkit::to_openai_strict`], or the first tool whose schema strict mode cannot
     /// express.
-    pub fn try_to_openai_strict(&self) -> Result<Value, ProfileError> {
-        self.try_listing(Provider::OpenAiStrict)
+    pub fn try_to_openai_strict(&self) -> Result<Listing, ProfileError> {
+        self.try_listing(Profile::OpenAiStrict)
     }
 
     /// The tools in Anthropic's shape for strict tool use: as [`Toolkit::to_anthropic`],
     /// with `"strict": true` and the input schema passed through
-    /// [`profile::anthropic_strict`](crate::schema::profile::anthropic_strict). A tool whose schema
+    /// [`profile::anthropic_strict`](crate::profile::anthropic_strict). A tool whose schema
     /// does not fit is listed in its plain form, as in [`Toolkit::to_openai_strict`].
-    pub fn to_anthropic_strict(&self) -> Value {
-        self.shared(Provider::AnthropicStrict).value().clone()
+    pub fn to_anthropic_strict(&self) -> Listing {
+        self.listing(Profile::AnthropicStrict)
     }
 
     /// [`Toolkit::to_anthropic_strict`], or the first tool whose schema strict tool use
     /// cannot express.
-    pub fn try_to_anthropic_strict(&self) -> Result<Value, ProfileError> {
-        self.try_listing(Provider::AnthropicStrict)
+    pub fn try_to_anthropic_strict(&self) -> Result<Listing, ProfileError> {
+        self.try_listing(Profile::AnthropicStrict)
     }
 
     /// [`Toolkit::to_gemini`], or the first tool whose schema Gemini's `parameters` cannot
     /// express (a recursive type). `to_gemini` lists such a tool with the recursion cut.
-    pub fn try_to_gemini(&self) -> Result<Value, ProfileError> {
-        self.try_listing(Provider::Gemini)
+    pub fn try_to_gemini(&self) -> Result<Listing, ProfileError> {
+        self.try_listing(Profile::Gemini)
     }
 
     /// The tools as MCP `tools/list` entries: `[{"name","description","inputSchema"}]`.
-    ///
-    /// Each call returns a copy of the cached listing; [`Toolkit::listing`] shares it.
-    pub fn to_mcp(&self) -> Value {
-        self.shared(Provider::Mcp).value().clone()
+    /// Shared, as [`Toolkit::to_openai`].
+    pub fn to_mcp(&self) -> Listing {
+        self.listing(Profile::Mcp)
     }
 }
 
