@@ -1,0 +1,191 @@
+//! The root every provider but MCP requires: a plain object, with a union of objects at
+//! the root merged into one.
+
+use serde_json::{Map, Value};
+
+use super::walk::*;
+use super::{Profile, ProfileError};
+
+/// Gives the root the plain-object shape OpenAI, Anthropic and Gemini require: `type:
+/// object` with `properties`; a union of objects at the root (which all three reject) is
+/// merged into one object whose properties are those of every variant and whose required
+/// ones are those every variant requires.
+pub(crate) fn object_root(schema: &Value, profile: Profile) -> Result<Value, ProfileError> {
+    let mut root = match schema {
+        Value::Object(map) => map.clone(),
+        Value::Bool(true) => Map::new(),
+        _ => {
+            return Err(ProfileError::new(
+                profile,
+                "",
+                "the root must be an object schema",
+            ));
+        }
+    };
+    for key in ["oneOf", "anyOf"] {
+        if let Some(Value::Array(variants)) = root.remove(key) {
+            merge_variants(&mut root, &variants, key, schema, profile)?;
+        }
+    }
+    if let Some(Value::Array(parts)) = root.get("allOf").cloned()
+        && parts
+            .iter()
+            .all(|part| variant_object(part, schema).is_some())
+    {
+        root.remove("allOf");
+        for part in &parts {
+            let part = variant_object(part, schema).unwrap_or_default();
+            merge_object(&mut root, &part, true);
+        }
+    }
+    match types_of(&root).as_slice() {
+        [] => {
+            root.insert("type".into(), "object".into());
+        }
+        ["object"] => {}
+        _ => {
+            return Err(ProfileError::new(
+                profile,
+                "",
+                "the root must describe an object (the tool's named arguments)",
+            ));
+        }
+    }
+    if !root.contains_key("properties") {
+        root.insert("properties".into(), Value::Object(Map::new()));
+    }
+    Ok(Value::Object(type_first(root)))
+}
+
+/// A union variant as an object schema (following one local `$ref`), or `None`.
+fn variant_object(variant: &Value, root: &Value) -> Option<Map<String, Value>> {
+    let mut node = variant.as_object()?.clone();
+    if let Some(target) = node
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| resolve(root, r))
+        .and_then(Value::as_object)
+    {
+        node.remove("$ref");
+        for (key, value) in target {
+            node.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+    }
+    let is_object =
+        types_of(&node) == ["object"] || (!is_typed(&node) && node.contains_key("properties"));
+    is_object.then_some(node)
+}
+
+fn merge_variants(
+    root: &mut Map<String, Value>,
+    variants: &[Value],
+    key: &str,
+    schema: &Value,
+    profile: Profile,
+) -> Result<(), ProfileError> {
+    let mut objects = Vec::new();
+    for (at, variant) in variants.iter().enumerate() {
+        match variant_object(variant, schema) {
+            Some(object) => objects.push(object),
+            None => {
+                return Err(ProfileError::new(
+                    profile,
+                    &join(&join("", key), &at.to_string()),
+                    "a union at the root can only be merged when every variant is an object",
+                ));
+            }
+        }
+    }
+    let mut shapes = Vec::new();
+    let mut required: Option<Vec<Value>> = None;
+    let mut properties = root
+        .remove("properties")
+        .and_then(|p| p.as_object().cloned())
+        .unwrap_or_default();
+    for object in &objects {
+        let names: Vec<&str> = object
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        let label = object
+            .get("title")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .unwrap_or_else(|| format!("({})", names.join(", ")));
+        shapes.push(label);
+        if let Some(Value::Object(props)) = object.get("properties") {
+            for (name, prop) in props {
+                properties
+                    .entry(name.clone())
+                    .or_insert_with(|| prop.clone());
+            }
+        }
+        let own: Vec<Value> = object
+            .get("required")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        required = Some(match required {
+            None => own,
+            Some(before) => before
+                .into_iter()
+                .filter(|name| own.contains(name))
+                .collect(),
+        });
+    }
+    root.insert("type".into(), "object".into());
+    root.insert("properties".into(), Value::Object(properties));
+    let mut required = required.unwrap_or_default();
+    if let Some(Value::Array(own)) = root.get("required") {
+        for name in own {
+            if !required.contains(name) {
+                required.push(name.clone());
+            }
+        }
+    }
+    if required.is_empty() {
+        root.remove("required");
+    } else {
+        root.insert("required".into(), Value::Array(required));
+    }
+    if objects
+        .iter()
+        .all(|o| o.get("additionalProperties") == Some(&Value::Bool(false)))
+    {
+        root.insert("additionalProperties".into(), false.into());
+    }
+    add_description(
+        root,
+        &format!("Give the fields of exactly one of: {}.", shapes.join("; ")),
+    );
+    Ok(())
+}
+
+/// Copies `part`'s keywords into `node`; `properties` and `required` are united.
+pub(crate) fn merge_object(
+    node: &mut Map<String, Value>,
+    part: &Map<String, Value>,
+    node_wins: bool,
+) {
+    for (key, value) in part {
+        match (key.as_str(), node.get_mut(key), value) {
+            ("properties", Some(Value::Object(mine)), Value::Object(theirs)) => {
+                for (name, prop) in theirs {
+                    mine.entry(name.clone()).or_insert_with(|| prop.clone());
+                }
+            }
+            ("required", Some(Value::Array(mine)), Value::Array(theirs)) => {
+                for name in theirs {
+                    if !mine.contains(name) {
+                        mine.push(name.clone());
+                    }
+                }
+            }
+            (_, Some(_), _) if node_wins => {}
+            _ => {
+                node.insert(key.clone(), value.clone());
+            }
+        }
+    }
+}
