@@ -10,8 +10,9 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use toolnexus::dispatch::Dispatch;
 use toolnexus::profile::Profile;
-use toolnexus::{Dispatch, Tool, ToolResult};
+use toolnexus::{Tool, ToolResult};
 
 /// One corpus entry.
 pub(crate) struct Case {

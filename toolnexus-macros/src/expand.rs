@@ -131,7 +131,7 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn<'_>) -> TokenStream {
                 #args_def
 
                 fn build_tool #generic_params(
-                    call: fn(#args_ty #generic_args, #krate::Context) -> #krate::Dispatch,
+                    call: fn(#args_ty #generic_args, #krate::Context) -> #krate::dispatch::Dispatch,
                 ) -> #krate::Tool {
                     #krate::__private::native_tool(#name, #description, call)
                 }

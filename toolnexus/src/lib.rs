@@ -52,6 +52,17 @@ mod tool;
 
 pub use schema::profile;
 
+/// Dispatch plumbing, for wrapping or writing tools below [`Tool::new`]: the handler a
+/// tool runs ([`Handler`](dispatch::Handler), given [`Args`](dispatch::Args) and
+/// returning a [`Dispatch`](dispatch::Dispatch)), the one boxed future type, and the
+/// names toolnexus gives to tools and suspensions.
+pub mod dispatch {
+    pub use crate::tool::args::{Args, ArgsError};
+    pub use crate::tool::call::{BoxFuture, Dispatch, Handler, ready};
+    pub use crate::tool::result::PENDING_KEY;
+    pub use crate::tool::tool::sanitize_name;
+}
+
 pub use agent::client::{Client, DEFAULT_MAX_TURNS};
 pub use agent::message::{Message, ToolCall};
 pub use agent::model::{
@@ -60,14 +71,13 @@ pub use agent::model::{
 pub use agent::run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
 pub use agent::turn::{ResumeError, Resumed, resume};
 pub use schema::listing::Listing;
-pub use tool::args::{Args, ArgsError};
 pub use tool::content::{ContentError, ContentPart, PartKind};
 pub use tool::context::{CancellationToken, Context};
 pub use tool::request::{Answer, Request, Suspend};
-pub use tool::result::{PENDING_KEY, ToolResult};
+pub use tool::result::ToolResult;
 pub use tool::returns::{Error, IntoToolError, IntoToolOutput, IntoToolResult, Json};
 pub use tool::toolkit::{RejectedTool, Rejection, Toolkit};
-pub use tool::{BoxFuture, Call, Dispatch, Handler, Tool, sanitize_name};
+pub use tool::{Call, Tool};
 
 /// Turns a function into a tool.
 ///

@@ -11,10 +11,10 @@ use std::ops::{Add, AddAssign};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures_util::FutureExt as _;
-use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
 use crate::agent::message::{Message, ToolCall};
+use crate::tool::call::BoxFuture;
 use crate::tool::toolkit::Toolkit;
 
 /// The future a [`Model`] returns for one turn.

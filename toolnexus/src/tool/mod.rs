@@ -5,6 +5,7 @@
 //! This layer knows nothing of the agent loop or MCP; both are built on it.
 
 pub(crate) mod args;
+pub(crate) mod call;
 pub(crate) mod content;
 pub(crate) mod context;
 pub(crate) mod expansion;
@@ -16,4 +17,6 @@ pub(crate) mod returns;
 pub(crate) mod tool;
 pub(crate) mod toolkit;
 
-pub use tool::{BoxFuture, Call, Dispatch, Handler, Tool, sanitize_name};
+pub use call::Call;
+pub(crate) use call::Dispatch;
+pub use tool::Tool;

@@ -5,45 +5,17 @@ use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context as TaskContext, Poll};
 
 use futures_util::FutureExt as _;
-use futures_util::future::CatchUnwind;
 use serde_json::Value;
 
 use crate::schema::entry::{Entries, Entry, EntrySource};
 use crate::schema::profile::{self, Profile, ProfileError};
 use crate::tool::args::Args;
+use crate::tool::call::{Call, Dispatch, Handler, State as CallState};
 use crate::tool::context::Context;
 use crate::tool::result::ToolResult;
-
-/// A boxed, sendable tool future.
-pub type BoxFuture = Pin<Box<dyn Future<Output = ToolResult> + Send + 'static>>;
-
-/// What a tool's handler gives back for one call: a result that is already there (a
-/// synchronous tool, or arguments that did not parse), or a future to await.
-///
-/// Splitting the two lets synchronous tools run without boxing a future.
-pub enum Dispatch {
-    /// The call finished synchronously.
-    Ready(ToolResult),
-    /// The call continues asynchronously.
-    Future(BoxFuture),
-}
-
-impl fmt::Debug for Dispatch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Dispatch::Ready(result) => f.debug_tuple("Ready").field(result).finish(),
-            Dispatch::Future(_) => f.write_str("Future(..)"),
-        }
-    }
-}
-
-/// The function behind a tool: reads the arguments and starts the call.
-pub type Handler = dyn Fn(Args<'_>, Context) -> Dispatch + Send + Sync + 'static;
 
 struct Inner {
     name: String,
@@ -276,9 +248,9 @@ impl Tool {
             Err(payload) => return Call::ready(self.panicked(payload)),
         };
         if timeout.is_none() && cancellation.is_none() {
-            return Call(State::Running { tool: self, future });
+            return Call(CallState::Running { tool: self, future });
         }
-        Call(State::Guarded(Box::pin(async move {
+        Call(CallState::Guarded(Box::pin(async move {
             let guarded = async {
                 match timeout {
                     None => Some(future.await),
@@ -304,7 +276,7 @@ impl Tool {
         })))
     }
 
-    fn panicked(&self, payload: Box<dyn Any + Send>) -> ToolResult {
+    pub(crate) fn panicked(&self, payload: Box<dyn Any + Send>) -> ToolResult {
         let message = payload
             .downcast_ref::<&str>()
             .map(|s| (*s).to_owned())
@@ -312,66 +284,6 @@ impl Tool {
         match message {
             Some(message) => ToolResult::error(format!("{} panicked: {message}", self.name())),
             None => ToolResult::error(format!("{} panicked", self.name())),
-        }
-    }
-}
-
-/// The future of one tool call, from [`Tool::call`] and
-/// [`Toolkit::execute`](crate::Toolkit::execute). Resolves to the call's [`ToolResult`].
-///
-/// A synchronous tool has already run when this is made; awaiting it only hands the
-/// result over. An async tool's future is polled here, with its panics caught and its
-/// context's timeout and cancellation applied.
-#[must_use = "a tool call does nothing for an async tool unless awaited"]
-pub struct Call<'a>(State<'a>);
-
-enum State<'a> {
-    /// Finished; `None` once the result was handed over.
-    Ready(Option<ToolResult>),
-    /// An async tool with neither timeout nor cancellation: only panics to catch.
-    Running {
-        tool: &'a Tool,
-        future: CatchUnwind<AssertUnwindSafe<BoxFuture>>,
-    },
-    /// An async tool under a timeout or a cancellation token.
-    Guarded(Pin<Box<dyn Future<Output = ToolResult> + Send + 'a>>),
-}
-
-impl Call<'_> {
-    /// A call that is already finished.
-    #[inline]
-    pub fn ready(result: ToolResult) -> Self {
-        Call(State::Ready(Some(result)))
-    }
-}
-
-impl Future for Call<'_> {
-    type Output = ToolResult;
-
-    #[inline]
-    fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<ToolResult> {
-        match &mut self.get_mut().0 {
-            State::Ready(result) => Poll::Ready(result.take().unwrap_or_else(|| {
-                ToolResult::error("a tool call was awaited again after it finished")
-            })),
-            State::Running { tool, future } => match Pin::new(future).poll(cx) {
-                Poll::Ready(Ok(result)) => Poll::Ready(result),
-                Poll::Ready(Err(payload)) => Poll::Ready(tool.panicked(payload)),
-                Poll::Pending => Poll::Pending,
-            },
-            State::Guarded(future) => future.as_mut().poll(cx),
-        }
-    }
-}
-
-impl fmt::Debug for Call<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            State::Ready(result) => f.debug_tuple("Call::Ready").field(result).finish(),
-            State::Running { tool, .. } => {
-                f.debug_tuple("Call::Running").field(&tool.name()).finish()
-            }
-            State::Guarded(_) => f.write_str("Call::Guarded(..)"),
         }
     }
 }
