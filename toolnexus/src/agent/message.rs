@@ -33,6 +33,7 @@ use crate::tool::result::ToolResult;
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Message {
     /// Instructions for the model, first in the transcript.
     System {

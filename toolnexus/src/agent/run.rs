@@ -61,6 +61,7 @@ impl RunResult {
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum RunStatus {
     /// The model answered without asking for more tools.
     Done,
@@ -77,6 +78,7 @@ pub enum RunStatus {
 /// Why a run stopped before the model answered.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum StopReason {
     /// The model was called `limit` times and still asked for tools.
     MaxTurns {
@@ -132,6 +134,7 @@ impl CallRecord {
 /// How one tool call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum CallStatus {
     /// The tool succeeded (possibly on the re-run after an answer).
     Ok,

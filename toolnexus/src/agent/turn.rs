@@ -351,6 +351,7 @@ pub struct Resumed {
 
 /// Why a halted run could not be resumed.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ResumeError {
     /// The answer's id is not the request's id.
     AnswerMismatch {

@@ -68,6 +68,7 @@ pub fn mcp(schema: &Value) -> Result<Value, ProfileError> {
 
 /// The providers' schema dialects, one per profile function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Profile {
     /// OpenAI function calling, without strict mode ([`openai`]).
     OpenAi,
