@@ -112,12 +112,22 @@ impl Message {
     /// error flag and parts travel; its metadata stays out of the transcript, except a
     /// suspension's [`Request`], kept in `pending`.
     pub fn tool_result(tool_call_id: impl Into<String>, result: &ToolResult) -> Self {
+        Message::tool_message(tool_call_id, result, result.pending_request().as_ref())
+    }
+
+    /// [`Message::tool_result`] for a result whose suspension was already read (the loop
+    /// reads each result's [`Request`] once, when the call settles).
+    pub(crate) fn tool_message(
+        tool_call_id: impl Into<String>,
+        result: &ToolResult,
+        pending: Option<&Request>,
+    ) -> Self {
         Message::Tool {
             tool_call_id: tool_call_id.into(),
             content: result.output.clone(),
             is_error: result.is_error,
             parts: result.parts.clone(),
-            pending: result.pending_request().map(Box::new),
+            pending: pending.cloned().map(Box::new),
         }
     }
 

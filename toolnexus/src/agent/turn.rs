@@ -289,8 +289,12 @@ impl Turn {
         for slot in &self.slots {
             match &slot.state {
                 State::NotRun => {}
-                State::Parked(result) | State::Finished(result, _) => {
-                    transcript.push(Message::tool_result(&slot.call.id, result));
+                State::Parked(result) => {
+                    let pending = slot.request.as_ref();
+                    transcript.push(Message::tool_message(&slot.call.id, result, pending));
+                }
+                State::Finished(result, _) => {
+                    transcript.push(Message::tool_message(&slot.call.id, result, None));
                 }
             }
         }

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::tool::Tool;
 use crate::tool::content::{ContentPart, PartKind};
-use crate::tool::result::ToolResult;
+use crate::tool::result::{PENDING_KEY, ToolResult};
 
 /// The `_meta` key under which a suspended call's [`Request`](crate::Request) travels.
 pub const PENDING_META_KEY: &str = "toolnexus/pending";
@@ -47,17 +47,21 @@ pub fn mcp_tool(tool: &Tool) -> rmcp::model::Tool {
 ///   itself travels in `_meta["toolnexus/pending"]` for hosts that can resolve it.
 ///
 /// `metadata` other than `pending` is bookkeeping for the host and is not sent.
-pub fn call_tool_result(tool: &str, result: ToolResult) -> CallToolResult {
+pub fn call_tool_result(tool: &str, mut result: ToolResult) -> CallToolResult {
     if let Some(request) = result.pending_request() {
         let mut content = vec![ContentBlock::text(request.prompt.clone())];
         if let Some(url) = &request.url {
             content.push(ContentBlock::text(url.clone()));
         }
+        // The request travels as the tool wrote it into `metadata.pending`, not serialized
+        // a second time.
+        let pending = result
+            .metadata
+            .as_mut()
+            .and_then(|metadata| metadata.remove(PENDING_KEY))
+            .unwrap_or(Value::Null);
         let mut meta = Map::new();
-        meta.insert(
-            PENDING_META_KEY.to_owned(),
-            serde_json::to_value(&request).unwrap_or(Value::Null),
-        );
+        meta.insert(PENDING_META_KEY.to_owned(), pending);
         let mut mapped = CallToolResult::error(content);
         mapped.meta = Some(MetaObject(meta));
         return mapped;
