@@ -70,7 +70,7 @@ COMPARISONS = [
     ("Listing 50: rmcp list+serialize / repeated listing(OpenAi).json() copied", "listing_50/rmcp/repeated", "listing_50/shared_text/repeated", (">=", 5.0)),
     ("Listing 50: rmcp list+serialize / repeated listing(Mcp).json() copied", "listing_50/rmcp/repeated", "listing_50/shared_mcp_text/repeated", None),
     ("Listing 50: rmcp list+serialize / repeated listing(OpenAi)", "listing_50/rmcp/repeated", "listing_50/shared/repeated", None),
-    ("Listing 50: rmcp list+serialize / repeated to_openai()+to_string", "listing_50/rmcp/repeated", "listing_50/openai_text/repeated", None),
+    ("Listing 50: rmcp list+serialize / repeated to_openai()+to_string", "listing_50/rmcp/repeated", "listing_50/openai_text/repeated", (">=", 3.0)),
     ("Listing 50: rmcp list+serialize / repeated to_mcp()+to_string", "listing_50/rmcp/repeated", "listing_50/mcp_text/repeated", None),
     ("Listing 50: rmcp list+serialize / repeated to_anthropic()", "listing_50/rmcp/repeated", "listing_50/anthropic/repeated", None),
     ("Listing 50: rmcp list+serialize / repeated to_gemini()", "listing_50/rmcp/repeated", "listing_50/gemini/repeated", None),
