@@ -324,7 +324,7 @@ fn descriptions_come_from_doc_comments_or_overrides() {
 mod returns {
     use super::*;
 
-    #[derive(Serialize)]
+    #[derive(Serialize, schemars::JsonSchema)]
     pub struct Hit {
         pub id: u32,
     }

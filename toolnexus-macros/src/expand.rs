@@ -83,8 +83,12 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn<'_>) -> TokenStream {
         ReturnType::Type(_, ty) => (ty.span(), quote!()),
         ReturnType::Default => (fn_ident.span(), quote!()),
     };
+    // The conversion and the output schema both come from `returns::<R>()`, named alike
+    // at the same span, so an unsupported return type is reported once.
+    let returns = quote_spanned! {ret_span=> #krate::__private::returns #ret_ty () };
+    let with_output = (!ret_ty.is_empty()).then(|| quote!(#returns.with_output));
     let result_var = Ident::new("__result", Span::mixed_site().located_at(ret_span));
-    let convert = quote_spanned! {ret_span=> #krate::__private::into_result #ret_ty (#result_var) };
+    let convert = quote_spanned! {ret_span=> #returns.convert(#result_var) };
     let dispatch = if let Some(asyncness) = &item.sig.asyncness {
         // A future that is not `Send` is reported on the user's `async` keyword: the whole
         // call is located there.
@@ -139,10 +143,10 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn<'_>) -> TokenStream {
                 static TOOL: #krate::__private::OnceLock<#krate::Tool> =
                     #krate::__private::OnceLock::new();
                 #krate::__private::cached(&TOOL, || {
-                    build_tool #turbofish(|#parsed, #ctx_param| {
+                    #with_output(build_tool #turbofish(|#parsed, #ctx_param| {
                         #(#concrete_checks)*
                         #dispatch
-                    })
+                    }))
                 })
             }
         }

@@ -59,7 +59,7 @@ pub use schema::profile;
 pub mod dispatch {
     pub use crate::tool::args::{Args, ArgsError};
     pub use crate::tool::call::{BoxFuture, Dispatch, Handler, ready};
-    pub use crate::tool::result::PENDING_KEY;
+    pub use crate::tool::result::{PENDING_KEY, STRUCTURED_KEY};
     pub use crate::tool::tool::sanitize_name;
 }
 
@@ -169,7 +169,7 @@ pub struct ReadmeDoctests;
 pub mod __private {
     pub use crate::schema::canonical::schema_for;
     pub use crate::tool::expansion::{
-        ToolParam, assert_param, boxed, cached, into_result, native_tool, ready,
+        Returns, ToolParam, assert_param, boxed, cached, into_result, native_tool, ready, returns,
     };
     pub use crate::tool::registry::Registration;
     pub use inventory;

@@ -3,7 +3,7 @@ use std::convert::Infallible;
 
 use toolnexus::{tool, Context, Json, Request, Suspend, ToolResult};
 
-#[derive(serde::Serialize)]
+#[derive(serde::Serialize, schemars::JsonSchema)]
 struct Hit {
     id: u32,
 }
@@ -77,7 +77,14 @@ fn main() {
     assert!(run(always_suspends::tool(), "{}").is_pending());
     assert_eq!(run(result::tool(), "{}"), ToolResult::ok("as is"));
     assert_eq!(run(result_in_result::tool(), "{}"), ToolResult::error("from inside"));
-    assert_eq!(run(json::tool(), "{}"), ToolResult::ok(r#"[{"id":1}]"#));
-    assert_eq!(run(json_in_result::tool(), "{}"), ToolResult::ok(r#"{"id":2}"#));
+    // `Json<T>`: the JSON text, and the value beside it (a `Vec` wrapped in an object).
+    let listed = run(json::tool(), "{}");
+    assert_eq!(listed.output, r#"[{"id":1}]"#);
+    assert_eq!(listed.structured(), Some(&serde_json::json!({"result": [{"id": 1}]})));
+    assert!(json::tool().output_schema().is_some());
+    let one = run(json_in_result::tool(), "{}");
+    assert_eq!(one.output, r#"{"id":2}"#);
+    assert_eq!(one.structured(), Some(&serde_json::json!({"id": 2})));
+    assert!(display::tool().output_schema().is_none());
     assert_eq!(run(aliased::tool(), "{}"), ToolResult::ok("alias"));
 }

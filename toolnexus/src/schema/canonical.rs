@@ -14,7 +14,7 @@
 
 use std::borrow::Cow;
 
-use schemars::generate::{SchemaGenerator, SchemaSettings};
+use schemars::generate::{Contract, SchemaGenerator, SchemaSettings};
 use schemars::transform::RestrictFormats;
 use schemars::{JsonSchema, Schema};
 use serde_json::{Map, Value};
@@ -46,11 +46,12 @@ pub(crate) const STANDARD_FORMATS: &[&str] = &[
 pub fn schema_for<T: ?Sized + JsonSchema>() -> Value {
     // Only the call that needs `T` is generic: the rest is compiled once, here, rather
     // than once per argument type.
-    canonical_root(generator().into_root_schema_for::<T>())
+    canonical_root(generator(Contract::Deserialize).into_root_schema_for::<T>())
 }
 
-/// The generator every canonical schema comes from.
-fn generator() -> SchemaGenerator {
+/// The generator every canonical schema comes from: arguments are described as they are
+/// read ([`Contract::Deserialize`]), outputs as they are written ([`Contract::Serialize`]).
+pub(crate) fn generator(contract: Contract) -> SchemaGenerator {
     let mut formats = RestrictFormats::default();
     formats.infer_from_meta_schema = false;
     formats.allowed_formats = STANDARD_FORMATS
@@ -62,6 +63,7 @@ fn generator() -> SchemaGenerator {
         .with(|settings| {
             settings.inline_subschemas = true;
             settings.meta_schema = None;
+            settings.contract = contract;
         })
         .with_transform(formats)
         .into_generator()

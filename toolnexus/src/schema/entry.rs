@@ -11,12 +11,14 @@ use serde_json::{Value, json};
 
 use crate::schema::profile::{Profile, ProfileError, gemini_lenient};
 
-/// What an entry is built from: a tool's name, description and canonical schema.
+/// What an entry is built from: a tool's name, description, canonical schema and, if it
+/// has one, output schema (listed by MCP only: no other provider takes one).
 #[derive(Clone, Copy)]
 pub(crate) struct EntrySource<'a> {
     pub(crate) name: &'a str,
     pub(crate) description: &'a str,
     pub(crate) input_schema: &'a Value,
+    pub(crate) output_schema: Option<&'a Value>,
 }
 
 /// One tool in one provider's shape, and why its schema did not fit, if it did not.
@@ -82,7 +84,10 @@ impl Entries {
 /// The entry of a tool whose schema, already profiled, is `schema`.
 fn shape(profile: Profile, source: EntrySource<'_>, schema: Value) -> Value {
     let EntrySource {
-        name, description, ..
+        name,
+        description,
+        output_schema,
+        ..
     } = source;
     match profile {
         Profile::OpenAi => json!({
@@ -110,6 +115,14 @@ fn shape(profile: Profile, source: EntrySource<'_>, schema: Value) -> Value {
         Profile::Gemini => {
             json!({ "name": name, "description": description, "parameters": schema })
         }
-        Profile::Mcp => json!({ "name": name, "description": description, "inputSchema": schema }),
+        Profile::Mcp => match output_schema {
+            None => json!({ "name": name, "description": description, "inputSchema": schema }),
+            Some(output) => json!({
+                "name": name,
+                "description": description,
+                "inputSchema": schema,
+                "outputSchema": output,
+            }),
+        },
     }
 }

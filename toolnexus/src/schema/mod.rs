@@ -4,4 +4,5 @@
 pub(crate) mod canonical;
 pub(crate) mod entry;
 pub(crate) mod listing;
+pub(crate) mod output;
 pub mod profile;

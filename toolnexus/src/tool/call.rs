@@ -80,7 +80,7 @@ impl Future for Call<'_> {
                 ToolResult::error("a tool call was awaited again after it finished")
             })),
             State::Running { tool, future } => match Pin::new(future).poll(cx) {
-                Poll::Ready(Ok(result)) => Poll::Ready(result),
+                Poll::Ready(Ok(result)) => Poll::Ready(tool.finish(result)),
                 Poll::Ready(Err(payload)) => Poll::Ready(tool.panicked(payload)),
                 Poll::Pending => Poll::Pending,
             },

@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 
 use crate::tool::args::Args;
 use crate::tool::context::Context;
@@ -45,6 +46,46 @@ pub fn cached(cell: &'static OnceLock<Tool>, make: fn() -> Tool) -> Tool {
 /// type is reported).
 pub fn into_result<R: IntoToolResult>(value: R) -> ToolResult {
     value.into_tool_result()
+}
+
+/// What the return type `R` of a tool's function gives the tool: the conversion of its
+/// values ([`IntoToolResult::into_tool_result`]) and its output schema
+/// ([`IntoToolResult::output_schema`]).
+///
+/// An expansion names `R` once for each (`returns::<R>().convert(value)` in the call,
+/// `returns::<R>().with_output(tool)` when the tool is built), both at the span of the
+/// user's return type: the two identical trait errors of an unsupported return type are
+/// then reported once. The methods themselves have no bounds, so they add no error.
+pub struct Returns<R> {
+    convert: fn(R) -> ToolResult,
+    output_schema: fn() -> Option<Value>,
+}
+
+/// The [`Returns`] of `R` (the trait bound is where an unsupported return type is
+/// reported).
+#[inline]
+pub fn returns<R: IntoToolResult>() -> Returns<R> {
+    Returns {
+        convert: R::into_tool_result,
+        output_schema: R::output_schema,
+    }
+}
+
+impl<R> Returns<R> {
+    /// Converts the function's return value.
+    #[inline]
+    pub fn convert(self, value: R) -> ToolResult {
+        (self.convert)(value)
+    }
+
+    /// `tool` with `R`'s output schema, if it has one: called once, when the tool is
+    /// built. Whatever generates a tool from a function (or method) calls it.
+    pub fn with_output(self, tool: Tool) -> Tool {
+        match (self.output_schema)() {
+            Some(schema) => tool.with_output_schema(schema),
+            None => tool,
+        }
+    }
 }
 
 /// A synchronous function's finished call.

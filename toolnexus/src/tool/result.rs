@@ -9,6 +9,14 @@ use crate::tool::request::Request;
 /// The metadata key reserved for suspensions: `metadata.pending` holds a [`Request`].
 pub const PENDING_KEY: &str = "pending";
 
+/// The metadata key of a successful result's structured value: `metadata.structured`
+/// holds what a [`Json<T>`](crate::Json) return serialized to, in the shape of the tool's
+/// [output schema](crate::Tool::output_schema) (an object; see
+/// [`Tool::output_schema`](crate::Tool::output_schema) for how a non-object value is
+/// wrapped). The MCP server sends it as `structuredContent`. Read it with
+/// [`ToolResult::structured`].
+pub const STRUCTURED_KEY: &str = "structured";
+
 /// What every tool execution returns.
 ///
 /// Four fields, and the whole tool-calling loop is built on them:
@@ -18,9 +26,10 @@ pub const PENDING_KEY: &str = "pending";
 ///   see, so a tool returning an image sets `output` to a description of it.
 /// - `is_error` says whether the call failed. It is fed back to the model, not raised.
 /// - `parts` carries non-text output (an image, a PDF, an audio clip).
-/// - `metadata` is free-form bookkeeping for your code; the model never sees it. One key is
-///   reserved: `metadata.pending` holding a [`Request`] turns the result into a suspension
-///   (see [`ToolResult::pending`]).
+/// - `metadata` is free-form bookkeeping for your code; the model never sees it. Two keys
+///   are reserved: `metadata.pending` holding a [`Request`] turns the result into a
+///   suspension (see [`ToolResult::pending`]), and `metadata.structured` carries a
+///   successful result's structured value (see [`ToolResult::structured`]).
 ///
 /// `ToolResult::default()` is valid and means "empty success".
 ///
@@ -52,7 +61,8 @@ pub struct ToolResult {
     /// Non-text output. `None` keeps the wire form identical to a result without parts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parts: Option<Vec<ContentPart>>,
-    /// Free-form data for your code. Reserved key: `pending` holds a [`Request`].
+    /// Free-form data for your code. Reserved keys: `pending` holds a [`Request`],
+    /// `structured` a success's structured value ([`STRUCTURED_KEY`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
 }
@@ -105,6 +115,38 @@ impl ToolResult {
             .get_or_insert_with(Map::new)
             .insert(key.into(), value.into());
         self
+    }
+
+    /// Sets the structured value (`metadata.structured`, see [`STRUCTURED_KEY`]) beside
+    /// the text, as a [`Json<T>`](crate::Json) return does. `output` should say the same
+    /// thing as text (a `Json<T>` return sets it to the value's JSON text).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolnexus::ToolResult;
+    ///
+    /// let found = ToolResult::ok(r#"{"region":"eu-west-1"}"#)
+    ///     .with_structured(json!({"region": "eu-west-1"}));
+    /// assert_eq!(found.structured(), Some(&json!({"region": "eu-west-1"})));
+    /// // Errors and suspensions carry none, whatever their metadata says.
+    /// let failed = ToolResult::error("no").with_structured(json!({}));
+    /// assert_eq!(failed.structured(), None);
+    /// ```
+    #[must_use]
+    pub fn with_structured(self, value: Value) -> Self {
+        self.with_metadata(STRUCTURED_KEY, value)
+    }
+
+    /// The structured value of a successful result (`metadata.structured`); `None` for an
+    /// error or a suspension, and for a result without one.
+    ///
+    /// From a tool with an [output schema](crate::Tool::output_schema), it is an object
+    /// that validates against that schema.
+    pub fn structured(&self) -> Option<&Value> {
+        if self.is_error {
+            return None;
+        }
+        self.metadata.as_ref()?.get(STRUCTURED_KEY)
     }
 
     /// True iff `metadata.pending` is present and holds a valid [`Request`].

@@ -8,7 +8,9 @@
 
 use std::fmt::{self, Display};
 
+use schemars::JsonSchema;
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::tool::request::{Request, Suspend};
 use crate::tool::result::ToolResult;
@@ -18,37 +20,63 @@ use crate::tool::result::ToolResult;
 /// | the function returns | the result |
 /// | --- | --- |
 /// | `Result<T, E>`, `T: Display` | `Ok(t)` → [`ToolResult::ok`]`(t.to_string())` |
-/// | `Result<Json<T>, E>`, `T: Serialize` | `Ok` → the value as JSON text |
+/// | `Result<Json<T>, E>`, `T: Serialize + JsonSchema` | `Ok` → the value as JSON text, and as a structured value; the tool has an output schema |
 /// | `Result<ToolResult, E>` | `Ok(r)` → `r` as it is |
 /// | `Result<T, E>`, `E: Display` | `Err(e)` → [`ToolResult::error`]`(e.to_string())` |
 /// | `Result<T, Suspend>` | `Err(s)` → [`ToolResult::pending`] |
 /// | `Result<T, toolnexus::Error>` | `Err` → an error result, or pending if it carries a [`Suspend`] |
 /// | [`Suspend`] | [`ToolResult::pending`] |
 /// | [`ToolResult`] | as it is |
-/// | [`Json<T>`] | the value as JSON text |
+/// | [`Json<T>`] | the value as JSON text, and as a structured value; the tool has an output schema |
 ///
 /// Implement it for your own types to return them from tools directly.
+///
+/// A return type whose success value is [`Json<T>`] gives the tool an output schema
+/// (see [`IntoToolResult::output_schema`] and [`Tool::output_schema`](crate::Tool::output_schema)).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a return type a #[tool] function can have",
     label = "unsupported #[tool] return type",
-    note = "a #[tool] function returns `Result<T, E>`, `ToolResult`, `Suspend` or `Json<T>` (with `T: Serialize`)",
+    note = "a #[tool] function returns `Result<T, E>`, `ToolResult`, `Suspend` or `Json<T>` (with `T: Serialize + JsonSchema`)",
     note = "in `Result<T, E>`, `T` is `Display`, `Json<T>` or `ToolResult`, and `E` is `Display`, `Suspend` or `toolnexus::Error`",
     note = "for a tool that cannot fail, return `Result<T, std::convert::Infallible>`"
 )]
 pub trait IntoToolResult {
     /// Converts the value into the result handed back to the model.
     fn into_tool_result(self) -> ToolResult;
+
+    /// The JSON schema of the structured value this return type gives on success, as
+    /// generated (before it is fitted to an object root; see
+    /// [`Tool::output_schema`](crate::Tool::output_schema)): `T`'s for a [`Json<T>`]
+    /// success, `None` (the default) for return types without one.
+    ///
+    /// `#[tool]` calls it once, when the tool is built.
+    fn output_schema() -> Option<Value>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }
 
 /// What the `Ok` side of a returned `Result` may be.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the `Ok` value of a #[tool] function",
     label = "`Ok` value must be `Display`, `Json<T>` or `ToolResult`",
-    note = "wrap structured data in `toolnexus::Json(..)` to send it as JSON text"
+    note = "wrap structured data in `toolnexus::Json(..)` to send it as JSON text, with an output schema",
+    note = "in `Json<T>`, `T` derives both `serde::Serialize` and `schemars::JsonSchema`"
 )]
 pub trait IntoToolOutput {
     /// Converts the success value into a result.
     fn into_tool_output(self) -> ToolResult;
+
+    /// The JSON schema of the structured value, if this success value has one (see
+    /// [`IntoToolResult::output_schema`]).
+    fn output_schema() -> Option<Value>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }
 
 /// What the `Err` side of a returned `Result` may be.
@@ -68,6 +96,10 @@ impl<T: IntoToolOutput, E: IntoToolError> IntoToolResult for Result<T, E> {
             Err(error) => error.into_tool_error(),
         }
     }
+
+    fn output_schema() -> Option<Value> {
+        T::output_schema()
+    }
 }
 
 impl IntoToolResult for ToolResult {
@@ -82,9 +114,13 @@ impl IntoToolResult for Suspend {
     }
 }
 
-impl<T: Serialize> IntoToolResult for Json<T> {
+impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
     fn into_tool_result(self) -> ToolResult {
         self.into_tool_output()
+    }
+
+    fn output_schema() -> Option<Value> {
+        <Self as IntoToolOutput>::output_schema()
     }
 }
 
@@ -100,12 +136,20 @@ impl IntoToolOutput for ToolResult {
     }
 }
 
-impl<T: Serialize> IntoToolOutput for Json<T> {
+impl<T: Serialize + JsonSchema> IntoToolOutput for Json<T> {
     fn into_tool_output(self) -> ToolResult {
-        match serde_json::to_string(&self.0) {
-            Ok(text) => ToolResult::ok(text),
+        // The text is serialized from `T` itself (an `f32` keeps its short form), and the
+        // structured value is read back from that text, so the two say exactly the same.
+        let structured = serde_json::to_string(&self.0)
+            .and_then(|text| Ok((serde_json::from_str::<Value>(&text)?, text)));
+        match structured {
+            Ok((value, text)) => ToolResult::ok(text).with_structured(value),
             Err(e) => ToolResult::error(format!("the tool's output could not be serialized: {e}")),
         }
+    }
+
+    fn output_schema() -> Option<Value> {
+        Some(crate::schema::output::output_schema_for::<T>())
     }
 }
 
@@ -130,16 +174,29 @@ impl IntoToolError for Error {
     }
 }
 
-/// Structured output: the value is serialized to JSON text for the model.
+/// Structured output: the value is serialized to JSON text for the model, and kept as a
+/// structured value beside it; a tool returning it has an output schema.
+///
+/// As a `#[tool]` return (alone or as the `Ok` of a `Result`), `T: Serialize + JsonSchema`:
+///
+/// - [`Tool::output_schema`](crate::Tool::output_schema) is `T`'s JSON schema, generated
+///   at compile time, with a `T` that is not an object wrapped as `{"result": …}`;
+/// - a call's [`ToolResult`] has the JSON text as `output` and the value, shaped by that
+///   schema, in `metadata.structured` ([`ToolResult::structured`]), which the MCP server
+///   sends as `structuredContent`.
 ///
 /// ```
+/// use serde_json::json;
 /// use toolnexus::{IntoToolResult, Json};
 ///
-/// #[derive(serde::Serialize)]
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
 /// struct Hit { id: u32 }
 ///
 /// let result = Json(vec![Hit { id: 1 }]).into_tool_result();
 /// assert_eq!(result.output, r#"[{"id":1}]"#);
+/// // Converted on its own, the value is as `T` serialized; a tool wraps the `Vec` (see
+/// // `Tool::output_schema`).
+/// assert_eq!(result.structured(), Some(&json!([{"id": 1}])));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Json<T>(pub T);

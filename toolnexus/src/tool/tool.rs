@@ -11,18 +11,21 @@ use futures_util::FutureExt as _;
 use serde_json::Value;
 
 use crate::schema::entry::{Entries, Entry, EntrySource};
+use crate::schema::output::OutputSchema;
 use crate::schema::profile::{self, Profile, ProfileError};
 use crate::tool::args::Args;
 use crate::tool::call::{Call, Dispatch, Handler, State as CallState};
 use crate::tool::context::Context;
-use crate::tool::result::ToolResult;
+use crate::tool::result::{STRUCTURED_KEY, ToolResult};
 
 struct Inner {
     name: String,
     description: String,
     schema: Value,
     source: Cow<'static, str>,
-    handler: Box<Handler>,
+    handler: Arc<Handler>,
+    /// The schema of the structured value a success carries, if the tool declares one.
+    output: Option<OutputSchema>,
     /// The tool in each provider's shape, built on first use.
     entries: Entries,
     /// Top-level properties that are optional and do not accept `null` (see `Tool::call`).
@@ -138,10 +141,68 @@ impl Tool {
             description: description.into(),
             schema,
             source: source.into(),
-            handler,
+            handler: Arc::from(handler),
+            output: None,
             entries: Entries::default(),
             optional_nulls,
         }))
+    }
+
+    /// The same tool with an output schema: the JSON schema of the structured value its
+    /// successful results carry ([`ToolResult::structured`]). `#[tool]` sets it for a
+    /// function returning [`Json<T>`](crate::Json); set it by hand for a tool built with
+    /// [`Tool::new`], whose results then carry their value through
+    /// [`ToolResult::with_structured`].
+    ///
+    /// MCP wants an object at the root of structured content. A `schema` that describes
+    /// objects only (`"type": "object"` at its root, or a `oneOf`/`anyOf` of object
+    /// schemas) is kept as it is; any other is wrapped: it becomes the schema of the one
+    /// required property `result` of an object, and each successful result's structured
+    /// value `v` becomes `{"result": v}` when the call finishes. Error results and
+    /// suspensions carry no structured value.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolnexus::{Context, Tool, ToolResult};
+    ///
+    /// let roll = Tool::new_sync("roll", "Rolls two dice.", json!({"type": "object"}), |_, _| {
+    ///     ToolResult::ok("[3,5]").with_structured(json!([3, 5]))
+    /// })
+    /// .with_output_schema(json!({"type": "array", "items": {"type": "integer"}}));
+    ///
+    /// assert_eq!(roll.output_schema(), Some(&json!({
+    ///     "type": "object",
+    ///     "properties": {"result": {"type": "array", "items": {"type": "integer"}}},
+    ///     "required": ["result"],
+    ///     "additionalProperties": false
+    /// })));
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let result = roll.execute(json!({}), Context::default()).await;
+    /// assert_eq!(result.output, "[3,5]");
+    /// assert_eq!(result.structured(), Some(&json!({"result": [3, 5]})));
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn with_output_schema(self, schema: Value) -> Tool {
+        let output = Some(OutputSchema::new(schema));
+        let inner = match Arc::try_unwrap(self.0) {
+            Ok(inner) => Inner {
+                output,
+                entries: Entries::default(),
+                ..inner
+            },
+            Err(shared) => Inner {
+                name: shared.name.clone(),
+                description: shared.description.clone(),
+                schema: shared.schema.clone(),
+                source: shared.source.clone(),
+                handler: Arc::clone(&shared.handler),
+                output,
+                entries: Entries::default(),
+                optional_nulls: shared.optional_nulls.clone(),
+            },
+        };
+        Tool(Arc::new(inner))
     }
 
     /// The tool's name, as the model calls it.
@@ -159,6 +220,15 @@ impl Tool {
         &self.0.schema
     }
 
+    /// The JSON schema of the structured value a successful call carries
+    /// ([`ToolResult::structured`]), always an object schema; `None` for a tool without
+    /// one. A `#[tool]` function returning [`Json<T>`](crate::Json) has `T`'s schema,
+    /// generated at compile time and self-contained like the input schema, with a `T`
+    /// that is not an object wrapped as `{"result": …}` (see [`Tool::with_output_schema`]).
+    pub fn output_schema(&self) -> Option<&Value> {
+        self.0.output.as_ref().map(|output| &output.schema)
+    }
+
     /// Where the tool comes from: `"native"` for `#[tool]` functions, `"custom"` for
     /// closures given to [`Tool::new`].
     pub fn source(&self) -> &str {
@@ -171,6 +241,7 @@ impl Tool {
             name: &self.0.name,
             description: &self.0.description,
             input_schema: &self.0.schema,
+            output_schema: self.output_schema(),
         };
         self.0.entries.get(profile, source)
     }
@@ -243,7 +314,7 @@ impl Tool {
             self.drop_optional_nulls(args)
         };
         let future = match catch_unwind(AssertUnwindSafe(|| (self.0.handler)(args, ctx))) {
-            Ok(Dispatch::Ready(result)) => return Call::ready(result),
+            Ok(Dispatch::Ready(result)) => return Call::ready(self.finish(result)),
             Ok(Dispatch::Future(future)) => AssertUnwindSafe(future).catch_unwind(),
             Err(payload) => return Call::ready(self.panicked(payload)),
         };
@@ -265,7 +336,7 @@ impl Tool {
                 },
             };
             match outcome {
-                Some(Ok(result)) => result,
+                Some(Ok(result)) => self.finish(result),
                 Some(Err(payload)) => self.panicked(payload),
                 None => ToolResult::error(format!(
                     "{} timed out after {}",
@@ -274,6 +345,17 @@ impl Tool {
                 )),
             }
         })))
+    }
+
+    /// A finished call's result in the shape the tool declares: for a tool with an output
+    /// schema, a success's structured value fitted to it (wrapped, if the schema is), and
+    /// none on an error or a suspension.
+    #[inline]
+    pub(crate) fn finish(&self, result: ToolResult) -> ToolResult {
+        match &self.0.output {
+            None => result,
+            Some(output) => fit_structured(output, result),
+        }
     }
 
     pub(crate) fn panicked(&self, payload: Box<dyn Any + Send>) -> ToolResult {
@@ -286,6 +368,20 @@ impl Tool {
             None => ToolResult::error(format!("{} panicked", self.name())),
         }
     }
+}
+
+fn fit_structured(output: &OutputSchema, mut result: ToolResult) -> ToolResult {
+    let Some(metadata) = result.metadata.as_mut() else {
+        return result;
+    };
+    if result.is_error {
+        metadata.remove(STRUCTURED_KEY);
+    } else if output.wrapped
+        && let Some(value) = metadata.remove(STRUCTURED_KEY)
+    {
+        metadata.insert(STRUCTURED_KEY.to_owned(), output.fit(value));
+    }
+    result
 }
 
 fn humanize(d: std::time::Duration) -> String {
@@ -303,6 +399,7 @@ impl fmt::Debug for Tool {
             .field("description", &self.0.description)
             .field("source", &self.0.source)
             .field("input_schema", &self.0.schema)
+            .field("output_schema", &self.output_schema())
             .finish_non_exhaustive()
     }
 }
