@@ -8,13 +8,14 @@ use serde_json::{Map, Value};
 
 use crate::tool::Tool;
 use crate::tool::content::{ContentPart, PartKind};
-use crate::tool::result::{PENDING_KEY, ToolResult};
+use crate::tool::result::{PENDING_KEY, STRUCTURED_KEY, ToolResult};
 
 /// The `_meta` key under which a suspended call's [`Request`](crate::Request) travels.
 pub const PENDING_META_KEY: &str = "toolnexus/pending";
 
-/// A tool as an MCP `tools/list` entry: the name verbatim, the description and the input
-/// schema, exactly as in [`Toolkit::to_mcp`](crate::Toolkit::to_mcp).
+/// A tool as an MCP `tools/list` entry: the name verbatim, the description, the input
+/// schema and, for a tool that has one, the output schema
+/// ([`Tool::output_schema`]), exactly as in [`Toolkit::to_mcp`](crate::Toolkit::to_mcp).
 ///
 /// MCP requires the input schema to be a JSON object; a tool whose schema is not one (a
 /// bare `true`, say) is listed as accepting any object.
@@ -27,11 +28,16 @@ pub fn mcp_tool(tool: &Tool) -> rmcp::model::Tool {
             any
         }
     };
-    rmcp::model::Tool::new(
+    let mut listed = rmcp::model::Tool::new(
         tool.name().to_owned(),
         tool.description().to_owned(),
         Arc::new(schema),
-    )
+    );
+    // An output schema is always an object schema (see `Tool::with_output_schema`).
+    if let Some(Value::Object(output)) = tool.output_schema() {
+        listed.output_schema = Some(Arc::new(output.clone()));
+    }
+    listed
 }
 
 /// A [`ToolResult`] as an MCP `tools/call` result, for the tool named `tool`.
@@ -41,12 +47,17 @@ pub fn mcp_tool(tool: &Tool) -> rmcp::model::Tool {
 /// - each part follows: an image as an `image` item, audio as an `audio` item, a PDF as an
 ///   embedded `resource` (a blob with URI `toolnexus://TOOL/parts/N` and its MIME type),
 ///   each carrying its base64 data;
+/// - a successful result's structured value ([`ToolResult::structured`], an object) becomes
+///   `structuredContent`, beside the text (which a `Json<T>` return sets to the same
+///   value's JSON text); errors and suspensions carry none, and a structured value that is
+///   not an object (possible only from a tool without an output schema) is not sent;
 /// - `is_error` becomes `isError`;
 /// - a pending result (a suspension) is an error result whose text is the request's prompt,
 ///   followed by the request's URL as a second text item when it has one; the request
 ///   itself travels in `_meta["toolnexus/pending"]` for hosts that can resolve it.
 ///
-/// `metadata` other than `pending` is bookkeeping for the host and is not sent.
+/// `metadata` other than `pending` and `structured` is bookkeeping for the host and is not
+/// sent.
 pub fn call_tool_result(tool: &str, mut result: ToolResult) -> CallToolResult {
     if let Some(request) = result.pending_request() {
         let mut content = vec![ContentBlock::text(request.prompt.clone())];
@@ -66,6 +77,12 @@ pub fn call_tool_result(tool: &str, mut result: ToolResult) -> CallToolResult {
         mapped.meta = Some(MetaObject(meta));
         return mapped;
     }
+    let structured = match &mut result.metadata {
+        Some(metadata) if !result.is_error => {
+            metadata.remove(STRUCTURED_KEY).filter(Value::is_object)
+        }
+        _ => None,
+    };
     let mut content = Vec::with_capacity(1 + result.parts.as_ref().map_or(0, Vec::len));
     content.push(ContentBlock::text(result.output));
     for (index, part) in result.parts.iter().flatten().enumerate() {
@@ -74,7 +91,9 @@ pub fn call_tool_result(tool: &str, mut result: ToolResult) -> CallToolResult {
     if result.is_error {
         CallToolResult::error(content)
     } else {
-        CallToolResult::success(content)
+        let mut mapped = CallToolResult::success(content);
+        mapped.structured_content = structured;
+        mapped
     }
 }
 
