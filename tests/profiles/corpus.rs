@@ -2,6 +2,9 @@
 //! argument struct whose schema comes from the same generator `#[tool]` uses
 //! (`toolnexus::__private::schema_for`), with one sample call as a strict-mode model sends
 //! it (`null` for every optional field) and the profiles it is expected to fail.
+//!
+//! Each entry is also a typed-output tool: the same type read from the sample and
+//! returned as `Json<T>`, so the corpus covers output schemas too (tests/typed_output.rs).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Debug;
@@ -12,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use toolnexus::dispatch::Dispatch;
 use toolnexus::profile::Profile;
-use toolnexus::{Tool, ToolResult};
+use toolnexus::{IntoToolResult, Json, Tool, ToolResult};
 
 /// One corpus entry.
 pub(crate) struct Case {
@@ -21,6 +24,11 @@ pub(crate) struct Case {
     pub(crate) sample: Value,
     /// The profiles expected to refuse this tool's schema.
     pub(crate) refused_by: Vec<Profile>,
+    /// The same type as a typed output: reads its arguments into `T` and returns
+    /// `Json(t)`, with `Json<T>`'s output schema, as a `#[tool]` function returning it
+    /// would. Read by tests/typed_output.rs only.
+    #[allow(dead_code)]
+    pub(crate) output: Tool,
 }
 
 /// A tool whose handler reads its arguments into `T` and echoes them (`{:?}`), as a
@@ -44,7 +52,30 @@ pub(crate) fn tool_of<T: DeserializeOwned + JsonSchema + Debug + 'static>(
     )
 }
 
-fn case<T: DeserializeOwned + JsonSchema + Debug + 'static>(
+/// A tool whose handler reads its arguments into `T` and returns them as `Json<T>`, its
+/// output schema `Json<T>`'s (what `#[tool]` gives a function returning it).
+pub(crate) fn output_tool_of<T: DeserializeOwned + Serialize + JsonSchema + 'static>(
+    name: &str,
+    description: &str,
+) -> Tool {
+    let label = name.to_owned();
+    let tool = Tool::from_handler(
+        name,
+        description,
+        toolnexus::__private::schema_for::<T>(),
+        "native",
+        Box::new(move |args, _ctx| {
+            Dispatch::Ready(match args.parse::<T>(&label) {
+                Ok(parsed) => Json(parsed).into_tool_result(),
+                Err(error) => error.into(),
+            })
+        }),
+    );
+    let schema = <Json<T> as IntoToolResult>::output_schema().expect("Json<T> has a schema");
+    tool.with_output_schema(schema)
+}
+
+fn case<T: DeserializeOwned + Serialize + JsonSchema + Debug + 'static>(
     name: &str,
     description: &str,
     sample: Value,
@@ -54,6 +85,7 @@ fn case<T: DeserializeOwned + JsonSchema + Debug + 'static>(
         tool: tool_of::<T>(name, description),
         sample,
         refused_by: refused_by.to_vec(),
+        output: output_tool_of::<T>(name, description),
     }
 }
 
@@ -62,7 +94,7 @@ fn case<T: DeserializeOwned + JsonSchema + Debug + 'static>(
 macro_rules! primitive {
     ($($name:ident: $ty:ty = $sample:expr;)*) => {
         $(
-            #[derive(Debug, Deserialize, JsonSchema)]
+            #[derive(Debug, Deserialize, Serialize, JsonSchema)]
             #[allow(dead_code)]
             pub(crate) struct $name {
                 /// The value.
@@ -100,10 +132,10 @@ primitive! {
 // --- the rest ----------------------------------------------------------------------------
 
 /// No parameters at all.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub(crate) struct NoParams {}
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[allow(dead_code)]
 pub(crate) struct Optionals {
     /// A city, if known.
@@ -113,7 +145,7 @@ pub(crate) struct Optionals {
     pub(crate) ratio: Option<f64>,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[allow(dead_code)]
 pub(crate) struct Lists {
     /// Labels to attach.
@@ -122,14 +154,14 @@ pub(crate) struct Lists {
     unique: BTreeSet<u16>,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[allow(dead_code)]
 pub(crate) struct WithHashMap {
     /// Free-form labels.
     labels: HashMap<String, String>,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[allow(dead_code)]
 pub(crate) struct WithBTreeMap {
     counts: BTreeMap<String, u32>,
@@ -137,7 +169,7 @@ pub(crate) struct WithBTreeMap {
 }
 
 /// A postal address.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[allow(dead_code)]
 pub(crate) struct Address {
     /// Street and number.
@@ -147,7 +179,7 @@ pub(crate) struct Address {
     zip: Option<String>,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[allow(dead_code)]
 pub(crate) struct Shipping {
     /// Where to ship the parcel.
@@ -156,14 +188,14 @@ pub(crate) struct Shipping {
     billing: Option<Address>,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[allow(dead_code)]
 pub(crate) struct Customer {
     name: String,
     address: Address,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[allow(dead_code)]
 pub(crate) struct Order {
     /// Who orders.
@@ -171,7 +203,7 @@ pub(crate) struct Order {
     lines: Vec<OrderLine>,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[allow(dead_code)]
 pub(crate) struct OrderLine {
     sku: String,
@@ -179,7 +211,7 @@ pub(crate) struct OrderLine {
 }
 
 /// How to sort.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum SortOrder {
     /// Smallest first.
@@ -188,14 +220,14 @@ pub(crate) enum SortOrder {
     Descending,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 pub(crate) enum Plain {
     Red,
     Green,
     Blue,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[allow(dead_code)]
 pub(crate) struct UnitEnums {
     /// The sort order.
@@ -205,7 +237,7 @@ pub(crate) struct UnitEnums {
 }
 
 /// A shape to draw.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[allow(dead_code)]
 pub(crate) enum Shape {
     /// A circle around the origin.
@@ -219,7 +251,7 @@ pub(crate) enum Shape {
     Point,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[allow(dead_code)]
 pub(crate) struct DataEnum {
     /// What to draw.
@@ -227,7 +259,7 @@ pub(crate) struct DataEnum {
 }
 
 /// An event, tagged by `kind`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[allow(dead_code)]
 pub(crate) enum Event {
@@ -237,13 +269,13 @@ pub(crate) enum Event {
     Key { code: String },
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[allow(dead_code)]
 pub(crate) struct TaggedEnum {
     event: Event,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(tag = "t", content = "c")]
 #[allow(dead_code)]
 pub(crate) enum Adjacent {
@@ -251,13 +283,13 @@ pub(crate) enum Adjacent {
     Number(i64),
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[allow(dead_code)]
 pub(crate) struct AdjacentEnum {
     item: Adjacent,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(untagged)]
 #[allow(dead_code)]
 pub(crate) enum IdOrName {
@@ -265,7 +297,7 @@ pub(crate) enum IdOrName {
     Name(String),
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[allow(dead_code)]
 pub(crate) struct UntaggedEnum {
     /// A user, by id or by name.
@@ -273,7 +305,7 @@ pub(crate) struct UntaggedEnum {
 }
 
 /// A tree of values.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[allow(dead_code)]
 pub(crate) struct Tree {
     value: i32,
@@ -281,7 +313,7 @@ pub(crate) struct Tree {
     children: Vec<Tree>,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[allow(dead_code)]
 pub(crate) struct Recursive {
     /// The tree to sum.
@@ -289,7 +321,7 @@ pub(crate) struct Recursive {
 }
 
 /// A singly linked list.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[allow(dead_code)]
 pub(crate) struct Node {
     value: String,
@@ -297,13 +329,13 @@ pub(crate) struct Node {
     next: Option<Box<Node>>,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[allow(dead_code)]
 pub(crate) struct LinkedList {
     head: Node,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub(crate) struct Renamed {
@@ -332,7 +364,7 @@ pub(crate) struct Defaults {
     tags: Vec<String>,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[allow(dead_code)]
 pub(crate) struct Constrained {
     /// Who to write to.
@@ -350,27 +382,27 @@ pub(crate) struct Constrained {
     cc: Vec<String>,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[allow(dead_code)]
 pub(crate) struct Untyped {
     /// Any JSON value.
     payload: serde_json::Value,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[allow(dead_code)]
 pub(crate) struct UntypedItems {
     rows: Vec<serde_json::Value>,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[allow(dead_code)]
 pub(crate) struct Tuple {
     /// A point as `[x, y]`.
     point: (i32, i32),
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[allow(dead_code)]
 pub(crate) struct Mixed {
     /// The order, nested several levels deep.
