@@ -19,7 +19,7 @@ fn unclosed_fences(markdown: &str) -> Vec<String> {
         let info = rest[ticks..].trim();
         match open {
             None => open = Some((number, ticks)),
-            Some((at, length)) if info.is_empty() && ticks >= length => open = None,
+            Some((_, length)) if info.is_empty() && ticks >= length => open = None,
             Some((at, _)) if !info.is_empty() => problems.push(format!(
                 "the fence opened at line {at} is not closed before the `{info}` fence at line {number}"
             )),
