@@ -279,6 +279,36 @@ async fn a_success_carries_the_value_beside_the_same_text() {
 }
 
 #[tokio::test]
+async fn every_way_a_call_finishes_fits_the_value_to_the_schema() {
+    // Synchronous (finished before the call returns), async, and async under a timeout
+    // and a cancellation token: three paths through `Tool::call`, one shape.
+    let toolkit = toolkit();
+    let sync = run(&toolkit, "count_words", json!({"text": "a b"})).await;
+    let guarded = Context::default()
+        .with_timeout(Duration::from_secs(30))
+        .with_cancellation(toolnexus::CancellationToken::new());
+    let async_guarded = toolkit
+        .execute("search", json!({"query": "q"}), guarded)
+        .await;
+    let async_plain = run(&toolkit, "search", json!({"query": "q"})).await;
+    assert_eq!(sync.structured(), Some(&json!({"result": 2})));
+    assert_eq!(async_guarded, async_plain);
+    assert!(async_plain.structured().unwrap()["result"].is_array());
+
+    // After a suspension is answered, the re-run succeeds with its value.
+    let parked = run(&toolkit, "approved_forecast", json!({})).await;
+    let request = parked.pending_request().unwrap();
+    let answered = Context::default().with_answer(request.answer(json!(true)));
+    let done = toolkit
+        .execute("approved_forecast", json!({}), answered)
+        .await;
+    assert_eq!(
+        done.structured(),
+        Some(&json!({"city": "Oslo", "celsius": 3.0}))
+    );
+}
+
+#[tokio::test]
 async fn the_wire_form_keeps_its_four_fields_with_the_value_under_metadata_structured() {
     let found = run(&toolkit(), "forecast", json!({"city": "Oslo"})).await;
     let wire = serde_json::to_value(&found).unwrap();
