@@ -8,7 +8,7 @@
 //! - the value is described as it is *written* (serde's serialize side: a field skipped
 //!   when empty is optional, a field with a default is always there);
 //! - nothing is closed that the type does not close (no `additionalProperties: false` is
-//!   added).
+//!   added to `T`'s schema; only the wrapper below is closed).
 //!
 //! MCP requires structured content to be a JSON object. A schema whose root is
 //! `"type": "object"` (a struct, a map), or a `oneOf`/`anyOf` whose every branch is one

@@ -43,7 +43,7 @@ pub fn cached(cell: &'static OnceLock<Tool>, make: fn() -> Tool) -> Tool {
 }
 
 /// Converts the function's return value (the trait bound is where an unsupported return
-/// type is reported).
+/// type is reported). `#[tool]` uses [`returns`], which also gives the output schema.
 pub fn into_result<R: IntoToolResult>(value: R) -> ToolResult {
     value.into_tool_result()
 }
