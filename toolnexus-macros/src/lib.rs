@@ -16,8 +16,10 @@ use syn::{Item, Path, Token};
 
 mod ast;
 mod attr;
+mod call;
 mod expand;
 mod symbol;
+mod toolset;
 mod valid;
 
 /// Turns a function into a toolnexus tool. Documented on `toolnexus::tool`.
@@ -32,7 +34,7 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Vec::new();
     let attr = attr::ToolAttr::parse(args.into(), &mut errors);
     let model = ast::ToolFn::from_syn(&item);
-    valid::check(&attr, &model, &mut errors);
+    valid::check(&attr, &model, valid::Place::Free, &mut errors);
     match errors.into_iter().reduce(|mut all, e| {
         all.combine(e);
         all
@@ -72,6 +74,13 @@ fn not_a_function(item: &Item) -> syn::Error {
         head,
         format!("#[tool] goes on a function (`fn` or `async fn`), not on {what}"),
     )
+}
+
+/// Turns the `#[tool]` methods of an impl block into tools bound to a value. Documented
+/// on `toolnexus::toolset`.
+#[proc_macro_attribute]
+pub fn toolset(args: TokenStream, item: TokenStream) -> TokenStream {
+    toolset::expand(args.into(), item.into()).into()
 }
 
 /// `tools![f, module::g]` → `vec![f::tool(), module::g::tool()]`. Documented on

@@ -4,7 +4,7 @@
 //! of syntax: it never decides what a type means.
 
 use std::future::Future;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -12,7 +12,8 @@ use serde::de::DeserializeOwned;
 use crate::tool::args::Args;
 use crate::tool::context::Context;
 use crate::tool::result::ToolResult;
-use crate::tool::returns::IntoToolResult;
+use crate::tool::returns::{IntoToolError, IntoToolResult};
+use crate::tool::state::{MissingState, State, StateType};
 use crate::tool::{Dispatch, Tool};
 
 /// The tool a `#[tool]` function becomes, its source marked `"native"`: the schema is
@@ -81,3 +82,121 @@ impl<T: DeserializeOwned + JsonSchema + 'static> ToolParam for T {}
 /// Checks [`ToolParam`] for one type, where the expansion cannot use the generic route
 /// (a parameter whose `#[serde]` attributes need its concrete type).
 pub fn assert_param<T: ToolParam>() {}
+
+/// The tool a `#[toolset]` method becomes: as [`native_tool`], with each call handed the
+/// shared value the tool is bound to.
+pub fn method_tool<A, S>(
+    name: &'static str,
+    description: &'static str,
+    this: Arc<S>,
+    call: fn(&Arc<S>, A, Context) -> Dispatch,
+) -> Tool
+where
+    A: DeserializeOwned + JsonSchema + 'static,
+    S: Send + Sync + ?Sized + 'static,
+{
+    let handler = move |args: Args<'_>, ctx: Context| match args.parse::<A>(name) {
+        Ok(parsed) => call(&this, parsed, ctx),
+        Err(error) => Dispatch::Ready(error.into()),
+    };
+    Tool::from_handler(
+        name,
+        description,
+        crate::schema::canonical::schema_for::<A>(),
+        "native",
+        Box::new(handler),
+    )
+}
+
+/// Declares the `State<T>` parameters of a tool, for `Toolkit::check_states`.
+pub fn require_states(tool: Tool, states: &[StateType]) -> Tool {
+    tool.with_required_states(states.iter().copied())
+}
+
+/// The state a `State<T>` parameter receives, or the error result naming the tool, the
+/// type and the fix.
+#[inline]
+pub fn state<T: Send + Sync + 'static>(
+    ctx: &Context,
+    tool: &str,
+) -> Result<State<T>, MissingState> {
+    match ctx.state::<T>() {
+        Some(state) => Ok(state),
+        None => Err(MissingState::new(tool, StateType::of::<T>())),
+    }
+}
+
+/// The error result of a missing state.
+#[cold]
+pub fn missing(missing: MissingState) -> Dispatch {
+    Dispatch::Ready(missing.into())
+}
+
+/// What a `State<T>` parameter's `T` must be.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be shared as a tool's state",
+    label = "a `State<T>` must be `Send + Sync + 'static`",
+    note = "wrap what is not `Sync` in a `Mutex`; own what borrows (`String` for `&str`), or share it in an `Arc`"
+)]
+pub trait StateParam: Send + Sync + 'static {}
+
+impl<T: Send + Sync + 'static> StateParam for T {}
+
+/// Checks [`StateParam`] for one type, with the error on the user's `T`.
+pub fn assert_state<T: StateParam>() -> StateType {
+    StateType::of::<T>()
+}
+
+/// The return value of a `#[tool]` function, as the expansion converts it: everything
+/// [`IntoToolResult`] accepts, and also `()` and `Result<(), E>` (an empty success).
+///
+/// `M` tells the forms apart (`()` cannot be an [`IntoToolOutput`] next to every
+/// `Display` type); it is inferred, there is always one.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a return type a #[tool] function can have",
+    label = "unsupported #[tool] return type",
+    note = "a #[tool] function returns `Result<T, E>`, `()`, `ToolResult`, `Suspend` or `Json<T>`",
+    note = "in `Result<T, E>`, `T` is `Display`, `()`, `ToolResult` or `Json<T>`, and `E` is `Display`, `Suspend` or `toolnexus::Error`",
+    note = "structured data (a `Vec`, a map, a struct) is returned wrapped in `toolnexus::Json(..)`, e.g. `Result<Json<Vec<Hit>>, E>`, and the wrapped type must implement `serde::Serialize` (`#[derive(serde::Serialize)]`)"
+)]
+pub trait Returned<M> {
+    /// Converts the value.
+    fn into_returned(self) -> ToolResult;
+}
+
+/// [`Returned`] through [`IntoToolResult`].
+pub enum ViaTrait {}
+/// [`Returned`] for `()` and `Result<(), E>`.
+pub enum ViaUnit {}
+
+impl<R: IntoToolResult> Returned<ViaTrait> for R {
+    fn into_returned(self) -> ToolResult {
+        self.into_tool_result()
+    }
+}
+
+impl Returned<ViaUnit> for () {
+    fn into_returned(self) -> ToolResult {
+        ToolResult::default()
+    }
+}
+
+impl<T: UnitOk, E: IntoToolError> Returned<ViaUnit> for Result<T, E> {
+    fn into_returned(self) -> ToolResult {
+        match self {
+            Ok(_) => ToolResult::default(),
+            Err(error) => error.into_tool_error(),
+        }
+    }
+}
+
+/// `()` as the `Ok` value. A trait (not `Result<(), E>` itself) so that a `Result` with an
+/// unsupported `Ok` value matches two forms and is reported as a whole, with the notes of
+/// [`Returned`], rather than as a missing `Display`.
+pub trait UnitOk {}
+impl UnitOk for () {}
+
+/// Converts the function's return value, in whichever form it has.
+pub fn into_returned<R: Returned<M>, M>(value: R) -> ToolResult {
+    value.into_returned()
+}

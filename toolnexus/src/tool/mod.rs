@@ -13,10 +13,13 @@ pub(crate) mod registry;
 pub(crate) mod request;
 pub(crate) mod result;
 pub(crate) mod returns;
+pub(crate) mod state;
 #[allow(clippy::module_inception)]
 pub(crate) mod tool;
 pub(crate) mod toolkit;
+pub(crate) mod toolset;
 
 pub use call::Call;
 pub(crate) use call::Dispatch;
 pub use tool::Tool;
+pub use toolset::Toolset;

@@ -16,6 +16,7 @@ use crate::tool::args::Args;
 use crate::tool::call::{Call, Dispatch, Handler, State as CallState};
 use crate::tool::context::Context;
 use crate::tool::result::ToolResult;
+use crate::tool::state::StateType;
 
 struct Inner {
     name: String,
@@ -27,6 +28,8 @@ struct Inner {
     entries: Entries,
     /// Top-level properties that are optional and do not accept `null` (see `Tool::call`).
     optional_nulls: Vec<String>,
+    /// The shared states the tool reads (see `Tool::required_states`).
+    states: Vec<StateType>,
 }
 
 /// A tool: a name, a description, a JSON schema for its arguments, and a handler.
@@ -141,7 +144,55 @@ impl Tool {
             handler,
             entries: Entries::default(),
             optional_nulls,
+            states: Vec::new(),
         }))
+    }
+
+    /// Declares that the tool reads a shared state of type `T` (through
+    /// [`Context::state`]), so that [`Toolkit::check_states`](crate::Toolkit::check_states)
+    /// reports it when missing, before any call. `#[tool]` functions and `#[toolset]`
+    /// methods declare their `State<T>` parameters themselves.
+    #[must_use]
+    pub fn requires_state<T: Send + Sync + 'static>(self) -> Tool {
+        self.with_required_states([StateType::of::<T>()])
+    }
+
+    pub(crate) fn with_required_states(
+        mut self,
+        states: impl IntoIterator<Item = StateType>,
+    ) -> Tool {
+        let add = |list: &mut Vec<StateType>| {
+            for ty in states {
+                if !list.contains(&ty) {
+                    list.push(ty);
+                }
+            }
+        };
+        if let Some(inner) = Arc::get_mut(&mut self.0) {
+            add(&mut inner.states);
+            return self;
+        }
+        // Already shared: a new tool that hands its calls to this one.
+        let mut list = self.0.states.clone();
+        add(&mut list);
+        let shared = self.clone();
+        let mut tool = Tool::from_handler(
+            self.name(),
+            self.description(),
+            self.input_schema().clone(),
+            self.0.source.clone(),
+            Box::new(move |args, ctx| (shared.0.handler)(args, ctx)),
+        );
+        if let Some(inner) = Arc::get_mut(&mut tool.0) {
+            inner.states = list;
+        }
+        tool
+    }
+
+    /// The types of the shared states the tool reads: its `State<T>` parameters, or what
+    /// [`Tool::requires_state`] declared.
+    pub fn required_states(&self) -> &[StateType] {
+        &self.0.states
     }
 
     /// The tool's name, as the model calls it.
