@@ -208,11 +208,16 @@ pub(crate) fn original(item: &ItemFn) -> TokenStream {
 /// the crate and the IDE still see it), a `NAME::tool()` that type-checks (so callers do
 /// not cascade into more errors), and the errors.
 ///
-/// A method (a function with a `self` receiver) sits in an `impl` block, where no
-/// companion struct can go, so it gets the errors alone.
-pub(crate) fn fallback(attr: &ToolAttr, item: &ItemFn, errors: TokenStream) -> TokenStream {
+/// A method (a function with a `self` receiver, or one naming `Self`) sits in an `impl`
+/// block, where no companion struct can go, so it gets the errors alone.
+pub(crate) fn fallback(
+    attr: &ToolAttr,
+    item: &ItemFn,
+    errors: TokenStream,
+    in_impl: bool,
+) -> TokenStream {
     let cleaned = original(item);
-    if item.sig.receiver().is_some() {
+    if in_impl || item.sig.receiver().is_some() {
         return quote!(#cleaned #errors);
     }
     let krate = krate(attr);

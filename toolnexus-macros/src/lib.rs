@@ -35,13 +35,36 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let attr = attr::ToolAttr::parse(args.into(), &mut errors);
     let model = ast::ToolFn::from_syn(&item);
     valid::check(&attr, &model, valid::Place::Free, &mut errors);
+    let self_ty = find_self_type(item.to_token_stream());
+    if item.sig.receiver().is_none()
+        && let Some(self_ty) = &self_ty
+    {
+        // Only an associated function can name `Self`: this one sits in an `impl` block.
+        errors.push(syn::Error::new(
+            self_ty.span(),
+            "#[tool] on an associated function (it names `Self`) needs `#[toolset]` on its \
+             impl block: write `#[toolset]` above `impl …`, then register the block's tools \
+             with `Toolkit::with_toolset(value)`",
+        ));
+    }
     match errors.into_iter().reduce(|mut all, e| {
         all.combine(e);
         all
     }) {
         None => expand::expand(&attr, &model).into(),
-        Some(all) => expand::fallback(&attr, &item, all.to_compile_error()).into(),
+        Some(all) => {
+            expand::fallback(&attr, &item, all.to_compile_error(), self_ty.is_some()).into()
+        }
     }
+}
+
+/// The first `Self` token in `tokens`, at any depth.
+fn find_self_type(tokens: proc_macro2::TokenStream) -> Option<proc_macro2::Ident> {
+    tokens.into_iter().find_map(|token| match token {
+        proc_macro2::TokenTree::Ident(ident) if ident == "Self" => Some(ident),
+        proc_macro2::TokenTree::Group(group) => find_self_type(group.stream()),
+        _ => None,
+    })
 }
 
 /// The item as written, followed by `error`.

@@ -46,6 +46,9 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 
     let mut tools = Vec::new();
+    // The `#[tool]` paths the block used, so that a `use toolnexus::tool` is not reported
+    // unused once the attributes are consumed.
+    let mut used_attrs: Vec<syn::Path> = Vec::new();
     let mut names: Vec<(String, Span)> = Vec::new();
     for impl_item in &mut block.items {
         let ImplItem::Fn(method) = impl_item else {
@@ -55,6 +58,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             continue;
         };
         let tool_attr = method.attrs.remove(position);
+        used_attrs.push(tool_attr.path().clone());
         let args = match &tool_attr.meta {
             syn::Meta::List(list) => list.tokens.clone(),
             syn::Meta::Path(_) => TokenStream::new(),
@@ -117,8 +121,12 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             quote!({ #errors ::core::unreachable!() })
         }
     };
+    let uses = used_attrs.iter().map(|path| {
+        quote! { const _: () = { #[allow(unused_imports)] use #path as _; }; }
+    });
     quote! {
         #block
+        #(#uses)*
 
         #[automatically_derived]
         impl #impl_generics #krate::Toolset for #self_ty where #(#predicates),* {

@@ -155,9 +155,9 @@ pub fn assert_state<T: StateParam>() -> StateType {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a return type a #[tool] function can have",
     label = "unsupported #[tool] return type",
-    note = "a #[tool] function returns `Result<T, E>`, `()`, `ToolResult`, `Suspend` or `Json<T>`",
-    note = "in `Result<T, E>`, `T` is `Display`, `()`, `ToolResult` or `Json<T>`, and `E` is `Display`, `Suspend` or `toolnexus::Error`",
-    note = "structured data (a `Vec`, a map, a struct) is returned wrapped in `toolnexus::Json(..)`, e.g. `Result<Json<Vec<Hit>>, E>`, and the wrapped type must implement `serde::Serialize` (`#[derive(serde::Serialize)]`)"
+    note = "a #[tool] function returns `Result<T, E>`, `()`, `ToolResult`, `Suspend` or `Json<T>`; in `Result<T, E>`, `T` is `Display`, `()`, `ToolResult` or `Json<T>`, and `E` is `Display`, `Suspend` or `toolnexus::Error`",
+    note = "to return structured data (a `Vec`, a map, a struct), wrap it in `toolnexus::Json(..)`: `-> Result<Json<T>, E>`, then `Ok(Json(value))`",
+    note = "`Json<T>` needs `T: serde::Serialize`: add `#[derive(serde::Serialize)]` to the wrapped type"
 )]
 pub trait Returned<M> {
     /// Converts the value.
@@ -169,18 +169,21 @@ pub enum ViaTrait {}
 /// [`Returned`] for `()` and `Result<(), E>`.
 pub enum ViaUnit {}
 
+#[diagnostic::do_not_recommend]
 impl<R: IntoToolResult> Returned<ViaTrait> for R {
     fn into_returned(self) -> ToolResult {
         self.into_tool_result()
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl Returned<ViaUnit> for () {
     fn into_returned(self) -> ToolResult {
         ToolResult::default()
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<T: UnitOk, E: IntoToolError> Returned<ViaUnit> for Result<T, E> {
     fn into_returned(self) -> ToolResult {
         match self {
