@@ -590,6 +590,9 @@ fn count(spec: &str) {
     let (case, n) = spec.rsplit_once(':').expect("CASE/SIDE:N");
     let n: usize = n.parse().expect("N is a count");
     let (case, side) = case.split_once('/').expect("CASE/SIDE:N");
+    if case == "stateful" {
+        return count_stateful(side, n);
+    }
     type Case = (&'static str, fn() -> Value, fn(Value) -> String);
     let (tool, args, floor): Case = match case {
         "a_two_ints" => ("add", add_args, floor_add),
@@ -617,6 +620,31 @@ fn count(spec: &str) {
                 drop(black_box(now(with_rmcp::call(&router, context))))
             }
             other => panic!("unknown side {other}"),
+        }
+    }
+}
+
+/// `stateful/SIDE:N`: the `welcome` tool as a free function, a `#[toolset]` method or a
+/// `State<T>` tool (side `args`: building the arguments alone).
+fn count_stateful(side: &str, n: usize) {
+    let toolkit = match side {
+        "args" | "free_fn" => Toolkit::new().with(welcome::tool()),
+        "toolset_method" => Toolkit::new().with_toolset(Greeter { greeting: GREETING }),
+        "state_param" => Toolkit::new()
+            .with_state(Greeting(GREETING))
+            .with(welcome_with_state::tool()),
+        other => panic!("unknown side {other}"),
+    };
+    for _ in 0..n {
+        let v = black_box(greet_args());
+        if side == "args" {
+            drop(black_box(v));
+        } else {
+            drop(black_box(now(toolkit.execute(
+                "welcome",
+                v,
+                Context::default(),
+            ))));
         }
     }
 }

@@ -378,7 +378,7 @@ fn optional_non_nullable(schema: &Value) -> Vec<String> {
 /// becomes `_`.
 ///
 /// ```
-/// assert_eq!(toolnexus::sanitize_name("files.read v2"), "files_read_v2");
+/// assert_eq!(toolnexus::dispatch::sanitize_name("files.read v2"), "files_read_v2");
 /// ```
 pub fn sanitize_name(name: &str) -> String {
     name.chars()

@@ -73,8 +73,10 @@ impl Toolkit {
     /// [`Toolkit::registered`], or every registration refused because its name was taken.
     ///
     /// ```
-    /// let toolkit = toolnexus::Toolkit::try_registered().expect("no two tools share a name");
-    /// # let _ = toolkit;
+    /// match toolnexus::Toolkit::try_registered() {
+    ///     Ok(toolkit) => println!("{} tools", toolkit.len()),
+    ///     Err(clashes) => clashes.iter().for_each(|clash| eprintln!("{clash}")),
+    /// }
     /// ```
     pub fn try_registered() -> Result<Self, Vec<RejectedTool>> {
         Toolkit::try_from_tools(registrations())
