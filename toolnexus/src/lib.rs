@@ -73,11 +73,12 @@ pub use agent::turn::{ResumeError, Resumed, resume};
 pub use schema::listing::Listing;
 pub use tool::content::{ContentError, ContentPart, PartKind};
 pub use tool::context::{CancellationToken, Context};
+pub use tool::rejected::{RejectedTool, Rejection};
 pub use tool::request::{Answer, Request, Suspend};
 pub use tool::result::ToolResult;
 pub use tool::returns::{Error, IntoToolError, IntoToolOutput, IntoToolResult, Json};
 pub use tool::state::{MissingState, State, StateType};
-pub use tool::toolkit::{RejectedTool, Rejection, Toolkit};
+pub use tool::toolkit::Toolkit;
 pub use tool::toolset::IntoToolset;
 pub use tool::{Call, Tool, Toolset};
 

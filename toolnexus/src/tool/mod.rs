@@ -10,6 +10,7 @@ pub(crate) mod content;
 pub(crate) mod context;
 pub(crate) mod expansion;
 pub(crate) mod registry;
+pub(crate) mod rejected;
 pub(crate) mod request;
 pub(crate) mod result;
 pub(crate) mod returns;

@@ -11,6 +11,7 @@ use crate::schema::profile::{Profile, ProfileError};
 use crate::tool::args::Args;
 use crate::tool::context::Context;
 use crate::tool::registry::Registration;
+use crate::tool::rejected::{RejectedTool, Rejection};
 use crate::tool::result::ToolResult;
 use crate::tool::state::{MissingState, States};
 use crate::tool::tool::sanitize_name;
@@ -279,6 +280,8 @@ impl Toolkit {
     /// would reject is found when the toolkit is built rather than at the first request.
     /// The errors name the tool, the place in its schema and the reason.
     ///
+    /// Missing shared states are reported by [`Toolkit::check_states`].
+    ///
     /// The listings never fail: a tool whose schema does not fit is listed in a degraded
     /// form (see [`Toolkit::to_openai_strict`]). Call this, or a `try_to_*` method, where
     /// that should be an error instead.
@@ -472,70 +475,3 @@ fn valid_name(name: &str) -> bool {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
-
-/// A registration the toolkit refused: the name was taken (the first registration wins),
-/// or no provider would accept it.
-#[derive(Clone)]
-pub struct RejectedTool {
-    reason: Rejection,
-    tool: Tool,
-}
-
-/// Why a [`RejectedTool`] was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Rejection {
-    /// Another tool already has the name; it is kept.
-    Duplicate {
-        /// Where the kept tool comes from (`"native"`, `"custom"`, …).
-        kept_source: String,
-    },
-    /// The name breaks the providers' rule (`^[a-zA-Z0-9_-]{1,64}$`): it is empty or longer
-    /// than 64 characters (every other character was already sanitized to `_`).
-    InvalidName,
-}
-
-impl RejectedTool {
-    /// The name the refused tool claims.
-    pub fn name(&self) -> &str {
-        self.tool.name()
-    }
-
-    /// Why it was refused.
-    pub fn reason(&self) -> &Rejection {
-        &self.reason
-    }
-
-    /// The tool that was refused.
-    pub fn refused(&self) -> &Tool {
-        &self.tool
-    }
-}
-
-impl fmt::Display for RejectedTool {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (name, source) = (self.tool.name(), self.tool.source());
-        match &self.reason {
-            Rejection::InvalidName => write!(
-                f,
-                "invalid tool name `{name}` ({} characters): OpenAI and Anthropic accept 1 to 64 characters of [a-zA-Z0-9_-]; the {source} tool is ignored",
-                name.len()
-            ),
-            Rejection::Duplicate { kept_source } => write!(
-                f,
-                "duplicate tool name `{name}`: the {kept_source} tool registered first is kept, the {source} one is ignored"
-            ),
-        }
-    }
-}
-
-impl fmt::Debug for RejectedTool {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RejectedTool")
-            .field("name", &self.name())
-            .field("reason", &self.reason)
-            .finish_non_exhaustive()
-    }
-}
-
-impl std::error::Error for RejectedTool {}
