@@ -38,6 +38,12 @@ use crate::tool::Tool;
 /// assert_eq!(result.output, "1");
 /// assert_eq!(notes.note("again".into()).unwrap(), 2); // still an ordinary method
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a toolset",
+    label = "no `#[toolset]` impl block for this type",
+    note = "put `#[toolset]` on an `impl {Self}` block and `#[tool]` on the methods that are tools",
+    note = "a generic toolset is one only when the type is `Send + Sync + 'static`"
+)]
 pub trait Toolset: Send + Sync + 'static {
     /// Every `#[tool]` method (and associated function) of the `#[toolset]` block, the
     /// methods bound to `this`.
@@ -46,6 +52,12 @@ pub trait Toolset: Send + Sync + 'static {
 
 /// What [`Toolkit::with_toolset`](crate::Toolkit::with_toolset) accepts: a toolset value,
 /// or one already in an `Arc` (to keep a handle on it).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be registered as a toolset",
+    label = "expected a `#[toolset]` value, or an `Arc` of one",
+    note = "pass the value itself or an `Arc` of it (not a reference): the toolkit shares it between calls",
+    note = "the type needs `#[toolset]` on an impl block with `#[tool]` methods"
+)]
 pub trait IntoToolset {
     /// The toolset type.
     type Set: Toolset;
