@@ -28,6 +28,9 @@ use crate::tool::result::ToolResult;
 /// | [`Json<T>`] | the value as JSON text |
 ///
 /// Implement it for your own types to return them from tools directly.
+///
+/// A `#[tool]` function may also return `()` or `Result<(), E>` (or have no return type):
+/// `Ok` is then the empty success, [`ToolResult::default`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a return type a #[tool] function can have",
     label = "unsupported #[tool] return type",
