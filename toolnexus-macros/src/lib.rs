@@ -35,7 +35,8 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let attr = attr::ToolAttr::parse(args.into(), &mut errors);
     let model = ast::ToolFn::from_syn(&item);
     valid::check(&attr, &model, valid::Place::Free, &mut errors);
-    let self_ty = find_self_type(item.to_token_stream());
+    let self_ty = find_self_type(item.sig.to_token_stream(), false)
+        .or_else(|| find_self_type(item.block.to_token_stream(), true));
     if item.sig.receiver().is_none()
         && let Some(self_ty) = &self_ty
     {
@@ -58,13 +59,33 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// The first `Self` token in `tokens`, at any depth.
-fn find_self_type(tokens: proc_macro2::TokenStream) -> Option<proc_macro2::Ident> {
-    tokens.into_iter().find_map(|token| match token {
-        proc_macro2::TokenTree::Ident(ident) if ident == "Self" => Some(ident),
-        proc_macro2::TokenTree::Group(group) => find_self_type(group.stream()),
-        _ => None,
-    })
+/// The first `Self` token in `tokens`, at any depth; in a function body (`in_body`),
+/// outside the `impl` and `trait` blocks nested in it (where `Self` is theirs).
+fn find_self_type(tokens: proc_macro2::TokenStream, in_body: bool) -> Option<proc_macro2::Ident> {
+    use proc_macro2::{Delimiter, TokenTree};
+    let mut in_nested_block_head = false;
+    for token in tokens {
+        match token {
+            TokenTree::Ident(ident) if in_body && (ident == "impl" || ident == "trait") => {
+                in_nested_block_head = true;
+            }
+            TokenTree::Ident(ident) if ident == "Self" && !in_nested_block_head => {
+                return Some(ident);
+            }
+            TokenTree::Group(group)
+                if group.delimiter() == Delimiter::Brace && in_nested_block_head =>
+            {
+                in_nested_block_head = false;
+            }
+            TokenTree::Group(group) if !in_nested_block_head => {
+                if let Some(found) = find_self_type(group.stream(), in_body) {
+                    return Some(found);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The item as written, followed by `error`.

@@ -28,3 +28,15 @@ fn main() {
     assert_eq!(run(store::tool(), serde_json::json!({"line": ""})), ToolResult::error("empty line"));
     log("still a function".into());
 }
+
+/// `Self` inside a block nested in a free tool belongs to that block.
+#[tool]
+fn nested_impl(n: u32) -> Result<u32, String> {
+    struct Twice(u32);
+    impl Twice {
+        fn new(n: u32) -> Self {
+            Twice(n * 2)
+        }
+    }
+    Ok(Twice::new(n).0)
+}
