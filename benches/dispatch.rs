@@ -30,7 +30,7 @@ use rmcp::model::CallToolResponse;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use toolnexus::profile::Profile;
-use toolnexus::{Context, Listing, Tool, Toolkit, tool};
+use toolnexus::{Context, Listing, State, Tool, Toolkit, tool, toolset};
 
 // Every tool here is synchronous, on both sides: each call finishes on its first poll.
 #[path = "../tests/common/poll.rs"]
@@ -47,6 +47,38 @@ fn add(a: i64, b: i64) -> Result<i64, Infallible> {
 #[tool]
 fn greet(name: String) -> Result<String, Infallible> {
     Ok(format!("hello {name}"))
+}
+
+// Tools with state: the same work as a free function, a `#[toolset]` method and a
+// `State<T>` tool (`stateful/*`).
+
+const GREETING: &str = "hello";
+
+/// Greet someone (free function).
+#[tool]
+fn welcome(name: String) -> Result<String, Infallible> {
+    Ok(format!("{GREETING} {name}"))
+}
+
+struct Greeter {
+    greeting: &'static str,
+}
+
+#[toolset]
+impl Greeter {
+    /// Greet someone (a method).
+    #[tool]
+    fn welcome(&self, name: String) -> Result<String, Infallible> {
+        Ok(format!("{} {name}", self.greeting))
+    }
+}
+
+struct Greeting(&'static str);
+
+/// Greet someone (a shared state).
+#[tool(name = "welcome")]
+fn welcome_with_state(greeting: State<Greeting>, name: String) -> Result<String, Infallible> {
+    Ok(format!("{} {name}", greeting.0))
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -411,6 +443,37 @@ fn dispatch(c: &mut Criterion) {
     group.finish();
 }
 
+fn stateful(c: &mut Criterion) {
+    let kits = [
+        ("free_fn", Toolkit::new().with(welcome::tool())),
+        (
+            "toolset_method",
+            Toolkit::new().with_toolset(Greeter { greeting: GREETING }),
+        ),
+        (
+            "state_param",
+            Toolkit::new()
+                .with_state(Greeting(GREETING))
+                .with(welcome_with_state::tool()),
+        ),
+    ];
+    for (label, kit) in &kits {
+        let result = now(kit.execute("welcome", greet_args(), Context::default()));
+        assert_eq!(result.output, "hello Ada Lovelace", "{label}");
+    }
+    let mut group = c.benchmark_group("stateful");
+    for (label, kit) in &kits {
+        group.bench_function(*label, |b| {
+            b.iter_batched(
+                greet_args,
+                |v| black_box(now(kit.execute("welcome", v, Context::default()))),
+                BatchSize::SmallInput,
+            )
+        });
+    }
+    group.finish();
+}
+
 fn text_args(c: &mut Criterion) {
     let toolkit = Toolkit::new().with(add::tool()).with(ship::tool());
     let server = with_rmcp::Server;
@@ -527,6 +590,9 @@ fn count(spec: &str) {
     let (case, n) = spec.rsplit_once(':').expect("CASE/SIDE:N");
     let n: usize = n.parse().expect("N is a count");
     let (case, side) = case.split_once('/').expect("CASE/SIDE:N");
+    if case == "stateful" {
+        return count_stateful(side, n);
+    }
     type Case = (&'static str, fn() -> Value, fn(Value) -> String);
     let (tool, args, floor): Case = match case {
         "a_two_ints" => ("add", add_args, floor_add),
@@ -558,7 +624,32 @@ fn count(spec: &str) {
     }
 }
 
-criterion_group!(benches, dispatch, text_args, listing);
+/// `stateful/SIDE:N`: the `welcome` tool as a free function, a `#[toolset]` method or a
+/// `State<T>` tool (side `args`: building the arguments alone).
+fn count_stateful(side: &str, n: usize) {
+    let toolkit = match side {
+        "args" | "free_fn" => Toolkit::new().with(welcome::tool()),
+        "toolset_method" => Toolkit::new().with_toolset(Greeter { greeting: GREETING }),
+        "state_param" => Toolkit::new()
+            .with_state(Greeting(GREETING))
+            .with(welcome_with_state::tool()),
+        other => panic!("unknown side {other}"),
+    };
+    for _ in 0..n {
+        let v = black_box(greet_args());
+        if side == "args" {
+            drop(black_box(v));
+        } else {
+            drop(black_box(now(toolkit.execute(
+                "welcome",
+                v,
+                Context::default(),
+            ))));
+        }
+    }
+}
+
+criterion_group!(benches, dispatch, stateful, text_args, listing);
 
 fn main() {
     if let Ok(spec) = std::env::var("DISPATCH_COUNT") {

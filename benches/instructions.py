@@ -63,13 +63,34 @@ def instructions(binary, spec):
     sys.exit(f"no instruction total for {spec}")
 
 
+def stateful(binary, options):
+    """Tools with state: a `#[toolset]` method and a `State<T>` tool beside the same free
+    function (target: at most 1.1x)."""
+    per_call = {}
+    for side in ["args", "free_fn", "toolset_method", "state_param"]:
+        low = instructions(binary, f"stateful/{side}:{options.low}")
+        high = instructions(binary, f"stateful/{side}:{options.high}")
+        per_call[side] = (high - low) / (options.high - options.low)
+    base = per_call["args"]
+    free = per_call["free_fn"] - base
+    print("| tool | instructions per call | / free function | target |")
+    print("|---|---:|---:|---|")
+    for side in ["free_fn", "toolset_method", "state_param"]:
+        cost = per_call[side] - base
+        verdict = "—" if side == "free_fn" else ("<= 1.1x: holds" if cost / free <= 1.1 else "<= 1.1x: **does not hold**")
+        print(f"| {side} | {cost:.0f} | {cost / free:.2f}x | {verdict} |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--low", type=int, default=2000)
     parser.add_argument("--high", type=int, default=4000)
+    parser.add_argument("--stateful", action="store_true", help="only the tools-with-state comparison")
     options = parser.parse_args()
 
     binary = bench_binary()
+    if options.stateful:
+        return stateful(binary, options)
     per_call = {}
     for case in CASES:
         for side in SIDES:

@@ -45,6 +45,8 @@ def human(ns):
 
 # (label, numerator id, denominator id, target as (op, bound) or None)
 COMPARISONS = [
+    ("Tools with state: #[toolset] method / free function", "stateful/toolset_method", "stateful/free_fn", ("<=", 1.1)),
+    ("Tools with state: State<T> parameter / free function", "stateful/state_param", "stateful/free_fn", ("<=", 1.1)),
     ("Dispatch (a) two integers: toolnexus / floor", "dispatch/a_two_ints/toolnexus", "dispatch/a_two_ints/floor", ("<=", 1.5)),
     ("Dispatch (b) one string: toolnexus / floor", "dispatch/b_one_string/toolnexus", "dispatch/b_one_string/floor", ("<=", 1.5)),
     ("Dispatch (c) nested, Option, enum: toolnexus / floor", "dispatch/c_nested/toolnexus", "dispatch/c_nested/floor", ("<=", 1.2)),

@@ -25,6 +25,8 @@ pub(crate) struct Param<'a> {
     pub(crate) forwarded: Vec<&'a Attribute>,
     /// The `#[args]` / `#[context]` marker, if any, for spans.
     pub(crate) marker: Option<&'a Attribute>,
+    /// For a `State<T>` parameter, the `T`.
+    pub(crate) state: Option<&'a Type>,
 }
 
 /// What a parameter is for.
@@ -36,7 +38,9 @@ pub(crate) enum Role {
     WholeArgs,
     /// The injected context, by reference (`&Context`) or by value (`Context`).
     Context { by_ref: bool },
-    /// `self`, which a tool cannot take.
+    /// A shared state, `State<T>`, injected from the toolkit.
+    State,
+    /// `self`: `&self` in a `#[toolset]` block; nothing else is accepted.
     Receiver,
 }
 
@@ -67,6 +71,7 @@ impl<'a> Param<'a> {
                     ty: None,
                     forwarded: Vec::new(),
                     marker: None,
+                    state: None,
                 };
             }
             FnArg::Typed(typed) => typed,
@@ -84,11 +89,13 @@ impl<'a> Param<'a> {
             Pat::Ident(pat) if pat.subpat.is_none() && pat.by_ref.is_none() => Some(&pat.ident),
             _ => None,
         };
+        let state = state_inner(&typed.ty);
         let role = match marker {
             Some(attr) if attr.path().is_ident(symbol::ARGS) => Role::WholeArgs,
             Some(_) => Role::Context {
                 by_ref: matches!(&*typed.ty, Type::Reference(_)),
             },
+            None if state.is_some() => Role::State,
             None => context_role(&typed.ty).unwrap_or(Role::Schema),
         };
         Param {
@@ -98,6 +105,7 @@ impl<'a> Param<'a> {
             ty: Some(&typed.ty),
             forwarded,
             marker,
+            state,
         }
     }
 
@@ -120,6 +128,25 @@ fn context_role(ty: &Type) -> Option<Role> {
             (last.ident == symbol::CONTEXT_TYPE && last.arguments.is_empty())
                 .then_some(Role::Context { by_ref })
         }
+        _ => None,
+    }
+}
+
+/// `State<T>` (or a path ending in it, `toolnexus::State<T>`): the `T`.
+fn state_inner(ty: &Type) -> Option<&Type> {
+    let Type::Path(p) = ty else { return None };
+    if p.qself.is_some() {
+        return None;
+    }
+    let last = p.path.segments.last()?;
+    if last.ident != symbol::STATE_TYPE {
+        return None;
+    }
+    match &last.arguments {
+        syn::PathArguments::AngleBracketed(args) if args.args.len() == 1 => match &args.args[0] {
+            syn::GenericArgument::Type(inner) => Some(inner),
+            _ => None,
+        },
         _ => None,
     }
 }

@@ -10,7 +10,7 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{FnArg, Ident, ItemFn, ReturnType};
+use syn::{FnArg, Ident, ItemFn};
 
 use crate::ast::{Param, Role, ToolFn};
 use crate::attr::ToolAttr;
@@ -64,56 +64,19 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn<'_>) -> TokenStream {
         .filter_map(|f| f.param.ty)
         .map(|ty| quote_spanned! {ty.span()=> #krate::__private::assert_param::<#ty>(); });
 
-    let call_args = tool.params.iter().map(|p| match p.role {
-        Role::Context { by_ref: true } => quote!(&#ctx_var),
-        Role::Context { by_ref: false } => quote!(#ctx_var),
-        Role::WholeArgs => quote!(#parsed),
-        Role::Schema | Role::Receiver => {
-            let ident = p.ident;
-            quote!(#parsed.#ident)
-        }
-    });
-    // Trait errors on the returned value point at the return type the user wrote: it is
-    // named as the conversion's type argument (an `impl Trait` cannot be, and a function
-    // without a return type is rejected before this).
-    let (ret_span, ret_ty) = match &item.sig.output {
-        ReturnType::Type(_, ty) if !matches!(**ty, syn::Type::ImplTrait(_)) => {
-            (ty.span(), quote!(::<#ty>))
-        }
-        ReturnType::Type(_, ty) => (ty.span(), quote!()),
-        ReturnType::Default => (fn_ident.span(), quote!()),
+    let names = crate::call::Names {
+        parsed: parsed.clone(),
+        ctx: ctx_var.clone(),
+        ..crate::call::Names::new()
     };
-    // The conversion and the output schema both come from `returns::<R>()`, named alike
-    // at the same span, so an unsupported return type is reported once.
-    let returns = quote_spanned! {ret_span=> #krate::__private::returns #ret_ty () };
-    let with_output = (!ret_ty.is_empty()).then(|| quote!(#returns.with_output));
-    let result_var = Ident::new("__result", Span::mixed_site().located_at(ret_span));
-    let convert = quote_spanned! {ret_span=> #returns.convert(#result_var) };
-    let dispatch = if let Some(asyncness) = &item.sig.asyncness {
-        // A future that is not `Send` is reported on the user's `async` keyword: the whole
-        // call is located there.
-        let krate = respan(quote!(#krate), asyncness.span);
-        quote_spanned! {asyncness.span=>
-            #krate::__private::boxed(async move {
-                let #result_var = #fn_ident(#(#call_args),*).await;
-                #convert
-            })
-        }
-    } else {
-        quote! {
-            let #result_var = #fn_ident(#(#call_args),*);
-            #krate::__private::ready(#convert)
-        }
-    };
-    let uses_ctx = tool
-        .params
-        .iter()
-        .any(|p| matches!(p.role, Role::Context { .. }));
-    let ctx_param = if uses_ctx {
+    let dispatch = crate::call::body(&krate, &name, tool, quote!(#fn_ident), &names);
+    let ctx_param = if crate::call::uses_ctx(tool) {
         quote!(#ctx_var)
     } else {
         quote!(_)
     };
+    let state_types = crate::call::state_types(&krate, tool);
+    let with_output = crate::call::with_output(&krate, tool, quote!(tool));
 
     let vis = &item.vis;
     let doc = format!(
@@ -143,30 +106,34 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn<'_>) -> TokenStream {
                 static TOOL: #krate::__private::OnceLock<#krate::Tool> =
                     #krate::__private::OnceLock::new();
                 #krate::__private::cached(&TOOL, || {
-                    #with_output(build_tool #turbofish(|#parsed, #ctx_param| {
+                    let tool = build_tool #turbofish(|#parsed, #ctx_param| {
                         #(#concrete_checks)*
                         #dispatch
-                    }))
+                    });
+                    #krate::__private::require_states(#with_output, #state_types)
                 })
             }
         }
 
         #krate::__private::inventory::submit! {
-            #krate::__private::Registration::new(#fn_ident::tool)
+            #krate::__private::Registration::at(
+                #fn_ident::tool,
+                ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#fn_ident)),
+            )
         }
     }
 }
 
 /// A parameter that takes part in the argument object.
-struct Field<'p, 'a> {
-    param: &'p Param<'a>,
+pub(crate) struct Field<'p, 'a> {
+    pub(crate) param: &'p Param<'a>,
     /// The struct's type parameter standing for the parameter's type; `None` keeps the
     /// concrete type, which `#[serde]`/`#[schemars]` attributes on the parameter may need
     /// (`default`, `with`, … are written for that type).
-    generic: Option<Ident>,
+    pub(crate) generic: Option<Ident>,
 }
 
-fn fields<'p, 'a>(tool: &'p ToolFn<'a>) -> Vec<Field<'p, 'a>> {
+pub(crate) fn fields<'p, 'a>(tool: &'p ToolFn<'a>) -> Vec<Field<'p, 'a>> {
     tool.params
         .iter()
         .filter(|p| matches!(p.role, Role::Schema | Role::WholeArgs))
@@ -182,7 +149,11 @@ fn fields<'p, 'a>(tool: &'p ToolFn<'a>) -> Vec<Field<'p, 'a>> {
 
 /// The argument struct, generic over the parameter types (one field per parameter), or
 /// for `#[args]` an alias of that parameter's type.
-fn args_def(krate: &syn::Path, fields: &[Field<'_, '_>], args_ty: &Ident) -> TokenStream {
+pub(crate) fn args_def(
+    krate: &syn::Path,
+    fields: &[Field<'_, '_>],
+    args_ty: &Ident,
+) -> TokenStream {
     let generics: Vec<&Ident> = fields.iter().filter_map(|f| f.generic.as_ref()).collect();
     let generics = (!generics.is_empty()).then(|| quote!(<#(#generics),*>));
     if let [whole] = fields
@@ -238,11 +209,16 @@ pub(crate) fn original(item: &ItemFn) -> TokenStream {
 /// the crate and the IDE still see it), a `NAME::tool()` that type-checks (so callers do
 /// not cascade into more errors), and the errors.
 ///
-/// A method (a function with a `self` receiver) sits in an `impl` block, where no
-/// companion struct can go, so it gets the errors alone.
-pub(crate) fn fallback(attr: &ToolAttr, item: &ItemFn, errors: TokenStream) -> TokenStream {
+/// A method (a function with a `self` receiver, or one naming `Self`) sits in an `impl`
+/// block, where no companion struct can go, so it gets the errors alone.
+pub(crate) fn fallback(
+    attr: &ToolAttr,
+    item: &ItemFn,
+    errors: TokenStream,
+    in_impl: bool,
+) -> TokenStream {
     let cleaned = original(item);
-    if item.sig.receiver().is_some() {
+    if in_impl || item.sig.receiver().is_some() {
         return quote!(#cleaned #errors);
     }
     let krate = krate(attr);
@@ -264,24 +240,7 @@ pub(crate) fn fallback(attr: &ToolAttr, item: &ItemFn, errors: TokenStream) -> T
     }
 }
 
-/// The same tokens, every one of them (and every group) located at `span`.
-fn respan(tokens: TokenStream, span: Span) -> TokenStream {
-    tokens
-        .into_iter()
-        .map(|mut token| {
-            if let proc_macro2::TokenTree::Group(group) = &token {
-                let mut inner =
-                    proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
-                inner.set_span(span);
-                token = inner.into();
-            }
-            token.set_span(span);
-            token
-        })
-        .collect()
-}
-
-fn krate(attr: &ToolAttr) -> syn::Path {
+pub(crate) fn krate(attr: &ToolAttr) -> syn::Path {
     attr.krate
         .clone()
         .unwrap_or_else(|| syn::parse_quote!(::toolnexus))

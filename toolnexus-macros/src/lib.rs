@@ -16,8 +16,10 @@ use syn::{Item, Path, Token};
 
 mod ast;
 mod attr;
+mod call;
 mod expand;
 mod symbol;
+mod toolset;
 mod valid;
 
 /// Turns a function into a toolnexus tool. Documented on `toolnexus::tool`.
@@ -32,14 +34,58 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Vec::new();
     let attr = attr::ToolAttr::parse(args.into(), &mut errors);
     let model = ast::ToolFn::from_syn(&item);
-    valid::check(&attr, &model, &mut errors);
+    valid::check(&attr, &model, valid::Place::Free, &mut errors);
+    let self_ty = find_self_type(item.sig.to_token_stream(), false)
+        .or_else(|| find_self_type(item.block.to_token_stream(), true));
+    if item.sig.receiver().is_none()
+        && let Some(self_ty) = &self_ty
+    {
+        // Only an associated function can name `Self`: this one sits in an `impl` block.
+        errors.push(syn::Error::new(
+            self_ty.span(),
+            "#[tool] on an associated function (it names `Self`) needs `#[toolset]` on its \
+             impl block: write `#[toolset]` above `impl …`, then register the block's tools \
+             with `Toolkit::with_toolset(value)`",
+        ));
+    }
     match errors.into_iter().reduce(|mut all, e| {
         all.combine(e);
         all
     }) {
         None => expand::expand(&attr, &model).into(),
-        Some(all) => expand::fallback(&attr, &item, all.to_compile_error()).into(),
+        Some(all) => {
+            expand::fallback(&attr, &item, all.to_compile_error(), self_ty.is_some()).into()
+        }
     }
+}
+
+/// The first `Self` token in `tokens`, at any depth; in a function body (`in_body`),
+/// outside the `impl` and `trait` blocks nested in it (where `Self` is theirs).
+fn find_self_type(tokens: proc_macro2::TokenStream, in_body: bool) -> Option<proc_macro2::Ident> {
+    use proc_macro2::{Delimiter, TokenTree};
+    let mut in_nested_block_head = false;
+    for token in tokens {
+        match token {
+            TokenTree::Ident(ident) if in_body && (ident == "impl" || ident == "trait") => {
+                in_nested_block_head = true;
+            }
+            TokenTree::Ident(ident) if ident == "Self" && !in_nested_block_head => {
+                return Some(ident);
+            }
+            TokenTree::Group(group)
+                if group.delimiter() == Delimiter::Brace && in_nested_block_head =>
+            {
+                in_nested_block_head = false;
+            }
+            TokenTree::Group(group) if !in_nested_block_head => {
+                if let Some(found) = find_self_type(group.stream(), in_body) {
+                    return Some(found);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The item as written, followed by `error`.
@@ -72,6 +118,13 @@ fn not_a_function(item: &Item) -> syn::Error {
         head,
         format!("#[tool] goes on a function (`fn` or `async fn`), not on {what}"),
     )
+}
+
+/// Turns the `#[tool]` methods of an impl block into tools bound to a value. Documented
+/// on `toolnexus::toolset`.
+#[proc_macro_attribute]
+pub fn toolset(args: TokenStream, item: TokenStream) -> TokenStream {
+    toolset::expand(args.into(), item.into()).into()
 }
 
 /// `tools![f, module::g]` → `vec![f::tool(), module::g::tool()]`. Documented on

@@ -17,5 +17,10 @@ pub(crate) const CONTEXT: &str = "context";
 /// The type name recognised as the injected context.
 pub(crate) const CONTEXT_TYPE: &str = "Context";
 
+/// The type name recognised as an injected shared state, `State<T>`.
+pub(crate) const STATE_TYPE: &str = "State";
+/// `#[tool]` on a method of a `#[toolset]` block.
+pub(crate) const TOOL: &str = "tool";
+
 /// Parameter attributes passed on to the argument struct's field.
 pub(crate) const FORWARDED: &[&str] = &["doc", "serde", "schemars"];

@@ -2,14 +2,28 @@
 //! function together. Every broken rule becomes an error on the narrowest user token;
 //! all of them are reported at once.
 
-use quote::{ToTokens, quote};
-use syn::{FnArg, ReturnType, Type};
+use quote::ToTokens;
+use syn::{FnArg, Type};
 
 use crate::ast::{Role, ToolFn};
 use crate::attr::ToolAttr;
 
+/// Where the function stands.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// A free function under `#[tool]`.
+    Free,
+    /// A function of a `#[toolset]` impl block, `&self` method or associated function.
+    Toolset,
+}
+
 /// Checks `tool` against every rule, pushing one error per problem.
-pub(crate) fn check(attr: &ToolAttr, tool: &ToolFn<'_>, errors: &mut Vec<syn::Error>) {
+pub(crate) fn check(
+    attr: &ToolAttr,
+    tool: &ToolFn<'_>,
+    place: Place,
+    errors: &mut Vec<syn::Error>,
+) {
     let sig = &tool.item.sig;
     let mut fail = |tokens: &dyn ToTokens, message: &str| {
         errors.push(syn::Error::new_spanned(tokens, message));
@@ -35,19 +49,6 @@ pub(crate) fn check(attr: &ToolAttr, tool: &ToolFn<'_>, errors: &mut Vec<syn::Er
     if let Some(variadic) = &sig.variadic {
         fail(variadic, "a #[tool] function cannot be variadic");
     }
-    if let ReturnType::Default = sig.output {
-        // No `-> …` means `()`, which tells the model nothing. (A written-out return type
-        // is left to the `IntoToolResult` trait: the macro never judges a type by name.)
-        // The span runs from `fn` to the closing parenthesis, where `-> …` belongs.
-        let fn_token = sig.fn_token;
-        let close = proc_macro2::Ident::new("end", sig.paren_token.span.close());
-        fail(
-            &quote!(#fn_token #close),
-            "a #[tool] function must return its result to the model: add a return type such as \
-             `-> Result<String, String>` (the accepted forms are listed on \
-             `toolnexus::IntoToolResult`)",
-        );
-    }
 
     let mut contexts = 0;
     let whole_args = tool
@@ -62,12 +63,11 @@ pub(crate) fn check(attr: &ToolAttr, tool: &ToolFn<'_>, errors: &mut Vec<syn::Er
         .count();
     for param in &tool.params {
         match param.role {
-            Role::Receiver => fail(
-                param.arg,
-                "a #[tool] function cannot take `self`: a tool is a free function; write one \
-                 outside the `impl` block that reaches the state it needs (e.g. through a \
-                 `static`)",
-            ),
+            Role::Receiver => {
+                if let Some(why) = receiver_problem(param.arg, place) {
+                    fail(param.arg, &why);
+                }
+            }
             Role::Context { .. } => {
                 contexts += 1;
                 if contexts == 2 {
@@ -83,7 +83,7 @@ pub(crate) fn check(attr: &ToolAttr, tool: &ToolFn<'_>, errors: &mut Vec<syn::Er
                  it cannot sit beside other argument parameters (only a `Context` may): move \
                  them into its type as fields, or drop `#[args]`",
             ),
-            Role::Schema | Role::WholeArgs => {}
+            Role::Schema | Role::WholeArgs | Role::State => {}
         }
         let FnArg::Typed(typed) = param.arg else {
             continue;
@@ -99,6 +99,47 @@ pub(crate) fn check(attr: &ToolAttr, tool: &ToolFn<'_>, errors: &mut Vec<syn::Er
             check_param_type(&typed.ty, &mut fail);
         }
     }
+}
+
+/// What is wrong with a `self` parameter, if anything: only `&self` in a `#[toolset]`
+/// block is a tool's receiver.
+fn receiver_problem(arg: &FnArg, place: Place) -> Option<String> {
+    let FnArg::Receiver(receiver) = arg else {
+        return None;
+    };
+    if place == Place::Free {
+        return Some(
+            "#[tool] on a method needs `#[toolset]` on its impl block: write `#[toolset]` above \
+             `impl …` (then each `#[tool]` method becomes a tool bound to a value, registered \
+             with `Toolkit::with_toolset(value)`)"
+                .into(),
+        );
+    }
+    let by_ref = receiver.reference.is_some();
+    if by_ref && receiver.mutability.is_some() {
+        return Some(
+            "a #[tool] method takes `&self`, not `&mut self`: the toolkit shares one value \
+             between concurrent calls; keep the changing parts behind interior mutability \
+             (`Mutex`, `RwLock`, atomics) and take `&self`"
+                .into(),
+        );
+    }
+    if !by_ref && receiver.colon_token.is_none() {
+        return Some(
+            "a #[tool] method takes `&self`, not `self` by value: the toolkit keeps the value in \
+             an `Arc` and calls every tool on it; take `&self` (and clone what the call must \
+             own)"
+                .into(),
+        );
+    }
+    if receiver.colon_token.is_some() {
+        return Some(
+            "a #[tool] method takes `&self`: the toolkit already holds the value in an `Arc` \
+             (give `Toolkit::with_toolset` an `Arc<T>` to keep a handle on it)"
+                .into(),
+        );
+    }
+    None
 }
 
 fn check_param_type(ty: &Type, fail: &mut impl FnMut(&dyn ToTokens, &str)) {

@@ -73,11 +73,14 @@ pub use agent::turn::{ResumeError, Resumed, resume};
 pub use schema::listing::Listing;
 pub use tool::content::{ContentError, ContentPart, PartKind};
 pub use tool::context::{CancellationToken, Context};
+pub use tool::rejected::{RejectedTool, Rejection};
 pub use tool::request::{Answer, Request, Suspend};
 pub use tool::result::ToolResult;
 pub use tool::returns::{Error, IntoToolError, IntoToolOutput, IntoToolResult, Json};
-pub use tool::toolkit::{RejectedTool, Rejection, Toolkit};
-pub use tool::{Call, Tool};
+pub use tool::state::{MissingState, State, StateType};
+pub use tool::toolkit::Toolkit;
+pub use tool::toolset::IntoToolset;
+pub use tool::{Call, Tool, Toolset};
 
 /// Turns a function into a tool.
 ///
@@ -126,13 +129,66 @@ pub use tool::{Call, Tool};
 /// - `#[args] q: Query`: the one parameter that stands for the whole argument object; the
 ///   schema is `Query`'s own.
 /// - A `&Context` or `Context` parameter is injected, never part of the schema
-///   (`#[context]` marks one whose type is an alias).
-/// - Return types: see [`IntoToolResult`].
+///   (`#[context]` marks one whose type is an alias); so is a [`State<T>`] parameter,
+///   from [`Toolkit::with_state`].
+/// - Return types: see [`IntoToolResult`]; `()` and `Result<(), E>` are accepted too (an
+///   empty success).
 /// - `#[tool(crate = "path::to::toolnexus")]` when toolnexus is re-exported.
 ///
 /// `NAME::tool()` returns the [`Tool`], built once; [`tools!`] gathers several, and
 /// [`Toolkit::registered`] collects every `#[tool]` function linked into the program.
 pub use toolnexus_macros::tool;
+
+/// Turns the `#[tool]` methods (and associated functions) of an `impl` block into tools
+/// bound to a value: the block gains an implementation of [`Toolset`], and
+/// [`Toolkit::with_toolset`] registers them.
+///
+/// ```
+/// use std::collections::HashMap;
+/// use std::sync::{Arc, Mutex};
+/// use toolnexus::{tool, toolset, Context, Toolkit};
+///
+/// #[derive(Default)]
+/// struct Store {
+///     entries: Mutex<HashMap<String, String>>,
+/// }
+///
+/// #[toolset]
+/// impl Store {
+///     /// Remember a value under a key.
+///     #[tool]
+///     fn put(&self, /** The key. */ key: String, value: String) -> Result<(), std::convert::Infallible> {
+///         self.entries.lock().unwrap_or_else(|e| e.into_inner()).insert(key, value);
+///         Ok(())
+///     }
+///
+///     /// Recall the value under a key.
+///     #[tool(name = "get_value")]
+///     async fn get(&self, key: String) -> Result<String, String> {
+///         let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+///         entries.get(&key).cloned().ok_or_else(|| format!("no value under `{key}`"))
+///     }
+/// }
+///
+/// let store = Arc::new(Store::default());
+/// let toolkit = Toolkit::new().with_toolset(Arc::clone(&store));
+/// assert_eq!(toolkit.to_openai()[1]["function"]["name"], "get_value");
+/// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+/// rt.block_on(toolkit.execute("put", serde_json::json!({"key": "k", "value": "v"}), Context::default()));
+/// assert_eq!(store.entries.lock().unwrap()["k"], "v");
+/// ```
+///
+/// - `#[tool]` goes on `&self` methods (sync or `async`) and on associated functions
+///   without `self`; the parameters, docs, `name` / `description` keys and return types
+///   are those of a free `#[tool]` function, `Context` and `State<T>` included.
+/// - `&mut self` and `self` by value are refused: the value is shared between concurrent
+///   calls (use interior mutability, e.g. a `Mutex`).
+/// - Generic blocks work (`impl<D: Db> Service<D>`): the `Toolset` implementation exists
+///   when the type is `Send + Sync + 'static`.
+/// - The methods stay ordinary methods, and are not collected by
+///   [`Toolkit::registered`] (they need a value).
+/// - `#[toolset(crate = "path::to::toolnexus")]` when toolnexus is re-exported.
+pub use toolnexus_macros::toolset;
 
 /// `tools![f, module::g]` is `vec![f::tool(), module::g::tool()]`: the [`Tool`]s of several
 /// `#[tool]` functions.
@@ -169,12 +225,15 @@ pub struct ReadmeDoctests;
 pub mod __private {
     pub use crate::schema::canonical::schema_for;
     pub use crate::tool::expansion::{
-        Returns, ToolParam, assert_param, boxed, cached, into_result, native_tool, ready, returns,
+        Returned, Returns, StateParam, ToolParam, UnitOk, ViaTrait, ViaUnit, assert_param,
+        assert_state, boxed, cached, method_tool, missing, native_tool, ready, require_states,
+        returns, state,
     };
     pub use crate::tool::registry::Registration;
     pub use inventory;
     pub use schemars;
     pub use serde;
     pub use serde_json;
+    pub use std::sync::Arc;
     pub use std::sync::OnceLock;
 }

@@ -1,13 +1,15 @@
 //! [`Context`]: what every tool execution receives besides its arguments.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 pub use tokio_util::sync::CancellationToken;
 
 use crate::tool::request::Answer;
+use crate::tool::state::{State, States};
 
 /// Passed to every execution: the call id, the [`Answer`] when the call is re-run after a
-/// suspension was resolved, a timeout and a cancellation signal.
+/// suspension was resolved, a timeout, a cancellation signal and the shared [`State`]s.
 ///
 /// `Context::default()` is valid: no call id, no answer, no timeout, never cancelled.
 /// A `#[tool]` function receives it by taking a `&Context` or `Context` parameter, which
@@ -32,6 +34,8 @@ pub struct Context {
     answer: Option<Box<Answer>>,
     timeout: Option<Duration>,
     cancellation: Option<CancellationToken>,
+    // Shared, not copied: a toolkit hands the same map to every call.
+    states: Option<Arc<States>>,
 }
 
 impl Context {
@@ -68,6 +72,51 @@ impl Context {
     #[must_use]
     pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
         self.cancellation = Some(token);
+        self
+    }
+
+    /// Adds a shared state, as [`Toolkit::with_state`](crate::Toolkit::with_state) does,
+    /// replacing any earlier one of the same type. For calling a tool without a toolkit;
+    /// through a toolkit, a state given here overrides the toolkit's of the same type.
+    #[must_use]
+    pub fn with_state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        Arc::make_mut(self.states.get_or_insert_with(Default::default)).insert(Arc::new(value));
+        self
+    }
+
+    /// The shared state of type `T`, if one was provided: what a `State<T>` parameter of a
+    /// `#[tool]` function receives, for tools written by hand.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolnexus::{Context, Tool, ToolResult, Toolkit};
+    ///
+    /// struct ApiKey(String);
+    ///
+    /// let whoami = Tool::new_sync("whoami", "Who am I?", json!({"type": "object"}), |_, ctx| {
+    ///     match ctx.state::<ApiKey>() {
+    ///         Some(key) => ToolResult::ok(format!("key of {} bytes", key.0.len())),
+    ///         None => ToolResult::error("whoami: no API key configured"),
+    ///     }
+    /// });
+    /// let toolkit = Toolkit::new().with_state(ApiKey("secret".into())).with(whoami);
+    /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    /// let result = rt.block_on(toolkit.execute("whoami", json!({}), Context::default()));
+    /// assert_eq!(result.output, "key of 6 bytes");
+    /// ```
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
+        self.states.as_deref()?.get::<T>()
+    }
+
+    /// Gives the call the toolkit's states: the context's own, if any, take precedence.
+    #[inline]
+    pub(crate) fn with_toolkit_states(mut self, states: Option<&Arc<States>>) -> Self {
+        if let Some(toolkit) = states {
+            self.states = Some(match &self.states {
+                None => Arc::clone(toolkit),
+                Some(own) => Arc::new(toolkit.overlaid(own)),
+            });
+        }
         self
     }
 

@@ -4,7 +4,7 @@
 //! of syntax: it never decides what a type means.
 
 use std::future::Future;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -13,7 +13,8 @@ use serde_json::Value;
 use crate::tool::args::Args;
 use crate::tool::context::Context;
 use crate::tool::result::ToolResult;
-use crate::tool::returns::IntoToolResult;
+use crate::tool::returns::{IntoToolError, IntoToolResult};
+use crate::tool::state::{MissingState, State, StateType};
 use crate::tool::{Dispatch, Tool};
 
 /// The tool a `#[tool]` function becomes, its source marked `"native"`: the schema is
@@ -42,15 +43,9 @@ pub fn cached(cell: &'static OnceLock<Tool>, make: fn() -> Tool) -> Tool {
     cell.get_or_init(make).clone()
 }
 
-/// Converts the function's return value (the trait bound is where an unsupported return
-/// type is reported). `#[tool]` uses [`returns`], which also gives the output schema.
-pub fn into_result<R: IntoToolResult>(value: R) -> ToolResult {
-    value.into_tool_result()
-}
-
 /// What the return type `R` of a tool's function gives the tool: the conversion of its
-/// values ([`IntoToolResult::into_tool_result`]) and its output schema
-/// ([`IntoToolResult::output_schema`]).
+/// values ([`Returned::into_returned`]) and its output schema
+/// ([`Returned::output_schema`]).
 ///
 /// An expansion names `R` once for each (`returns::<R>().convert(value)` in the call,
 /// `returns::<R>().with_output(tool)` when the tool is built), both at the span of the
@@ -64,9 +59,9 @@ pub struct Returns<R> {
 /// The [`Returns`] of `R` (the trait bound is where an unsupported return type is
 /// reported).
 #[inline]
-pub fn returns<R: IntoToolResult>() -> Returns<R> {
+pub fn returns<R: Returned<M>, M>() -> Returns<R> {
     Returns {
-        convert: R::into_tool_result,
+        convert: R::into_returned,
         output_schema: R::output_schema,
     }
 }
@@ -122,3 +117,128 @@ impl<T: DeserializeOwned + JsonSchema + 'static> ToolParam for T {}
 /// Checks [`ToolParam`] for one type, where the expansion cannot use the generic route
 /// (a parameter whose `#[serde]` attributes need its concrete type).
 pub fn assert_param<T: ToolParam>() {}
+
+/// The tool a `#[toolset]` method becomes: as [`native_tool`], with each call handed the
+/// shared value the tool is bound to.
+pub fn method_tool<A, S>(
+    name: &'static str,
+    description: &'static str,
+    this: Arc<S>,
+    call: fn(&Arc<S>, A, Context) -> Dispatch,
+) -> Tool
+where
+    A: DeserializeOwned + JsonSchema + 'static,
+    S: Send + Sync + ?Sized + 'static,
+{
+    let handler = move |args: Args<'_>, ctx: Context| match args.parse::<A>(name) {
+        Ok(parsed) => call(&this, parsed, ctx),
+        Err(error) => Dispatch::Ready(error.into()),
+    };
+    Tool::from_handler(
+        name,
+        description,
+        crate::schema::canonical::schema_for::<A>(),
+        "native",
+        Box::new(handler),
+    )
+}
+
+/// Declares the `State<T>` parameters of a tool, for `Toolkit::check_states`.
+pub fn require_states(tool: Tool, states: &[StateType]) -> Tool {
+    tool.with_required_states(states.iter().copied())
+}
+
+/// The state a `State<T>` parameter receives, or the error result naming the tool, the
+/// type and the fix.
+#[inline]
+pub fn state<T: Send + Sync + 'static>(
+    ctx: &Context,
+    tool: &str,
+) -> Result<State<T>, MissingState> {
+    match ctx.state::<T>() {
+        Some(state) => Ok(state),
+        None => Err(MissingState::new(tool, StateType::of::<T>())),
+    }
+}
+
+/// The error result of a missing state.
+#[cold]
+pub fn missing(missing: MissingState) -> Dispatch {
+    Dispatch::Ready(missing.into())
+}
+
+/// What a `State<T>` parameter's `T` must be.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be shared as a tool's state",
+    label = "a `State<T>` must be `Send + Sync + 'static`",
+    note = "wrap what is not `Sync` in a `Mutex`; own what borrows (`String` for `&str`), or share it in an `Arc`"
+)]
+pub trait StateParam: Send + Sync + 'static {}
+
+impl<T: Send + Sync + 'static> StateParam for T {}
+
+/// Checks [`StateParam`] for one type, with the error on the user's `T`.
+pub fn assert_state<T: StateParam>() -> StateType {
+    StateType::of::<T>()
+}
+
+/// The return value of a `#[tool]` function, as the expansion converts it: everything
+/// [`IntoToolResult`] accepts, and also `()` and `Result<(), E>` (an empty success).
+///
+/// `M` tells the forms apart (`()` cannot be a [`crate::IntoToolOutput`] next to every
+/// `Display` type); it is inferred, there is always one.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a return type a #[tool] function can have",
+    label = "unsupported #[tool] return type",
+    note = "a #[tool] function returns `Result<T, E>`, `()`, `ToolResult`, `Suspend` or `Json<T>`; in `Result<T, E>`, `T` is `Display`, `()`, `ToolResult` or `Json<T>`, and `E` is `Display`, `Suspend` or `toolnexus::Error`",
+    note = "to return structured data (a `Vec`, a map, a struct), wrap it in `toolnexus::Json(..)`: `-> Result<Json<T>, E>`, then `Ok(Json(value))`",
+    note = "`Json<T>` needs `T: serde::Serialize + schemars::JsonSchema`: add `#[derive(serde::Serialize, schemars::JsonSchema)]` to the wrapped type"
+)]
+pub trait Returned<M> {
+    /// Converts the value.
+    fn into_returned(self) -> ToolResult;
+
+    /// The output schema the form gives the tool (see [`IntoToolResult::output_schema`]).
+    fn output_schema() -> Option<Value> {
+        None
+    }
+}
+
+/// [`Returned`] through [`IntoToolResult`].
+pub enum ViaTrait {}
+/// [`Returned`] for `()` and `Result<(), E>`.
+pub enum ViaUnit {}
+
+#[diagnostic::do_not_recommend]
+impl<R: IntoToolResult> Returned<ViaTrait> for R {
+    fn into_returned(self) -> ToolResult {
+        self.into_tool_result()
+    }
+
+    fn output_schema() -> Option<Value> {
+        R::output_schema()
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl Returned<ViaUnit> for () {
+    fn into_returned(self) -> ToolResult {
+        ToolResult::default()
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: UnitOk, E: IntoToolError> Returned<ViaUnit> for Result<T, E> {
+    fn into_returned(self) -> ToolResult {
+        match self {
+            Ok(_) => ToolResult::default(),
+            Err(error) => error.into_tool_error(),
+        }
+    }
+}
+
+/// `()` as the `Ok` value. A trait (not `Result<(), E>` itself) so that a `Result` with an
+/// unsupported `Ok` value matches two forms and is reported as a whole, with the notes of
+/// [`Returned`], rather than as a missing `Display`.
+pub trait UnitOk {}
+impl UnitOk for () {}

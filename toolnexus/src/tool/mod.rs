@@ -10,13 +10,17 @@ pub(crate) mod content;
 pub(crate) mod context;
 pub(crate) mod expansion;
 pub(crate) mod registry;
+pub(crate) mod rejected;
 pub(crate) mod request;
 pub(crate) mod result;
 pub(crate) mod returns;
+pub(crate) mod state;
 #[allow(clippy::module_inception)]
 pub(crate) mod tool;
 pub(crate) mod toolkit;
+pub(crate) mod toolset;
 
 pub use call::Call;
 pub(crate) use call::Dispatch;
 pub use tool::Tool;
+pub use toolset::Toolset;

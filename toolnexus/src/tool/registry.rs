@@ -7,12 +7,23 @@ use crate::tool::Tool;
 #[doc(hidden)]
 pub struct Registration {
     make: fn() -> Tool,
+    /// The function's Rust path, which orders registrations of one name.
+    path: &'static str,
 }
 
 impl Registration {
     /// An entry that builds its tool with `make`.
     pub const fn new(make: fn() -> Tool) -> Self {
-        Registration { make }
+        Registration { make, path: "" }
+    }
+
+    /// An entry that builds its tool with `make`, for the function at `path`.
+    pub const fn at(make: fn() -> Tool, path: &'static str) -> Self {
+        Registration { make, path }
+    }
+
+    pub(crate) fn path(&self) -> &'static str {
+        self.path
     }
 
     pub(crate) fn tool(&self) -> Tool {

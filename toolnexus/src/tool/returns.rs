@@ -33,6 +33,9 @@ use crate::tool::result::ToolResult;
 ///
 /// A return type whose success value is [`Json<T>`] gives the tool an output schema
 /// (see [`IntoToolResult::output_schema`] and [`Tool::output_schema`](crate::Tool::output_schema)).
+///
+/// A `#[tool]` function may also return `()` or `Result<(), E>` (or have no return type):
+/// `Ok` is then the empty success, [`ToolResult::default`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a return type a #[tool] function can have",
     label = "unsupported #[tool] return type",

@@ -17,6 +17,7 @@ use crate::tool::args::Args;
 use crate::tool::call::{Call, Dispatch, Handler, State as CallState};
 use crate::tool::context::Context;
 use crate::tool::result::{STRUCTURED_KEY, ToolResult};
+use crate::tool::state::StateType;
 
 struct Inner {
     name: String,
@@ -30,6 +31,8 @@ struct Inner {
     entries: Entries,
     /// Top-level properties that are optional and do not accept `null` (see `Tool::call`).
     optional_nulls: Vec<String>,
+    /// The shared states the tool reads (see `Tool::required_states`).
+    states: Vec<StateType>,
 }
 
 /// A tool: a name, a description, a JSON schema for its arguments, and a handler.
@@ -145,6 +148,7 @@ impl Tool {
             output: None,
             entries: Entries::default(),
             optional_nulls,
+            states: Vec::new(),
         }))
     }
 
@@ -185,24 +189,57 @@ impl Tool {
     #[must_use]
     pub fn with_output_schema(self, schema: Value) -> Tool {
         let output = Some(OutputSchema::new(schema));
-        let inner = match Arc::try_unwrap(self.0) {
-            Ok(inner) => Inner {
-                output,
-                entries: Entries::default(),
-                ..inner
-            },
+        self.modified(|inner| {
+            inner.output = output;
+            // The MCP entry lists the output schema.
+            inner.entries = Entries::default();
+        })
+    }
+
+    /// This tool changed by `change`: in place when this is the only handle, else a new
+    /// tool with the same handler, so clones handed out before keep what they had.
+    fn modified(self, change: impl FnOnce(&mut Inner)) -> Tool {
+        let mut inner = match Arc::try_unwrap(self.0) {
+            Ok(inner) => inner,
             Err(shared) => Inner {
                 name: shared.name.clone(),
                 description: shared.description.clone(),
                 schema: shared.schema.clone(),
                 source: shared.source.clone(),
                 handler: Arc::clone(&shared.handler),
-                output,
+                output: shared.output.clone(),
                 entries: Entries::default(),
                 optional_nulls: shared.optional_nulls.clone(),
+                states: shared.states.clone(),
             },
         };
+        change(&mut inner);
         Tool(Arc::new(inner))
+    }
+
+    /// Declares that the tool reads a shared state of type `T` (through
+    /// [`Context::state`]), so that [`Toolkit::check_states`](crate::Toolkit::check_states)
+    /// reports it when missing, before any call. `#[tool]` functions and `#[toolset]`
+    /// methods declare their `State<T>` parameters themselves.
+    #[must_use]
+    pub fn requires_state<T: Send + Sync + 'static>(self) -> Tool {
+        self.with_required_states([StateType::of::<T>()])
+    }
+
+    pub(crate) fn with_required_states(self, states: impl IntoIterator<Item = StateType>) -> Tool {
+        self.modified(|inner| {
+            for ty in states {
+                if !inner.states.contains(&ty) {
+                    inner.states.push(ty);
+                }
+            }
+        })
+    }
+
+    /// The types of the shared states the tool reads: its `State<T>` parameters, or what
+    /// [`Tool::requires_state`] declared.
+    pub fn required_states(&self) -> &[StateType] {
+        &self.0.states
     }
 
     /// The tool's name, as the model calls it.

@@ -1,7 +1,7 @@
 //! [`Toolkit`]: the registry of tools, their dispatch by name, and their provider forms.
 
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use rustc_hash::FxHashMap;
 use serde_json::Value;
@@ -11,8 +11,12 @@ use crate::schema::profile::{Profile, ProfileError};
 use crate::tool::args::Args;
 use crate::tool::context::Context;
 use crate::tool::registry::Registration;
+use crate::tool::rejected::{RejectedTool, Rejection};
 use crate::tool::result::ToolResult;
-use crate::tool::{Call, Tool};
+use crate::tool::state::{MissingState, States};
+use crate::tool::tool::sanitize_name;
+use crate::tool::toolset::IntoToolset;
+use crate::tool::{Call, Tool, Toolset};
 
 /// The registry: holds tools under unique names, runs them by name, and lists them in
 /// each provider's shape.
@@ -40,6 +44,8 @@ pub struct Toolkit {
     // hash buys nothing here and costs more than the rest of a lookup.
     index: FxHashMap<String, usize>,
     rejected: Vec<RejectedTool>,
+    /// The shared states handed to every call (see `Toolkit::with_state`).
+    states: Option<Arc<States>>,
     /// The listings, one slot per [`Profile`], built on first use.
     listings: [OnceLock<Listing>; Profile::ALL.len()],
 }
@@ -51,20 +57,130 @@ impl Toolkit {
     }
 
     /// Every `#[tool]` function linked into the program, collected automatically, in
-    /// order of name. Two functions registering the same name are reported like any
-    /// other clash (see [`Toolkit::register`]).
+    /// order of name. `#[toolset]` methods are not among them: they need a value (see
+    /// [`Toolkit::with_toolset`]).
+    ///
+    /// Two functions registering the same name are a clash like any other (see
+    /// [`Toolkit::register`]): the first wins, in the order of their Rust paths
+    /// (`app::a::search` before `app::b::search`), which is the order `tools![a::search,
+    /// b::search]` would give them, so both agree. [`Toolkit::try_registered`] makes the
+    /// clash an error instead.
     pub fn registered() -> Self {
-        let mut tools: Vec<Tool> = inventory::iter::<Registration>
+        let mut toolkit = Toolkit::new();
+        toolkit.extend(registrations());
+        toolkit
+    }
+
+    /// [`Toolkit::registered`], or every registration refused because its name was taken.
+    ///
+    /// ```
+    /// match toolnexus::Toolkit::try_registered() {
+    ///     Ok(toolkit) => println!("{} tools", toolkit.len()),
+    ///     Err(clashes) => clashes.iter().for_each(|clash| eprintln!("{clash}")),
+    /// }
+    /// ```
+    pub fn try_registered() -> Result<Self, Vec<RejectedTool>> {
+        Toolkit::try_from_tools(registrations())
+    }
+
+    /// The toolkit of `tools` (e.g. from [`tools!`](crate::tools)), or every tool refused
+    /// (a name taken by an earlier one, or no provider would accept it): the
+    /// `Result`-returning twin of `tools.into_iter().collect::<Toolkit>()`.
+    pub fn try_from_tools(
+        tools: impl IntoIterator<Item = Tool>,
+    ) -> Result<Self, Vec<RejectedTool>> {
+        let toolkit: Toolkit = tools.into_iter().collect();
+        if toolkit.rejected.is_empty() {
+            Ok(toolkit)
+        } else {
+            Err(toolkit.rejected)
+        }
+    }
+
+    /// Adds a shared state (builder form): every `State<T>` parameter with `T` the type of
+    /// `value`, and every [`Context::state::<T>()`](Context::state), receives it. One state
+    /// per type; several types coexist; a second value of one type replaces the first.
+    ///
+    /// ```
+    /// use toolnexus::{tool, Context, State, Toolkit};
+    ///
+    /// struct Greeting(&'static str);
+    /// struct Punctuation(char);
+    ///
+    /// /// Greet someone.
+    /// #[tool]
+    /// fn greet(g: State<Greeting>, p: State<Punctuation>, name: String) -> Result<String, std::convert::Infallible> {
+    ///     Ok(format!("{} {name}{}", g.0, p.0))
+    /// }
+    ///
+    /// let toolkit = Toolkit::new()
+    ///     .with_state(Greeting("hello"))
+    ///     .with_state(Punctuation('!'))
+    ///     .with(greet::tool());
+    /// assert!(toolkit.check_states().is_ok());
+    /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    /// let result = rt.block_on(toolkit.execute("greet", serde_json::json!({"name": "Ada"}), Context::default()));
+    /// assert_eq!(result.output, "hello Ada!");
+    /// ```
+    #[must_use]
+    pub fn with_state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.insert_state(value);
+        self
+    }
+
+    /// Adds a shared state; see [`Toolkit::with_state`].
+    pub fn insert_state<T: Send + Sync + 'static>(&mut self, value: T) {
+        Arc::make_mut(self.states.get_or_insert_with(Default::default)).insert(Arc::new(value));
+    }
+
+    /// Registers every `#[tool]` method of a `#[toolset]` value, bound to it (builder
+    /// form). Takes the value or an `Arc` of it (keep a clone of the `Arc` to reach the
+    /// value later). Clashes are handled as in [`Toolkit::with`].
+    #[must_use]
+    pub fn with_toolset(mut self, toolset: impl IntoToolset) -> Self {
+        self.extend(toolset_tools(toolset));
+        self
+    }
+
+    /// Registers every `#[tool]` method of a `#[toolset]` value, bound to it; the `Err`
+    /// lists the tools refused (see [`Toolkit::register`]).
+    pub fn register_toolset(&mut self, toolset: impl IntoToolset) -> Result<(), Vec<RejectedTool>> {
+        let refused: Vec<RejectedTool> = toolset_tools(toolset)
             .into_iter()
-            .map(Registration::tool)
+            .filter_map(|tool| self.register(tool).err())
             .collect();
-        // Stable: two tools with one name keep link order, and the first one wins.
-        tools.sort_by(|a, b| a.name().cmp(b.name()));
-        tools.into_iter().collect()
+        if refused.is_empty() {
+            Ok(())
+        } else {
+            Err(refused)
+        }
+    }
+
+    /// Every shared state a registered tool needs and no [`Toolkit::with_state`] gave: one
+    /// [`MissingState`] per tool and type, naming both and the fix. Call it once the
+    /// toolkit is built, so a missing state is found before any call (a call of such a
+    /// tool gives the same text as its error result).
+    pub fn check_states(&self) -> Result<(), Vec<MissingState>> {
+        let missing: Vec<MissingState> = self
+            .tools
+            .iter()
+            .flat_map(|tool| {
+                tool.required_states()
+                    .iter()
+                    .filter(|ty| !self.states.as_ref().is_some_and(|s| s.has(**ty)))
+                    .map(|ty| MissingState::new(tool.name(), *ty))
+            })
+            .collect();
+        if missing.is_empty() {
+            Ok(())
+        } else {
+            Err(missing)
+        }
     }
 
     /// Adds a tool (builder form). On a name clash the first registration wins; the clash
-    /// is logged as a warning and kept in [`Toolkit::rejected`].
+    /// is logged as a warning and kept in [`Toolkit::rejected`]. Use [`Toolkit::register`]
+    /// (or [`Toolkit::try_from_tools`]) to get it as an error.
     #[must_use]
     pub fn with(mut self, tool: Tool) -> Self {
         let _ = self.register(tool);
@@ -103,10 +219,23 @@ impl Toolkit {
         &self.tools
     }
 
-    /// The tool registered under `name`.
+    /// The tool registered under `name`. A tool made under a name with characters the
+    /// providers refuse (`run.deploy`, listed as `run_deploy`) is found by either.
     #[inline]
     pub fn get(&self, name: &str) -> Option<&Tool> {
-        self.index.get(name).map(|&at| &self.tools[at])
+        match self.index.get(name) {
+            Some(&at) => Some(&self.tools[at]),
+            None => self.get_sanitized(name),
+        }
+    }
+
+    #[cold]
+    fn get_sanitized(&self, name: &str) -> Option<&Tool> {
+        let sanitized = sanitize_name(name);
+        if sanitized == name {
+            return None;
+        }
+        self.index.get(&sanitized).map(|&at| &self.tools[at])
     }
 
     /// Number of tools.
@@ -142,7 +271,7 @@ impl Toolkit {
     #[inline]
     pub fn call(&self, name: &str, args: Args<'_>, ctx: Context) -> Call<'_> {
         match self.get(name) {
-            Some(tool) => tool.call(args, ctx),
+            Some(tool) => tool.call(args, ctx.with_toolkit_states(self.states.as_ref())),
             None => Call::ready(ToolResult::error(format!("Unknown tool: {name}"))),
         }
     }
@@ -150,6 +279,8 @@ impl Toolkit {
     /// Checks every tool's schema against one provider profile, so a schema the provider
     /// would reject is found when the toolkit is built rather than at the first request.
     /// The errors name the tool, the place in its schema and the reason.
+    ///
+    /// Missing shared states are reported by [`Toolkit::check_states`].
     ///
     /// The listings never fail: a tool whose schema does not fit is listed in a degraded
     /// form (see [`Toolkit::to_openai_strict`]). Call this, or a `try_to_*` method, where
@@ -291,6 +422,23 @@ impl Toolkit {
     }
 }
 
+/// Every `#[tool]` function's tool, in the order of their Rust paths.
+fn registrations() -> Vec<Tool> {
+    let mut entries: Vec<&Registration> = inventory::iter::<Registration>.into_iter().collect();
+    entries.sort_by_key(|r| r.path());
+    let mut tools: Vec<Tool> = entries.into_iter().map(Registration::tool).collect();
+    // Stable: two tools with one name keep the order of their paths.
+    tools.sort_by(|a, b| a.name().cmp(b.name()));
+    tools
+}
+
+fn toolset_tools(toolset: impl IntoToolset) -> Vec<Tool> {
+    fn tools_of<S: Toolset>(set: Arc<S>) -> Vec<Tool> {
+        S::tools(set)
+    }
+    tools_of(toolset.into_shared())
+}
+
 impl FromIterator<Tool> for Toolkit {
     fn from_iter<I: IntoIterator<Item = Tool>>(iter: I) -> Self {
         let mut toolkit = Toolkit::new();
@@ -315,6 +463,7 @@ impl fmt::Debug for Toolkit {
                 &self.tools.iter().map(Tool::name).collect::<Vec<_>>(),
             )
             .field("rejected", &self.rejected)
+            .field("states", &self.states)
             .finish()
     }
 }
@@ -326,70 +475,3 @@ fn valid_name(name: &str) -> bool {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
-
-/// A registration the toolkit refused: the name was taken (the first registration wins),
-/// or no provider would accept it.
-#[derive(Clone)]
-pub struct RejectedTool {
-    reason: Rejection,
-    tool: Tool,
-}
-
-/// Why a [`RejectedTool`] was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Rejection {
-    /// Another tool already has the name; it is kept.
-    Duplicate {
-        /// Where the kept tool comes from (`"native"`, `"custom"`, …).
-        kept_source: String,
-    },
-    /// The name breaks the providers' rule (`^[a-zA-Z0-9_-]{1,64}$`): it is empty or longer
-    /// than 64 characters (every other character was already sanitized to `_`).
-    InvalidName,
-}
-
-impl RejectedTool {
-    /// The name the refused tool claims.
-    pub fn name(&self) -> &str {
-        self.tool.name()
-    }
-
-    /// Why it was refused.
-    pub fn reason(&self) -> &Rejection {
-        &self.reason
-    }
-
-    /// The tool that was refused.
-    pub fn refused(&self) -> &Tool {
-        &self.tool
-    }
-}
-
-impl fmt::Display for RejectedTool {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (name, source) = (self.tool.name(), self.tool.source());
-        match &self.reason {
-            Rejection::InvalidName => write!(
-                f,
-                "invalid tool name `{name}` ({} characters): OpenAI and Anthropic accept 1 to 64 characters of [a-zA-Z0-9_-]; the {source} tool is ignored",
-                name.len()
-            ),
-            Rejection::Duplicate { kept_source } => write!(
-                f,
-                "duplicate tool name `{name}`: the {kept_source} tool registered first is kept, the {source} one is ignored"
-            ),
-        }
-    }
-}
-
-impl fmt::Debug for RejectedTool {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RejectedTool")
-            .field("name", &self.name())
-            .field("reason", &self.reason)
-            .finish_non_exhaustive()
-    }
-}
-
-impl std::error::Error for RejectedTool {}

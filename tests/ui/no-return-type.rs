@@ -1,9 +1,0 @@
-use toolnexus::tool;
-
-/// Log a line.
-#[tool]
-fn log(line: String) {
-    println!("{line}");
-}
-
-fn main() {}

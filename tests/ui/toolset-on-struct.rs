@@ -1,0 +1,8 @@
+use toolnexus::toolset;
+
+#[toolset]
+struct Github {
+    token: String,
+}
+
+fn main() {}
