@@ -52,13 +52,15 @@ mod tool;
 
 pub use schema::profile;
 
-pub use agent::client::{Client, DEFAULT_MAX_TURNS};
+pub use agent::client::{Client, DEFAULT_MAX_TURNS, IntoWaitOutcome};
+pub use agent::events::Event;
+pub use agent::hooks::{HookFuture, Hooks, ToolDecision};
 pub use agent::message::{Message, ToolCall};
 pub use agent::model::{
     Delta, DeltaSink, FnModel, Model, ModelError, ModelFuture, Reply, ScriptedModel, Usage,
 };
+pub use agent::resume::{ResumeError, Resumed, resume};
 pub use agent::run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
-pub use agent::turn::{ResumeError, Resumed, resume};
 pub use schema::listing::Listing;
 pub use tool::args::{Args, ArgsError};
 pub use tool::content::{ContentError, ContentPart, PartKind};
