@@ -75,6 +75,8 @@ struct Slot {
     answer: Option<Answer>,
     /// Executed or resolved by this run (and so reported in its records).
     touched: bool,
+    /// The id the model gave this call, when an earlier call of the turn has it too.
+    duplicate: Option<String>,
 }
 
 impl Slot {
@@ -127,14 +129,17 @@ pub(crate) struct Turn {
 
 impl Turn {
     /// A turn about to run `calls`, which the model made on its turn `number`. Empty and
-    /// repeated call ids are replaced, so that every tool message answers exactly one call.
+    /// repeated call ids are replaced, so that every tool message answers exactly one call;
+    /// a call that repeats an earlier call's id is not run (it may be the same call sent
+    /// twice): its result is an error telling the model so.
     pub(crate) fn fresh(at: usize, number: u32, calls: Vec<ToolCall>) -> Turn {
         let mut seen = HashSet::new();
         let slots = calls
             .into_iter()
             .enumerate()
             .map(|(index, mut call)| {
-                if call.id.is_empty() || seen.contains(&call.id) {
+                let duplicate = seen.contains(&call.id).then(|| call.id.clone());
+                if call.id.is_empty() || duplicate.is_some() {
                     let mut id = format!("call_{number}_{index}");
                     while seen.contains(&id) {
                         id.push('_');
@@ -148,6 +153,7 @@ impl Turn {
                     request: None,
                     answer: None,
                     touched: false,
+                    duplicate,
                 }
             })
             .collect();
@@ -209,6 +215,7 @@ impl Turn {
                     request,
                     answer: None,
                     touched: false,
+                    duplicate: None,
                 }
             })
             .collect();
@@ -337,6 +344,20 @@ impl Turn {
 /// Takes one call as far as it goes: runs it if it has not run, then, if it suspended,
 /// asks `wait_for` and resolves it with the answer.
 async fn drive(slot: &mut Slot, turn: u32, env: &Env<'_>) -> Played {
+    if let (State::NotRun, Some(id)) = (&slot.state, &slot.duplicate) {
+        let text = format!(
+            "not run: the call id `{id}` repeats an earlier call of this turn; \
+             if {} should run again, call it with a unique id",
+            slot.call.name
+        );
+        slot.finish(
+            ToolResult::error(text),
+            CallStatus::Error,
+            turn,
+            env.events(),
+        );
+        return Played::Settled;
+    }
     if matches!(slot.state, State::NotRun) {
         let (result, denied) = run_call(&slot.call, None, turn, env).await;
         slot.settle(result, denied, turn, env.events());
