@@ -11,7 +11,9 @@ use futures_util::FutureExt as _;
 
 use crate::agent::drive::Opened;
 use crate::agent::events::Event;
-use crate::agent::hooks::{AfterTool, AfterTurn, BeforeTool, BeforeTurn, Hooks, ToolDecision};
+use crate::agent::hooks::{
+    AfterTool, AfterTurn, BeforeTool, BeforeTurn, Hooks, Points, ToolDecision,
+};
 use crate::agent::message::{Message, ToolCall};
 use crate::agent::model::{Model, Reply};
 use crate::agent::resume::{ResumeError, halted_turn};
@@ -197,7 +199,15 @@ impl Client {
     /// its siblings included.
     #[must_use]
     pub fn hooks(mut self, hooks: impl Hooks + 'static) -> Self {
-        self.tools.hooks.push(Arc::new(hooks));
+        self.tools.hooks.push(Arc::new(hooks), Points::ALL);
+        self
+    }
+
+    /// Adds a closure adapter at the one hook point it serves.
+    fn hook_at(mut self, hooks: impl Hooks + 'static, set: fn(&mut Points)) -> Self {
+        let mut points = Points::NONE;
+        set(&mut points);
+        self.tools.hooks.push(Arc::new(hooks), points);
         self
     }
 
@@ -222,7 +232,7 @@ impl Client {
         F: Fn(&ToolCall) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = ToolDecision> + Send + 'static,
     {
-        self.hooks(BeforeTool(f))
+        self.hook_at(BeforeTool(f), |p| p.before_tool = true)
     }
 
     /// Adds a hook run after every tool call that ran: it gets the call (as it ran) and
@@ -233,7 +243,7 @@ impl Client {
         F: Fn(&ToolCall, ToolResult) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = ToolResult> + Send + 'static,
     {
-        self.hooks(AfterTool(f))
+        self.hook_at(AfterTool(f), |p| p.after_tool = true)
     }
 
     /// Adds a hook run before every model turn, with the turn's number and the
@@ -244,7 +254,7 @@ impl Client {
         F: Fn(u32, &[Message]) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = ()> + Send + 'static,
     {
-        self.hooks(BeforeTurn(f))
+        self.hook_at(BeforeTurn(f), |p| p.before_turn = true)
     }
 
     /// Adds a hook run after every model turn, with the turn's number and the reply
@@ -255,7 +265,7 @@ impl Client {
         F: Fn(u32, &Reply) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = ()> + Send + 'static,
     {
-        self.hooks(AfterTurn(f))
+        self.hook_at(AfterTurn(f), |p| p.after_turn = true)
     }
 
     /// Sends every [`Event`] of every run to `listener` as it happens: model turns, text

@@ -124,10 +124,8 @@ impl Client {
     ) -> Result<Reply, StopReason> {
         let hooks = &self.tools.hooks;
         let events = events(&self.tools.listener);
-        if !hooks.is_empty() {
-            let failed = hooks.before_turn(turn, transcript).await;
-            failed.map_err(|message| StopReason::Hook { message })?;
-        }
+        let hooked = hooks.before_turn(turn, transcript).await;
+        hooked.map_err(|message| StopReason::Hook { message })?;
         events.emit(Event::ModelTurnStarted { turn });
         let reply = self
             .ask(turn, transcript, toolkit, events)
@@ -135,10 +133,8 @@ impl Client {
             .map_err(|error| StopReason::ModelError {
                 message: error.to_string(),
             })?;
-        if !hooks.is_empty() {
-            let failed = hooks.after_turn(turn, &reply).await;
-            failed.map_err(|message| StopReason::Hook { message })?;
-        }
+        let hooked = hooks.after_turn(turn, &reply).await;
+        hooked.map_err(|message| StopReason::Hook { message })?;
         events.emit(Event::ModelTurnFinished {
             turn,
             reply: &reply,

@@ -231,26 +231,72 @@ pub(crate) enum Gate<'c> {
     Deny(String),
 }
 
-/// The hooks of a client, in the order they were added.
+/// Which of the four hook points a set of hooks takes part in.
+#[derive(Clone, Copy)]
+pub(crate) struct Points {
+    pub(crate) before_tool: bool,
+    pub(crate) after_tool: bool,
+    pub(crate) before_turn: bool,
+    pub(crate) after_turn: bool,
+}
+
+impl Points {
+    /// A [`Hooks`] implementation may override any method.
+    pub(crate) const ALL: Points = Points {
+        before_tool: true,
+        after_tool: true,
+        before_turn: true,
+        after_turn: true,
+    };
+    /// No hook point: a closure adapter sets the one it serves.
+    pub(crate) const NONE: Points = Points {
+        before_tool: false,
+        after_tool: false,
+        before_turn: false,
+        after_turn: false,
+    };
+}
+
+/// The hooks of a client, in the order they were added, listed per hook point so that a
+/// closure for one point costs nothing at the others.
 #[derive(Clone, Default)]
-pub(crate) struct HookChain(Vec<Arc<dyn Hooks>>);
+pub(crate) struct HookChain {
+    before_tool: Vec<Arc<dyn Hooks>>,
+    after_tool: Vec<Arc<dyn Hooks>>,
+    before_turn: Vec<Arc<dyn Hooks>>,
+    after_turn: Vec<Arc<dyn Hooks>>,
+    count: usize,
+}
 
 impl HookChain {
-    pub(crate) fn push(&mut self, hooks: Arc<dyn Hooks>) {
-        self.0.push(hooks);
+    pub(crate) fn push(&mut self, hooks: Arc<dyn Hooks>, points: Points) {
+        self.count += 1;
+        let lists = [
+            (points.before_tool, &mut self.before_tool),
+            (points.after_tool, &mut self.after_tool),
+            (points.before_turn, &mut self.before_turn),
+            (points.after_turn, &mut self.after_turn),
+        ];
+        for (on, list) in lists {
+            if on {
+                list.push(hooks.clone());
+            }
+        }
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
-        self.0.is_empty()
+    /// Whether any hook runs around tool calls.
+    pub(crate) fn on_tools(&self) -> bool {
+        !self.before_tool.is_empty() || !self.after_tool.is_empty()
     }
 
+    /// How many sets of hooks were added.
     pub(crate) fn len(&self) -> usize {
-        self.0.len()
+        self.count
     }
 
     pub(crate) async fn before_tool<'c>(&self, call: &'c ToolCall) -> Gate<'c> {
         let mut current = Cow::Borrowed(call);
-        for hooks in &self.0 {
+        for hooks in &self.before_tool {
             let decision = guarded(|| hooks.before_tool(&current)).await;
             match decision {
                 Some(ToolDecision::Allow) => {}
@@ -263,7 +309,7 @@ impl HookChain {
     }
 
     pub(crate) async fn after_tool(&self, call: &ToolCall, mut result: ToolResult) -> ToolResult {
-        for hooks in &self.0 {
+        for hooks in &self.after_tool {
             match guarded(|| hooks.after_tool(call, result)).await {
                 Some(next) => result = next,
                 None => {
@@ -283,7 +329,7 @@ impl HookChain {
         turn: u32,
         transcript: &[Message],
     ) -> Result<(), String> {
-        for hooks in &self.0 {
+        for hooks in &self.before_turn {
             guarded(|| hooks.before_turn(turn, transcript))
                 .await
                 .ok_or_else(|| format!("the before-turn hook of turn {turn} panicked"))?;
@@ -293,7 +339,7 @@ impl HookChain {
 
     /// `Err` names the hook that panicked.
     pub(crate) async fn after_turn(&self, turn: u32, reply: &Reply) -> Result<(), String> {
-        for hooks in &self.0 {
+        for hooks in &self.after_turn {
             guarded(|| hooks.after_turn(turn, reply))
                 .await
                 .ok_or_else(|| format!("the after-turn hook of turn {turn} panicked"))?;

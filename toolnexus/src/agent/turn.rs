@@ -477,7 +477,7 @@ async fn run_call(
 ) -> (ToolResult, bool) {
     let hooks = &env.opts.hooks;
     let events = env.events();
-    if hooks.is_empty() {
+    if !hooks.on_tools() {
         events.emit(Event::ToolCallStarted { turn, call });
         return (execute(call, answer, env).await, false);
     }
