@@ -1,13 +1,13 @@
 //! One assistant turn's tool calls: running them (through the hooks), resolving their
 //! suspensions concurrently, writing their results into the transcript.
 
-use std::collections::HashSet;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::FutureExt as _;
 use futures_util::future::{BoxFuture, join_all};
+use rustc_hash::FxHashSet;
 
 use crate::agent::events::{Event, Events, Listener, events};
 use crate::agent::hooks::{Gate, HookChain};
@@ -133,7 +133,7 @@ impl Turn {
     /// a call that repeats an earlier call's id is not run (it may be the same call sent
     /// twice): its result is an error telling the model so.
     pub(crate) fn fresh(at: usize, number: u32, calls: Vec<ToolCall>) -> Turn {
-        let mut seen = HashSet::new();
+        let mut seen = FxHashSet::default();
         let slots = calls
             .into_iter()
             .enumerate()
@@ -365,6 +365,12 @@ async fn drive(slot: &mut Slot, turn: u32, env: &Env<'_>) -> Played {
     if !matches!(slot.state, State::Parked(_)) {
         return Played::Settled;
     }
+    // Boxed: a suspension is rare, and the future of every call stays small without it.
+    Box::pin(suspended(slot, turn, env)).await
+}
+
+/// Takes a suspended call further: halts on it, or asks `wait_for` and resolves it.
+async fn suspended(slot: &mut Slot, turn: u32, env: &Env<'_>) -> Played {
     let Some(request) = slot.request.clone() else {
         return Played::Settled; // Parked always holds its request.
     };
@@ -475,12 +481,21 @@ async fn run_call(
     turn: u32,
     env: &Env<'_>,
 ) -> (ToolResult, bool) {
-    let hooks = &env.opts.hooks;
-    let events = env.events();
-    if !hooks.on_tools() {
-        events.emit(Event::ToolCallStarted { turn, call });
+    if !env.opts.hooks.on_tools() {
+        env.events().emit(Event::ToolCallStarted { turn, call });
         return (execute(call, answer, env).await, false);
     }
+    run_hooked(call, answer, turn, env).await
+}
+
+async fn run_hooked(
+    call: &ToolCall,
+    answer: Option<Answer>,
+    turn: u32,
+    env: &Env<'_>,
+) -> (ToolResult, bool) {
+    let hooks = &env.opts.hooks;
+    let events = env.events();
     let call = match hooks.before_tool(call).await {
         Gate::Run(call) => call,
         Gate::Deny(reason) => return (ToolResult::error(format!("denied: {reason}")), true),
