@@ -238,19 +238,21 @@ impl Stop {
         self.run.as_ref()
     }
 
-    /// Why the run must stop now, if it must.
+    /// Why the run must stop now, if it must (then the run's token is cancelled too).
     fn check(&self) -> Option<StopReason> {
-        if self
+        let host_cancelled = self
             .host
             .as_ref()
-            .is_some_and(CancellationToken::is_cancelled)
-        {
-            return Some(StopReason::Cancelled);
+            .is_some_and(CancellationToken::is_cancelled);
+        let reason = match self.deadline {
+            _ if host_cancelled => StopReason::Cancelled,
+            Some((at, limit)) if Instant::now() >= at => deadline(limit),
+            _ => return None,
+        };
+        if let Some(token) = &self.run {
+            token.cancel();
         }
-        match self.deadline {
-            Some((at, limit)) if Instant::now() >= at => Some(deadline(limit)),
-            _ => None,
-        }
+        Some(reason)
     }
 
     /// Completes when the run must stop.
