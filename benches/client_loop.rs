@@ -14,6 +14,10 @@
 //!   an `FnModel` handing out prepared replies: `ScriptedModel` keeps a copy of every
 //!   transcript it is shown, which over 100 growing transcripts would measure the copies,
 //!   not the loop.
+//! - `loop_1000/run_1_turn_hooked`, `loop_1000/run_100_turns_hooked`: the same two runs
+//!   with every hook set (before and after each tool call and each model turn) and an
+//!   event listener, all doing nothing: the cost of the hook and event machinery itself,
+//!   to compare with the unhooked runs of the same benchmark run.
 
 #![allow(missing_docs)]
 
@@ -21,8 +25,10 @@ use std::convert::Infallible;
 use std::hint::black_box;
 use std::sync::Mutex;
 
-use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use toolnexus::{Client, Context, FnModel, Reply, ScriptedModel, ToolCall, Toolkit, tool};
+use criterion::{BatchSize, Criterion, criterion_group};
+use toolnexus::{
+    Client, Context, Event, FnModel, Reply, ScriptedModel, ToolCall, ToolDecision, Toolkit, tool,
+};
 
 const CALLS: usize = 1000;
 
@@ -59,6 +65,57 @@ fn turns_model() -> FnModel {
     })
 }
 
+/// `client` with every hook and an event listener, each doing nothing.
+fn hooked(client: Client) -> Client {
+    client
+        .before_tool(|_| std::future::ready(ToolDecision::Allow))
+        .after_tool(|_, result| std::future::ready(result))
+        .before_turn(|_, _| std::future::ready(()))
+        .after_turn(|_, _| std::future::ready(()))
+        .on_event(|event: &Event<'_>| {
+            black_box(event);
+        })
+}
+
+/// The client of one run of the benchmark `name` (`run_1_turn`, `run_100_turns`, and the
+/// same with `_hooked`).
+fn client_for(name: &str) -> Client {
+    let (base, hooks) = match name.strip_suffix("_hooked") {
+        Some(base) => (base, true),
+        None => (name, false),
+    };
+    let client = match base {
+        "run_1_turn" => Client::new(ScriptedModel::new([
+            Reply::calls(calls(0..CALLS)),
+            Reply::text("done"),
+        ])),
+        "run_100_turns" => Client::new(turns_model()).max_turns(101),
+        other => panic!("no loop benchmark named {other}"),
+    };
+    if hooks { hooked(client) } else { client }
+}
+
+/// `LOOP_COUNT=NAME:N`: runs the benchmark `NAME` `N` times outside criterion and exits,
+/// for counting instructions under callgrind (see BENCHMARKS.md).
+fn count_mode() -> bool {
+    let Ok(spec) = std::env::var("LOOP_COUNT") else {
+        return false;
+    };
+    let (name, n) = spec.split_once(':').expect("LOOP_COUNT=NAME:N");
+    let n: usize = n.parse().expect("LOOP_COUNT=NAME:N with N a number");
+    let toolkit = Toolkit::new().with(add::tool());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    for _ in 0..n {
+        let run = rt.block_on(client_for(name).run("go", &toolkit));
+        assert!(run.is_done());
+        black_box(run);
+    }
+    true
+}
+
 fn client_loop(c: &mut Criterion) {
     let toolkit = Toolkit::new().with(add::tool());
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -80,6 +137,9 @@ fn client_loop(c: &mut Criterion) {
     );
     assert!(run.is_done());
     assert_eq!(run.calls.len(), CALLS);
+    let run = rt.block_on(hooked(Client::new(turns_model()).max_turns(101)).run("go", &toolkit));
+    assert!(run.is_done());
+    assert_eq!(run.calls[999].result.output, "1021");
 
     let mut group = c.benchmark_group("loop_1000");
     group.sample_size(20);
@@ -92,27 +152,31 @@ fn client_loop(c: &mut Criterion) {
             })
         })
     });
-    group.bench_function("run_1_turn", |b| {
-        b.iter_batched(
-            || {
-                Client::new(ScriptedModel::new([
-                    Reply::calls(calls(0..CALLS)),
-                    Reply::text("done"),
-                ]))
-            },
-            |client| black_box(rt.block_on(client.run("go", &toolkit))),
-            BatchSize::PerIteration,
-        )
-    });
-    group.bench_function("run_100_turns", |b| {
-        b.iter_batched(
-            || Client::new(turns_model()).max_turns(101),
-            |client| black_box(rt.block_on(client.run("go", &toolkit))),
-            BatchSize::PerIteration,
-        )
-    });
+    // Each unhooked run is measured right before its hooked twin, so that the load of
+    // the machine drifts as little as possible between the two sides of a ratio.
+    for name in [
+        "run_1_turn",
+        "run_1_turn_hooked",
+        "run_100_turns",
+        "run_100_turns_hooked",
+    ] {
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                || client_for(name),
+                |client| black_box(rt.block_on(client.run("go", &toolkit))),
+                BatchSize::PerIteration,
+            )
+        });
+    }
     group.finish();
 }
 
 criterion_group!(benches, client_loop);
-criterion_main!(benches);
+
+fn main() {
+    if count_mode() {
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -84,6 +84,8 @@ COMPARISONS = [
     ("Listing 50: rmcp first / toolnexus to_openai() first", "listing_50/rmcp/first", "listing_50/openai/first", None),
     ("Loop, 1000 calls in 1 turn: Client::run / direct execute_json", "loop_1000/run_1_turn", "loop_1000/direct", None),
     ("Loop, 1000 calls in 100 turns: Client::run / direct execute_json", "loop_1000/run_100_turns", "loop_1000/direct", None),
+    ("Loop, 1000 calls in 1 turn: empty hooks and events / none", "loop_1000/run_1_turn_hooked", "loop_1000/run_1_turn", ("<=", 1.1)),
+    ("Loop, 1000 calls in 100 turns: empty hooks and events / none", "loop_1000/run_100_turns_hooked", "loop_1000/run_100_turns", ("<=", 1.1)),
 ]
 
 
@@ -123,7 +125,13 @@ def main():
         )
     if any(key.startswith("loop_1000/") for key in times):
         print()
-        for key in ("loop_1000/direct", "loop_1000/run_1_turn", "loop_1000/run_100_turns"):
+        for key in (
+            "loop_1000/direct",
+            "loop_1000/run_1_turn",
+            "loop_1000/run_100_turns",
+            "loop_1000/run_1_turn_hooked",
+            "loop_1000/run_100_turns_hooked",
+        ):
             if key in times:
                 print(f"- {key}: {human(times[key] / 1000)} per call")
     if missing:

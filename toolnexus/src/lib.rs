@@ -63,13 +63,15 @@ pub mod dispatch {
     pub use crate::tool::tool::sanitize_name;
 }
 
-pub use agent::client::{Client, DEFAULT_MAX_TURNS};
+pub use agent::client::{Client, DEFAULT_MAX_TURNS, IntoWaitOutcome};
+pub use agent::events::Event;
+pub use agent::hooks::{HookFuture, Hooks, ToolDecision};
 pub use agent::message::{Message, ToolCall};
 pub use agent::model::{
     Delta, DeltaSink, FnModel, Model, ModelError, ModelFuture, Reply, ScriptedModel, Usage,
 };
+pub use agent::resume::{ResumeError, Resumed, resume};
 pub use agent::run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
-pub use agent::turn::{ResumeError, Resumed, resume};
 pub use schema::listing::Listing;
 pub use tool::content::{ContentError, ContentPart, PartKind};
 pub use tool::context::{CancellationToken, Context};

@@ -4,17 +4,24 @@
 
 use std::fmt;
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::FutureExt as _;
 
-use crate::agent::message::Message;
-use crate::agent::model::{Model, ModelError, Reply, Usage};
-use crate::agent::run::{CallRecord, RunResult, RunStatus, StopReason};
-use crate::agent::turn::{ResumeError, ToolOptions, Turn, resume_with};
+use crate::agent::drive::Opened;
+use crate::agent::events::Event;
+use crate::agent::hooks::{
+    AfterTool, AfterTurn, BeforeTool, BeforeTurn, Hooks, Points, ToolDecision,
+};
+use crate::agent::message::{Message, ToolCall};
+use crate::agent::model::{Model, Reply};
+use crate::agent::resume::{ResumeError, halted_turn};
+use crate::agent::run::RunResult;
+use crate::agent::turn::{ToolOptions, Turn};
+use crate::tool::context::CancellationToken;
 use crate::tool::request::{Answer, Request};
+use crate::tool::result::ToolResult;
 use crate::tool::toolkit::Toolkit;
 
 /// The default for [`Client::max_turns`].
@@ -28,15 +35,26 @@ pub const DEFAULT_MAX_TURNS: u32 = 10;
 ///
 /// 1. The transcript starts with the system prompt (if any) and the user's prompt.
 /// 2. The model gives one turn. Without tool calls, that turn is the answer: the run is
-///    [done](RunStatus::Done).
+///    [done](crate::RunStatus::Done).
 /// 3. Otherwise the toolkit runs the calls (concurrently by default, on the current task;
 ///    results always go back in call order, one tool message per call id), and the loop
 ///    goes back to 2, for at most [`max_turns`](Client::max_turns) model turns.
 ///
 /// Nothing in the loop panics or hangs on bad input: a model error stops the run as
-/// [incomplete](RunStatus::Incomplete) with the transcript as it was (balanced); a tool
+/// [incomplete](crate::RunStatus::Incomplete) with the transcript as it was (balanced); a tool
 /// that panics, times out (see [`tool_timeout`](Client::tool_timeout)), gets malformed
 /// arguments or does not exist gives an error result the model reads and can recover from.
+/// A model that gives a call an empty or repeated id has it replaced by a unique one.
+///
+/// # Stopping, hooks and events
+///
+/// A run stops early when its [deadline](Client::run_timeout) passes or its
+/// [cancellation token](Client::cancellation) is cancelled, in the middle of a model turn
+/// or of a tool call alike: it returns at once, [incomplete](crate::RunStatus::Incomplete)
+/// with the reason, and every call of the interrupted turn answered (`cancelled: …`), so
+/// the transcript is balanced and [`run_from`](Client::run_from) can pick it up.
+/// [`Hooks`] run around every tool call (allow, deny, rewrite, redact) and model turn;
+/// [`on_event`](Client::on_event) reports the run as it happens ([`Event`]).
 ///
 /// # Suspensions
 ///
@@ -46,9 +64,14 @@ pub const DEFAULT_MAX_TURNS: u32 = 10;
 ///   the answer is positive the same tool runs once more with the same arguments and the
 ///   answer in [`Context::answer`](crate::Context::answer), and that result goes back (if
 ///   it suspends again, `unresolved: <prompt>` goes back instead). When the answer is
-///   negative, `declined/expired: <prompt>` goes back. The loop continues either way.
-/// - Without one, the run halts with status [`Pending`](RunStatus::Pending) and the
-///   [`Request`] in [`RunResult::pending`]; with several suspended calls in a turn, on the
+///   negative, or none came within [`wait_timeout`](Client::wait_timeout),
+///   `declined/expired: <prompt>` goes back. The loop continues either way. The
+///   suspensions of one turn are resolved independently and concurrently (unless
+///   [`concurrent(false)`](Client::concurrent)); their results stay in call order. A
+///   `wait_for` that returns an error ends the run, halted on that request.
+/// - Without one, the run halts with status [`Pending`](crate::RunStatus::Pending), the
+///   [`Request`] in [`RunResult::pending`] and its prompt in [`RunResult::text`]; with
+///   several suspended calls in a turn, on the
 ///   first in call order. Nothing waits. Serialize the `RunResult` if the answer will come
 ///   later, and continue with [`Client::resume`] (or the tools-only [`resume`](crate::resume)).
 ///
@@ -78,21 +101,26 @@ pub const DEFAULT_MAX_TURNS: u32 = 10;
 /// ```
 #[derive(Clone)]
 pub struct Client {
-    model: Arc<dyn Model>,
-    system: Option<String>,
-    max_turns: u32,
-    tools: ToolOptions,
+    pub(crate) model: Arc<dyn Model>,
+    pub(crate) system: Option<String>,
+    pub(crate) max_turns: u32,
+    pub(crate) tools: ToolOptions,
+    pub(crate) run_timeout: Option<Duration>,
+    pub(crate) cancellation: Option<CancellationToken>,
 }
 
 impl Client {
     /// A client over `model`, with no system prompt, [`DEFAULT_MAX_TURNS`], no
-    /// `wait_for`, no tool timeout, and concurrent tool calls.
+    /// `wait_for`, no timeouts, no cancellation, no hooks, no event listener, and
+    /// concurrent tool calls.
     pub fn new(model: impl Model + 'static) -> Self {
         Client {
             model: Arc::new(model),
             system: None,
             max_turns: DEFAULT_MAX_TURNS,
             tools: ToolOptions::default(),
+            run_timeout: None,
+            cancellation: None,
         }
     }
 
@@ -105,7 +133,7 @@ impl Client {
 
     /// Sets how many times one run may call the model (default 10). A run that reaches
     /// it with the model still asking for tools ends
-    /// [incomplete](StopReason::MaxTurns), its last tool results in the transcript.
+    /// [incomplete](crate::StopReason::MaxTurns), its last tool results in the transcript.
     #[must_use]
     pub fn max_turns(mut self, max_turns: u32) -> Self {
         self.max_turns = max_turns;
@@ -114,13 +142,143 @@ impl Client {
 
     /// Sets the host slot that answers suspensions while the run waits (a prompt on a
     /// terminal, a web form, an approval queue). See [`Client`].
+    ///
+    /// The future gives an [`Answer`], or a `Result<Answer, E>` (any `E: Display`): an
+    /// `Err` means nobody can answer (the approval service is down), and ends the run as
+    /// [incomplete](crate::StopReason::WaitFor), halted on the request so that
+    /// [`resume`](Client::resume) can finish it later. Suspensions of one turn are asked
+    /// about concurrently; bound each wait with [`wait_timeout`](Client::wait_timeout).
     #[must_use]
     pub fn wait_for<F, Fut>(mut self, f: F) -> Self
     where
         F: Fn(Request) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Answer> + Send + 'static,
+        Fut: Future + Send + 'static,
+        Fut::Output: IntoWaitOutcome,
     {
-        self.tools.wait_for = Some(Arc::new(move |request| f(request).boxed()));
+        self.tools.wait_for = Some(Arc::new(move |request| {
+            f(request).map(IntoWaitOutcome::into_outcome).boxed()
+        }));
+        self
+    }
+
+    /// Limits each [`wait_for`](Client::wait_for) to `timeout`. A request with no answer
+    /// by then has expired: the model gets `declined/expired: <prompt>` (the call's
+    /// status is [`Declined`](crate::CallStatus::Declined), its answer a decline saying why) and
+    /// the run goes on.
+    #[must_use]
+    pub fn wait_timeout(mut self, timeout: Duration) -> Self {
+        self.tools.wait_timeout = Some(timeout);
+        self
+    }
+
+    /// Limits every run (and every [`resume`](Client::resume)) to `timeout`, model turns,
+    /// tools and waits included. A run past it stops as
+    /// [incomplete](crate::StopReason::Deadline): what was in flight is dropped, every call
+    /// that had not finished gets an explicit `cancelled: …` (or `unanswered: <prompt> …`)
+    /// result, and the transcript comes back balanced; [`run_from`](Client::run_from)
+    /// picks it up.
+    #[must_use]
+    pub fn run_timeout(mut self, timeout: Duration) -> Self {
+        self.run_timeout = Some(timeout);
+        self
+    }
+
+    /// Stops runs when `token` is cancelled, as [`run_timeout`](Client::run_timeout)
+    /// does at its deadline, with [`StopReason::Cancelled`](crate::StopReason::Cancelled). Tools see the cancellation in
+    /// their [`Context`](crate::Context) (a child token, which the run also cancels when
+    /// it stops at its deadline). One token stops every run of this client; give each
+    /// run its own with `client.clone().cancellation(token)`.
+    #[must_use]
+    pub fn cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancellation = Some(token);
+        self
+    }
+
+    /// Adds hooks around every tool call and model turn (see [`Hooks`]). Hooks run in
+    /// the order they were added, closures from [`before_tool`](Client::before_tool) and
+    /// its siblings included.
+    #[must_use]
+    pub fn hooks(mut self, hooks: impl Hooks + 'static) -> Self {
+        self.tools.hooks.push(Arc::new(hooks), Points::ALL);
+        self
+    }
+
+    /// Adds a closure adapter at the one hook point it serves.
+    fn hook_at(mut self, hooks: impl Hooks + 'static, set: fn(&mut Points)) -> Self {
+        let mut points = Points::NONE;
+        set(&mut points);
+        self.tools.hooks.push(Arc::new(hooks), points);
+        self
+    }
+
+    /// Adds a hook run before every tool call: allow it, deny it with a reason the model
+    /// reads, or rewrite its arguments (see [`ToolDecision`]).
+    ///
+    /// ```
+    /// use toolnexus::{Client, ScriptedModel, ToolDecision};
+    ///
+    /// let client = Client::new(ScriptedModel::default()).before_tool(|call| {
+    ///     let decision = if call.name == "delete_file" {
+    ///         ToolDecision::deny("deleting files needs a human; ask the user instead")
+    ///     } else {
+    ///         ToolDecision::Allow
+    ///     };
+    ///     async move { decision }
+    /// });
+    /// ```
+    #[must_use]
+    pub fn before_tool<F, Fut>(self, f: F) -> Self
+    where
+        F: Fn(&ToolCall) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ToolDecision> + Send + 'static,
+    {
+        self.hook_at(BeforeTool(f), |p| p.before_tool = true)
+    }
+
+    /// Adds a hook run after every tool call that ran: it gets the call (as it ran) and
+    /// its result, and gives back the result the loop keeps (for logging, redaction).
+    #[must_use]
+    pub fn after_tool<F, Fut>(self, f: F) -> Self
+    where
+        F: Fn(&ToolCall, ToolResult) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ToolResult> + Send + 'static,
+    {
+        self.hook_at(AfterTool(f), |p| p.after_tool = true)
+    }
+
+    /// Adds a hook run before every model turn, with the turn's number and the
+    /// transcript the model is about to be shown.
+    #[must_use]
+    pub fn before_turn<F, Fut>(self, f: F) -> Self
+    where
+        F: Fn(u32, &[Message]) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        self.hook_at(BeforeTurn(f), |p| p.before_turn = true)
+    }
+
+    /// Adds a hook run after every model turn, with the turn's number and the reply
+    /// (its [`Usage`](crate::Usage) included).
+    #[must_use]
+    pub fn after_turn<F, Fut>(self, f: F) -> Self
+    where
+        F: Fn(u32, &Reply) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        self.hook_at(AfterTurn(f), |p| p.after_turn = true)
+    }
+
+    /// Sends every [`Event`] of every run to `listener` as it happens: model turns, text
+    /// as the model streams it, tool calls starting and finishing, suspensions, the end
+    /// of the run. The listener is called on the run's task: keep it quick (send to a
+    /// channel). With a listener set, the model is asked through
+    /// [`Model::complete_streaming`]. Setting another replaces it.
+    #[must_use]
+    pub fn on_event<F>(mut self, listener: F) -> Self
+    where
+        F: Fn(&Event<'_>) + Send + Sync + 'static,
+    {
+        self.tools.listener = Some(Arc::new(listener));
         self
     }
 
@@ -149,7 +307,7 @@ impl Client {
             transcript.push(Message::system(system.clone()));
         }
         transcript.push(Message::user(prompt));
-        self.drive(transcript, Vec::new(), toolkit).await
+        self.drive(transcript, toolkit, None).await
     }
 
     /// Runs the loop on a prior transcript with a new user `prompt`. The system prompt is
@@ -172,14 +330,26 @@ impl Client {
             transcript.insert(0, Message::system(system.clone()));
         }
         transcript.push(Message::user(prompt));
-        self.drive(transcript, Vec::new(), toolkit).await
+        self.drive(transcript, toolkit, None).await
+    }
+
+    /// Runs the loop on `transcript` as it stands, adding no message: picks up a run
+    /// that stopped [incomplete](crate::RunStatus::Incomplete) (cancelled, past its deadline, a
+    /// model error, out of turns) where it stopped. If the transcript ends in a turn with
+    /// unfinished calls, they are played first (calls not run are run, suspensions go to
+    /// `wait_for`, or the run halts on them again).
+    pub async fn run_from(&self, transcript: Vec<Message>, toolkit: &Toolkit) -> RunResult {
+        let open = Turn::open(&transcript)
+            .filter(Turn::is_open)
+            .map(|turn| Opened { turn, answer: None });
+        self.drive(transcript, toolkit, open).await
     }
 
     /// Continues a run that halted on `request` (typically in another process, from a
     /// serialized [`RunResult`]): checks the answer's id, finishes the halted turn as
-    /// [`resume`](crate::resume) does (with this client's `wait_for`, timeout and
-    /// concurrency), then lets the model carry on. No user message is added; the model
-    /// turn budget starts afresh.
+    /// [`resume`](crate::resume) does (with this client's `wait_for`, timeouts, hooks,
+    /// events and concurrency), then lets the model carry on. No user message is added;
+    /// the model turn budget starts afresh.
     ///
     /// If another call of the halted turn is still suspended (and there is no `wait_for`),
     /// the result is pending again, on that call's request.
@@ -190,88 +360,31 @@ impl Client {
         request: &Request,
         answer: Answer,
     ) -> Result<RunResult, ResumeError> {
-        let resumed = resume_with(toolkit, transcript, request, answer, &self.tools).await?;
-        if let Some(request) = resumed.pending {
-            return Ok(RunResult {
-                status: RunStatus::Pending,
-                text: String::new(),
-                transcript: resumed.transcript,
-                calls: resumed.calls,
-                turns: 0,
-                usage: Usage::default(),
-                pending: Some(request),
-            });
-        }
-        Ok(self.drive(resumed.transcript, resumed.calls, toolkit).await)
-    }
-
-    async fn drive(
-        &self,
-        transcript: Vec<Message>,
-        calls: Vec<CallRecord>,
-        toolkit: &Toolkit,
-    ) -> RunResult {
-        let mut run = RunResult {
-            status: RunStatus::Done,
-            text: String::new(),
-            transcript,
-            calls,
-            turns: 0,
-            usage: Usage::default(),
-            pending: None,
+        let (turn, halted) = halted_turn(&transcript, request, &answer)?;
+        let open = Opened {
+            turn,
+            answer: Some((halted, answer)),
         };
-        loop {
-            if run.turns >= self.max_turns {
-                let reason = StopReason::MaxTurns {
-                    limit: self.max_turns,
-                };
-                run.status = RunStatus::Incomplete { reason };
-                return run;
-            }
-            run.turns += 1;
-            let reply = match self.ask(&run.transcript, toolkit).await {
-                Ok(reply) => reply,
-                Err(error) => {
-                    let reason = StopReason::ModelError {
-                        message: error.to_string(),
-                    };
-                    run.status = RunStatus::Incomplete { reason };
-                    return run;
-                }
-            };
-            run.usage += reply.usage;
-            run.text = reply.content.clone().unwrap_or_default();
-            if reply.tool_calls.is_empty() {
-                run.transcript.push(Message::Assistant {
-                    content: reply.content,
-                    tool_calls: Vec::new(),
-                });
-                return run;
-            }
-            let mut turn = Turn::fresh(run.transcript.len(), run.turns, reply.tool_calls);
-            run.transcript
-                .push(Message::tool_calls(reply.content, turn.calls()));
-            let halted = turn.play(toolkit, &self.tools).await;
-            turn.write(&mut run.transcript);
-            run.calls.extend(turn.records());
-            if let Some(request) = halted {
-                run.status = RunStatus::Pending;
-                run.pending = Some(request);
-                return run;
-            }
-        }
+        Ok(self.drive(transcript, toolkit, Some(open)).await)
     }
+}
 
-    /// One model turn; a panicking model is a model error, not a crash.
-    async fn ask(&self, transcript: &[Message], toolkit: &Toolkit) -> Result<Reply, ModelError> {
-        let future = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            self.model.complete(transcript, toolkit)
-        }))
-        .map_err(|_| ModelError::new("the model panicked"))?;
-        AssertUnwindSafe(future)
-            .catch_unwind()
-            .await
-            .unwrap_or_else(|_| Err(ModelError::new("the model panicked")))
+/// What a [`wait_for`](Client::wait_for) future may give: an [`Answer`], or a
+/// `Result<Answer, E>` whose error (any `E: Display`) ends the run.
+pub trait IntoWaitOutcome: Send {
+    /// The answer, or the error's text.
+    fn into_outcome(self) -> Result<Answer, String>;
+}
+
+impl IntoWaitOutcome for Answer {
+    fn into_outcome(self) -> Result<Answer, String> {
+        Ok(self)
+    }
+}
+
+impl<E: fmt::Display + Send> IntoWaitOutcome for Result<Answer, E> {
+    fn into_outcome(self) -> Result<Answer, String> {
+        self.map_err(|error| error.to_string())
     }
 }
 
@@ -281,8 +394,13 @@ impl fmt::Debug for Client {
             .field("system", &self.system)
             .field("max_turns", &self.max_turns)
             .field("wait_for", &self.tools.wait_for.is_some())
+            .field("wait_timeout", &self.tools.wait_timeout)
             .field("tool_timeout", &self.tools.timeout)
+            .field("run_timeout", &self.run_timeout)
+            .field("cancellation", &self.cancellation.is_some())
             .field("concurrent", &!self.tools.sequential)
+            .field("hooks", &self.tools.hooks.len())
+            .field("on_event", &self.tools.listener.is_some())
             .finish_non_exhaustive()
     }
 }

@@ -2,7 +2,11 @@
 //! turns, runs the tool calls it asks for, and returns a [`RunResult`](crate::RunResult).
 
 pub(crate) mod client;
+pub(crate) mod drive;
+pub(crate) mod events;
+pub(crate) mod hooks;
 pub(crate) mod message;
 pub(crate) mod model;
+pub(crate) mod resume;
 pub(crate) mod run;
 pub(crate) mod turn;

@@ -24,7 +24,8 @@ pub struct RunResult {
     /// Whether the run finished, halted on a request, or stopped early.
     pub status: RunStatus,
     /// The text of the last assistant turn of this run (the answer, when the run is
-    /// done); empty when that turn had no text.
+    /// done); empty when that turn had no text. When the run is
+    /// [pending](RunStatus::Pending), the prompt of the request it halted on.
     pub text: String,
     /// The whole conversation, including any transcript the run continued.
     pub transcript: Vec<Message>,
@@ -35,7 +36,7 @@ pub struct RunResult {
     /// The tokens those turns cost, summed.
     pub usage: Usage,
     /// The request the run halted on, when [`status`](RunResult::status) is
-    /// [`RunStatus::Pending`].
+    /// [`RunStatus::Pending`] (or incomplete on [`StopReason::WaitFor`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending: Option<Request>,
 }
@@ -66,9 +67,12 @@ pub enum RunStatus {
     /// The model answered without asking for more tools.
     Done,
     /// A tool suspended and no `wait_for` was set: the run halted, with the request in
-    /// [`RunResult::pending`]. Answer it and call [`Client::resume`](crate::Client::resume).
+    /// [`RunResult::pending`] and its prompt in [`RunResult::text`]. Answer it and call
+    /// [`Client::resume`](crate::Client::resume).
     Pending,
-    /// The run stopped before the model answered.
+    /// The run stopped before the model answered. The transcript is balanced (every
+    /// call answered) except after [`StopReason::WaitFor`], where the call whose
+    /// `wait_for` failed stays parked on [`RunResult::pending`], to resume.
     Incomplete {
         /// What stopped it.
         reason: StopReason,
@@ -90,6 +94,30 @@ pub enum StopReason {
         /// What it said.
         message: String,
     },
+    /// The run's [cancellation token](crate::Client::cancellation) was cancelled. Calls
+    /// that had not finished got `cancelled: …` or `unanswered: …` results; pick the run up
+    /// with [`Client::run_from`](crate::Client::run_from).
+    Cancelled,
+    /// The run reached its [deadline](crate::Client::run_timeout) of `limit_ms`
+    /// milliseconds. Unfinished calls are answered as for [`StopReason::Cancelled`].
+    Deadline {
+        /// The deadline, in milliseconds from the start of the run.
+        limit_ms: u64,
+    },
+    /// The [`wait_for`](crate::Client::wait_for) slot failed on the request `request`.
+    /// The run halted there: the request is in [`RunResult::pending`], and
+    /// [`Client::resume`](crate::Client::resume) continues once it has an answer.
+    WaitFor {
+        /// The id of the request that could not be answered.
+        request: String,
+        /// The error `wait_for` gave.
+        message: String,
+    },
+    /// A hook around a model turn panicked.
+    Hook {
+        /// Which hook, and what it said.
+        message: String,
+    },
 }
 
 impl fmt::Display for StopReason {
@@ -97,6 +125,14 @@ impl fmt::Display for StopReason {
         match self {
             StopReason::MaxTurns { limit } => write!(f, "stopped after {limit} model turns"),
             StopReason::ModelError { message } => write!(f, "model error: {message}"),
+            StopReason::Cancelled => f.write_str("the run was cancelled"),
+            StopReason::Deadline { limit_ms } => {
+                write!(f, "the run reached its deadline of {limit_ms}ms")
+            }
+            StopReason::WaitFor { request, message } => {
+                write!(f, "wait_for failed on request `{request}`: {message}")
+            }
+            StopReason::Hook { message } => write!(f, "hook failed: {message}"),
         }
     }
 }
@@ -148,4 +184,10 @@ pub enum CallStatus {
     /// The tool suspended, was answered, and suspended again (or the answer was for
     /// another request); the model got `unresolved: <prompt>`.
     Unresolved,
+    /// A [before-tool hook](crate::Hooks::before_tool) denied the call; the model got
+    /// `denied: <reason>` and the tool did not run.
+    Denied,
+    /// The run stopped (cancelled, or past its deadline) before the call finished; the
+    /// model will read `cancelled: …` (or `unanswered: <prompt> …` for a suspension).
+    Cancelled,
 }

@@ -1,36 +1,66 @@
-//! One assistant turn's tool calls: running them, resolving their suspensions, writing
-//! their results into the transcript; and [`resume`], which finishes a halted turn from
-//! serialized data alone.
+//! One assistant turn's tool calls: running them (through the hooks), resolving their
+//! suspensions concurrently, writing their results into the transcript.
 
-use std::collections::HashSet;
-use std::fmt;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::FutureExt as _;
 use futures_util::future::{BoxFuture, join_all};
+use rustc_hash::FxHashSet;
 
+use crate::agent::events::{Event, Events, Listener, events};
+use crate::agent::hooks::{Gate, HookChain};
 use crate::agent::message::{Message, ToolCall};
 use crate::agent::run::{CallRecord, CallStatus};
-use crate::tool::context::Context;
+use crate::tool::context::{CancellationToken, Context};
 use crate::tool::request::{Answer, Request};
 use crate::tool::result::ToolResult;
 use crate::tool::toolkit::Toolkit;
 
-/// The host slot that answers a [`Request`] while the run waits.
-pub(crate) type WaitFor = dyn Fn(Request) -> BoxFuture<'static, Answer> + Send + Sync;
+/// The host slot that answers a [`Request`] while the run waits; `Err` ends the run.
+pub(crate) type WaitFor =
+    dyn Fn(Request) -> BoxFuture<'static, Result<Answer, String>> + Send + Sync;
 
 /// How the calls of a turn are run.
 #[derive(Clone, Default)]
 pub(crate) struct ToolOptions {
     pub(crate) wait_for: Option<Arc<WaitFor>>,
+    pub(crate) wait_timeout: Option<Duration>,
     pub(crate) timeout: Option<Duration>,
     pub(crate) sequential: bool,
+    pub(crate) hooks: HookChain,
+    pub(crate) listener: Option<Arc<Listener>>,
+}
+
+/// What the calls of one turn run with.
+pub(crate) struct Env<'a> {
+    pub(crate) toolkit: &'a Toolkit,
+    pub(crate) opts: &'a ToolOptions,
+    /// The run's cancellation token, handed to every tool's [`Context`].
+    pub(crate) cancel: Option<&'a CancellationToken>,
+}
+
+impl Env<'_> {
+    fn events(&self) -> Events<'_> {
+        events(&self.opts.listener)
+    }
+}
+
+/// How far [`Turn::play`] got.
+pub(crate) enum Played {
+    /// Every call has its result.
+    Settled,
+    /// A call suspended with no `wait_for` to ask: the turn is halted on its request (the
+    /// first such call in call order).
+    Halted(Request),
+    /// `wait_for` failed on this request (the first such call in call order); that call
+    /// stays parked.
+    Failed { request: Request, message: String },
 }
 
 enum State {
-    /// Not executed yet (a sequential turn halted before it).
+    /// Not executed yet (a sequential turn halted before it, or a stopped run).
     NotRun,
     /// Suspended, waiting on `Slot::request`.
     Parked(ToolResult),
@@ -45,11 +75,17 @@ struct Slot {
     answer: Option<Answer>,
     /// Executed or resolved by this run (and so reported in its records).
     touched: bool,
+    /// The id the model gave this call, when an earlier call of the turn has it too.
+    duplicate: Option<String>,
 }
 
 impl Slot {
-    fn settle(&mut self, result: ToolResult) {
+    /// Takes the result of an execution: parked if it suspended, finished otherwise.
+    fn settle(&mut self, result: ToolResult, denied: bool, turn: u32, events: Events<'_>) {
         self.touched = true;
+        if denied {
+            return self.finish(result, CallStatus::Denied, turn, events);
+        }
         match result.pending_request() {
             Some(request) => {
                 self.request = Some(request);
@@ -61,13 +97,21 @@ impl Slot {
                 } else {
                     CallStatus::Ok
                 };
-                self.state = State::Finished(result, status);
+                self.finish(result, status, turn, events);
             }
         }
     }
 
-    fn finish(&mut self, result: ToolResult, status: CallStatus) {
+    fn finish(&mut self, result: ToolResult, status: CallStatus, turn: u32, events: Events<'_>) {
         self.touched = true;
+        if events.is_on() {
+            events.emit(Event::ToolCallFinished {
+                turn,
+                call: &self.call,
+                result: &result,
+                status,
+            });
+        }
         self.state = State::Finished(result, status);
     }
 
@@ -85,14 +129,17 @@ pub(crate) struct Turn {
 
 impl Turn {
     /// A turn about to run `calls`, which the model made on its turn `number`. Empty and
-    /// repeated call ids are replaced, so that every tool message answers exactly one call.
+    /// repeated call ids are replaced, so that every tool message answers exactly one call;
+    /// a call that repeats an earlier call's id is not run (it may be the same call sent
+    /// twice): its result is an error telling the model so.
     pub(crate) fn fresh(at: usize, number: u32, calls: Vec<ToolCall>) -> Turn {
-        let mut seen = HashSet::new();
+        let mut seen = FxHashSet::default();
         let slots = calls
             .into_iter()
             .enumerate()
             .map(|(index, mut call)| {
-                if call.id.is_empty() || seen.contains(&call.id) {
+                let duplicate = seen.contains(&call.id).then(|| call.id.clone());
+                if call.id.is_empty() || duplicate.is_some() {
                     let mut id = format!("call_{number}_{index}");
                     while seen.contains(&id) {
                         id.push('_');
@@ -106,6 +153,7 @@ impl Turn {
                     request: None,
                     answer: None,
                     touched: false,
+                    duplicate,
                 }
             })
             .collect();
@@ -167,6 +215,7 @@ impl Turn {
                     request,
                     answer: None,
                     touched: false,
+                    duplicate: None,
                 }
             })
             .collect();
@@ -184,85 +233,56 @@ impl Turn {
             .any(|s| !matches!(s.state, State::Finished(..)))
     }
 
-    /// Runs the calls not run yet, then resolves suspensions in call order through
-    /// `wait_for`. Without `wait_for`, stops at the first suspension and returns its
-    /// request: the turn is halted. In sequential mode each call runs (and its suspension
-    /// is resolved) before the next starts.
-    pub(crate) async fn play(&mut self, toolkit: &Toolkit, opts: &ToolOptions) -> Option<Request> {
-        if !opts.sequential {
-            let waiting: Vec<usize> = (0..self.slots.len())
-                .filter(|&i| matches!(self.slots[i].state, State::NotRun))
-                .collect();
-            let results = join_all(
-                waiting
-                    .iter()
-                    .map(|&i| execute(toolkit, &self.slots[i].call, None, opts)),
-            )
-            .await;
-            for (i, result) in waiting.into_iter().zip(results) {
-                self.slots[i].settle(result);
-            }
-        }
-        for i in 0..self.slots.len() {
-            if matches!(self.slots[i].state, State::NotRun) {
-                let result = execute(toolkit, &self.slots[i].call, None, opts).await;
-                self.slots[i].settle(result);
-            }
-            if let State::Parked(_) = self.slots[i].state {
-                let Some(request) = self.slots[i].request.clone() else {
-                    continue; // Parked always holds its request.
-                };
-                let Some(wait_for) = &opts.wait_for else {
-                    return Some(request);
-                };
-                match AssertUnwindSafe(async { wait_for(request).await })
-                    .catch_unwind()
-                    .await
-                {
-                    Ok(answer) => self.apply(i, answer, toolkit, opts).await,
-                    Err(_) => {
-                        let text =
-                            format!("unresolved: {} (wait_for panicked)", self.slots[i].prompt());
-                        self.slots[i].finish(ToolResult::error(text), CallStatus::Unresolved);
-                    }
+    /// Runs the calls not run yet and resolves their suspensions through `wait_for`,
+    /// each call independently of the others: concurrently by default, so that two
+    /// suspensions are answered at the same time; one call after the other (each resolved
+    /// before the next starts) in sequential mode. Results stay in call order.
+    pub(crate) async fn play(&mut self, env: &Env<'_>) -> Played {
+        let number = self.number;
+        if env.opts.sequential {
+            for slot in &mut self.slots {
+                let played = drive(slot, number, env).await;
+                if !matches!(played, Played::Settled) {
+                    return played;
                 }
             }
+            return Played::Settled;
         }
-        None
+        let steps = join_all(self.slots.iter_mut().map(|slot| drive(slot, number, env))).await;
+        steps
+            .into_iter()
+            .find(|played| !matches!(played, Played::Settled))
+            .unwrap_or(Played::Settled)
     }
 
-    /// Resolves the parked call `i` with `answer`: re-runs it once with the answer in its
-    /// context, or feeds back `declined/expired: <prompt>` when the answer is negative.
-    async fn apply(&mut self, i: usize, answer: Answer, toolkit: &Toolkit, opts: &ToolOptions) {
-        let slot = &mut self.slots[i];
-        let prompt = slot.prompt().to_owned();
-        let expected = slot
-            .request
-            .as_ref()
-            .map(|r| r.id.clone())
-            .unwrap_or_default();
-        slot.answer = Some(answer.clone());
-        if answer.id != expected {
-            let text = format!(
-                "unresolved: {prompt} (the answer is for request {}, not {expected})",
-                answer.id
-            );
-            slot.finish(ToolResult::error(text), CallStatus::Unresolved);
-        } else if !answer.ok {
+    /// The call parked on the request `id`, if any.
+    pub(crate) fn parked_on(&self, id: &str) -> Option<usize> {
+        self.slots.iter().position(|s| {
+            matches!(s.state, State::Parked(_)) && s.request.as_ref().is_some_and(|r| r.id == id)
+        })
+    }
+
+    /// Resolves the parked call `i` with `answer` (see [`resolve`]).
+    pub(crate) async fn answer(&mut self, i: usize, answer: Answer, env: &Env<'_>) {
+        resolve(&mut self.slots[i], answer, self.number, env).await;
+    }
+
+    /// Gives every unfinished call an explicit result after the run stopped (`why`) in
+    /// the middle of the turn: `cancelled: …` for a call that had not finished,
+    /// `unanswered: <prompt> (…)` for one waiting on its request.
+    pub(crate) fn interrupt(&mut self, why: &str, env: &Env<'_>) {
+        for slot in &mut self.slots {
+            let text = match slot.state {
+                State::Finished(..) => continue,
+                State::NotRun => format!("cancelled: {} did not finish: {why}", slot.call.name),
+                State::Parked(_) => format!("unanswered: {} ({why})", slot.prompt()),
+            };
             slot.finish(
-                ToolResult::error(format!("declined/expired: {prompt}")),
-                CallStatus::Declined,
+                ToolResult::error(text),
+                CallStatus::Cancelled,
+                self.number,
+                env.events(),
             );
-        } else {
-            let result = execute(toolkit, &slot.call, Some(answer), opts).await;
-            if result.is_pending() {
-                slot.finish(
-                    ToolResult::error(format!("unresolved: {prompt}")),
-                    CallStatus::Unresolved,
-                );
-            } else {
-                slot.settle(result);
-            }
         }
     }
 
@@ -325,132 +345,182 @@ impl Turn {
     }
 }
 
-async fn execute(
-    toolkit: &Toolkit,
+/// Takes one call as far as it goes: runs it if it has not run, then, if it suspended,
+/// asks `wait_for` and resolves it with the answer.
+async fn drive(slot: &mut Slot, turn: u32, env: &Env<'_>) -> Played {
+    if let (State::NotRun, Some(id)) = (&slot.state, &slot.duplicate) {
+        let text = format!(
+            "not run: the call id `{id}` repeats an earlier call of this turn; \
+             if {} should run again, call it with a unique id",
+            slot.call.name
+        );
+        slot.finish(
+            ToolResult::error(text),
+            CallStatus::Error,
+            turn,
+            env.events(),
+        );
+        return Played::Settled;
+    }
+    if matches!(slot.state, State::NotRun) {
+        let (result, denied) = run_call(&slot.call, None, turn, env).await;
+        slot.settle(result, denied, turn, env.events());
+    }
+    if !matches!(slot.state, State::Parked(_)) {
+        return Played::Settled;
+    }
+    // Boxed: a suspension is rare, and the future of every call stays small without it.
+    Box::pin(suspended(slot, turn, env)).await
+}
+
+/// Takes a suspended call further: halts on it, or asks `wait_for` and resolves it.
+async fn suspended(slot: &mut Slot, turn: u32, env: &Env<'_>) -> Played {
+    let Some(request) = slot.request.clone() else {
+        return Played::Settled; // Parked always holds its request.
+    };
+    env.events().emit(Event::Pending {
+        turn,
+        call: &slot.call,
+        request: &request,
+    });
+    let Some(wait_for) = &env.opts.wait_for else {
+        return Played::Halted(request);
+    };
+    match wait(wait_for.as_ref(), &request, env.opts.wait_timeout).await {
+        Waited::Answer(answer) => resolve(slot, answer, turn, env).await,
+        Waited::Panicked => {
+            let text = format!("unresolved: {} (wait_for panicked)", slot.prompt());
+            slot.finish(
+                ToolResult::error(text),
+                CallStatus::Unresolved,
+                turn,
+                env.events(),
+            );
+        }
+        Waited::Failed(message) => return Played::Failed { request, message },
+    }
+    Played::Settled
+}
+
+enum Waited {
+    Answer(Answer),
+    Panicked,
+    Failed(String),
+}
+
+/// Asks `wait_for` about `request`; past `limit` the request has expired, which is a
+/// negative answer.
+async fn wait(wait_for: &WaitFor, request: &Request, limit: Option<Duration>) -> Waited {
+    let asked = AssertUnwindSafe(async { wait_for(request.clone()).await }).catch_unwind();
+    let outcome = match limit {
+        None => asked.await,
+        Some(limit) => match tokio::time::timeout(limit, asked).await {
+            Ok(outcome) => outcome,
+            Err(_) => {
+                let reason = format!("no answer within {}", humanize(limit));
+                return Waited::Answer(request.decline(reason));
+            }
+        },
+    };
+    match outcome {
+        Ok(Ok(answer)) => Waited::Answer(answer),
+        Ok(Err(message)) => Waited::Failed(message),
+        Err(_) => Waited::Panicked,
+    }
+}
+
+fn humanize(d: Duration) -> String {
+    if d.subsec_millis() == 0 && d.as_secs() > 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
+/// Resolves a parked call with `answer`: re-runs it once with the answer in its context,
+/// or feeds back `declined/expired: <prompt>` when the answer is negative.
+async fn resolve(slot: &mut Slot, answer: Answer, turn: u32, env: &Env<'_>) {
+    let events = env.events();
+    let prompt = slot.prompt().to_owned();
+    let expected = slot
+        .request
+        .as_ref()
+        .map(|r| r.id.clone())
+        .unwrap_or_default();
+    slot.answer = Some(answer.clone());
+    if answer.id != expected {
+        let text = format!(
+            "unresolved: {prompt} (the answer is for request {}, not {expected})",
+            answer.id
+        );
+        slot.finish(
+            ToolResult::error(text),
+            CallStatus::Unresolved,
+            turn,
+            events,
+        );
+    } else if !answer.ok {
+        let text = format!("declined/expired: {prompt}");
+        slot.finish(ToolResult::error(text), CallStatus::Declined, turn, events);
+    } else {
+        let (result, denied) = run_call(&slot.call, Some(answer), turn, env).await;
+        if result.is_pending() && !denied {
+            let text = format!("unresolved: {prompt}");
+            slot.finish(
+                ToolResult::error(text),
+                CallStatus::Unresolved,
+                turn,
+                events,
+            );
+        } else {
+            slot.settle(result, denied, turn, events);
+        }
+    }
+}
+
+/// Executes one call through the hooks. `true` when a before-tool hook denied it.
+async fn run_call(
     call: &ToolCall,
     answer: Option<Answer>,
-    opts: &ToolOptions,
-) -> ToolResult {
+    turn: u32,
+    env: &Env<'_>,
+) -> (ToolResult, bool) {
+    if !env.opts.hooks.on_tools() {
+        env.events().emit(Event::ToolCallStarted { turn, call });
+        return (execute(call, answer, env).await, false);
+    }
+    run_hooked(call, answer, turn, env).await
+}
+
+async fn run_hooked(
+    call: &ToolCall,
+    answer: Option<Answer>,
+    turn: u32,
+    env: &Env<'_>,
+) -> (ToolResult, bool) {
+    let hooks = &env.opts.hooks;
+    let events = env.events();
+    let call = match hooks.before_tool(call).await {
+        Gate::Run(call) => call,
+        Gate::Deny(reason) => return (ToolResult::error(format!("denied: {reason}")), true),
+    };
+    events.emit(Event::ToolCallStarted { turn, call: &call });
+    let result = execute(&call, answer, env).await;
+    (hooks.after_tool(&call, result).await, false)
+}
+
+async fn execute(call: &ToolCall, answer: Option<Answer>, env: &Env<'_>) -> ToolResult {
     let mut ctx = Context::new().with_call_id(call.id.as_str());
-    if let Some(timeout) = opts.timeout {
+    if let Some(timeout) = env.opts.timeout {
         ctx = ctx.with_timeout(timeout);
     }
     if let Some(answer) = answer {
         ctx = ctx.with_answer(answer);
     }
-    toolkit.execute_json(&call.name, &call.arguments, ctx).await
-}
-
-/// A halted turn, finished as far as it goes without a model.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Resumed {
-    /// The transcript, with one tool message per call of the halted turn (or, when
-    /// [`pending`](Resumed::pending) is set, one per call that got that far).
-    pub transcript: Vec<Message>,
-    /// The calls run or resolved by the resume.
-    pub calls: Vec<CallRecord>,
-    /// Another call of the same turn that is still suspended: answer it and resume again.
-    pub pending: Option<Request>,
-}
-
-/// Why a halted run could not be resumed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ResumeError {
-    /// The answer's id is not the request's id.
-    AnswerMismatch {
-        /// The id of the request being resumed.
-        request: String,
-        /// The id the answer carries.
-        answer: String,
-    },
-    /// The transcript does not end in a turn of tool calls, so nothing is halted.
-    NotHalted,
-    /// No call of the transcript's last turn is waiting on this request.
-    UnknownRequest {
-        /// The id of the request.
-        request: String,
-    },
-}
-
-impl fmt::Display for ResumeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ResumeError::AnswerMismatch { request, answer } => write!(
-                f,
-                "the answer is for request `{answer}`, but the run is waiting on request `{request}`"
-            ),
-            ResumeError::NotHalted => f.write_str(
-                "the transcript does not end in a turn of tool calls: nothing to resume",
-            ),
-            ResumeError::UnknownRequest { request } => write!(
-                f,
-                "no tool call of the transcript's last turn is waiting on request `{request}`"
-            ),
-        }
+    if let Some(token) = env.cancel {
+        ctx = ctx.with_cancellation(token.clone());
     }
-}
-
-impl std::error::Error for ResumeError {}
-
-/// Finishes the turn a run halted on, in a new process if need be, from serialized data
-/// alone: the transcript, the request and its answer.
-///
-/// The answer's id must be the request's id. The call parked on the request runs again
-/// with the answer in [`Context::answer`] (or gets `declined/expired: <prompt>` when the
-/// answer declines); calls of the turn that never ran are run now. Every call then has
-/// exactly one tool message, unless another call of the turn is still suspended: then
-/// [`Resumed::pending`] holds its request, to answer and resume with in turn. No user
-/// message is added.
-///
-/// This runs tools only; [`Client::resume`](crate::Client::resume) also lets the model
-/// continue afterwards.
-pub async fn resume(
-    toolkit: &Toolkit,
-    transcript: Vec<Message>,
-    request: &Request,
-    answer: Answer,
-) -> Result<Resumed, ResumeError> {
-    resume_with(
-        toolkit,
-        transcript,
-        request,
-        answer,
-        &ToolOptions::default(),
-    )
-    .await
-}
-
-pub(crate) async fn resume_with(
-    toolkit: &Toolkit,
-    mut transcript: Vec<Message>,
-    request: &Request,
-    answer: Answer,
-    opts: &ToolOptions,
-) -> Result<Resumed, ResumeError> {
-    if answer.id != request.id {
-        return Err(ResumeError::AnswerMismatch {
-            request: request.id.clone(),
-            answer: answer.id,
-        });
-    }
-    let mut turn = Turn::open(&transcript).ok_or(ResumeError::NotHalted)?;
-    let halted = turn
-        .slots
-        .iter()
-        .position(|s| {
-            matches!(s.state, State::Parked(_))
-                && s.request.as_ref().is_some_and(|r| r.id == request.id)
-        })
-        .ok_or_else(|| ResumeError::UnknownRequest {
-            request: request.id.clone(),
-        })?;
-    turn.apply(halted, answer, toolkit, opts).await;
-    let pending = turn.play(toolkit, opts).await;
-    turn.write(&mut transcript);
-    Ok(Resumed {
-        transcript,
-        calls: turn.records().collect(),
-        pending,
-    })
+    env.toolkit
+        .execute_json(&call.name, &call.arguments, ctx)
+        .await
 }

@@ -1,0 +1,300 @@
+//! Hooks around tool calls and model turns: deny, rewrite, redact, account; in order,
+//! async, and never able to crash a run.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::json;
+use tokio::time::Instant;
+use toolnexus::{
+    CallStatus, Client, HookFuture, Hooks, Message, Reply, Request, RunStatus, ScriptedModel,
+    StopReason, Tool, ToolCall, ToolDecision, ToolResult, Usage,
+};
+
+#[path = "common/agent.rs"]
+#[allow(dead_code)]
+mod agent;
+use agent::{assert_balanced, call, kit, tool_outputs};
+
+/// A tool that must never run without permission; counts its runs.
+fn delete(runs: Arc<AtomicUsize>) -> Tool {
+    Tool::new_sync(
+        "delete",
+        "Deletes a file.",
+        json!({"type": "object"}),
+        move |_, _| {
+            runs.fetch_add(1, Ordering::SeqCst);
+            ToolResult::ok("deleted")
+        },
+    )
+}
+
+#[tokio::test]
+async fn a_before_tool_hook_denies_one_call_and_rewrites_another() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let deletes = Arc::new(AtomicUsize::new(0));
+    let toolkit = kit(&runs).with(delete(deletes.clone()));
+    let model = Arc::new(ScriptedModel::new([
+        Reply::calls([
+            call("c1", "delete", r#"{"path":"/etc/passwd"}"#),
+            call("c2", "add", r#"{"a":1,"b":2}"#),
+        ]),
+        Reply::text("ok"),
+    ]));
+    let client = Client::new(model.clone()).before_tool(|call: &ToolCall| {
+        let decision = match call.name.as_str() {
+            "delete" => ToolDecision::deny("deleting files needs a human; ask the user"),
+            // Clamp: every addition is done on tens.
+            "add" => ToolDecision::rewrite(&json!({"a": 10, "b": 20})),
+            _ => ToolDecision::Allow,
+        };
+        async move { decision }
+    });
+    let run = client.run("clean up", &toolkit).await;
+
+    assert!(run.is_done());
+    assert_eq!(
+        deletes.load(Ordering::SeqCst),
+        0,
+        "the denied tool never ran"
+    );
+    let shown = tool_outputs(&model.transcripts()[1]);
+    assert_eq!(
+        shown["c1"],
+        "denied: deleting files needs a human; ask the user"
+    );
+    assert_eq!(
+        shown["c2"], "30",
+        "the tool ran with the rewritten arguments"
+    );
+    assert_eq!(run.calls[0].status, CallStatus::Denied);
+    assert!(run.calls[0].result.is_error);
+    assert_eq!(run.calls[1].status, CallStatus::Ok);
+    assert_eq!(run.tool_errors().count(), 0, "a denial is not a tool error");
+    // The transcript keeps what the model said.
+    assert_eq!(run.transcript[1].calls()[1].arguments, r#"{"a":1,"b":2}"#);
+    assert_balanced(&run.transcript);
+}
+
+/// Records what it sees under `name`, and acts as configured.
+struct Recorder {
+    name: &'static str,
+    log: Arc<Mutex<Vec<String>>>,
+    rewrite_b: Option<i64>,
+    redact: bool,
+}
+
+impl Hooks for Recorder {
+    fn before_tool<'a>(&'a self, call: &'a ToolCall) -> HookFuture<'a, ToolDecision> {
+        Box::pin(async move {
+            self.log.lock().unwrap().push(format!(
+                "{} before {} {}",
+                self.name, call.name, call.arguments
+            ));
+            match self.rewrite_b {
+                Some(b) => {
+                    let mut args: serde_json::Value =
+                        serde_json::from_str(&call.arguments).unwrap();
+                    args["b"] = json!(b);
+                    ToolDecision::rewrite(&args)
+                }
+                None => ToolDecision::Allow,
+            }
+        })
+    }
+
+    fn after_tool<'a>(
+        &'a self,
+        call: &'a ToolCall,
+        mut result: ToolResult,
+    ) -> HookFuture<'a, ToolResult> {
+        Box::pin(async move {
+            self.log.lock().unwrap().push(format!(
+                "{} after {} {} -> {}",
+                self.name, call.name, call.arguments, result.output
+            ));
+            if self.redact {
+                result.output = result.output.replace('5', "[redacted]");
+            }
+            result
+        })
+    }
+
+    fn before_turn<'a>(&'a self, turn: u32, transcript: &'a [Message]) -> HookFuture<'a, ()> {
+        Box::pin(async move {
+            self.log.lock().unwrap().push(format!(
+                "{} before turn {turn} ({} messages)",
+                self.name,
+                transcript.len()
+            ));
+        })
+    }
+
+    fn after_turn<'a>(&'a self, turn: u32, reply: &'a Reply) -> HookFuture<'a, ()> {
+        Box::pin(async move {
+            self.log.lock().unwrap().push(format!(
+                "{} after turn {turn} ({} tokens)",
+                self.name,
+                reply.usage.total_tokens()
+            ));
+        })
+    }
+}
+
+#[tokio::test]
+async fn hooks_compose_in_the_order_they_were_added() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let model = Arc::new(ScriptedModel::new([
+        Reply::call("c1", "add", r#"{"a":2,"b":0}"#).with_usage(Usage::new(10, 1)),
+        Reply::text("done").with_usage(Usage::new(20, 2)),
+    ]));
+    let client = Client::new(model.clone())
+        .hooks(Recorder {
+            name: "first",
+            log: log.clone(),
+            rewrite_b: Some(3),
+            redact: true,
+        })
+        .hooks(Arc::new(Recorder {
+            name: "second",
+            log: log.clone(),
+            rewrite_b: None,
+            redact: false,
+        }));
+    let run = client.run("add", &kit(&runs)).await;
+
+    assert!(run.is_done());
+    assert_eq!(tool_outputs(&model.transcripts()[1])["c1"], "[redacted]");
+    assert_eq!(
+        *log.lock().unwrap(),
+        [
+            "first before turn 1 (1 messages)",
+            "second before turn 1 (1 messages)",
+            "first after turn 1 (11 tokens)",
+            "second after turn 1 (11 tokens)",
+            r#"first before add {"a":2,"b":0}"#,
+            r#"second before add {"a":2,"b":3}"#,
+            r#"first after add {"a":2,"b":3} -> 5"#,
+            r#"second after add {"a":2,"b":3} -> [redacted]"#,
+            "first before turn 2 (3 messages)",
+            "second before turn 2 (3 messages)",
+            "first after turn 2 (22 tokens)",
+            "second after turn 2 (22 tokens)",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn turn_hooks_account_for_usage() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let spent = Arc::new(Mutex::new(Usage::default()));
+    let model = ScriptedModel::new([
+        Reply::call("c1", "add", r#"{"a":1,"b":1}"#).with_usage(Usage::new(100, 10)),
+        Reply::text("2").with_usage(Usage::new(150, 5)),
+    ]);
+    let client = Client::new(model).after_turn({
+        let spent = spent.clone();
+        move |_, reply: &Reply| {
+            *spent.lock().unwrap() += reply.usage;
+            async {}
+        }
+    });
+    let run = client.run("add", &kit(&runs)).await;
+    assert_eq!(*spent.lock().unwrap(), run.usage);
+    assert_eq!(run.usage, Usage::new(250, 15));
+}
+
+#[tokio::test(start_paused = true)]
+async fn async_hooks_of_one_turn_wait_concurrently() {
+    // Two calls, each held for 300 ms by an approval hook: the holds overlap.
+    let runs = Arc::new(AtomicUsize::new(0));
+    let client = Client::new(ScriptedModel::new([
+        Reply::calls([
+            call("c1", "add", r#"{"a":1,"b":1}"#),
+            call("c2", "add", r#"{"a":2,"b":2}"#),
+        ]),
+        Reply::text("done"),
+    ]))
+    .before_tool(|_| async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        ToolDecision::Allow
+    });
+    let started = Instant::now();
+    let run = client.run("add", &kit(&runs)).await;
+    assert!(run.is_done());
+    assert_eq!(started.elapsed(), Duration::from_millis(300));
+}
+
+#[tokio::test]
+async fn before_tool_runs_again_on_the_re_run_after_an_answer() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::new(AtomicUsize::new(0));
+    let client = Client::new(ScriptedModel::new([
+        Reply::call("c1", "login", r#"{"user":"ann"}"#),
+        Reply::text("in"),
+    ]))
+    .wait_for(|request: Request| async move { request.answer("ann") })
+    .before_tool({
+        let seen = seen.clone();
+        move |_| {
+            seen.fetch_add(1, Ordering::SeqCst);
+            async { ToolDecision::Allow }
+        }
+    });
+    let run = client.run("log in", &kit(&runs)).await;
+    assert_eq!(run.calls[0].result.output, "logged in as ann");
+    assert_eq!(seen.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn a_panicking_hook_never_crashes_the_run() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let deletes = Arc::new(AtomicUsize::new(0));
+    let toolkit = kit(&runs).with(delete(deletes.clone()));
+
+    // Before a tool: the call is denied (fail closed).
+    let model = Arc::new(ScriptedModel::new([
+        Reply::call("c1", "delete", "{}"),
+        Reply::text("ok"),
+    ]));
+    let run = Client::new(model.clone())
+        .before_tool(|_| async { panic!("policy bug") })
+        .run("delete", &toolkit)
+        .await;
+    assert!(run.is_done());
+    assert_eq!(deletes.load(Ordering::SeqCst), 0);
+    assert_eq!(
+        run.calls[0].result.output,
+        "denied: a before-tool hook panicked"
+    );
+
+    // After a tool: the result is withheld.
+    let run = Client::new(ScriptedModel::new([
+        Reply::call("c1", "add", r#"{"a":1,"b":1}"#),
+        Reply::text("ok"),
+    ]))
+    .after_tool(|_, _| async { panic!("redaction bug") })
+    .run("add", &toolkit)
+    .await;
+    assert!(run.is_done());
+    assert_eq!(
+        run.calls[0].result.output,
+        "add: an after-tool hook panicked; the result was withheld"
+    );
+
+    // Around a turn: the run stops, saying which hook.
+    let run = Client::new(ScriptedModel::new([Reply::text("hi")]))
+        .after_turn(|_, _| -> std::future::Ready<()> { panic!("accounting bug") })
+        .run("hi", &toolkit)
+        .await;
+    assert_eq!(
+        run.status,
+        RunStatus::Incomplete {
+            reason: StopReason::Hook {
+                message: "the after-turn hook of turn 1 panicked".into()
+            }
+        }
+    );
+}

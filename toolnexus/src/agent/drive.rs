@@ -1,0 +1,298 @@
+//! The loop itself: model turns and tool turns until an answer, a halt or a stop; and
+//! [`Stop`], the run's deadline and cancellation.
+
+use std::future::{Future, pending};
+use std::panic::AssertUnwindSafe;
+use std::pin::pin;
+use std::time::Duration;
+
+use futures_util::FutureExt as _;
+use futures_util::future::{Either, select};
+use tokio::time::Instant;
+
+use crate::agent::client::Client;
+use crate::agent::events::{Event, Events, events};
+use crate::agent::message::Message;
+use crate::agent::model::{Delta, ModelError, Reply, Usage};
+use crate::agent::run::{RunResult, RunStatus, StopReason};
+use crate::agent::turn::{Env, Played, Turn};
+use crate::tool::context::CancellationToken;
+use crate::tool::request::Answer;
+use crate::tool::toolkit::Toolkit;
+
+/// A turn left open by an earlier run, to finish before the model is asked again; with
+/// the answer to give its parked call `usize` first, when resuming.
+pub(crate) struct Opened {
+    pub(crate) turn: Turn,
+    pub(crate) answer: Option<(usize, Answer)>,
+}
+
+impl Client {
+    /// Runs the loop on `transcript` (finishing `open` first) and reports the end.
+    pub(crate) async fn drive(
+        &self,
+        transcript: Vec<Message>,
+        toolkit: &Toolkit,
+        open: Option<Opened>,
+    ) -> RunResult {
+        let mut run = RunResult {
+            status: RunStatus::Done,
+            text: String::new(),
+            transcript,
+            calls: Vec::new(),
+            turns: 0,
+            usage: Usage::default(),
+            pending: None,
+        };
+        let stop = Stop::new(self.cancellation.as_ref(), self.run_timeout);
+        self.steps(&mut run, toolkit, &stop, open).await;
+        events(&self.tools.listener).emit(Event::RunFinished { run: &run });
+        run
+    }
+
+    async fn steps(
+        &self,
+        run: &mut RunResult,
+        toolkit: &Toolkit,
+        stop: &Stop,
+        open: Option<Opened>,
+    ) {
+        let env = Env {
+            toolkit,
+            opts: &self.tools,
+            cancel: stop.token(),
+        };
+        if let Some(Opened { mut turn, answer }) = open {
+            let played = stop
+                .guard(async {
+                    if let Some((i, answer)) = answer {
+                        turn.answer(i, answer, &env).await;
+                    }
+                    turn.play(&env).await
+                })
+                .await;
+            if end_of_turn(run, turn, played, &env) {
+                return;
+            }
+        }
+        loop {
+            if run.turns >= self.max_turns {
+                let reason = StopReason::MaxTurns {
+                    limit: self.max_turns,
+                };
+                run.status = RunStatus::Incomplete { reason };
+                return;
+            }
+            if let Some(reason) = stop.check() {
+                run.status = RunStatus::Incomplete { reason };
+                return;
+            }
+            run.turns += 1;
+            let asked = stop.guard(self.model_turn(run.turns, &run.transcript, toolkit));
+            let reply = match asked.await {
+                Ok(Ok(reply)) => reply,
+                Ok(Err(reason)) | Err(reason) => {
+                    run.status = RunStatus::Incomplete { reason };
+                    return;
+                }
+            };
+            run.usage += reply.usage;
+            run.text = reply.content.clone().unwrap_or_default();
+            if reply.tool_calls.is_empty() {
+                run.transcript.push(Message::Assistant {
+                    content: reply.content,
+                    tool_calls: Vec::new(),
+                });
+                return;
+            }
+            let mut turn = Turn::fresh(run.transcript.len(), run.turns, reply.tool_calls);
+            run.transcript
+                .push(Message::tool_calls(reply.content, turn.calls()));
+            let played = stop.guard(turn.play(&env)).await;
+            if end_of_turn(run, turn, played, &env) {
+                return;
+            }
+        }
+    }
+
+    /// One model turn between its hooks; a panicking model is a model error, not a crash.
+    async fn model_turn(
+        &self,
+        turn: u32,
+        transcript: &[Message],
+        toolkit: &Toolkit,
+    ) -> Result<Reply, StopReason> {
+        let hooks = &self.tools.hooks;
+        let events = events(&self.tools.listener);
+        let hooked = hooks.before_turn(turn, transcript).await;
+        hooked.map_err(|message| StopReason::Hook { message })?;
+        events.emit(Event::ModelTurnStarted { turn });
+        let reply = self
+            .ask(turn, transcript, toolkit, events)
+            .await
+            .map_err(|error| StopReason::ModelError {
+                message: error.to_string(),
+            })?;
+        let hooked = hooks.after_turn(turn, &reply).await;
+        hooked.map_err(|message| StopReason::Hook { message })?;
+        events.emit(Event::ModelTurnFinished {
+            turn,
+            reply: &reply,
+        });
+        Ok(reply)
+    }
+
+    /// Asks the model, streaming its text into the events when someone listens.
+    async fn ask(
+        &self,
+        turn: u32,
+        transcript: &[Message],
+        toolkit: &Toolkit,
+        events: Events<'_>,
+    ) -> Result<Reply, ModelError> {
+        let on_delta = move |delta: Delta| {
+            if let Delta::Text(text) = &delta {
+                events.emit(Event::TextDelta { turn, text });
+            }
+        };
+        let future = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            if events.is_on() {
+                self.model
+                    .complete_streaming(transcript, toolkit, &on_delta)
+            } else {
+                self.model.complete(transcript, toolkit)
+            }
+        }))
+        .map_err(|_| ModelError::new("the model panicked"))?;
+        AssertUnwindSafe(future)
+            .catch_unwind()
+            .await
+            .unwrap_or_else(|_| Err(ModelError::new("the model panicked")))
+    }
+}
+
+/// Writes a played turn into the run; `true` when the run ends there (halted, failed
+/// or stopped, in which case every unfinished call gets its explicit result first).
+fn end_of_turn(
+    run: &mut RunResult,
+    mut turn: Turn,
+    played: Result<Played, StopReason>,
+    env: &Env<'_>,
+) -> bool {
+    let ends = match played {
+        Ok(Played::Settled) => false,
+        Ok(Played::Halted(request)) => {
+            run.status = RunStatus::Pending;
+            run.text = request.prompt.clone();
+            run.pending = Some(request);
+            true
+        }
+        Ok(Played::Failed { request, message }) => {
+            let reason = StopReason::WaitFor {
+                request: request.id.clone(),
+                message,
+            };
+            run.status = RunStatus::Incomplete { reason };
+            run.pending = Some(request);
+            true
+        }
+        Err(reason) => {
+            turn.interrupt(&reason.to_string(), env);
+            run.status = RunStatus::Incomplete { reason };
+            true
+        }
+    };
+    turn.write(&mut run.transcript);
+    run.calls.extend(turn.records());
+    ends
+}
+
+/// When a run must stop: its cancellation token, its deadline, neither or both.
+pub(crate) struct Stop {
+    /// The client's token: cancelled by the host.
+    host: Option<CancellationToken>,
+    /// The run's own token (a child of the host's), handed to tools; the run cancels it
+    /// when it stops. `None` when there is nothing to stop for.
+    run: Option<CancellationToken>,
+    /// The deadline, and the limit it came from.
+    deadline: Option<(Instant, Duration)>,
+}
+
+impl Stop {
+    fn new(host: Option<&CancellationToken>, limit: Option<Duration>) -> Stop {
+        if host.is_none() && limit.is_none() {
+            return Stop {
+                host: None,
+                run: None,
+                deadline: None,
+            };
+        }
+        Stop {
+            host: host.cloned(),
+            run: Some(host.map_or_else(CancellationToken::new, CancellationToken::child_token)),
+            deadline: limit.map(|limit| (Instant::now() + limit, limit)),
+        }
+    }
+
+    fn token(&self) -> Option<&CancellationToken> {
+        self.run.as_ref()
+    }
+
+    /// Why the run must stop now, if it must (then the run's token is cancelled too).
+    fn check(&self) -> Option<StopReason> {
+        let host_cancelled = self
+            .host
+            .as_ref()
+            .is_some_and(CancellationToken::is_cancelled);
+        let reason = match self.deadline {
+            _ if host_cancelled => StopReason::Cancelled,
+            Some((at, limit)) if Instant::now() >= at => deadline(limit),
+            _ => return None,
+        };
+        if let Some(token) = &self.run {
+            token.cancel();
+        }
+        Some(reason)
+    }
+
+    /// Completes when the run must stop.
+    async fn fired(&self) -> StopReason {
+        let cancelled = pin!(async {
+            match &self.host {
+                Some(token) => token.cancelled().await,
+                None => pending().await,
+            }
+        });
+        let expired = pin!(async {
+            match self.deadline {
+                Some((at, _)) => tokio::time::sleep_until(at).await,
+                None => pending().await,
+            }
+        });
+        match select(cancelled, expired).await {
+            Either::Left(_) => StopReason::Cancelled,
+            Either::Right(_) => deadline(self.deadline.map(|(_, limit)| limit).unwrap_or_default()),
+        }
+    }
+
+    /// Runs `work` unless the run must stop first (checked first, so a stop wins a tie);
+    /// then `work` is dropped and the run's token cancelled.
+    async fn guard<F: Future>(&self, work: F) -> Result<F::Output, StopReason> {
+        let Some(token) = &self.run else {
+            return Ok(work.await);
+        };
+        match select(pin!(self.fired()), pin!(work)).await {
+            Either::Left((reason, _)) => {
+                token.cancel();
+                Err(reason)
+            }
+            Either::Right((output, _)) => Ok(output),
+        }
+    }
+}
+
+fn deadline(limit: Duration) -> StopReason {
+    StopReason::Deadline {
+        limit_ms: u64::try_from(limit.as_millis()).unwrap_or(u64::MAX),
+    }
+}

@@ -1,0 +1,122 @@
+//! [`resume`]: finishing a halted turn from serialized data alone, and why it can fail.
+
+use std::fmt;
+
+use crate::agent::message::Message;
+use crate::agent::run::CallRecord;
+use crate::agent::turn::{Env, Played, ToolOptions, Turn};
+use crate::tool::request::{Answer, Request};
+use crate::tool::toolkit::Toolkit;
+
+/// A halted turn, finished as far as it goes without a model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resumed {
+    /// The transcript, with one tool message per call of the halted turn (or, when
+    /// [`pending`](Resumed::pending) is set, one per call that got that far).
+    pub transcript: Vec<Message>,
+    /// The calls run or resolved by the resume.
+    pub calls: Vec<CallRecord>,
+    /// Another call of the same turn that is still suspended: answer it and resume again.
+    pub pending: Option<Request>,
+}
+
+/// Why a halted run could not be resumed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResumeError {
+    /// The answer's id is not the request's id.
+    AnswerMismatch {
+        /// The id of the request being resumed.
+        request: String,
+        /// The id the answer carries.
+        answer: String,
+    },
+    /// The transcript does not end in a turn of tool calls, so nothing is halted.
+    NotHalted,
+    /// No call of the transcript's last turn is waiting on this request.
+    UnknownRequest {
+        /// The id of the request.
+        request: String,
+    },
+}
+
+impl fmt::Display for ResumeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ResumeError::AnswerMismatch { request, answer } => write!(
+                f,
+                "the answer is for request `{answer}`, but the run is waiting on request `{request}`"
+            ),
+            ResumeError::NotHalted => f.write_str(
+                "the transcript does not end in a turn of tool calls: nothing to resume",
+            ),
+            ResumeError::UnknownRequest { request } => write!(
+                f,
+                "no tool call of the transcript's last turn is waiting on request `{request}`"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ResumeError {}
+
+/// Finishes the turn a run halted on, in a new process if need be, from serialized data
+/// alone: the transcript, the request and its answer.
+///
+/// The answer's id must be the request's id. The call parked on the request runs again
+/// with the answer in [`Context::answer`](crate::Context::answer) (or gets `declined/expired: <prompt>` when the
+/// answer declines); calls of the turn that never ran are run now. Every call then has
+/// exactly one tool message, unless another call of the turn is still suspended: then
+/// [`Resumed::pending`] holds its request, to answer and resume with in turn. No user
+/// message is added.
+///
+/// This runs tools only; [`Client::resume`](crate::Client::resume) also lets the model
+/// continue afterwards.
+pub async fn resume(
+    toolkit: &Toolkit,
+    transcript: Vec<Message>,
+    request: &Request,
+    answer: Answer,
+) -> Result<Resumed, ResumeError> {
+    let (mut turn, halted) = halted_turn(&transcript, request, &answer)?;
+    let opts = ToolOptions::default();
+    let env = Env {
+        toolkit,
+        opts: &opts,
+        cancel: None,
+    };
+    turn.answer(halted, answer, &env).await;
+    // Without `wait_for` nothing can fail: the turn settles or halts again.
+    let pending = match turn.play(&env).await {
+        Played::Settled => None,
+        Played::Halted(request) | Played::Failed { request, .. } => Some(request),
+    };
+    let mut transcript = transcript;
+    turn.write(&mut transcript);
+    Ok(Resumed {
+        transcript,
+        calls: turn.records().collect(),
+        pending,
+    })
+}
+
+/// The turn `transcript` halted on, and the index of the call parked on `request`,
+/// after checking that `answer` is for that request.
+pub(crate) fn halted_turn(
+    transcript: &[Message],
+    request: &Request,
+    answer: &Answer,
+) -> Result<(Turn, usize), ResumeError> {
+    if answer.id != request.id {
+        return Err(ResumeError::AnswerMismatch {
+            request: request.id.clone(),
+            answer: answer.id.clone(),
+        });
+    }
+    let turn = Turn::open(transcript).ok_or(ResumeError::NotHalted)?;
+    let halted = turn
+        .parked_on(&request.id)
+        .ok_or_else(|| ResumeError::UnknownRequest {
+            request: request.id.clone(),
+        })?;
+    Ok((turn, halted))
+}
