@@ -36,6 +36,7 @@
 //! # }
 //! ```
 
+mod client;
 mod convert;
 mod http;
 
@@ -57,6 +58,10 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use crate::tool::context::Context;
 use crate::tool::toolkit::Toolkit;
 
+pub use client::{
+    ANSWER_META_KEY, DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_ELICITATION_TIMEOUT,
+    ELICITATION_DATA_KEY, McpClient, McpClientBuilder, McpClientError,
+};
 pub use convert::{PENDING_META_KEY, call_tool_result, mcp_tool};
 pub use http::{HttpServer, ShutdownHandle};
 /// The MCP SDK this module is built on, re-exported so its types (transports, HTTP
