@@ -318,12 +318,12 @@ impl ServerHandler for McpServer {
                 Some(serde_json::json!({ "tool": name })),
             ));
         }
+        let mut ctx = self.context(&context);
+        if let Some(answer) = client::answer_in(request.meta.as_ref()) {
+            ctx = ctx.with_answer(answer);
+        }
         let args = Value::Object(request.arguments.unwrap_or_default());
-        let result = self
-            .0
-            .toolkit
-            .execute(name, args, self.context(&context))
-            .await;
+        let result = self.0.toolkit.execute(name, args, ctx).await;
         Ok(call_tool_result(name, result).into())
     }
 }

@@ -91,6 +91,7 @@ use rmcp::service::{Peer, RunningService};
 use serde_json::Value;
 
 use crate::tool::context::Context;
+use crate::tool::request::Answer;
 use crate::tool::toolkit::Toolkit;
 use crate::tool::{Dispatch, Tool};
 use connect::{Endpoint, Stderr};
@@ -103,6 +104,13 @@ pub use error::McpClientError;
 /// The `_meta` key under which a re-executed call carries its [`Answer`](crate::Answer)
 /// to a toolnexus server.
 pub const ANSWER_META_KEY: &str = "toolnexus/answer";
+
+/// The answer a call carries in `_meta[ANSWER_META_KEY]`: how a toolnexus server learns
+/// the answer to the suspension its tool returned on an earlier call.
+pub(crate) fn answer_in(meta: Option<&rmcp::model::RequestMetaObject>) -> Option<Answer> {
+    let value = meta?.0.0.get(ANSWER_META_KEY)?;
+    serde_json::from_value(value.clone()).ok()
+}
 
 /// The default bound on one tool call (see [`McpClientBuilder::timeout`]): 60 seconds.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
