@@ -319,7 +319,9 @@ impl ServerHandler for McpServer {
             ));
         }
         let mut ctx = self.context(&context);
-        if let Some(answer) = client::answer_in(request.meta.as_ref()) {
+        let answer = client::answer_in(request.meta.as_ref())
+            .or_else(|| client::answer_in(Some(&context.meta)));
+        if let Some(answer) = answer {
             ctx = ctx.with_answer(answer);
         }
         let args = Value::Object(request.arguments.unwrap_or_default());
