@@ -335,10 +335,13 @@ impl McpClient {
         Ok(kept.chain(fresh).collect())
     }
 
-    /// Completes on the server's next `notifications/tools/list_changed`.
-    pub async fn changed(&self) {
+    /// Completes on the server's first `notifications/tools/list_changed` after this
+    /// call (the future watches from the moment it is made, before it is awaited).
+    pub fn changed(&self) -> impl Future<Output = ()> + Send + 'static {
         let mut watch = self.shared.routing.subscribe();
-        let _ = watch.changed().await;
+        async move {
+            let _ = watch.changed().await;
+        }
     }
 
     /// How many `notifications/tools/list_changed` the server has sent so far: compare
