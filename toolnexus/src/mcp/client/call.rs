@@ -6,14 +6,15 @@ use std::sync::Arc;
 
 use rmcp::model::{CallToolRequestParams, CallToolResponse, MetaObject, RequestMetaObject};
 use rmcp::service::ServiceError;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
-use super::elicit::{InFlight, Parked, reply_for, request_for};
+use super::elicit::{ELICITATION_DATA_KEY, InFlight, Parked, reply_for, request_for};
 use super::handler::Elicitation;
 use super::result::tool_result;
 use super::{ANSWER_META_KEY, Shared, humanize};
 use crate::tool::context::Context;
+use crate::tool::request::Request;
 use crate::tool::result::ToolResult;
 
 /// Calls the server's tool `remote` with `args`.
@@ -127,6 +128,27 @@ async fn drive(shared: &Shared, remote: &str, mut call: InFlight) -> ToolResult 
     }
 }
 
+/// The JSON-RPC error code of a call that needs the user to open a URL first.
+const URL_ELICITATION_REQUIRED: i32 = -32042;
+
+/// The first URL elicitation of a `-32042` error's data, as an `"authorization"` request:
+/// once it is answered, the re-executed call tries again.
+fn required_url(data: &Value, shared: &Shared) -> Option<Request> {
+    let first = data.get("elicitations")?.as_array()?.first()?;
+    let url = first.get("url")?.as_str()?;
+    let message = first
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or("Open this URL, then try again");
+    Some(Request::authorization(url, message).with_data(json!({
+        ELICITATION_DATA_KEY: "elicitation",
+        "mode": "url",
+        "required": true,
+        "server": shared.server_name(),
+        "elicitationId": first.get("elicitationId").cloned().unwrap_or(Value::Null),
+    })))
+}
+
 fn finish(
     shared: &Shared,
     remote: &str,
@@ -149,6 +171,13 @@ fn finish(
         Ok(_) => ToolResult::error(format!(
             "{remote}: the MCP server {server} answered with a result of an unknown kind"
         )),
+        Err(ServiceError::McpError(error))
+            if error.code.0 == URL_ELICITATION_REQUIRED
+                && let Some(request) =
+                    error.data.as_ref().and_then(|d| required_url(d, shared)) =>
+        {
+            ToolResult::pending(request)
+        }
         Err(ServiceError::McpError(error)) => ToolResult::error(format!(
             "{remote}: the MCP server {server} refused the call: {}",
             error.message
