@@ -436,3 +436,33 @@ async fn garbage_a_missing_command_and_a_refused_connection_are_clear_errors() {
         "{exits}"
     );
 }
+
+#[test]
+fn the_example_mounts_a_server_next_to_local_tools_and_runs_the_loop() {
+    let example = build_example("mcp_client");
+    let output = Command::new(&example).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for line in [
+        "connected to weather-and-tables",
+        "forecast       [mcp] Lisbon: 18°C, light wind",
+        "to_fahrenheit  [native] 64.4",
+        "host asked: For how many people? -> answering 2",
+        "book_table     [mcp] booked Ramiro for 2",
+        "answer: Lisbon is mild today",
+    ] {
+        assert!(stdout.contains(line), "missing `{line}` in:\n{stdout}");
+    }
+    // Any server, given as a command: its tools are mounted with a prefix.
+    let output = Command::new(&example)
+        .args(["node", everything().to_str().unwrap(), "stdio"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(stdout.contains("remote_echo"), "{stdout}");
+}

@@ -19,37 +19,43 @@ pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The `mcp_server` example (a toolnexus `McpServer` over stdio), built by cargo itself so
-/// a test never drives a stale build.
+/// The `mcp_server` example (a toolnexus `McpServer` over stdio).
 pub fn example_server() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let output = Command::new(env!("CARGO"))
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "toolnexus-examples",
-                "--features",
-                "mcp",
-            ])
-            .args(["--example", "mcp_server"])
-            .args(["--message-format", "json-render-diagnostics"])
-            .current_dir(root())
-            .stderr(Stdio::inherit())
-            .output()
-            .expect("cargo runs");
-        assert!(
-            output.status.success(),
-            "building the mcp_server example failed"
-        );
-        String::from_utf8_lossy(&output.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .filter(|msg| msg["target"]["name"] == "mcp_server")
-            .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
-            .expect("cargo reports the example's executable")
-    })
+    BINARY.get_or_init(|| build_example("mcp_server"))
+}
+
+/// An MCP example, built by cargo itself so a test never drives a stale build.
+pub fn build_example(name: &str) -> PathBuf {
+    let output = Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "toolnexus-examples",
+            "--features",
+            "mcp",
+        ])
+        .args([
+            "--example",
+            name,
+            "--message-format",
+            "json-render-diagnostics",
+        ])
+        .current_dir(root())
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "building the {name} example failed"
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|msg| msg["target"]["name"] == name)
+        .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
+        .expect("cargo reports the example's executable")
 }
 
 /// A Python with the official MCP SDK (`$TOOLNEXUS_PYTHON`; `.ci/test` makes one).
