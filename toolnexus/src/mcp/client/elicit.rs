@@ -15,7 +15,8 @@ use tokio::time::Instant;
 use super::handler::{Elicitation, SlotGuard};
 use crate::tool::request::{Answer, Request};
 
-/// The key of a [`Request::data`] made from an elicitation: `"elicitation"`.
+/// In the `data` of a [`Request`] made from a server's elicitation, this key holds
+/// `"elicitation"` (beside `mode`, `server`, and `requestedSchema` or `elicitationId`).
 pub const ELICITATION_DATA_KEY: &str = "mcp";
 
 /// A `tools/call` on its way: the request's future, where its elicitations arrive, and

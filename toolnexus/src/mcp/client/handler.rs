@@ -78,17 +78,17 @@ impl Routing {
         }
     }
 
-    /// Hands an elicitation to the oldest call not waiting on one; gives it back when no
-    /// call can take it.
-    fn deliver(&self, mut elicitation: Elicitation) -> Result<(), Elicitation> {
+    /// Hands an elicitation to the oldest call not waiting on one; false when no call
+    /// can take it.
+    fn deliver(&self, mut elicitation: Elicitation) -> bool {
         let slots = self.slots();
         for slot in slots.1.iter().filter(|s| !s.waiting) {
             match slot.inbox.send(elicitation) {
-                Ok(()) => return Ok(()),
+                Ok(()) => return true,
                 Err(mpsc::error::SendError(back)) => elicitation = back,
             }
         }
-        Err(elicitation)
+        false
     }
 
     /// The tool-list generation, bumped by every `notifications/tools/list_changed`.
@@ -151,7 +151,7 @@ impl ClientHandler for Handler {
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
         let (reply, answer) = oneshot::channel();
-        if self.routing.deliver(Elicitation { params, reply }).is_err() {
+        if !self.routing.deliver(Elicitation { params, reply }) {
             // No tool call is running: nobody to ask.
             return Ok(ElicitResult::new(ElicitationAction::Decline));
         }

@@ -1,77 +1,4 @@
 //! Use another MCP server's tools: [`McpClient`].
-//!
-//! A client connects to one server, over stdio (a child process it starts) or over
-//! streamable HTTP, with the official Rust SDK's client. [`McpClient::tools`] lists the
-//! server's tools as ordinary [`Tool`]s: their name, description and input schema as the
-//! server gives them (so a toolkit's strict listings and checks apply to them as to any
-//! tool), [`Tool::source`] `"mcp"`, and an execution that calls the server.
-//!
-//! ```no_run
-//! use toolnexus::mcp::McpClient;
-//! use toolnexus::Toolkit;
-//!
-//! # async fn demo() -> Result<(), toolnexus::mcp::McpClientError> {
-//! let local = McpClient::spawn("npx", ["-y", "@modelcontextprotocol/server-everything"]).await?;
-//! let remote = McpClient::http("https://mcp.example.com/mcp")
-//!     .bearer_token("secret")
-//!     .prefix("example")
-//!     .connect()
-//!     .await?;
-//! let mut toolkit = Toolkit::new();
-//! toolkit.extend(local.tools().await?);
-//! toolkit.extend(remote.tools().await?);
-//! # Ok(())
-//! # }
-//! ```
-//!
-//! # Results
-//!
-//! A call's result keeps everything the server sent: text becomes
-//! [`output`](crate::ToolResult::output), images and audio become
-//! [`parts`](crate::ToolResult::parts), embedded resources and resource links are
-//! described in the output and kept in `metadata["resources"]` /
-//! `metadata["resourceLinks"]`, `structuredContent` is kept in
-//! `metadata["structuredContent"]`, `isError` is kept, and a suspension from a toolnexus
-//! server (its `_meta["toolnexus/pending"]`) is a pending result again.
-//!
-//! # Elicitation
-//!
-//! When the server sends `elicitation/create` during a call, the call returns a pending
-//! result: a [`Request`](crate::Request) of kind `"input"` (a form: `data` holds the
-//! `requestedSchema`) or `"authorization"` (a URL). The server keeps waiting. When the
-//! tool runs again with the [`Answer`](crate::Answer) in [`Context::answer`] — as
-//! [`Client::wait_for`](crate::Client::wait_for) and [`resume`](crate::resume) do — the
-//! answer goes to the server (accept with the answer's data, or decline) and the same call
-//! carries on. An answer whose data is a lone value fills a form's only field. A call
-//! nobody answers within the [elicitation timeout](McpClientBuilder::elicitation_timeout)
-//! is cancelled.
-//!
-//! A re-execution whose request is unknown to this client (a resume in a new process)
-//! makes the call afresh and gives the answer to its first elicitation; to a toolnexus
-//! server it also sends the answer in `_meta["toolnexus/answer"]`.
-//!
-//! # Failure
-//!
-//! A call never hangs and never fails by panicking: past the
-//! [call timeout](McpClientBuilder::timeout) it is cancelled and ends with an error
-//! result saying so; a server that exits or drops the connection gives an error result
-//! saying that, and the next call starts (or reaches) the server again. A server that
-//! cannot be restarted gives an error result saying why.
-//!
-//! # Tool lists that change
-//!
-//! A server may send `notifications/tools/list_changed`. [`McpClient::changed`] completes
-//! on the next one, and [`McpClient::refresh`] gives a toolkit with this client's tools
-//! replaced by the current listing:
-//!
-//! ```no_run
-//! # use toolnexus::{mcp::McpClient, Toolkit};
-//! # async fn demo(client: McpClient, mut toolkit: Toolkit) -> Result<(), toolnexus::mcp::McpClientError> {
-//! client.changed().await;
-//! toolkit = client.refresh(&toolkit).await?;
-//! # Ok(())
-//! # }
-//! ```
 
 mod call;
 mod connect;
@@ -197,8 +124,81 @@ impl Shared {
     }
 }
 
-/// A connection to one MCP server, whose tools it lists as [`Tool`]s. See the
-/// [module documentation](self).
+/// A connection to one MCP server, whose tools it lists as [`Tool`]s.
+///
+/// A client connects to one server, over stdio (a child process it starts) or over
+/// streamable HTTP, with the official Rust SDK's client. [`McpClient::tools`] lists the
+/// server's tools as ordinary [`Tool`]s: their name, description and input schema as the
+/// server gives them (so a toolkit's strict listings and checks apply to them as to any
+/// tool), [`Tool::source`] `"mcp"`, and an execution that calls the server.
+///
+/// ```no_run
+/// use toolnexus::mcp::McpClient;
+/// use toolnexus::Toolkit;
+///
+/// # async fn demo() -> Result<(), toolnexus::mcp::McpClientError> {
+/// let local = McpClient::spawn("npx", ["-y", "@modelcontextprotocol/server-everything"]).await?;
+/// let remote = McpClient::http("https://mcp.example.com/mcp")
+///     .bearer_token("secret")
+///     .prefix("example")
+///     .connect()
+///     .await?;
+/// let mut toolkit = Toolkit::new();
+/// toolkit.extend(local.tools().await?);
+/// toolkit.extend(remote.tools().await?);
+/// # Ok(())
+/// # }
+/// ```
+///
+/// # Results
+///
+/// A call's result keeps everything the server sent: text becomes
+/// [`output`](crate::ToolResult::output), images and audio become
+/// [`parts`](crate::ToolResult::parts), embedded resources and resource links are
+/// described in the output and kept in `metadata["resources"]` /
+/// `metadata["resourceLinks"]`, `structuredContent` is kept in
+/// `metadata["structuredContent"]`, `isError` is kept, and a suspension from a toolnexus
+/// server (its `_meta["toolnexus/pending"]`) is a pending result again.
+///
+/// # Elicitation
+///
+/// When the server sends `elicitation/create` during a call, the call returns a pending
+/// result: a [`Request`](crate::Request) of kind `"input"` (a form: `data` holds the
+/// `requestedSchema`) or `"authorization"` (a URL). The server keeps waiting. When the
+/// tool runs again with the [`Answer`](crate::Answer) in [`Context::answer`] — as
+/// [`Client::wait_for`](crate::Client::wait_for) and [`resume`](crate::resume) do — the
+/// answer goes to the server (accept with the answer's data, or decline) and the same call
+/// carries on. An answer whose data is a lone value fills a form's only field. A call
+/// nobody answers within the [elicitation timeout](McpClientBuilder::elicitation_timeout)
+/// is cancelled.
+///
+/// A re-execution whose request is unknown to this client (a resume in a new process)
+/// makes the call afresh and gives the answer to its first elicitation; to a toolnexus
+/// server it also sends the answer in `_meta["toolnexus/answer"]`.
+///
+/// # Failure
+///
+/// A call never hangs and never fails by panicking: past the
+/// [call timeout](McpClientBuilder::timeout) it is cancelled and ends with an error
+/// result saying so; a server that exits or drops the connection gives an error result
+/// saying that, and the next call starts (or reaches) the server again. A server that
+/// cannot be restarted gives an error result saying why.
+///
+/// # Tool lists that change
+///
+/// A server may send `notifications/tools/list_changed`. [`McpClient::changed`] completes
+/// on the next one, and [`McpClient::refresh`] gives a toolkit with this client's tools
+/// replaced by the current listing:
+///
+/// ```no_run
+/// # use toolnexus::{mcp::McpClient, Toolkit};
+/// # async fn demo(client: McpClient, mut toolkit: Toolkit) -> Result<(), toolnexus::mcp::McpClientError> {
+/// client.changed().await;
+/// toolkit = client.refresh(&toolkit).await?;
+/// # Ok(())
+/// # }
+/// ```
+///
 ///
 /// Cheap to clone; the clones and the tools share the connection. The connection (and a
 /// child process) closes when the client, its clones and all its tools are dropped, or
