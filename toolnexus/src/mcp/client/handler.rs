@@ -166,3 +166,46 @@ impl ClientHandler for Handler {
         self.routing.bump();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::ElicitationSchema;
+
+    use super::*;
+
+    fn elicitation() -> (Elicitation, oneshot::Receiver<ElicitResult>) {
+        let (reply, rx) = oneshot::channel();
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: "?".to_owned(),
+            requested_schema: ElicitationSchema::builder().build().unwrap(),
+        };
+        (Elicitation { params, reply }, rx)
+    }
+
+    #[test]
+    fn an_elicitation_goes_to_the_oldest_call_not_already_waiting() {
+        let routing = Routing::new(Duration::from_secs(1));
+        let (first, mut first_inbox) = routing.enter();
+        let (second, mut second_inbox) = routing.enter();
+        assert!(routing.deliver(elicitation().0));
+        assert!(first_inbox.try_recv().is_ok());
+        first.waiting(true);
+        assert!(routing.deliver(elicitation().0));
+        assert!(first_inbox.try_recv().is_err());
+        assert!(second_inbox.try_recv().is_ok());
+        drop(first);
+        drop(second);
+        // No call in flight: nobody takes it (the handler then declines).
+        assert!(!routing.deliver(elicitation().0));
+    }
+
+    #[test]
+    fn list_changed_bumps_the_generation() {
+        let routing = Routing::new(Duration::from_secs(1));
+        let watch = routing.subscribe();
+        routing.bump();
+        assert_eq!(routing.generation(), 1);
+        assert!(watch.has_changed().unwrap());
+    }
+}

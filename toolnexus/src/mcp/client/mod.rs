@@ -170,7 +170,9 @@ impl Shared {
 /// answer goes to the server (accept with the answer's data, or decline) and the same call
 /// carries on. An answer whose data is a lone value fills a form's only field. A call
 /// nobody answers within the [elicitation timeout](McpClientBuilder::elicitation_timeout)
-/// is cancelled.
+/// is cancelled. The loop does not re-run a tool whose request was declined, so the server
+/// hears of a decline when that timeout passes; re-running the tool with the declining
+/// answer in its context tells it at once.
 ///
 /// A re-execution whose request is unknown to this client (a resume in a new process)
 /// makes the call afresh and gives the answer to its first elicitation; to a toolnexus
