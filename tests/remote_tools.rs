@@ -278,6 +278,29 @@ async fn a_python_sdk_server_elicits_and_gets_the_answer() {
     .await
     .unwrap();
     assert_eq!(resumed.calls[0].result.output, "deployed api to dev");
+
+    // Resumed by another client (as in a new process): the parked call is gone, so the call
+    // is made afresh and the answer goes to its first elicitation.
+    let halted = Client::new(one_call("deploy", json!({"service": "db"})))
+        .run("go", &toolkit)
+        .await;
+    let request = halted.pending.clone().unwrap();
+    let elsewhere: Toolkit = python_stdio()
+        .await
+        .tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .collect();
+    let resumed = resume(
+        &elsewhere,
+        halted.transcript,
+        &request,
+        request.answer("eu"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(resumed.calls[0].result.output, "deployed db to eu");
 }
 
 #[tokio::test]
@@ -465,4 +488,29 @@ fn the_example_mounts_a_server_next_to_local_tools_and_runs_the_loop() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{stdout}");
     assert!(stdout.contains("remote_echo"), "{stdout}");
+}
+
+#[tokio::test]
+async fn an_http_server_that_restarts_is_reached_again() {
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let serve = || {
+        let mut command = Command::new(python());
+        command
+            .arg(python_server())
+            .args(["--http", &port.to_string()]);
+        command
+    };
+    let (server, client) = start_http(serve(), &url, None).await;
+    let toolkit: Toolkit = client.tools().await.unwrap().into_iter().collect();
+    let echo =
+        |text: &'static str| toolkit.execute("echo", json!({ "text": text }), Context::default());
+    assert_eq!(echo("one").await.output, "one");
+    drop(server);
+    let down = echo("two").await;
+    assert!(down.is_error, "{down:?}");
+    eprintln!("server down: {}", down.output);
+    let (_server, _probe) = start_http(serve(), &url, None).await;
+    let back = echo("three").await;
+    assert_eq!(back.output, "three", "{back:?}");
 }
