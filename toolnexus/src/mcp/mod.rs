@@ -36,6 +36,7 @@
 //! # }
 //! ```
 
+mod client;
 mod convert;
 mod http;
 
@@ -57,6 +58,10 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use crate::tool::context::Context;
 use crate::tool::toolkit::Toolkit;
 
+pub use client::{
+    ANSWER_META_KEY, DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_ELICITATION_TIMEOUT,
+    ELICITATION_DATA_KEY, McpClient, McpClientBuilder, McpClientError,
+};
 pub use convert::{PENDING_META_KEY, call_tool_result, mcp_tool};
 pub use http::{HttpServer, ShutdownHandle};
 /// The MCP SDK this module is built on, re-exported so its types (transports, HTTP
@@ -313,12 +318,14 @@ impl ServerHandler for McpServer {
                 Some(serde_json::json!({ "tool": name })),
             ));
         }
+        let mut ctx = self.context(&context);
+        let answer = client::answer_in(request.meta.as_ref())
+            .or_else(|| client::answer_in(Some(&context.meta)));
+        if let Some(answer) = answer {
+            ctx = ctx.with_answer(answer);
+        }
         let args = Value::Object(request.arguments.unwrap_or_default());
-        let result = self
-            .0
-            .toolkit
-            .execute(name, args, self.context(&context))
-            .await;
+        let result = self.0.toolkit.execute(name, args, ctx).await;
         Ok(call_tool_result(name, result).into())
     }
 }

@@ -1,0 +1,194 @@
+//! One remote tool call: sent on the current connection (made again if it was lost),
+//! bounded by the client's call timeout, parked when the server elicits, resumed when
+//! the answer comes back.
+
+use std::sync::Arc;
+
+use rmcp::model::{CallToolRequestParams, CallToolResponse, MetaObject, RequestMetaObject};
+use rmcp::service::ServiceError;
+use serde_json::{Map, Value, json};
+use tokio::time::Instant;
+
+use super::elicit::{ELICITATION_DATA_KEY, InFlight, Parked, reply_for, request_for};
+use super::handler::Elicitation;
+use super::result::tool_result;
+use super::{ANSWER_META_KEY, Shared, humanize};
+use crate::tool::context::Context;
+use crate::tool::request::Request;
+use crate::tool::result::ToolResult;
+
+/// Calls the server's tool `remote` with `args`.
+pub(super) async fn call(
+    shared: Arc<Shared>,
+    remote: Arc<str>,
+    args: Value,
+    ctx: Context,
+) -> ToolResult {
+    shared.parking.sweep();
+    if let Some(answer) = ctx.answer()
+        && let Some(parked) = shared.parking.take(&answer.id)
+    {
+        // The re-execution after the host answered this call's elicitation: the server
+        // is still waiting for it.
+        let Parked {
+            call,
+            params,
+            reply,
+            ..
+        } = parked;
+        if reply.send(reply_for(answer, &params)).is_err() {
+            return ToolResult::error(format!(
+                "{remote}: the MCP server {} stopped waiting for the answer (the elicitation timed out or the connection closed); call the tool again",
+                shared.server()
+            ));
+        }
+        call.slot.waiting(false);
+        return drive(&shared, &remote, call).await;
+    }
+    let arguments = match args {
+        Value::Object(map) => map,
+        Value::Null => Map::new(),
+        other => {
+            return ToolResult::error(format!(
+                "{remote}: the arguments must be a JSON object, got {other}"
+            ));
+        }
+    };
+    let peer = match shared.peer().await {
+        Ok(peer) => peer,
+        Err(error) => return ToolResult::error(format!("{remote}: {error}")),
+    };
+    let mut params = CallToolRequestParams::new(remote.to_string()).with_arguments(arguments);
+    if let Some(answer) = ctx.answer() {
+        // For a toolnexus server: the answer to the suspension its tool returned earlier.
+        let mut meta = Map::new();
+        meta.insert(
+            ANSWER_META_KEY.to_owned(),
+            serde_json::to_value(answer).unwrap_or(Value::Null),
+        );
+        params.meta = Some(RequestMetaObject(MetaObject(meta)));
+    }
+    let (slot, inbox) = shared.routing.enter();
+    let future = Box::pin(async move { peer.call_tool_once(params).await });
+    let call = InFlight {
+        future,
+        inbox,
+        slot,
+        preset: ctx.answer().cloned(),
+    };
+    drive(&shared, &remote, call).await
+}
+
+enum Step {
+    Done(Result<CallToolResponse, ServiceError>),
+    Elicited(Elicitation),
+    TimedOut,
+}
+
+/// Waits for the call's result, its next elicitation, or the call timeout.
+async fn drive(shared: &Shared, remote: &str, mut call: InFlight) -> ToolResult {
+    let limit = shared.options.timeout;
+    let deadline = Instant::now() + limit;
+    loop {
+        let step = tokio::select! {
+            outcome = &mut call.future => Step::Done(outcome),
+            Some(elicitation) = call.inbox.recv() => Step::Elicited(elicitation),
+            () = tokio::time::sleep_until(deadline) => Step::TimedOut,
+        };
+        match step {
+            Step::Done(outcome) => return finish(shared, remote, outcome),
+            Step::Elicited(elicitation) => {
+                if let Some(answer) = call.preset.take() {
+                    let _ = elicitation
+                        .reply
+                        .send(reply_for(&answer, &elicitation.params));
+                    continue;
+                }
+                let request = request_for(&elicitation.params, &shared.server_name());
+                call.slot.waiting(true);
+                shared.parking.park(
+                    request.id.clone(),
+                    Parked {
+                        call,
+                        params: elicitation.params,
+                        reply: elicitation.reply,
+                        until: Instant::now() + shared.options.elicitation_timeout,
+                    },
+                );
+                return ToolResult::pending(request);
+            }
+            Step::TimedOut => {
+                return ToolResult::error(format!(
+                    "{remote}: the MCP server {} did not answer within {} (the call was cancelled; it may be hung, or the call may need a longer timeout)",
+                    shared.server(),
+                    humanize(limit)
+                ));
+            }
+        }
+    }
+}
+
+/// The JSON-RPC error code of a call that needs the user to open a URL first.
+const URL_ELICITATION_REQUIRED: i32 = -32042;
+
+/// The first URL elicitation of a `-32042` error's data, as an `"authorization"` request:
+/// once it is answered, the re-executed call tries again.
+fn required_url(data: &Value, shared: &Shared) -> Option<Request> {
+    let first = data.get("elicitations")?.as_array()?.first()?;
+    let url = first.get("url")?.as_str()?;
+    let message = first
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or("Open this URL, then try again");
+    Some(Request::authorization(url, message).with_data(json!({
+        ELICITATION_DATA_KEY: "elicitation",
+        "mode": "url",
+        "required": true,
+        "server": shared.server_name(),
+        "elicitationId": first.get("elicitationId").cloned().unwrap_or(Value::Null),
+    })))
+}
+
+fn finish(
+    shared: &Shared,
+    remote: &str,
+    outcome: Result<CallToolResponse, ServiceError>,
+) -> ToolResult {
+    let server = shared.server();
+    match outcome {
+        Ok(CallToolResponse::Complete(result)) => match serde_json::to_value(&result) {
+            Ok(wire) => tool_result(&wire),
+            Err(error) => ToolResult::error(format!(
+                "{remote}: the result from the MCP server {server} could not be read: {error}"
+            )),
+        },
+        Ok(CallToolResponse::InputRequired(_)) => ToolResult::error(format!(
+            "{remote}: the MCP server {server} asked for input through an `input_required` result, which this client does not negotiate"
+        )),
+        Ok(CallToolResponse::Task(_)) => ToolResult::error(format!(
+            "{remote}: the MCP server {server} turned the call into a task, which this client does not support"
+        )),
+        Ok(_) => ToolResult::error(format!(
+            "{remote}: the MCP server {server} answered with a result of an unknown kind"
+        )),
+        Err(ServiceError::McpError(error))
+            if error.code.0 == URL_ELICITATION_REQUIRED
+                && let Some(request) =
+                    error.data.as_ref().and_then(|d| required_url(d, shared)) =>
+        {
+            ToolResult::pending(request)
+        }
+        Err(ServiceError::McpError(error)) => ToolResult::error(format!(
+            "{remote}: the MCP server {server} refused the call: {}",
+            error.message
+        )),
+        Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {
+            ToolResult::error(format!(
+                "{remote}: the connection to the MCP server {server} closed during the call (did the server exit?); the next call reconnects"
+            ))
+        }
+        Err(error) => ToolResult::error(format!(
+            "{remote}: the call to the MCP server {server} failed: {error}"
+        )),
+    }
+}

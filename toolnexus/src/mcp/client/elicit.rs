@@ -1,0 +1,214 @@
+//! Elicitation as a suspension: a server's `elicitation/create` becomes a [`Request`], the
+//! call that caused it is parked under the request's id, and the [`Answer`] that comes
+//! back on the call's re-execution is sent to the server as the elicitation's result.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use futures_util::future::BoxFuture;
+use rmcp::model::{CallToolResponse, ElicitRequestParams, ElicitResult, ElicitationAction};
+use rmcp::service::ServiceError;
+use serde_json::{Map, Value, json};
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
+use super::handler::{Elicitation, SlotGuard};
+use crate::tool::request::{Answer, Request};
+
+/// In the `data` of a [`Request`] made from a server's elicitation, this key holds
+/// `"elicitation"` (beside `mode`, `server`, and `requestedSchema` or `elicitationId`).
+pub const ELICITATION_DATA_KEY: &str = "mcp";
+
+/// A `tools/call` on its way: the request's future, where its elicitations arrive, and
+/// its place in the routing.
+pub(super) struct InFlight {
+    pub(super) future: BoxFuture<'static, Result<CallToolResponse, ServiceError>>,
+    pub(super) inbox: mpsc::UnboundedReceiver<Elicitation>,
+    pub(super) slot: SlotGuard,
+    /// An answer to give the call's first elicitation straight away: the call is the
+    /// re-execution of one whose parked state is gone (a resume in a new process).
+    pub(super) preset: Option<Answer>,
+}
+
+/// A call waiting for the answer to its elicitation.
+pub(super) struct Parked {
+    pub(super) call: InFlight,
+    pub(super) params: ElicitRequestParams,
+    pub(super) reply: oneshot::Sender<ElicitResult>,
+    pub(super) until: Instant,
+}
+
+/// The parked calls of one client, by request id.
+#[derive(Default)]
+pub(super) struct Parking(Mutex<HashMap<String, Parked>>);
+
+impl Parking {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Parked>> {
+        // Every update is a single insert or remove: a poisoned map is still consistent.
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    pub(super) fn park(&self, id: String, parked: Parked) {
+        self.map().insert(id, parked);
+    }
+
+    pub(super) fn take(&self, id: &str) -> Option<Parked> {
+        self.map().remove(id)
+    }
+
+    /// Drops the parked calls nobody answered in time: their elicitations were already
+    /// cancelled, and dropping the call cancels it on the server.
+    pub(super) fn sweep(&self) {
+        let now = Instant::now();
+        let expired: Vec<Parked> = {
+            let mut map = self.map();
+            let ids: Vec<String> = map
+                .iter()
+                .filter(|(_, parked)| parked.until <= now)
+                .map(|(id, _)| id.clone())
+                .collect();
+            ids.iter().filter_map(|id| map.remove(id)).collect()
+        };
+        drop(expired);
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.map().len()
+    }
+}
+
+/// The [`Request`] a host answers for an elicitation from the server `server`.
+///
+/// A form elicitation is an `"input"` request whose `data` holds the requested schema;
+/// a URL elicitation is an `"authorization"` request with the URL.
+pub(super) fn request_for(params: &ElicitRequestParams, server: &str) -> Request {
+    match params {
+        ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } => Request::input(message.clone()).with_data(json!({
+            ELICITATION_DATA_KEY: "elicitation",
+            "mode": "form",
+            "server": server,
+            "requestedSchema": serde_json::to_value(requested_schema).unwrap_or(Value::Null),
+        })),
+        ElicitRequestParams::UrlElicitationParams {
+            message,
+            url,
+            elicitation_id,
+            ..
+        } => Request::authorization(url.clone(), message.clone()).with_data(json!({
+            ELICITATION_DATA_KEY: "elicitation",
+            "mode": "url",
+            "server": server,
+            "elicitationId": elicitation_id,
+        })),
+        // A mode this version does not know: ask for input, with everything the server sent.
+        #[allow(unreachable_patterns)]
+        other => Request::input("The MCP server asks for input").with_data(json!({
+            ELICITATION_DATA_KEY: "elicitation",
+            "server": server,
+            "params": serde_json::to_value(other).unwrap_or(Value::Null),
+        })),
+    }
+}
+
+/// The elicitation result an [`Answer`] gives.
+///
+/// A negative answer declines (or cancels, when its reason is `"cancel"`). A positive one
+/// accepts: a URL elicitation with no content; a form with the answer's data, where an
+/// object is sent as is, a lone value (`"prod"`) fills the form's only field, and no data
+/// is an empty form.
+pub(super) fn reply_for(answer: &Answer, params: &ElicitRequestParams) -> ElicitResult {
+    if !answer.ok {
+        let action = if answer.reason.as_deref() == Some("cancel") {
+            ElicitationAction::Cancel
+        } else {
+            ElicitationAction::Decline
+        };
+        return ElicitResult::new(action);
+    }
+    let accept = ElicitResult::new(ElicitationAction::Accept);
+    let ElicitRequestParams::FormElicitationParams {
+        requested_schema, ..
+    } = params
+    else {
+        return accept;
+    };
+    let content = match &answer.data {
+        Some(Value::Object(map)) => Value::Object(map.clone()),
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(value) => {
+            let schema = serde_json::to_value(requested_schema).unwrap_or(Value::Null);
+            match schema.get("properties").and_then(Value::as_object) {
+                Some(properties) if properties.len() == 1 => {
+                    let mut map = Map::new();
+                    let name = properties.keys().next().cloned().unwrap_or_default();
+                    map.insert(name, value.clone());
+                    Value::Object(map)
+                }
+                _ => value.clone(),
+            }
+        }
+    };
+    accept.with_content(content)
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::ElicitationSchema;
+
+    use super::*;
+
+    fn form(schema: ElicitationSchema) -> ElicitRequestParams {
+        ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: "Which environment?".to_owned(),
+            requested_schema: schema,
+        }
+    }
+
+    #[test]
+    fn answers_become_elicitation_results() {
+        let one = form(
+            ElicitationSchema::builder()
+                .required_string("env")
+                .build()
+                .unwrap(),
+        );
+        let request = request_for(&one, "deployer");
+        assert_eq!(request.kind, "input");
+        assert_eq!(request.prompt, "Which environment?");
+        let data = request.data.clone().unwrap();
+        assert_eq!(
+            data["requestedSchema"]["properties"]["env"]["type"],
+            "string"
+        );
+
+        let lone = reply_for(&request.answer("prod"), &one);
+        assert_eq!(lone.action, ElicitationAction::Accept);
+        assert_eq!(lone.content, Some(json!({"env": "prod"})));
+        let object = reply_for(&request.answer(json!({"env": "dev"})), &one);
+        assert_eq!(object.content, Some(json!({"env": "dev"})));
+        let declined = reply_for(&request.decline("no"), &one);
+        assert_eq!(declined.action, ElicitationAction::Decline);
+        let cancelled = reply_for(&request.decline("cancel"), &one);
+        assert_eq!(cancelled.action, ElicitationAction::Cancel);
+
+        let url = ElicitRequestParams::UrlElicitationParams {
+            meta: None,
+            message: "Log in".to_owned(),
+            url: "https://example.com/login".to_owned(),
+            elicitation_id: "e-1".to_owned(),
+        };
+        let request = request_for(&url, "deployer");
+        assert_eq!(request.kind, "authorization");
+        assert_eq!(request.url.as_deref(), Some("https://example.com/login"));
+        let accepted = reply_for(&Answer::accept(&request.id), &url);
+        assert_eq!(accepted.action, ElicitationAction::Accept);
+        assert_eq!(accepted.content, None);
+    }
+}

@@ -1,0 +1,211 @@
+//! The client side of the protocol: what the client advertises, and what it does with the
+//! server's requests (`elicitation/create`) and notifications (`tools/list_changed`).
+//!
+//! MCP does not say which tool call an `elicitation/create` belongs to, so [`Routing`]
+//! keeps the calls in flight on the connection, oldest first, and hands an elicitation to
+//! the oldest one that is not already waiting on one (a call that waits is not running on
+//! the server, so a new elicitation cannot be its own). With one call at a time, as in a
+//! sequential loop, the match is exact.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationCapability, FormElicitationCapability, Implementation, UrlElicitationCapability,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ClientHandler, ErrorData, RoleClient};
+use tokio::sync::{mpsc, oneshot, watch};
+
+/// An `elicitation/create` on its way to the call it belongs to.
+pub(super) struct Elicitation {
+    pub(super) params: ElicitRequestParams,
+    pub(super) reply: oneshot::Sender<ElicitResult>,
+}
+
+struct Slot {
+    id: u64,
+    inbox: mpsc::UnboundedSender<Elicitation>,
+    waiting: bool,
+}
+
+/// The calls in flight on one client, and the tool-list generation.
+pub(super) struct Routing {
+    slots: Mutex<(u64, Vec<Slot>)>,
+    changed: watch::Sender<u64>,
+    elicitation_timeout: Duration,
+}
+
+impl Routing {
+    pub(super) fn new(elicitation_timeout: Duration) -> Arc<Routing> {
+        Arc::new(Routing {
+            slots: Mutex::new((0, Vec::new())),
+            changed: watch::channel(0).0,
+            elicitation_timeout,
+        })
+    }
+
+    fn slots(&self) -> MutexGuard<'_, (u64, Vec<Slot>)> {
+        // A panic while holding this lock leaves the list consistent (every update is a
+        // single push, remove or flag write), so a poisoned lock is still usable.
+        self.slots
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Registers a call about to start; its elicitations arrive on the receiver.
+    pub(super) fn enter(self: &Arc<Self>) -> (SlotGuard, mpsc::UnboundedReceiver<Elicitation>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut slots = self.slots();
+        slots.0 += 1;
+        let id = slots.0;
+        slots.1.push(Slot {
+            id,
+            inbox: tx,
+            waiting: false,
+        });
+        let guard = SlotGuard {
+            routing: Arc::clone(self),
+            id,
+        };
+        (guard, rx)
+    }
+
+    fn set_waiting(&self, id: u64, waiting: bool) {
+        if let Some(slot) = self.slots().1.iter_mut().find(|s| s.id == id) {
+            slot.waiting = waiting;
+        }
+    }
+
+    /// Hands an elicitation to the oldest call not waiting on one; false when no call
+    /// can take it.
+    fn deliver(&self, mut elicitation: Elicitation) -> bool {
+        let slots = self.slots();
+        for slot in slots.1.iter().filter(|s| !s.waiting) {
+            match slot.inbox.send(elicitation) {
+                Ok(()) => return true,
+                Err(mpsc::error::SendError(back)) => elicitation = back,
+            }
+        }
+        false
+    }
+
+    /// The tool-list generation, bumped by every `notifications/tools/list_changed`.
+    pub(super) fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
+    pub(super) fn generation(&self) -> u64 {
+        *self.changed.borrow()
+    }
+
+    pub(super) fn bump(&self) {
+        self.changed.send_modify(|generation| *generation += 1);
+    }
+}
+
+/// A call's registration; dropping it (the call finished, timed out or was abandoned)
+/// removes the call from the routing.
+pub(super) struct SlotGuard {
+    routing: Arc<Routing>,
+    id: u64,
+}
+
+impl SlotGuard {
+    /// Marks the call as waiting on an elicitation (or running again).
+    pub(super) fn waiting(&self, waiting: bool) {
+        self.routing.set_waiting(self.id, waiting);
+    }
+}
+
+impl Drop for SlotGuard {
+    fn drop(&mut self) {
+        self.routing.slots().1.retain(|slot| slot.id != self.id);
+    }
+}
+
+/// The [`ClientHandler`] of one connection.
+#[derive(Clone)]
+pub(super) struct Handler {
+    pub(super) routing: Arc<Routing>,
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.elicitation = Some(
+            ElicitationCapability::default()
+                .with_form(FormElicitationCapability::default())
+                .with_url(UrlElicitationCapability::default()),
+        );
+        ClientConfig::new(
+            capabilities,
+            Implementation::new("toolnexus", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        params: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let (reply, answer) = oneshot::channel();
+        if !self.routing.deliver(Elicitation { params, reply }) {
+            // No tool call is running: nobody to ask.
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        }
+        match tokio::time::timeout(self.routing.elicitation_timeout, answer).await {
+            Ok(Ok(result)) => Ok(result),
+            // The call was abandoned, or nobody answered in time.
+            _ => Ok(ElicitResult::new(ElicitationAction::Cancel)),
+        }
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.routing.bump();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::ElicitationSchema;
+
+    use super::*;
+
+    fn elicitation() -> (Elicitation, oneshot::Receiver<ElicitResult>) {
+        let (reply, rx) = oneshot::channel();
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: "?".to_owned(),
+            requested_schema: ElicitationSchema::builder().build().unwrap(),
+        };
+        (Elicitation { params, reply }, rx)
+    }
+
+    #[test]
+    fn an_elicitation_goes_to_the_oldest_call_not_already_waiting() {
+        let routing = Routing::new(Duration::from_secs(1));
+        let (first, mut first_inbox) = routing.enter();
+        let (second, mut second_inbox) = routing.enter();
+        assert!(routing.deliver(elicitation().0));
+        assert!(first_inbox.try_recv().is_ok());
+        first.waiting(true);
+        assert!(routing.deliver(elicitation().0));
+        assert!(first_inbox.try_recv().is_err());
+        assert!(second_inbox.try_recv().is_ok());
+        drop(first);
+        drop(second);
+        // No call in flight: nobody takes it (the handler then declines).
+        assert!(!routing.deliver(elicitation().0));
+    }
+
+    #[test]
+    fn list_changed_bumps_the_generation() {
+        let routing = Routing::new(Duration::from_secs(1));
+        let watch = routing.subscribe();
+        routing.bump();
+        assert_eq!(routing.generation(), 1);
+        assert!(watch.has_changed().unwrap());
+    }
+}
