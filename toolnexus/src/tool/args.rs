@@ -49,7 +49,7 @@ impl Args<'_> {
             Args::Text(text) => match object_text(tool, text)? {
                 Some(text) => match serde_json::from_str(text) {
                     Ok(parsed) => Ok(parsed),
-                    Err(first) => Err(text_error(tool, text, &first, trace::<T>)),
+                    Err(first) => Err(text_error(tool, text, &first, trace::<T>, trace_text::<T>)),
                 },
                 None => from_value(tool, &Value::Object(Map::new())),
             },
@@ -76,6 +76,16 @@ fn from_value<T: DeserializeOwned>(tool: &str, value: &Value) -> Result<T, ArgsE
     if !value.is_object() {
         return Err(not_object(tool, value));
     }
+    // serde reads an `f32` from a `Value`'s `f64` with `as`, so a number past `f32::MAX`
+    // would become infinity where the text path refuses it as out of range. Such numbers
+    // are rare: only then are the arguments read as text, so both paths agree.
+    if beyond_f32(value) {
+        let text = value.to_string();
+        return match serde_json::from_str(&text) {
+            Ok(parsed) => Ok(parsed),
+            Err(first) => Err(text_error(tool, &text, &first, trace::<T>, trace_text::<T>)),
+        };
+    }
     match T::deserialize(value) {
         Ok(parsed) => Ok(parsed),
         Err(first) => Err(value_error(tool, value, &first, trace::<T>)),
@@ -90,6 +100,28 @@ fn trace<T: DeserializeOwned>(
     value: &Value,
 ) -> Result<(), serde_path_to_error::Error<serde_json::Error>> {
     serde_path_to_error::deserialize::<_, T>(value).map(drop)
+}
+
+/// The re-run over the text itself, for the rare error only the text gives (a number out
+/// of range for an `f32`, a repeated key), so that it too names the field.
+type TraceText = fn(&str) -> Option<String>;
+
+fn trace_text<T: DeserializeOwned>(text: &str) -> Option<String> {
+    let mut reader = serde_json::Deserializer::from_str(text);
+    match serde_path_to_error::deserialize::<_, T>(&mut reader) {
+        Err(error) => Some(error.path().to_string()),
+        Ok(_) => None,
+    }
+}
+
+/// Whether `value` holds a finite number larger than an `f32` holds.
+fn beyond_f32(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => n.as_f64().is_some_and(|x| x.abs() > f64::from(f32::MAX)) && n.is_f64(),
+        Value::Array(items) => items.iter().any(beyond_f32),
+        Value::Object(map) => map.values().any(beyond_f32),
+        _ => false,
+    }
 }
 
 /// Text that is an object: `Some(text)`. No arguments (empty, `null`): `None`. Anything
@@ -121,9 +153,21 @@ fn value_error(tool: &str, value: &Value, first: &serde_json::Error, trace: Trac
 /// Why object text did not fit. When it is JSON, the parsed value's re-run names the
 /// field; this also covers an enum given a value of the wrong type (`true`), which
 /// serde_json reports as a syntax error.
-fn text_error(tool: &str, text: &str, first: &serde_json::Error, trace: Trace) -> ArgsError {
+fn text_error(
+    tool: &str,
+    text: &str,
+    first: &serde_json::Error,
+    trace: Trace,
+    trace_text: TraceText,
+) -> ArgsError {
     match serde_json::from_str::<Value>(text) {
-        Ok(value) => value_error(tool, &value, first, trace),
+        Ok(value) => match trace(&value) {
+            Err(error) => invalid(tool, &error.path().to_string(), &message(error.inner())),
+            Ok(()) => match trace_text(text) {
+                Some(path) => invalid(tool, &path, &message(first)),
+                None => invalid(tool, ".", &message(first)),
+            },
+        },
         // The text's own syntax error, even where reading a `T` failed earlier in it.
         Err(error) => not_json(tool, &error),
     }
