@@ -172,7 +172,10 @@ impl Toolkit {
         let errors: Vec<ProfileError> = self
             .tools
             .iter()
-            .filter_map(|tool| tool.profile(profile).err().cloned())
+            .flat_map(|tool| {
+                let entry = tool.entry(profile);
+                entry.error.iter().chain(&entry.gaps).cloned()
+            })
             .collect();
         if errors.is_empty() {
             Ok(())
@@ -203,7 +206,7 @@ impl Toolkit {
                 let entries = self
                     .tools
                     .iter()
-                    .map(|tool| tool.entry(profile).value.clone())
+                    .filter_map(|tool| tool.entry(profile).value.clone())
                     .collect();
                 Listing::new(match profile {
                     Profile::Gemini => {

@@ -138,6 +138,10 @@ impl Dialect for OpenAiStrict {
         }
     }
 
+    fn limits(schema: &Value) -> Result<(), ProfileError> {
+        super::limits::openai_strict(schema)
+    }
+
     /// An array says its elements, with `items` or as an `anyOf`.
     fn check(shape: &Shape, out: &Map<String, Value>) -> Result<(), &'static str> {
         if shape.array && !out.contains_key("items") && !out.contains_key("anyOf") {
@@ -148,8 +152,11 @@ impl Dialect for OpenAiStrict {
         Ok(())
     }
 
-    /// Every property is required; the optional ones become nullable.
-    fn finish_object(object: &mut Map<String, Value>) {
+    /// Every property is required. The optional ones of the root become nullable: the
+    /// tool reads a `null` given there as absent (see `Tool::call`), i.e. the default.
+    /// Deeper down, nothing reads `null` as absent, so an optional property that does not
+    /// take `null` (a `#[serde(default)]` field of a nested struct) is simply required.
+    fn finish_object(object: &mut Map<String, Value>, path: &str) {
         let required: Vec<Value> = object
             .get("required")
             .and_then(Value::as_array)
@@ -160,7 +167,20 @@ impl Dialect for OpenAiStrict {
             for (name, prop) in props.iter_mut() {
                 let name = Value::from(name.as_str());
                 if !required.contains(&name) {
-                    make_nullable(prop);
+                    if path.is_empty() {
+                        make_nullable(prop);
+                    } else if !accepts_null(prop) {
+                        super::not_enforced(
+                            Profile::OpenAiStrict,
+                            &super::join(
+                                &super::join(path, "properties"),
+                                name.as_str().unwrap_or_default(),
+                            ),
+                            "an optional field below the root that does not take `null` (a \
+                             `#[serde(default)]` field of a nested struct) is required in strict \
+                             mode: the model always gives it, and cannot leave it to its default",
+                        );
+                    }
                 }
                 all.push(name);
             }
@@ -236,7 +256,7 @@ mod tests {
         );
         assert_eq!(
             out["properties"]["inner"],
-            json!({"type": ["object", "null"], "properties": {"x": {"type": ["integer", "null"]}}, "required": ["x"], "additionalProperties": false})
+            json!({"type": ["object", "null"], "properties": {"x": {"type": "integer"}}, "required": ["x"], "additionalProperties": false})
         );
         assert_eq!(out["properties"]["when"]["format"], "date-time");
     }

@@ -12,6 +12,7 @@ use std::marker::PhantomData;
 
 use serde_json::{Map, Value, json};
 
+use super::gaps::moved;
 use super::{
     Profile, ProfileError, add_notes, def_name, each_property, each_variant, fix_integer_formats,
     is_typed, join, merge_object, object_root, resolve, tuple_to_items,
@@ -45,9 +46,14 @@ pub(super) trait Dialect: Sized {
     /// Checks a rewritten schema object as a whole; the error says why it cannot stand.
     fn check(shape: &Shape, out: &Map<String, Value>) -> Result<(), &'static str>;
 
-    /// Finishes a rewritten object schema (its `properties` present) before it is closed
-    /// with `additionalProperties: false`.
-    fn finish_object(_object: &mut Map<String, Value>) {}
+    /// Finishes a rewritten object schema found at `path` (its `properties` present)
+    /// before it is closed with `additionalProperties: false`.
+    fn finish_object(_object: &mut Map<String, Value>, _path: &str) {}
+
+    /// Checks the provider's documented limits on the whole rewritten schema.
+    fn limits(_schema: &Value) -> Result<(), ProfileError> {
+        Ok(())
+    }
 
     /// Rewrites a typed schema object, its references resolved and its unions in place:
     /// keyword by keyword, unless the provider reshapes it first.
@@ -129,6 +135,7 @@ pub(super) fn strict<D: Dialect>(schema: &Value) -> Result<Value, ProfileError> 
             map.insert("$defs".into(), Value::Object(done));
         }
     }
+    D::limits(&out)?;
     Ok(out)
 }
 
@@ -158,7 +165,7 @@ impl<D: Dialect> Walk<'_, D> {
         if let Some(reference) = node.get("$ref").and_then(Value::as_str).map(str::to_owned) {
             return self.reference(node, reference, path);
         }
-        tuple_to_items(&mut node);
+        tuple_to_items(&mut node, D::PROFILE, path);
         if let Some(Value::Array(parts)) = node.get("allOf")
             && let [Value::Object(part)] = parts.as_slice()
         {
@@ -264,9 +271,10 @@ impl<D: Dialect> Walk<'_, D> {
         if shape.object {
             out.entry("properties")
                 .or_insert_with(|| Value::Object(Map::new()));
-            D::finish_object(&mut out);
+            D::finish_object(&mut out, path);
             out.insert("additionalProperties".into(), Value::Bool(false));
         }
+        moved(D::PROFILE, path, &notes);
         add_notes(&mut out, &notes);
         Ok(out)
     }
