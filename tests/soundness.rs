@@ -23,13 +23,16 @@
 mod corpus;
 #[path = "soundness/hard.rs"]
 mod hard;
+#[path = "soundness/judges.rs"]
+mod judges;
 
 use std::collections::BTreeMap;
-use std::process::Command;
 
 use serde_json::{Map, Value, json};
 use toolnexus::profile::Profile;
 use toolnexus::{Context, Tool, Toolkit};
+
+use judges::{as_json_schema, dir, judge, normalize, python, valid};
 
 fn tools() -> Vec<Tool> {
     corpus::corpus()
@@ -37,182 +40,6 @@ fn tools() -> Vec<Tool> {
         .map(|c| c.tool)
         .chain(hard::hard())
         .collect()
-}
-
-fn dir() -> String {
-    concat!(env!("CARGO_MANIFEST_DIR"), "/tests/soundness").to_owned()
-}
-
-/// Runs a judge; `None` (after a notice) when it is not installed, outside CI.
-fn judge(program: &str, args: &[String], input: &Value) -> Option<Value> {
-    let path = std::env::temp_dir().join(format!(
-        "toolnexus-soundness-{}-{}.json",
-        std::process::id(),
-        args[0].rsplit('/').next().unwrap_or("x")
-    ));
-    std::fs::write(&path, input.to_string()).unwrap();
-    let mut command = Command::new(program);
-    command.args(args).arg(&path);
-    let output = command.output();
-    let _ = std::fs::remove_file(&path);
-    let unavailable = |why: String| {
-        let message = format!("soundness judge not run: {why}; run .ci/test to install it");
-        assert!(std::env::var_os("CI").is_none(), "{message}");
-        eprintln!("NOTICE: {message}");
-        None
-    };
-    let output = match output {
-        Ok(output) => output,
-        Err(error) => return unavailable(format!("cannot run `{program}`: {error}")),
-    };
-    if output.status.code() == Some(3) {
-        return unavailable(String::from_utf8_lossy(&output.stdout).trim().to_owned());
-    }
-    assert!(
-        output.status.success(),
-        "{program} {args:?} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    Some(serde_json::from_slice(&output.stdout).expect("the judge prints JSON"))
-}
-
-fn python(script: &str, extra: &[&str], input: &Value) -> Option<Value> {
-    let python = std::env::var("TOOLNEXUS_PYTHON").unwrap_or_else(|_| "python3".into());
-    let mut args = vec![format!("{}/{script}", dir())];
-    args.extend(extra.iter().map(|s| s.to_string()));
-    // The input file goes last: move the script's extra arguments after it.
-    let (script_path, rest) = args.split_first().unwrap();
-    let path = std::env::temp_dir().join(format!(
-        "toolnexus-soundness-{}-{script}.json",
-        std::process::id()
-    ));
-    std::fs::write(&path, input.to_string()).unwrap();
-    let output = Command::new(&python)
-        .arg(script_path)
-        .arg(&path)
-        .args(rest)
-        .output();
-    let _ = std::fs::remove_file(&path);
-    let unavailable = |why: String| {
-        let message = format!("soundness judge not run: {why}; run .ci/test to install it");
-        assert!(std::env::var_os("CI").is_none(), "{message}");
-        eprintln!("NOTICE: {message}");
-        None
-    };
-    let output = match output {
-        Ok(output) => output,
-        Err(error) => return unavailable(format!("cannot run `{python}`: {error}")),
-    };
-    if output.status.code() == Some(3) {
-        return unavailable(String::from_utf8_lossy(&output.stdout).trim().to_owned());
-    }
-    assert!(
-        output.status.success(),
-        "{script} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    Some(serde_json::from_slice(&output.stdout).expect("the judge prints JSON"))
-}
-
-/// A listed schema as JSON Schema 2020-12: Gemini's `nullable` becomes a `null` type, and
-/// its OBJECTs are closed (Gemini fills only the declared properties).
-fn as_json_schema(profile: Profile, schema: &Value) -> Value {
-    if profile != Profile::Gemini {
-        return schema.clone();
-    }
-    fn convert(schema: &Value) -> Value {
-        let Value::Object(node) = schema else {
-            return schema.clone();
-        };
-        let mut out = Map::new();
-        for (key, value) in node {
-            let value = match key.as_str() {
-                "properties" => Value::Object(
-                    value
-                        .as_object()
-                        .unwrap()
-                        .iter()
-                        .map(|(k, v)| (k.clone(), convert(v)))
-                        .collect(),
-                ),
-                "items" => convert(value),
-                "anyOf" => Value::Array(value.as_array().unwrap().iter().map(convert).collect()),
-                "nullable" => continue,
-                _ => value.clone(),
-            };
-            out.insert(key.clone(), value);
-        }
-        if out.get("type") == Some(&json!("object")) {
-            out.insert("additionalProperties".into(), false.into());
-        }
-        if node.get("nullable") == Some(&json!(true)) {
-            if let Some(Value::String(kind)) = out.get("type").cloned() {
-                out.insert("type".into(), json!([kind, "null"]));
-            }
-            if let Some(Value::Array(values)) = out.get_mut("enum") {
-                values.push(Value::Null);
-            }
-        }
-        Value::Object(out)
-    }
-    convert(schema)
-}
-
-/// Whether `value` is valid against `schema` (its `$defs` those of `root`).
-fn valid(schema: &Value, root: &Value, value: &Value) -> bool {
-    let mut schema = schema.clone();
-    if let (Value::Object(node), Some(defs)) = (&mut schema, root.get("$defs")) {
-        node.insert("$defs".into(), defs.clone());
-    }
-    jsonschema::draft202012::new(&schema)
-        .map(|v| v.is_valid(value))
-        .unwrap_or(false)
-}
-
-/// Arguments as a strict model writes them for the listed `schema`: an absent property
-/// that may be `null` is `null`; a property the closed object does not list (and the tool
-/// ignores) is left out.
-fn normalize(value: &mut Value, schema: &Value, root: &Value, depth: usize) {
-    let Value::Object(node) = schema else { return };
-    if depth > 64 {
-        return;
-    }
-    if let Some(reference) = node.get("$ref").and_then(Value::as_str)
-        && let Some(target) = root.pointer(reference.trim_start_matches('#'))
-    {
-        return normalize(value, &target.clone(), root, depth + 1);
-    }
-    if let Some(Value::Array(variants)) = node.get("anyOf") {
-        for variant in variants {
-            let mut candidate = value.clone();
-            normalize(&mut candidate, variant, root, depth + 1);
-            if valid(variant, root, &candidate) {
-                *value = candidate;
-                return;
-            }
-        }
-        return;
-    }
-    if let (Value::Object(map), Some(Value::Object(props))) = (&mut *value, node.get("properties"))
-    {
-        if node.get("additionalProperties") == Some(&json!(false)) {
-            map.retain(|name, _| props.contains_key(name));
-        }
-        for (name, prop) in props {
-            match map.get_mut(name) {
-                Some(inner) => normalize(inner, prop, root, depth + 1),
-                None if valid(prop, root, &Value::Null) => {
-                    map.insert(name.clone(), Value::Null);
-                }
-                None => {}
-            }
-        }
-    }
-    if let (Value::Array(items), Some(schema)) = (&mut *value, node.get("items")) {
-        for item in items {
-            normalize(item, schema, root, depth + 1);
-        }
-    }
 }
 
 fn examples_per_schema() -> String {
@@ -233,6 +60,7 @@ fn generated_arguments_are_accepted_and_accepted_arguments_validate() {
             }
         }
     }
+    let started = std::time::Instant::now();
     let Some(generated) = python(
         "generate.py",
         &[&examples_per_schema()],
@@ -240,6 +68,8 @@ fn generated_arguments_are_accepted_and_accepted_arguments_validate() {
     ) else {
         return;
     };
+    println!("generated in {:?}", started.elapsed());
+    let started = std::time::Instant::now();
     let gaps: std::collections::HashMap<(Profile, String), Vec<String>> = Profile::ALL
         .iter()
         .flat_map(|&profile| {
@@ -326,7 +156,10 @@ fn generated_arguments_are_accepted_and_accepted_arguments_validate() {
             }
         }
     }
-    println!("{tried} generated calls, {excused} refused where check reports a gap");
+    println!(
+        "{tried} generated calls, {excused} refused where check reports a gap, checked in {:?}",
+        started.elapsed()
+    );
     assert!(tried > 500, "only {tried} calls");
     assert!(
         broken.is_empty(),
@@ -401,4 +234,199 @@ fn google_genai_validates_every_gemini_declaration() {
     let refused = toolkit.check(Profile::Gemini).err().unwrap_or_default();
     let refused = refused.iter().filter(|e| e.is_refusal()).count();
     assert_eq!(listed + refused, toolkit.len());
+}
+
+/// `check` names the tool, the profile and the place of every refusal and every
+/// constraint a profile lists without enforcing, with the provider's reason.
+#[test]
+fn check_reports_refusals_and_unenforced_constraints_per_tool_and_field() {
+    let toolkit: Toolkit = tools().into_iter().collect();
+    let find = |profile: Profile, tool: &str, refusal: bool| -> Vec<String> {
+        toolkit
+            .check(profile)
+            .err()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|e| e.tool() == Some(tool) && e.is_refusal() == refusal)
+            .map(|e| format!("{} | {}", e.path(), e))
+            .collect()
+    };
+    let has = |found: &[String], path: &str, words: &str| {
+        assert!(
+            found
+                .iter()
+                .any(|e| e.starts_with(&format!("{path} |")) && e.contains(words)),
+            "expected `{words}` at {path} in {found:#?}"
+        );
+    };
+    use Profile::*;
+    // Root unions: strict refuses; the plain profiles list every tag, and say the merge
+    // is not enforced.
+    for tool in [
+        "root_external",
+        "root_internal",
+        "root_adjacent",
+        "root_untagged",
+    ] {
+        let union = if tool == "root_untagged" {
+            "/anyOf"
+        } else {
+            "/oneOf"
+        };
+        has(&find(OpenAiStrict, tool, true), union, "union at the root");
+        has(
+            &find(AnthropicStrict, tool, true),
+            union,
+            "union at the root",
+        );
+        has(&find(OpenAi, tool, false), "/", "union of");
+        assert!(find(Mcp, tool, false).is_empty() && find(Mcp, tool, true).is_empty());
+    }
+    let internal = toolkit.get("root_internal").unwrap();
+    let tag = &internal.profile(OpenAi).unwrap()["properties"]["action"];
+    assert_eq!(tag["enum"], json!(["Create", "Delete", "Purge"]), "{tag}");
+    let mcp = internal.profile(Mcp).unwrap();
+    assert_eq!(mcp["type"], "object");
+    assert!(mcp.get("oneOf").is_some());
+    // The strict listing falls back to the plain form, without `strict`.
+    let listing = toolkit.to_openai_strict();
+    let entry = listing
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["function"]["name"] == "root_internal")
+        .unwrap();
+    assert!(entry["function"].get("strict").is_none());
+    // Provider limits.
+    has(
+        &find(OpenAiStrict, "huge_enum", true),
+        "/properties/sku/enum",
+        "15000",
+    );
+    has(
+        &find(OpenAiStrict, "deep", true),
+        "/properties/top/properties/inner/properties/inner/properties/inner/properties/inner/properties/inner/properties/inner/properties/inner/properties/inner/properties/inner",
+        "at most 10",
+    );
+    has(
+        &find(AnthropicStrict, "recursive_enum", true),
+        "/properties/expr/anyOf/1/properties/Neg",
+        "recursive",
+    );
+    // Gemini.
+    has(
+        &find(Gemini, "maps", true),
+        "/properties/scores/additionalProperties",
+        "map",
+    );
+    has(
+        &find(Gemini, "untyped_value", true),
+        "/properties/payload",
+        "untyped",
+    );
+    has(
+        &find(Gemini, "recursive_enum", true),
+        "/properties/expr/anyOf/1/properties/Neg/anyOf/1/properties/Neg",
+        "recursive",
+    );
+    let unit = toolkit.get("unit_struct").unwrap().profile(Gemini).unwrap();
+    assert_eq!(unit["properties"]["marker"]["type"], "null");
+    // Positions and bounds the strict forms cannot state.
+    has(
+        &find(OpenAiStrict, "tuples", false),
+        "/properties/triple",
+        "positions",
+    );
+    has(
+        &find(Gemini, "tuples", false),
+        "/properties/triple",
+        "positions",
+    );
+    has(
+        &find(OpenAiStrict, "tuples", false),
+        "/properties/letter",
+        "maxLength",
+    );
+    has(
+        &find(AnthropicStrict, "tuples", false),
+        "/properties/rgba",
+        "maxItems",
+    );
+    has(
+        &find(AnthropicStrict, "widths", false),
+        "/properties/g",
+        "maximum: 255",
+    );
+    assert!(find(OpenAiStrict, "widths", false).is_empty());
+    has(
+        &find(OpenAiStrict, "nested_defaults", false),
+        "/properties/settings/properties/retries",
+        "required in strict mode",
+    );
+    // Null reads as the default at the root only, so below it the strict schema does not
+    // allow null.
+    let strict = toolkit
+        .get("nested_defaults")
+        .unwrap()
+        .profile(OpenAiStrict)
+        .unwrap();
+    assert_eq!(
+        strict["properties"]["settings"]["properties"]["retries"]["type"],
+        "integer"
+    );
+    // MCP and the plain profiles express everything the corpus has (bar root unions).
+    for tool in toolkit.tools() {
+        let name = tool.name();
+        if !name.starts_with("root_") {
+            assert!(
+                find(OpenAi, name, false).is_empty(),
+                "{name}: {:?}",
+                find(OpenAi, name, false)
+            );
+        }
+        assert!(find(Mcp, name, false).is_empty(), "{name}");
+    }
+}
+
+/// Error texts name the field, also inside a flattened struct and an internally tagged
+/// enum, and the text and value paths give the same answer at the edges of the number
+/// types.
+#[tokio::test]
+async fn errors_name_the_field_and_both_paths_agree_at_the_edges() {
+    let toolkit: Toolkit = tools().into_iter().collect();
+    let both = |name: &'static str, args: Value| {
+        let toolkit = &toolkit;
+        async move {
+            let by_value = toolkit
+                .execute(name, args.clone(), Context::default())
+                .await;
+            let by_text = toolkit
+                .execute_json(name, &args.to_string(), Context::default())
+                .await;
+            assert_eq!(by_value, by_text, "{name} {args}");
+            by_value
+        }
+    };
+    let flattened = both("flatten", json!({"query": "q", "page": 1, "per_page": 300})).await;
+    assert!(flattened.is_error);
+    assert!(
+        flattened.output.contains("per_page"),
+        "{}",
+        flattened.output
+    );
+    let tagged = both(
+        "tagged_enum",
+        json!({"event": {"kind": "click", "x": "left", "y": 2}}),
+    )
+    .await;
+    assert!(tagged.output.contains("event.x"), "{}", tagged.output);
+    let internal = both("root_internal", json!({"action": "Delete", "id": -1})).await;
+    assert!(internal.output.contains("id"), "{}", internal.output);
+    let overflow = both("primf32", json!({"value": 3.5e38})).await;
+    assert!(overflow.is_error);
+    assert!(overflow.output.contains("value"), "{}", overflow.output);
+    let fits = both("primf32", json!({"value": 3.4e38})).await;
+    assert!(!fits.is_error, "{}", fits.output);
+    let big = both("widths", json!({"a": 0, "b": 0, "c": 0, "d": 0, "e": 0, "f": 0, "g": 0, "h": 0, "i": 0, "j": 0, "k": u64::MAX, "l": 0, "m": 0.5, "n": 0.5})).await;
+    assert!(!big.is_error, "{}", big.output);
 }

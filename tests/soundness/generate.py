@@ -75,11 +75,17 @@ def main():
         schemas = json.load(handle)
     count = int(sys.argv[2])
     report = {}
+    done = {}  # the profiles often list the same schema: generate once per schema
     for key, schema in schemas.items():
+        text = json.dumps(schema, sort_keys=True)
+        if text in done:
+            report[key] = done[text]
+            continue
         try:
-            report[key] = {"examples": generate(unroll(schema, schema, 3), count)}
+            report[key] = {"examples": generate(unroll(schema, schema, 2), count)}
         except Exception as error:  # noqa: BLE001 - the test reports it per schema
             report[key] = {"error": f"{type(error).__name__}: {error}"[:500]}
+        done[text] = report[key]
     json.dump(report, sys.stdout)
 
 

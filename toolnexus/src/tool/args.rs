@@ -143,7 +143,7 @@ fn object_text<'t>(tool: &str, text: &'t str) -> Result<Option<&'t str>, ArgsErr
 /// Why a value did not fit: the first error, with the path of the field the re-run found.
 fn value_error(tool: &str, value: &Value, first: &serde_json::Error, trace: Trace) -> ArgsError {
     match trace(value) {
-        Err(error) => invalid(tool, &error.path().to_string(), &message(error.inner())),
+        Err(error) => traced(tool, value, &error),
         // The value reads where the text did not (the text repeats a key, the value keeps
         // the last): the first error stands.
         Ok(()) => invalid(tool, ".", &message(first)),
@@ -162,7 +162,7 @@ fn text_error(
 ) -> ArgsError {
     match serde_json::from_str::<Value>(text) {
         Ok(value) => match trace(&value) {
-            Err(error) => invalid(tool, &error.path().to_string(), &message(error.inner())),
+            Err(error) => traced(tool, &value, &error),
             Ok(()) => match trace_text(text) {
                 Some(path) => invalid(tool, &path, &message(first)),
                 None => invalid(tool, ".", &message(first)),
@@ -170,6 +170,78 @@ fn text_error(
         },
         // The text's own syntax error, even where reading a `T` failed earlier in it.
         Err(error) => not_json(tool, &error),
+    }
+}
+
+/// The error of a traced re-run, its path completed where serde's path stops short.
+fn traced(
+    tool: &str,
+    value: &Value,
+    error: &serde_path_to_error::Error<serde_json::Error>,
+) -> ArgsError {
+    let text = message(error.inner());
+    let path = error.path().to_string();
+    let path = match deeper(value, error.path(), &text) {
+        Some(rest) if path == "." => rest.trim_start_matches('.').to_owned(),
+        Some(rest) => format!("{path}{rest}"),
+        None => path,
+    };
+    invalid(tool, &path, &text)
+}
+
+/// Where serde's path stops short: a flattened field, or one inside an internally tagged
+/// or untagged enum, is read from a buffer that the path tracker cannot see into (the error
+/// then names the enclosing field, or none). The message names the offending value
+/// (`invalid value: integer `300``, `invalid type: string "x"`): when exactly one value
+/// under the path is that one, its place is the rest of the path (`.per_page`).
+fn deeper(value: &Value, path: &serde_path_to_error::Path, message: &str) -> Option<String> {
+    use serde_path_to_error::Segment;
+    let mut here = value;
+    for segment in path.iter() {
+        here = match segment {
+            Segment::Map { key } | Segment::Enum { variant: key } => here.get(key)?,
+            Segment::Seq { index } => here.get(index)?,
+            Segment::Unknown => return None,
+        };
+    }
+    let unexpected = message
+        .strip_prefix("invalid value: ")
+        .or_else(|| message.strip_prefix("invalid type: "))?;
+    let unexpected = unexpected.split(", expected ").next()?;
+    let mut found = Vec::new();
+    find(here, String::new(), unexpected, &mut found);
+    match found.as_slice() {
+        [one] if !one.is_empty() => Some(one.clone()),
+        _ => None,
+    }
+}
+
+/// Collects the places under `value` of a scalar serde describes as `unexpected`.
+fn find(value: &Value, at: String, unexpected: &str, found: &mut Vec<String>) {
+    if found.len() > 1 {
+        return;
+    }
+    let described = match value {
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => format!("boolean `{b}`"),
+        Value::Number(n) if n.is_f64() => format!("floating point `{n}`"),
+        Value::Number(n) => format!("integer `{n}`"),
+        Value::String(s) => format!("string {s:?}"),
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                find(item, format!("{at}[{index}]"), unexpected, found);
+            }
+            return;
+        }
+        Value::Object(map) => {
+            for (key, item) in map {
+                find(item, format!("{at}.{key}"), unexpected, found);
+            }
+            return;
+        }
+    };
+    if described == unexpected {
+        found.push(at);
     }
 }
 

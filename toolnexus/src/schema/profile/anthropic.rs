@@ -41,8 +41,9 @@ const STRICT_FORMATS: &[&str] = &[
 ///   `minItems` above 1, formats outside its list, …) move into the description
 ///   (`{minimum: 0, maxLength: 10}`), as Anthropic's own SDK does.
 ///
-/// Errors: a map (`HashMap`), an untyped value (`serde_json::Value`, `items: {}`), or a
-/// root that is not an object.
+/// Errors: a map (`HashMap`), an untyped value (`serde_json::Value`, `items: {}`), a root
+/// that is not one object (a root union, as an `#[args]` enum gives), or a recursive type
+/// (Anthropic's structured outputs do not support recursive schemas).
 pub fn anthropic_strict(schema: &Value) -> Result<Value, ProfileError> {
     strict::<AnthropicStrict>(schema)
 }

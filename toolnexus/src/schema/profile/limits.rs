@@ -34,7 +34,7 @@ struct Sizes {
     properties: usize,
     string_length: usize,
     enum_values: usize,
-    /// The deepest object nesting, and where.
+    /// The deepest object nesting, and where it first goes past the limit.
     depth: (usize, String),
 }
 
@@ -54,10 +54,11 @@ pub(super) fn openai_strict(schema: &Value) -> Result<(), ProfileError> {
         return error(
             &sizes.depth.1,
             format!(
-                "objects are nested {} levels deep here; OpenAI strict mode allows at most \
-                 {OPENAI_MAX_DEPTH} (Structured Outputs, supported schemas). Flatten the \
-                 arguments, or use the plain listing",
-                sizes.depth.0
+                "objects are nested {} levels deep (this one is level {}); OpenAI strict mode \
+                 allows at most {OPENAI_MAX_DEPTH} (Structured Outputs, supported schemas). \
+                 Flatten the arguments, or use the plain listing",
+                sizes.depth.0,
+                OPENAI_MAX_DEPTH + 1
             ),
         );
     }
@@ -107,14 +108,15 @@ fn measure(
     let object = node.contains_key("properties");
     let depth = depth + usize::from(object);
     if depth > sizes.depth.0 {
-        sizes.depth = (
-            depth,
-            if path.is_empty() {
+        // The place named is where the nesting first goes past the limit.
+        if sizes.depth.0 <= OPENAI_MAX_DEPTH {
+            sizes.depth.1 = if path.is_empty() {
                 "/".into()
             } else {
                 path.into()
-            },
-        );
+            };
+        }
+        sizes.depth.0 = depth;
     }
     if let Some(Value::Object(props)) = node.get("properties") {
         sizes.properties += props.len();

@@ -7,16 +7,20 @@
 //!
 //! | profile | used by | what it does |
 //! | --- | --- | --- |
-//! | [`openai`] | `Toolkit::to_openai` | the root made a plain object |
-//! | [`openai_strict`] | `Toolkit::to_openai_strict` | every object closed, every property required (optional ones nullable), `oneOf` → `anyOf`, `$ref` siblings inlined, `default` removed, unsupported formats and bounds moved into the description; maps and untyped values are errors |
+//! | [`openai`] | `Toolkit::to_openai` | the root made a plain object (a root union of objects merged, every tag listed) |
+//! | [`openai_strict`] | `Toolkit::to_openai_strict` | every object closed, every property required (optional ones of the root nullable), `oneOf` → `anyOf`, `$ref` siblings inlined, `default` removed, unsupported formats and bounds moved into the description; maps, untyped values, root unions and schemas over OpenAI's documented limits are errors |
 //! | [`anthropic`] | `Toolkit::to_anthropic` | never a union at the root |
-//! | [`anthropic_strict`] | `Toolkit::to_anthropic_strict` | as [`anthropic`], plus: a `$ref` keeps no siblings, `["T","null"]` → `anyOf`, unsupported keywords moved into the description; maps and untyped values are errors |
-//! | [`gemini`] | `Toolkit::to_gemini` | the `parameters` subset: refs inlined (recursion is an error), `title`, `examples`, `additionalProperties` dropped, `const` → one-value `enum`, nullable types → `nullable: true`, unknown formats moved into the description |
-//! | [`mcp`] | `Toolkit::to_mcp` | as is |
+//! | [`anthropic_strict`] | `Toolkit::to_anthropic_strict` | as [`anthropic`], plus: a `$ref` keeps no siblings, `["T","null"]` → `anyOf`, unsupported keywords moved into the description; maps, untyped values, root unions and recursion are errors |
+//! | [`gemini`] | `Toolkit::to_gemini` | the `parameters` subset: refs inlined, `title`, `examples`, `additionalProperties: false` dropped, `const` → one-value `enum`, nullable types → `nullable: true`, unknown formats moved into the description; recursion, maps, untyped values and nested objects without properties are errors |
+//! | [`mcp`] | `Toolkit::to_mcp` | as is, with `"type": "object"` always at the root |
+//!
+//! What a profile moves into a description is no longer enforced by the provider: each
+//! such place is reported by [`Toolkit::check`](crate::Toolkit::check) as a
+//! [`ProfileError`] that is not a refusal ([`ProfileError::is_refusal`]).
 //!
 //! Every profile is a pure function, `&Value → Result<Value, ProfileError>`, and every one
-//! also drops non-standard integer formats (`uint32`, `int64`, …), keeping `minimum: 0` for
-//! unsigned ones, so a hand-written schema gets the same treatment as a generated one.
+//! also turns non-standard number formats (`uint32`, `int64`, `float`, …) into the range
+//! they stand for, so a hand-written schema gets the same treatment as a generated one.
 //! A [`Tool`](crate::Tool) computes each profile once, on first use, and caches it.
 //!
 //! ```

@@ -83,8 +83,11 @@ const UNSUPPORTED: &[&str] = &[
 /// OpenAI function `parameters` for strict mode (`"strict": true`).
 ///
 /// - every object gets `additionalProperties: false`, and every property is listed in
-///   `required`; the ones that were optional become nullable (`["T","null"]`, or a `null`
-///   variant), so the model sends `null` where it has nothing to say;
+///   `required`; the optional ones of the root become nullable (`["T","null"]`, or a
+///   `null` variant), so the model sends `null` where it has nothing to say (the tool
+///   reads it as absent); below the root, an optional property that does not take `null`
+///   (a nested `#[serde(default)]` field) is required as it is, since nothing there reads
+///   `null` as the default;
 /// - `oneOf` becomes `anyOf`; a one-part `allOf` is merged into its schema;
 /// - a `$ref` with sibling keywords (a documented field of a struct type) is inlined, the
 ///   siblings winning; a recursive one keeps its `$ref` inside a one-variant `anyOf`;
@@ -95,7 +98,11 @@ const UNSUPPORTED: &[&str] = &[
 /// - a tuple (`prefixItems`) becomes a plain array of its element type, length bounds kept.
 ///
 /// Errors: a map (`HashMap`, `additionalProperties` with a schema), an untyped value
-/// (`serde_json::Value`, `items: {}`), or a root that is not an object.
+/// (`serde_json::Value`, `items: {}`), a root that is not one object (a root union, as an
+/// `#[args]` enum gives), or a schema over OpenAI's documented limits for strict mode
+/// (more than 5,000 properties, 10 levels of nested objects, 1,000 enum values, 120,000
+/// characters of names and values, or 15,000 characters in a string enum of more than
+/// 250 values).
 pub fn openai_strict(schema: &Value) -> Result<Value, ProfileError> {
     strict::<OpenAiStrict>(schema)
 }
