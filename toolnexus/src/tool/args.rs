@@ -47,6 +47,13 @@ impl Args<'_> {
             Args::Value(Value::Null) => from_value(tool, &Value::Object(Map::new())),
             Args::Value(value) => from_value(tool, &value),
             Args::Text(text) => match object_text(tool, text)? {
+                // An integer past the 64-bit range becomes an `f64` in a `Value`, so a
+                // `u128` field refuses it there while the text would give it exactly: such
+                // (rare) text is read as a value, so both paths agree.
+                Some(text) if beyond_64_bits(text) => match serde_json::from_str::<Value>(text) {
+                    Ok(value) => from_value(tool, &value),
+                    Err(error) => Err(not_json(tool, &error)),
+                },
                 Some(text) => match serde_json::from_str(text) {
                     Ok(parsed) => Ok(parsed),
                     Err(first) => Err(text_error(tool, text, &first, trace::<T>, trace_text::<T>)),
@@ -112,6 +119,55 @@ fn trace_text<T: DeserializeOwned>(text: &str) -> Option<String> {
         Err(error) => Some(error.path().to_string()),
         Ok(_) => None,
     }
+}
+
+/// Whether JSON `text` has an integer literal outside `i64::MIN..=u64::MAX`: one byte scan,
+/// skipping strings, without allocating.
+fn beyond_64_bits(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    let mut in_string = false;
+    while at < bytes.len() {
+        let byte = bytes[at];
+        if in_string {
+            match byte {
+                b'\\' => at += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            at += 1;
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'-' | b'0'..=b'9' => {
+                let negative = byte == b'-';
+                let start = if negative { at + 1 } else { at };
+                let mut end = start;
+                while end < bytes.len() && bytes[end].is_ascii_digit() {
+                    end += 1;
+                }
+                let float = matches!(bytes.get(end), Some(b'.' | b'e' | b'E'));
+                let digits = &text[start..end];
+                let limit = if negative {
+                    "9223372036854775808"
+                } else {
+                    "18446744073709551615"
+                };
+                if !float
+                    && (digits.len() > limit.len()
+                        || (digits.len() == limit.len() && digits > limit))
+                {
+                    return true;
+                }
+                at = end;
+                continue;
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    false
 }
 
 /// Whether `value` holds a finite number larger than an `f32` holds.
@@ -308,5 +364,42 @@ impl std::error::Error for ArgsError {}
 impl From<ArgsError> for ToolResult {
     fn from(error: ArgsError) -> Self {
         ToolResult::error(error.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_past_64_bits_are_found_outside_strings_only() {
+        assert!(!beyond_64_bits(
+            r#"{"a": 18446744073709551615, "b": -9223372036854775808}"#
+        ));
+        assert!(beyond_64_bits(r#"{"a": 18446744073709551616}"#));
+        assert!(beyond_64_bits(r#"{"a": [-9223372036854775809]}"#));
+        assert!(beyond_64_bits(r#"{"a": 100000000000000000000}"#));
+        assert!(!beyond_64_bits(r#"{"a": "100000000000000000000"}"#));
+        assert!(!beyond_64_bits(r#"{"a\"": "x\"100000000000000000000"}"#));
+        assert!(!beyond_64_bits(
+            r#"{"a": 100000000000000000000.5, "b": 1e400}"#
+        ));
+    }
+
+    #[test]
+    fn a_u128_past_64_bits_is_refused_by_text_as_by_value() {
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Big {
+            n: u128,
+        }
+        let text = r#"{"n": 18446744073709551616}"#;
+        let by_text = Args::Text(text).parse::<Big>("big").unwrap_err();
+        let value: Value = serde_json::from_str(text).unwrap();
+        let by_value = Args::Value(value).parse::<Big>("big").unwrap_err();
+        assert_eq!(by_text, by_value);
+        assert!(by_text.message().contains("n: "), "{by_text}");
+        let fits = Args::Text(r#"{"n": 18446744073709551615}"#).parse::<Big>("big");
+        assert_eq!(fits.unwrap().n, u128::from(u64::MAX));
     }
 }
