@@ -109,6 +109,19 @@ impl Keyword {
     }
 }
 
+/// A bound that only restates the range of a 64-bit integer or an `f32`: reported as not
+/// enforced, but not spelled out in the description (a model does not come near it, and
+/// nineteen digits on every integer would only cost tokens).
+fn restates_a_wide_range(key: &str, value: &Value) -> bool {
+    (key == "minimum" || key == "maximum")
+        && (value == &json!(i64::MIN)
+            || value == &json!(i64::MAX)
+            || value == &json!(u64::MAX)
+            || value
+                .as_f64()
+                .is_some_and(|x| x.abs() == f64::from(f32::MAX)))
+}
+
 /// Whether an `items` schema accepts anything (`{}`, `true`): the elements are untyped.
 pub(super) fn accepts_anything(items: &Value) -> bool {
     matches!(items, Value::Object(m) if m.is_empty()) || items == &Value::Bool(true)
@@ -275,6 +288,7 @@ impl<D: Dialect> Walk<'_, D> {
             out.insert("additionalProperties".into(), Value::Bool(false));
         }
         moved(D::PROFILE, path, &notes);
+        notes.retain(|(key, value)| !restates_a_wide_range(key, value));
         add_notes(&mut out, &notes);
         Ok(out)
     }
