@@ -388,4 +388,30 @@ mod tests {
         assert_eq!(err.path(), "/properties/n/properties/next");
         assert!(err.message().contains("recursive"), "{err}");
     }
+
+    /// Gemini rejects an OBJECT without properties, and ajv a `nullable` beside `anyOf`
+    /// without a `type`; a unit struct is `null`, not "anything".
+    #[test]
+    fn no_empty_objects_no_untyped_nullable_and_unit_is_null() {
+        let schema = json!({"type": "object", "properties": {
+            "either": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]},
+            "unit": {"type": "null"}
+        }});
+        let out = gemini(&schema).unwrap();
+        assert_eq!(
+            out["properties"]["either"],
+            json!({"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]})
+        );
+        assert_eq!(out["properties"]["unit"], json!({"type": "null"}));
+        let empty = json!({"type": "object", "properties": {
+            "inner": {"type": "object", "properties": {}}
+        }});
+        let error = gemini(&empty).unwrap_err();
+        assert_eq!(error.path(), "/properties/inner");
+        let map = json!({"type": "object", "properties": {
+            "m": {"type": "object", "additionalProperties": {"type": "string"}}
+        }});
+        assert!(gemini(&map).unwrap_err().message().contains("map"));
+        assert!(gemini(&json!({"type": "object"})).is_ok());
+    }
 }
