@@ -378,6 +378,27 @@ fn check_reports_refusals_and_unenforced_constraints_per_tool_and_field() {
         strict["properties"]["settings"]["properties"]["retries"]["type"],
         "integer"
     );
+    // A refused tool never breaks the listing of the others: every listing has every tool
+    // its profile (or, for a strict one, the plain profile) can list, and only those.
+    for profile in Profile::ALL {
+        let listing = toolkit.listing(profile);
+        let entries = match profile {
+            Gemini => listing[0]["functionDeclarations"].as_array().unwrap().len(),
+            _ => listing.as_array().unwrap().len(),
+        };
+        let plain = match profile {
+            OpenAiStrict => Some(OpenAi),
+            AnthropicStrict => Some(Anthropic),
+            _ => None,
+        };
+        let listable = toolkit
+            .tools()
+            .iter()
+            .filter(|t| t.profile(profile).is_ok() || plain.is_some_and(|p| t.profile(p).is_ok()))
+            .count();
+        assert_eq!(entries, listable, "{profile}");
+        assert!(entries > toolkit.len() / 2, "{profile}: {entries} listed");
+    }
     // MCP and the plain profiles express everything the corpus has (bar root unions).
     for tool in toolkit.tools() {
         let name = tool.name();

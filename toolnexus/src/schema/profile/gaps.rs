@@ -27,7 +27,6 @@ pub(crate) struct Profiled {
 
 /// Runs `apply`, collecting the gaps it reports with [`not_enforced`].
 pub(super) fn collect(
-    _profile: Profile,
     apply: impl FnOnce() -> Result<Value, ProfileError>,
 ) -> Result<Profiled, ProfileError> {
     let outer = GAPS.with(|gaps| gaps.replace(Some(Vec::new())));

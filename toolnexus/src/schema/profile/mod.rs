@@ -124,7 +124,7 @@ pub enum Profile {
 impl Profile {
     /// Applies the profile and collects what it could not enforce (see [`Profiled`]).
     pub(crate) fn run(self, schema: &Value) -> Result<Profiled, ProfileError> {
-        gaps::collect(self, || self.apply(schema))
+        gaps::collect(|| self.apply(schema))
     }
 
     /// Every profile.
