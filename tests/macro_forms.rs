@@ -234,7 +234,7 @@ async fn args_parameter_stands_for_the_whole_object() {
             "description": "A search request.",
             "properties": {
                 "query": {"type": "string", "description": "What to look for."},
-                "limit": {"type": ["integer", "null"], "minimum": 0, "description": "How many hits at most."}
+                "limit": {"type": ["integer", "null"], "minimum": 0, "maximum": u32::MAX, "description": "How many hits at most."}
             },
             "required": ["query"],
             "additionalProperties": false

@@ -162,15 +162,27 @@ fn all_tools() -> Vec<Tool> {
 /// The range an `integer` schema allows: `minimum`/`maximum` where given; otherwise a
 /// plain `integer` is read as i64 and a `minimum` of 0 or more as u64.
 fn integer_bounds(schema: &Value) -> (i128, i128) {
-    let min = schema.get("minimum").and_then(Value::as_f64);
-    let max = schema.get("maximum").and_then(Value::as_f64);
-    let lo = min.map_or(i64::MIN as i128, |m| m.ceil() as i128);
+    // Exactly, where the bound is an integer (`u64::MAX` has no exact `f64`).
+    let exact = |key: &str| -> Option<i128> {
+        let bound = schema.get(key)?;
+        bound
+            .as_i64()
+            .map(i128::from)
+            .or_else(|| bound.as_u64().map(i128::from))
+            .or_else(|| {
+                bound
+                    .as_f64()
+                    .map(|m| if key == "minimum" { m.ceil() } else { m.floor() } as i128)
+            })
+    };
+    let (min, max) = (exact("minimum"), exact("maximum"));
+    let lo = min.unwrap_or(i64::MIN as i128);
     let default_hi = if lo >= 0 {
         u64::MAX as i128
     } else {
         i64::MAX as i128
     };
-    let hi = max.map_or(default_hi, |m| m.floor() as i128);
+    let hi = max.unwrap_or(default_hi);
     (lo, hi)
 }
 

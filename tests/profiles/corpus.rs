@@ -434,13 +434,13 @@ pub(crate) fn corpus() -> Vec<Case> {
             "hash_map",
             "A HashMap argument.",
             json!({"labels": {"k": "v"}}),
-            &[OS, AS],
+            &[OS, AS, G],
         ),
         case::<WithBTreeMap>(
             "btree_map",
             "A BTreeMap argument.",
             json!({"counts": {"a": 1}, "note": null}),
-            &[OS, AS],
+            &[OS, AS, G],
         ),
         case::<Shipping>(
             "nested_struct",
@@ -491,13 +491,13 @@ pub(crate) fn corpus() -> Vec<Case> {
             "recursive_tree",
             "A recursive type.",
             json!({"tree": {"value": 1, "children": [{"value": 2, "children": []}]}}),
-            &[G],
+            &[G, AS],
         ),
         case::<LinkedList>(
             "linked_list",
             "A recursive optional type.",
             json!({"head": {"value": "a", "next": {"value": "b", "next": null}}}),
-            &[G],
+            &[G, AS],
         ),
         case::<Renamed>(
             "renamed",
@@ -521,13 +521,13 @@ pub(crate) fn corpus() -> Vec<Case> {
             "untyped",
             "A serde_json::Value argument.",
             json!({"payload": {"any": [1]}}),
-            &[OS, AS],
+            &[OS, AS, G],
         ),
         case::<UntypedItems>(
             "untyped_items",
             "A list of untyped values.",
             json!({"rows": [1, "a"]}),
-            &[OS, AS],
+            &[OS, AS, G],
         ),
         case::<Tuple>("tuple", "A tuple argument.", json!({"point": [1, 2]}), &[]),
         case::<Mixed>(

@@ -258,7 +258,9 @@ pub(crate) fn anthropic_strict(schema: &Value) -> Vec<String> {
 /// required, minProperties, maxProperties, minLength, maxLength, pattern, example, anyOf,
 /// propertyOrdering, default, items, minimum, maximum; toolnexus drops `title` and
 /// `example`), a single `type` name, `enum` of strings only, no `$ref`, and only the formats
-/// the Gemini API takes on strings (`enum`, `date-time`).
+/// the Gemini API takes on strings (`enum`, `date-time`). Types are those of Gemini's
+/// `Type` enum (which has `NULL`); an OBJECT below the root lists its properties (Gemini
+/// rejects "properties: should be non-empty for OBJECT type").
 pub(crate) fn gemini(schema: &Value) -> Vec<String> {
     const ALLOWED: &[&str] = &[
         "type",
@@ -282,12 +284,27 @@ pub(crate) fn gemini(schema: &Value) -> Vec<String> {
         "minimum",
         "maximum",
     ];
-    const TYPES: &[&str] = &["string", "number", "integer", "boolean", "array", "object"];
+    const TYPES: &[&str] = &[
+        "string", "number", "integer", "boolean", "array", "object", "null",
+    ];
     let mut broken = Vec::new();
     if schema.get("type") != Some(&Value::from("object")) {
         broken.push("/: root is not `type: object`".to_owned());
     }
     broken.extend(check_objects(schema, |path, node, broken| {
+        if !path.is_empty()
+            && node.get("type") == Some(&Value::from("object"))
+            && node
+                .get("properties")
+                .and_then(Value::as_object)
+                .is_none_or(|p| p.is_empty())
+        {
+            broken.push(format!("{path}: an OBJECT without properties"));
+        }
+        if node.contains_key("nullable") && node.contains_key("anyOf") && !node.contains_key("type")
+        {
+            broken.push(format!("{path}: `nullable` beside `anyOf` without `type`"));
+        }
         for key in node.keys() {
             if !ALLOWED.contains(&key.as_str()) {
                 broken.push(format!("{path}: keyword `{key}` is not in Gemini's Schema"));

@@ -17,11 +17,12 @@ pub const PENDING_META_KEY: &str = "toolnexus/pending";
 /// schema and, for a tool that has one, the output schema
 /// ([`Tool::output_schema`]), exactly as in [`Toolkit::to_mcp`](crate::Toolkit::to_mcp).
 ///
-/// MCP requires the input schema to be a JSON object; a tool whose schema is not one (a
-/// bare `true`, say) is listed as accepting any object.
+/// The schema is the tool's [`mcp`](crate::profile::mcp) profile (`"type": "object"` at
+/// the root, which MCP clients require); a tool whose schema has no MCP form is listed as
+/// accepting any object.
 pub fn mcp_tool(tool: &Tool) -> rmcp::model::Tool {
-    let schema = match tool.input_schema() {
-        Value::Object(map) => map.clone(),
+    let schema = match tool.profile(crate::profile::Profile::Mcp) {
+        Ok(Value::Object(map)) => map.clone(),
         _ => {
             let mut any = Map::new();
             any.insert("type".to_owned(), Value::from("object"));

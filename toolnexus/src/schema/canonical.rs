@@ -9,8 +9,9 @@
 //! - the root is an object with `properties` and `additionalProperties: false`; a type
 //!   with no fields (or `()`) gives `{"type":"object","properties":{},"additionalProperties":false}`;
 //! - only the formats JSON Schema 2020-12 defines (`date-time`, `uuid`, `email`, …) are
-//!   kept: schemars' own `uint32`, `int64`, `double`… are dropped, and an unsigned integer
-//!   keeps the `minimum: 0` that says the same thing in standard terms.
+//!   kept: schemars' own `uint32`, `int64`, `float`… become the range they stand for
+//!   (`minimum`/`maximum`, in standard terms, so a validator and a model see the bounds the
+//!   Rust type has), and `double` is dropped.
 
 use std::borrow::Cow;
 
@@ -42,6 +43,12 @@ pub(crate) const STANDARD_FORMATS: &[&str] = &[
     "regex",
 ];
 
+/// schemars' number formats, which the canonical schema states as ranges instead.
+const NUMBER_FORMATS: &[&str] = &[
+    "int8", "int16", "int32", "int64", "int128", "int", "uint8", "uint16", "uint32", "uint64",
+    "uint128", "uint", "float", "double",
+];
+
 /// The canonical argument schema of `T` (see the module docs for the rules).
 pub fn schema_for<T: ?Sized + JsonSchema>() -> Value {
     // Only the call that needs `T` is generic: the rest is compiled once, here, rather
@@ -54,8 +61,10 @@ pub fn schema_for<T: ?Sized + JsonSchema>() -> Value {
 pub(crate) fn generator(contract: Contract) -> SchemaGenerator {
     let mut formats = RestrictFormats::default();
     formats.infer_from_meta_schema = false;
+    // The number formats pass here, to become ranges in `canonical_root`.
     formats.allowed_formats = STANDARD_FORMATS
         .iter()
+        .chain(NUMBER_FORMATS)
         .copied()
         .map(Cow::Borrowed)
         .collect();
@@ -77,6 +86,11 @@ fn canonical_root(schema: Schema) -> Value {
     };
     root.remove("$schema");
     root.remove("title");
+    let mut fixed = Value::Object(root);
+    crate::schema::profile::fix_integer_formats(&mut fixed);
+    let Value::Object(mut root) = fixed else {
+        unreachable!("still an object")
+    };
     // `()` (a tool with no parameters) describes itself as `{"type":"null"}`.
     if root.get("type") == Some(&Value::from("null")) {
         root.remove("type");
@@ -127,17 +141,17 @@ mod tests {
     }
 
     #[test]
-    fn integer_formats_are_dropped_and_unsigned_keeps_minimum_zero() {
+    fn number_formats_become_ranges() {
         let schema = schema_for::<Counts>();
         assert_eq!(
             schema,
             json!({
                 "type": "object",
                 "properties": {
-                    "count": {"type": "integer", "description": "How many.", "minimum": 0},
+                    "count": {"type": "integer", "description": "How many.", "minimum": 0, "maximum": u32::MAX},
                     "small": {"type": "integer", "minimum": 0, "maximum": 255},
                     "ratio": {"type": "number"},
-                    "maybe": {"type": ["integer", "null"], "minimum": 0}
+                    "maybe": {"type": ["integer", "null"], "minimum": 0, "maximum": u64::MAX}
                 },
                 "required": ["count", "small", "ratio"],
                 "additionalProperties": false

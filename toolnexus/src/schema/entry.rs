@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
-use crate::schema::profile::{Profile, ProfileError, gemini_lenient};
+use crate::schema::profile::{Profile, ProfileError};
 
 /// What an entry is built from: a tool's name, description, canonical schema and, if it
 /// has one, output schema (listed by MCP only: no other provider takes one).
@@ -23,25 +23,20 @@ pub(crate) struct EntrySource<'a> {
 
 /// One tool in one provider's shape, and why its schema did not fit, if it did not.
 pub(crate) struct Entry {
-    /// The entry as it is listed.
-    pub(crate) value: Value,
-    /// Why the profile could not express the schema; the entry is then a degraded form
-    /// (see [`Entries::get`]).
+    /// The entry as it is listed; `None` when the tool is left out of the listing.
+    pub(crate) value: Option<Value>,
+    /// The profiled argument schema (`null` when the profile refused it).
+    schema: Value,
+    /// Why the profile could not express the schema (see [`Entries::get`]).
     pub(crate) error: Option<ProfileError>,
+    /// The constraints the listed schema does not enforce, each naming the tool.
+    pub(crate) gaps: Vec<ProfileError>,
 }
 
 impl Entry {
-    /// The profiled argument schema inside the entry.
-    pub(crate) fn schema(&self, profile: Profile) -> &Value {
-        let key = match profile {
-            Profile::OpenAi | Profile::OpenAiStrict => {
-                return &self.value["function"]["parameters"];
-            }
-            Profile::Anthropic | Profile::AnthropicStrict => "input_schema",
-            Profile::Gemini => "parameters",
-            Profile::Mcp => "inputSchema",
-        };
-        &self.value[key]
+    /// The profiled argument schema.
+    pub(crate) fn schema(&self, _profile: Profile) -> &Value {
+        &self.schema
     }
 }
 
@@ -53,28 +48,54 @@ pub(crate) struct Entries([OnceLock<Entry>; Profile::ALL.len()]);
 impl Entries {
     /// The tool's entry for `profile`.
     ///
-    /// When the profile cannot express the tool's schema, the entry degrades instead of
-    /// disappearing, and carries the error: a strict form falls back to the plain one
-    /// (without `"strict": true`), Gemini cuts the recursion, the others use the schema as
-    /// given.
+    /// When the profile cannot express the tool's schema, the entry carries the error
+    /// (which [`Toolkit::check`](crate::Toolkit::check) and `try_listing` report) and:
+    /// - a strict profile lists the tool in its plain form, without `"strict": true`,
+    ///   when the plain profile expresses it: that form is valid for the provider (which
+    ///   takes strict and non-strict tools side by side), and the tool stays callable;
+    /// - otherwise the tool is left out of that listing, with a `tracing` warning. A
+    ///   degraded schema (Gemini's recursion cut to an empty OBJECT, a schema in another
+    ///   dialect) is what the provider rejects, and one rejected tool fails the whole
+    ///   request: leaving it out keeps every other tool listed, and never shows the model
+    ///   a schema that promises what the tool refuses.
     pub(crate) fn get(&self, profile: Profile, source: EntrySource<'_>) -> &Entry {
-        self.0[profile.slot()].get_or_init(|| match profile.apply(source.input_schema) {
-            Ok(schema) => Entry {
-                value: shape(profile, source, schema),
+        self.0[profile.slot()].get_or_init(|| match profile.run(source.input_schema) {
+            Ok(profiled) => Entry {
+                value: Some(shape(profile, source, &profiled.schema)),
+                schema: profiled.schema,
                 error: None,
+                gaps: profiled
+                    .gaps
+                    .into_iter()
+                    .map(|gap| gap.for_tool(source.name))
+                    .collect(),
             },
             Err(error) => {
                 let error = error.for_tool(source.name);
-                tracing::warn!(tool = %source.name, "{error}; listing a degraded form");
-                let value = match profile {
-                    Profile::OpenAiStrict => self.get(Profile::OpenAi, source).value.clone(),
-                    Profile::AnthropicStrict => self.get(Profile::Anthropic, source).value.clone(),
-                    Profile::Gemini => shape(profile, source, gemini_lenient(source.input_schema)),
-                    _ => shape(profile, source, source.input_schema.clone()),
+                let plain = match profile {
+                    Profile::OpenAiStrict => Some(self.get(Profile::OpenAi, source)),
+                    Profile::AnthropicStrict => Some(self.get(Profile::Anthropic, source)),
+                    _ => None,
                 };
-                Entry {
-                    value,
-                    error: Some(error),
+                match plain {
+                    Some(plain) if plain.error.is_none() => {
+                        tracing::warn!(tool = %source.name, "{error}; listing the plain form");
+                        Entry {
+                            value: plain.value.clone(),
+                            schema: Value::Null,
+                            error: Some(error),
+                            gaps: plain.gaps.clone(),
+                        }
+                    }
+                    _ => {
+                        tracing::warn!(tool = %source.name, "{error}; the tool is not listed");
+                        Entry {
+                            value: None,
+                            schema: Value::Null,
+                            error: Some(error),
+                            gaps: Vec::new(),
+                        }
+                    }
                 }
             }
         })
@@ -82,7 +103,7 @@ impl Entries {
 }
 
 /// The entry of a tool whose schema, already profiled, is `schema`.
-fn shape(profile: Profile, source: EntrySource<'_>, schema: Value) -> Value {
+fn shape(profile: Profile, source: EntrySource<'_>, schema: &Value) -> Value {
     let EntrySource {
         name,
         description,
@@ -112,6 +133,15 @@ fn shape(profile: Profile, source: EntrySource<'_>, schema: Value) -> Value {
             "input_schema": schema,
             "strict": true,
         }),
+        // Gemini rejects an OBJECT without properties: a tool without parameters is
+        // declared without `parameters`, as Gemini's own examples do.
+        Profile::Gemini
+            if schema["properties"]
+                .as_object()
+                .is_some_and(|p| p.is_empty()) =>
+        {
+            json!({ "name": name, "description": description })
+        }
         Profile::Gemini => {
             json!({ "name": name, "description": description, "parameters": schema })
         }

@@ -47,9 +47,16 @@ impl Args<'_> {
             Args::Value(Value::Null) => from_value(tool, &Value::Object(Map::new())),
             Args::Value(value) => from_value(tool, &value),
             Args::Text(text) => match object_text(tool, text)? {
+                // An integer past the 64-bit range becomes an `f64` in a `Value`, so a
+                // `u128` field refuses it there while the text would give it exactly: such
+                // (rare) text is read as a value, so both paths agree.
+                Some(text) if beyond_64_bits(text) => match serde_json::from_str::<Value>(text) {
+                    Ok(value) => from_value(tool, &value),
+                    Err(error) => Err(not_json(tool, &error)),
+                },
                 Some(text) => match serde_json::from_str(text) {
                     Ok(parsed) => Ok(parsed),
-                    Err(first) => Err(text_error(tool, text, &first, trace::<T>)),
+                    Err(first) => Err(text_error(tool, text, &first, trace::<T>, trace_text::<T>)),
                 },
                 None => from_value(tool, &Value::Object(Map::new())),
             },
@@ -76,6 +83,16 @@ fn from_value<T: DeserializeOwned>(tool: &str, value: &Value) -> Result<T, ArgsE
     if !value.is_object() {
         return Err(not_object(tool, value));
     }
+    // serde reads an `f32` from a `Value`'s `f64` with `as`, so a number past `f32::MAX`
+    // would become infinity where the text path refuses it as out of range. Such numbers
+    // are rare: only then are the arguments read as text, so both paths agree.
+    if beyond_f32(value) {
+        let text = value.to_string();
+        return match serde_json::from_str(&text) {
+            Ok(parsed) => Ok(parsed),
+            Err(first) => Err(text_error(tool, &text, &first, trace::<T>, trace_text::<T>)),
+        };
+    }
     match T::deserialize(value) {
         Ok(parsed) => Ok(parsed),
         Err(first) => Err(value_error(tool, value, &first, trace::<T>)),
@@ -90,6 +107,77 @@ fn trace<T: DeserializeOwned>(
     value: &Value,
 ) -> Result<(), serde_path_to_error::Error<serde_json::Error>> {
     serde_path_to_error::deserialize::<_, T>(value).map(drop)
+}
+
+/// The re-run over the text itself, for the rare error only the text gives (a number out
+/// of range for an `f32`, a repeated key), so that it too names the field.
+type TraceText = fn(&str) -> Option<String>;
+
+fn trace_text<T: DeserializeOwned>(text: &str) -> Option<String> {
+    let mut reader = serde_json::Deserializer::from_str(text);
+    match serde_path_to_error::deserialize::<_, T>(&mut reader) {
+        Err(error) => Some(error.path().to_string()),
+        Ok(_) => None,
+    }
+}
+
+/// Whether JSON `text` has an integer literal outside `i64::MIN..=u64::MAX`: one byte scan,
+/// skipping strings, without allocating.
+fn beyond_64_bits(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    let mut in_string = false;
+    while at < bytes.len() {
+        let byte = bytes[at];
+        if in_string {
+            match byte {
+                b'\\' => at += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            at += 1;
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'-' | b'0'..=b'9' => {
+                let negative = byte == b'-';
+                let start = if negative { at + 1 } else { at };
+                let mut end = start;
+                while end < bytes.len() && bytes[end].is_ascii_digit() {
+                    end += 1;
+                }
+                let float = matches!(bytes.get(end), Some(b'.' | b'e' | b'E'));
+                let digits = &text[start..end];
+                let limit = if negative {
+                    "9223372036854775808"
+                } else {
+                    "18446744073709551615"
+                };
+                if !float
+                    && (digits.len() > limit.len()
+                        || (digits.len() == limit.len() && digits > limit))
+                {
+                    return true;
+                }
+                at = end;
+                continue;
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    false
+}
+
+/// Whether `value` holds a finite number larger than an `f32` holds.
+fn beyond_f32(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => n.as_f64().is_some_and(|x| x.abs() > f64::from(f32::MAX)) && n.is_f64(),
+        Value::Array(items) => items.iter().any(beyond_f32),
+        Value::Object(map) => map.values().any(beyond_f32),
+        _ => false,
+    }
 }
 
 /// Text that is an object: `Some(text)`. No arguments (empty, `null`): `None`. Anything
@@ -111,7 +199,7 @@ fn object_text<'t>(tool: &str, text: &'t str) -> Result<Option<&'t str>, ArgsErr
 /// Why a value did not fit: the first error, with the path of the field the re-run found.
 fn value_error(tool: &str, value: &Value, first: &serde_json::Error, trace: Trace) -> ArgsError {
     match trace(value) {
-        Err(error) => invalid(tool, &error.path().to_string(), &message(error.inner())),
+        Err(error) => traced(tool, value, &error),
         // The value reads where the text did not (the text repeats a key, the value keeps
         // the last): the first error stands.
         Ok(()) => invalid(tool, ".", &message(first)),
@@ -121,11 +209,95 @@ fn value_error(tool: &str, value: &Value, first: &serde_json::Error, trace: Trac
 /// Why object text did not fit. When it is JSON, the parsed value's re-run names the
 /// field; this also covers an enum given a value of the wrong type (`true`), which
 /// serde_json reports as a syntax error.
-fn text_error(tool: &str, text: &str, first: &serde_json::Error, trace: Trace) -> ArgsError {
+fn text_error(
+    tool: &str,
+    text: &str,
+    first: &serde_json::Error,
+    trace: Trace,
+    trace_text: TraceText,
+) -> ArgsError {
     match serde_json::from_str::<Value>(text) {
-        Ok(value) => value_error(tool, &value, first, trace),
+        Ok(value) => match trace(&value) {
+            Err(error) => traced(tool, &value, &error),
+            Ok(()) => match trace_text(text) {
+                Some(path) => invalid(tool, &path, &message(first)),
+                None => invalid(tool, ".", &message(first)),
+            },
+        },
         // The text's own syntax error, even where reading a `T` failed earlier in it.
         Err(error) => not_json(tool, &error),
+    }
+}
+
+/// The error of a traced re-run, its path completed where serde's path stops short.
+fn traced(
+    tool: &str,
+    value: &Value,
+    error: &serde_path_to_error::Error<serde_json::Error>,
+) -> ArgsError {
+    let text = message(error.inner());
+    let path = error.path().to_string();
+    let path = match deeper(value, error.path(), &text) {
+        Some(rest) if path == "." => rest.trim_start_matches('.').to_owned(),
+        Some(rest) => format!("{path}{rest}"),
+        None => path,
+    };
+    invalid(tool, &path, &text)
+}
+
+/// Where serde's path stops short: a flattened field, or one inside an internally tagged
+/// or untagged enum, is read from a buffer that the path tracker cannot see into (the error
+/// then names the enclosing field, or none). The message names the offending value
+/// (`invalid value: integer `300``, `invalid type: string "x"`): when exactly one value
+/// under the path is that one, its place is the rest of the path (`.per_page`).
+fn deeper(value: &Value, path: &serde_path_to_error::Path, message: &str) -> Option<String> {
+    use serde_path_to_error::Segment;
+    let mut here = value;
+    for segment in path.iter() {
+        here = match segment {
+            Segment::Map { key } | Segment::Enum { variant: key } => here.get(key)?,
+            Segment::Seq { index } => here.get(index)?,
+            Segment::Unknown => return None,
+        };
+    }
+    let unexpected = message
+        .strip_prefix("invalid value: ")
+        .or_else(|| message.strip_prefix("invalid type: "))?;
+    let unexpected = unexpected.split(", expected ").next()?;
+    let mut found = Vec::new();
+    find(here, String::new(), unexpected, &mut found);
+    match found.as_slice() {
+        [one] if !one.is_empty() => Some(one.clone()),
+        _ => None,
+    }
+}
+
+/// Collects the places under `value` of a scalar serde describes as `unexpected`.
+fn find(value: &Value, at: String, unexpected: &str, found: &mut Vec<String>) {
+    if found.len() > 1 {
+        return;
+    }
+    let described = match value {
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => format!("boolean `{b}`"),
+        Value::Number(n) if n.is_f64() => format!("floating point `{n}`"),
+        Value::Number(n) => format!("integer `{n}`"),
+        Value::String(s) => format!("string {s:?}"),
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                find(item, format!("{at}[{index}]"), unexpected, found);
+            }
+            return;
+        }
+        Value::Object(map) => {
+            for (key, item) in map {
+                find(item, format!("{at}.{key}"), unexpected, found);
+            }
+            return;
+        }
+    };
+    if described == unexpected {
+        found.push(at);
     }
 }
 
@@ -192,5 +364,42 @@ impl std::error::Error for ArgsError {}
 impl From<ArgsError> for ToolResult {
     fn from(error: ArgsError) -> Self {
         ToolResult::error(error.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_past_64_bits_are_found_outside_strings_only() {
+        assert!(!beyond_64_bits(
+            r#"{"a": 18446744073709551615, "b": -9223372036854775808}"#
+        ));
+        assert!(beyond_64_bits(r#"{"a": 18446744073709551616}"#));
+        assert!(beyond_64_bits(r#"{"a": [-9223372036854775809]}"#));
+        assert!(beyond_64_bits(r#"{"a": 100000000000000000000}"#));
+        assert!(!beyond_64_bits(r#"{"a": "100000000000000000000"}"#));
+        assert!(!beyond_64_bits(r#"{"a\"": "x\"100000000000000000000"}"#));
+        assert!(!beyond_64_bits(
+            r#"{"a": 100000000000000000000.5, "b": 1e400}"#
+        ));
+    }
+
+    #[test]
+    fn a_u128_past_64_bits_is_refused_by_text_as_by_value() {
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Big {
+            n: u128,
+        }
+        let text = r#"{"n": 18446744073709551616}"#;
+        let by_text = Args::Text(text).parse::<Big>("big").unwrap_err();
+        let value: Value = serde_json::from_str(text).unwrap();
+        let by_value = Args::Value(value).parse::<Big>("big").unwrap_err();
+        assert_eq!(by_text, by_value);
+        assert!(by_text.message().contains("n: "), "{by_text}");
+        let fits = Args::Text(r#"{"n": 18446744073709551615}"#).parse::<Big>("big");
+        assert_eq!(fits.unwrap().n, u128::from(u64::MAX));
     }
 }

@@ -278,13 +278,20 @@ impl Toolkit {
 
     /// Checks every tool's schema against one provider profile, so a schema the provider
     /// would reject is found when the toolkit is built rather than at the first request.
-    /// The errors name the tool, the place in its schema and the reason.
+    /// The errors name the tool, the place in its schema and the reason, and are of two
+    /// kinds ([`ProfileError::is_refusal`]):
+    ///
+    /// - a refusal: the profile cannot list the tool. The listings never fail: a strict
+    ///   listing shows such a tool in its plain form (without `"strict": true`) when that
+    ///   fits, and every other listing leaves it out (see [`Toolkit::listing`]);
+    /// - a constraint the listed schema does not enforce (a bound or a format moved into
+    ///   the description, a tuple's positions, a root union listed as one object): the
+    ///   provider may send arguments the tool then refuses, with an error naming the field.
+    ///
+    /// A toolkit that passes `check` for a profile lists every tool, and every argument
+    /// object its listing allows, the tools accept.
     ///
     /// Missing shared states are reported by [`Toolkit::check_states`].
-    ///
-    /// The listings never fail: a tool whose schema does not fit is listed in a degraded
-    /// form (see [`Toolkit::to_openai_strict`]). Call this, or a `try_to_*` method, where
-    /// that should be an error instead.
     ///
     /// ```
     /// use serde_json::json;
@@ -303,7 +310,10 @@ impl Toolkit {
         let errors: Vec<ProfileError> = self
             .tools
             .iter()
-            .filter_map(|tool| tool.profile(profile).err().cloned())
+            .flat_map(|tool| {
+                let entry = tool.entry(profile);
+                entry.error.iter().chain(&entry.gaps).cloned()
+            })
             .collect();
         if errors.is_empty() {
             Ok(())
@@ -326,15 +336,18 @@ impl Toolkit {
     /// | [`Profile::Gemini`] | [`Toolkit::to_gemini`] |
     /// | [`Profile::Mcp`] | [`Toolkit::to_mcp`] |
     ///
-    /// A tool whose schema the profile cannot express is listed in a degraded form (see
-    /// [`Toolkit::to_openai_strict`]); [`Toolkit::try_listing`] reports it instead.
+    /// A tool whose schema the profile cannot express is never listed in a form the
+    /// provider would reject (one such tool would fail the whole request): a strict
+    /// profile lists its plain form when that fits (see [`Toolkit::to_openai_strict`]),
+    /// other profiles leave the tool out, with a `tracing` warning.
+    /// [`Toolkit::try_listing`] and [`Toolkit::check`] report it instead.
     pub fn listing(&self, profile: Profile) -> Listing {
         self.listings[profile.slot()]
             .get_or_init(|| {
                 let entries = self
                     .tools
                     .iter()
-                    .map(|tool| tool.entry(profile).value.clone())
+                    .filter_map(|tool| tool.entry(profile).value.clone())
                     .collect();
                 Listing::new(match profile {
                     Profile::Gemini => {
@@ -382,8 +395,9 @@ impl Toolkit {
     /// [`Toolkit::to_openai`], with `"strict": true` and the parameters passed through
     /// [`profile::openai_strict`](crate::profile::openai_strict).
     ///
-    /// A tool whose schema strict mode cannot express (a map, an untyped value) is listed
-    /// in its plain form, without `"strict": true`, and a `tracing` warning says why; use
+    /// A tool whose schema strict mode cannot express (a map, an untyped value, a root
+    /// union, a schema over OpenAI's documented limits) is listed in its plain form,
+    /// without `"strict": true`, and a `tracing` warning says why; use
     /// [`Toolkit::try_to_openai_strict`] or [`Toolkit::check`] to get the error instead.
     pub fn to_openai_strict(&self) -> Listing {
         self.listing(Profile::OpenAiStrict)
@@ -410,7 +424,8 @@ impl Toolkit {
     }
 
     /// [`Toolkit::to_gemini`], or the first tool whose schema Gemini's `parameters` cannot
-    /// express (a recursive type). `to_gemini` lists such a tool with the recursion cut.
+    /// express (a recursive type, a map, an untyped value). `to_gemini` leaves such a tool
+    /// out.
     pub fn try_to_gemini(&self) -> Result<Listing, ProfileError> {
         self.try_listing(Profile::Gemini)
     }

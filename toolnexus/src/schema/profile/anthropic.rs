@@ -41,8 +41,9 @@ const STRICT_FORMATS: &[&str] = &[
 ///   `minItems` above 1, formats outside its list, …) move into the description
 ///   (`{minimum: 0, maxLength: 10}`), as Anthropic's own SDK does.
 ///
-/// Errors: a map (`HashMap`), an untyped value (`serde_json::Value`, `items: {}`), or a
-/// root that is not an object.
+/// Errors: a map (`HashMap`), an untyped value (`serde_json::Value`, `items: {}`), a root
+/// that is not one object (a root union, as an `#[args]` enum gives), or a recursive type
+/// (Anthropic's structured outputs do not support recursive schemas).
 pub fn anthropic_strict(schema: &Value) -> Result<Value, ProfileError> {
     strict::<AnthropicStrict>(schema)
 }
@@ -91,6 +92,10 @@ impl Dialect for AnthropicStrict {
         }
     }
 
+    fn limits(schema: &Value) -> Result<(), ProfileError> {
+        super::limits::anthropic_strict(schema)
+    }
+
     /// An array says its elements with `items`.
     fn check(shape: &Shape, out: &Map<String, Value>) -> Result<(), &'static str> {
         if shape.array && !out.contains_key("items") {
@@ -114,9 +119,10 @@ impl Dialect for AnthropicStrict {
             return Ok(Value::Object(walk.keywords(node, path)?));
         }
         // The description and title stay outside the variants.
-        let description = node.remove("description");
-        let title = node.remove("title");
-        node.remove("type");
+        // `shift_remove`, so the keywords keep their order (the notes follow it).
+        let description = node.shift_remove("description");
+        let title = node.shift_remove("title");
+        node.shift_remove("type");
         let mut variants = Vec::new();
         for kind in &types {
             let mut variant = if kind == "null" {
@@ -175,19 +181,28 @@ mod tests {
     fn a_ref_keeps_no_siblings() {
         let schema = json!({
             "type": "object",
+            "properties": {"next": {"$ref": "#/$defs/Leaf", "description": "Next."}},
+            "$defs": {"Leaf": {"type": "object", "properties": {"v": {"type": "string"}}}}
+        });
+        let out = anthropic_strict(&schema).unwrap();
+        assert_eq!(out["properties"]["next"]["type"], "object");
+        assert_eq!(out["properties"]["next"]["description"], "Next.");
+    }
+
+    /// Anthropic's structured outputs exclude recursive schemas.
+    #[test]
+    fn recursion_is_refused() {
+        let schema = json!({
+            "type": "object",
             "properties": {"next": {"$ref": "#/$defs/Node", "description": "Next."}},
             "$defs": {"Node": {"type": "object", "properties": {
                 "next": {"$ref": "#/$defs/Node", "description": "Next."}
             }}}
         });
-        let out = anthropic_strict(&schema).unwrap();
-        let inner = &out["$defs"]["Node"]["properties"]["next"];
-        assert_eq!(
-            inner,
-            &json!({"description": "Next.", "anyOf": [{"$ref": "#/$defs/Node"}]})
-        );
-        assert_eq!(out["properties"]["next"]["type"], "object");
-        assert_eq!(out["properties"]["next"]["description"], "Next.");
+        let error = anthropic_strict(&schema).unwrap_err();
+        assert!(error.message().contains("recursive"), "{error}");
+        assert!(error.is_refusal());
+        assert!(anthropic(&schema).is_ok());
     }
 
     #[test]

@@ -2,10 +2,11 @@
 
 use serde_json::{Map, Value, json};
 
+use super::gaps::moved;
 use super::{
     Profile, ProfileError, add_description, add_notes, def_name, each_property, each_variant,
-    fix_integer_formats, join, merge_object, object_root, resolve, tuple_to_items, type_first,
-    types_of,
+    fix_integer_formats, join, merge_object, not_enforced, object_root, resolve, tuple_to_items,
+    type_first, types_of,
 };
 
 /// The keywords Gemini's `Schema` object has (its REST reference), less `title` and
@@ -53,38 +54,40 @@ const DROPPED: &[&str] = &[
 /// Gemini function `parameters`.
 ///
 /// - references are inlined (a recursive type is an error: `parameters` has no `$ref`);
-/// - `$schema`, `title`, `examples`, `additionalProperties` are dropped (a map's value type
-///   is said in the description);
+/// - `$schema`, `title`, `examples`, `additionalProperties: false` are dropped (Gemini
+///   fills only the declared properties of an OBJECT);
 /// - `const` becomes a one-value `enum`; `["T","null"]` and `anyOf: [T, null]` become `T`
-///   with `nullable: true`; `oneOf` becomes `anyOf`;
+///   with `nullable: true`; a union with `null` among several variants gets a
+///   `{"type": "null"}` variant; `oneOf` becomes `anyOf`; `null` alone (a unit struct) is
+///   `{"type": "null"}`;
 /// - an `enum` of non-strings (Gemini's are strings only) is said in the description;
 /// - formats Gemini does not know (all but `date-time` and `enum` on strings) and keywords
-///   outside its subset (`exclusiveMinimum`, `uniqueItems`, …) move into the description.
+///   outside its subset (`exclusiveMinimum`, `uniqueItems`, …) move into the description,
+///   and are reported as not enforced.
+///
+/// Errors: a recursive type, a map (an OBJECT with free-form keys: Gemini requires the
+/// properties of an OBJECT to be listed), an untyped value (`serde_json::Value`), a nested
+/// object without properties. A root without properties (a tool without parameters) is
+/// `{"type": "object", "properties": {}}` here; its listing entry leaves `parameters` out.
 pub fn gemini(schema: &Value) -> Result<Value, ProfileError> {
-    run(schema, false)
-}
-
-/// [`gemini`], with recursion cut instead of refused: the recursive reference becomes an
-/// object described as such. What `Toolkit::to_gemini` lists for a recursive tool.
-pub(crate) fn gemini_lenient(schema: &Value) -> Value {
-    run(schema, true).unwrap_or_else(|_| json!({"type": "object", "properties": {}}))
-}
-
-fn run(schema: &Value, cut_recursion: bool) -> Result<Value, ProfileError> {
     let mut root = object_root(schema, Profile::Gemini)?;
     fix_integer_formats(&mut root);
     let mut walk = Walk {
         root: &root,
         stack: Vec::new(),
-        cut_recursion,
     };
     walk.node(&root, "")
 }
 
+/// Said of a map.
+const MAP: &str = "a map (`HashMap`, `BTreeMap`: an object with free-form keys) cannot be declared to Gemini, whose OBJECT needs its properties listed; use a struct or a list of key/value pairs";
+
+/// Said of an untyped value.
+const UNTYPED: &str = "an untyped value (any JSON, e.g. `serde_json::Value`) cannot be declared to Gemini; give it a concrete type";
+
 struct Walk<'a> {
     root: &'a Value,
     stack: Vec<String>,
-    cut_recursion: bool,
 }
 
 impl Walk<'_> {
@@ -95,26 +98,14 @@ impl Walk<'_> {
     fn node(&mut self, schema: &Value, path: &str) -> Result<Value, ProfileError> {
         let mut node = match schema {
             Value::Object(map) => map.clone(),
-            Value::Bool(true) => Map::new(),
+            Value::Bool(true) => return Err(self.error(path, UNTYPED)),
             _ => return Err(self.error(path, "a schema that accepts nothing (`false`)")),
         };
 
         if let Some(reference) = node.remove("$ref") {
             let reference = reference.as_str().unwrap_or_default().to_owned();
             let name = def_name(&reference).unwrap_or(&reference).to_owned();
-            if self.stack.contains(&name) {
-                if self.cut_recursion {
-                    let mut cut = Map::new();
-                    cut.insert("type".into(), "object".into());
-                    if let Some(d) = node.get("description") {
-                        cut.insert("description".into(), d.clone());
-                    }
-                    add_description(
-                        &mut cut,
-                        &format!("A nested `{name}`, of the same shape as the enclosing one."),
-                    );
-                    return Ok(Value::Object(cut));
-                }
+            if self.stack.contains(&name) || reference == "#" {
                 return Err(self.error(
                     path,
                     format!(
@@ -133,7 +124,7 @@ impl Walk<'_> {
             self.stack.pop();
             return out;
         }
-        tuple_to_items(&mut node);
+        tuple_to_items(&mut node, Profile::Gemini, path);
         if let Some(Value::Array(parts)) = node.get("allOf").cloned() {
             node.remove("allOf");
             for part in parts {
@@ -156,7 +147,9 @@ impl Walk<'_> {
         let mut nullable = node.get("nullable") == Some(&Value::Bool(true));
         // `["T", "null"]` → `T` + nullable; several non-null types → `anyOf`.
         let mut types: Vec<String> = types_of(&node).into_iter().map(str::to_owned).collect();
-        if types.iter().any(|t| t == "null") {
+        if types == ["null"] && !node.contains_key("anyOf") && !node.contains_key("enum") {
+            // `null` alone: a unit struct.
+        } else if types.iter().any(|t| t == "null") {
             nullable = true;
             types.retain(|t| t != "null");
         }
@@ -241,18 +234,8 @@ impl Walk<'_> {
                     out.insert(key, value);
                 }
                 "additionalProperties" => {
-                    if let Value::Object(values) = &value {
-                        let of = values
-                            .get("type")
-                            .map(|t| match t {
-                                Value::String(s) => s.clone(),
-                                other => other.to_string(),
-                            })
-                            .unwrap_or_else(|| "any value".into());
-                        add_description(
-                            &mut out,
-                            &format!("An object with free-form keys; each value is: {of}."),
-                        );
+                    if value != Value::Bool(false) {
+                        return Err(self.error(&here, MAP));
                     }
                 }
                 "enum" => match &value {
@@ -261,6 +244,15 @@ impl Walk<'_> {
                     }
                     Value::Array(values) => {
                         let listed: Vec<String> = values.iter().map(Value::to_string).collect();
+                        not_enforced(
+                            Profile::Gemini,
+                            path,
+                            format!(
+                                "an enum of non-strings ({}) cannot be expressed (Gemini's enums \
+                                 are strings), so it is said in the description only",
+                                listed.join(", ")
+                            ),
+                        );
                         if kind.is_none()
                             && let Some(inferred) = infer_type(values)
                         {
@@ -289,9 +281,41 @@ impl Walk<'_> {
         {
             out.insert("type".into(), "string".into());
         }
-        if nullable {
-            out.insert("nullable".into(), Value::Bool(true));
+        if nullable || out.contains_key("nullable") {
+            let typed = out.contains_key("type");
+            match out.get_mut("anyOf") {
+                // `nullable` beside `anyOf` says nothing to a JSON Schema reader (ajv
+                // refuses it without a `type`): `null` is one more variant instead.
+                Some(Value::Array(variants)) if !typed => {
+                    variants.push(json!({"type": "null"}));
+                    out.remove("nullable");
+                }
+                _ => {
+                    out.insert("nullable".into(), Value::Bool(true));
+                }
+            }
         }
+        if !["type", "anyOf", "enum"]
+            .iter()
+            .any(|k| out.contains_key(*k))
+        {
+            return Err(self.error(path, UNTYPED));
+        }
+        if out.get("type") == Some(&Value::from("object"))
+            && !path.is_empty()
+            && out
+                .get("properties")
+                .and_then(Value::as_object)
+                .is_none_or(Map::is_empty)
+        {
+            return Err(self.error(
+                path,
+                "an object without properties cannot be declared to Gemini (\"properties: \
+                 should be non-empty for OBJECT type\"); give the struct a field, or use a \
+                 unit enum",
+            ));
+        }
+        moved(Profile::Gemini, path, &notes);
         add_notes(&mut out, &notes);
         Ok(Value::Object(type_first(out)))
     }
@@ -323,8 +347,7 @@ mod tests {
                 "a": {"type": ["string", "null"], "format": "email"},
                 "b": {"const": "x"},
                 "c": {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}], "description": "C."},
-                "d": {"enum": [1, 2]},
-                "e": {"type": "object", "additionalProperties": {"type": "integer"}}
+                "d": {"enum": [1, 2]}
             },
             "required": ["b"],
             "additionalProperties": false
@@ -338,8 +361,7 @@ mod tests {
                     "a": {"type": "string", "nullable": true, "description": "{format: email}"},
                     "b": {"type": "string", "enum": ["x"]},
                     "c": {"type": "integer", "description": "C.", "minimum": 0, "nullable": true},
-                    "d": {"type": "integer", "description": "One of: 1, 2."},
-                    "e": {"type": "object", "description": "An object with free-form keys; each value is: integer."}
+                    "d": {"type": "integer", "description": "One of: 1, 2."}
                 },
                 "required": ["b"]
             })
@@ -365,10 +387,31 @@ mod tests {
         let err = gemini(&recursive).unwrap_err();
         assert_eq!(err.path(), "/properties/n/properties/next");
         assert!(err.message().contains("recursive"), "{err}");
-        let cut = gemini_lenient(&recursive);
+    }
+
+    /// Gemini rejects an OBJECT without properties, and ajv a `nullable` beside `anyOf`
+    /// without a `type`; a unit struct is `null`, not "anything".
+    #[test]
+    fn no_empty_objects_no_untyped_nullable_and_unit_is_null() {
+        let schema = json!({"type": "object", "properties": {
+            "either": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]},
+            "unit": {"type": "null"}
+        }});
+        let out = gemini(&schema).unwrap();
         assert_eq!(
-            cut["properties"]["n"]["properties"]["next"]["type"],
-            "object"
+            out["properties"]["either"],
+            json!({"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]})
         );
+        assert_eq!(out["properties"]["unit"], json!({"type": "null"}));
+        let empty = json!({"type": "object", "properties": {
+            "inner": {"type": "object", "properties": {}}
+        }});
+        let error = gemini(&empty).unwrap_err();
+        assert_eq!(error.path(), "/properties/inner");
+        let map = json!({"type": "object", "properties": {
+            "m": {"type": "object", "additionalProperties": {"type": "string"}}
+        }});
+        assert!(gemini(&map).unwrap_err().message().contains("map"));
+        assert!(gemini(&json!({"type": "object"})).is_ok());
     }
 }

@@ -7,16 +7,20 @@
 //!
 //! | profile | used by | what it does |
 //! | --- | --- | --- |
-//! | [`openai`] | `Toolkit::to_openai` | the root made a plain object |
-//! | [`openai_strict`] | `Toolkit::to_openai_strict` | every object closed, every property required (optional ones nullable), `oneOf` → `anyOf`, `$ref` siblings inlined, `default` removed, unsupported formats and bounds moved into the description; maps and untyped values are errors |
+//! | [`openai`] | `Toolkit::to_openai` | the root made a plain object (a root union of objects merged, every tag listed) |
+//! | [`openai_strict`] | `Toolkit::to_openai_strict` | every object closed, every property required (optional ones of the root nullable), `oneOf` → `anyOf`, `$ref` siblings inlined, `default` removed, unsupported formats and bounds moved into the description; maps, untyped values, root unions and schemas over OpenAI's documented limits are errors |
 //! | [`anthropic`] | `Toolkit::to_anthropic` | never a union at the root |
-//! | [`anthropic_strict`] | `Toolkit::to_anthropic_strict` | as [`anthropic`], plus: a `$ref` keeps no siblings, `["T","null"]` → `anyOf`, unsupported keywords moved into the description; maps and untyped values are errors |
-//! | [`gemini`] | `Toolkit::to_gemini` | the `parameters` subset: refs inlined (recursion is an error), `title`, `examples`, `additionalProperties` dropped, `const` → one-value `enum`, nullable types → `nullable: true`, unknown formats moved into the description |
-//! | [`mcp`] | `Toolkit::to_mcp` | as is |
+//! | [`anthropic_strict`] | `Toolkit::to_anthropic_strict` | as [`anthropic`], plus: a `$ref` keeps no siblings, `["T","null"]` → `anyOf`, unsupported keywords moved into the description; maps, untyped values, root unions and recursion are errors |
+//! | [`gemini`] | `Toolkit::to_gemini` | the `parameters` subset: refs inlined, `title`, `examples`, `additionalProperties: false` dropped, `const` → one-value `enum`, nullable types → `nullable: true`, unknown formats moved into the description; recursion, maps, untyped values and nested objects without properties are errors |
+//! | [`mcp`] | `Toolkit::to_mcp` | as is, with `"type": "object"` always at the root |
+//!
+//! What a profile moves into a description is no longer enforced by the provider: each
+//! such place is reported by [`Toolkit::check`](crate::Toolkit::check) as a
+//! [`ProfileError`] that is not a refusal ([`ProfileError::is_refusal`]).
 //!
 //! Every profile is a pure function, `&Value → Result<Value, ProfileError>`, and every one
-//! also drops non-standard integer formats (`uint32`, `int64`, …), keeping `minimum: 0` for
-//! unsigned ones, so a hand-written schema gets the same treatment as a generated one.
+//! also turns non-standard number formats (`uint32`, `int64`, `float`, …) into the range
+//! they stand for, so a hand-written schema gets the same treatment as a generated one.
 //! A [`Tool`](crate::Tool) computes each profile once, on first use, and caches it.
 //!
 //! ```
@@ -41,7 +45,9 @@
 //! ```
 
 mod anthropic;
+mod gaps;
 mod gemini;
+mod limits;
 mod openai;
 mod root;
 mod strict;
@@ -52,17 +58,48 @@ use std::fmt;
 use serde_json::Value;
 
 pub use anthropic::{anthropic, anthropic_strict};
+pub(crate) use gaps::{Profiled, not_enforced};
 pub use gemini::gemini;
-pub(crate) use gemini::gemini_lenient;
 pub use openai::{openai, openai_strict};
 pub(crate) use root::{merge_object, object_root};
 pub(crate) use walk::*;
 
-/// The canonical schema, as is (MCP's `inputSchema` takes JSON Schema 2020-12), with only
-/// non-standard integer formats dropped.
+/// The canonical schema (MCP's `inputSchema` takes JSON Schema 2020-12), with the root
+/// every MCP client requires: `"type": "object"` always (a root union, e.g. an `#[args]`
+/// enum, keeps its `oneOf`/`anyOf` beside it), and a subschema `true` (any value, e.g.
+/// `serde_json::Value`) written `{}`, since the TypeScript SDK takes only objects as
+/// property schemas. Non-standard integer formats are dropped.
 pub fn mcp(schema: &Value) -> Result<Value, ProfileError> {
-    let mut out = schema.clone();
+    let mut out = match schema {
+        Value::Object(_) => schema.clone(),
+        Value::Bool(true) => serde_json::json!({}),
+        _ => {
+            return Err(ProfileError::new(
+                Profile::Mcp,
+                "",
+                "the root must be an object schema",
+            ));
+        }
+    };
     fix_integer_formats(&mut out);
+    true_as_empty(&mut out);
+    if let Value::Object(root) = &mut out {
+        match root.get("type") {
+            None => {
+                root.insert("type".into(), "object".into());
+            }
+            Some(kind) if kind == "object" => {}
+            Some(_) => {
+                return Err(ProfileError::new(
+                    Profile::Mcp,
+                    "/type",
+                    "the root must describe an object (the tool's named arguments)",
+                ));
+            }
+        }
+        let ordered = type_first(std::mem::take(root));
+        *root = ordered;
+    }
     Ok(out)
 }
 
@@ -85,6 +122,11 @@ pub enum Profile {
 }
 
 impl Profile {
+    /// Applies the profile and collects what it could not enforce (see [`Profiled`]).
+    pub(crate) fn run(self, schema: &Value) -> Result<Profiled, ProfileError> {
+        gaps::collect(|| self.apply(schema))
+    }
+
     /// Every profile.
     pub const ALL: [Profile; 6] = [
         Profile::OpenAi,
@@ -136,9 +178,16 @@ impl fmt::Display for Profile {
 ///
 /// The message says which profile, where in the schema (a JSON pointer) and why, and, once
 /// the error is tied to a tool (see [`Toolkit::check`](crate::Toolkit::check)), which tool.
+///
+/// Two kinds (see [`ProfileError::is_refusal`]): a *refusal*, where the profile cannot
+/// list the schema at all, and a constraint the listed schema does *not enforce* (a bound
+/// moved into the description, a tuple's positions): the provider may then send arguments
+/// the tool refuses, with an error naming the field. [`Toolkit::check`](crate::Toolkit::check)
+/// reports both.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProfileError {
     profile: Profile,
+    refusal: bool,
     tool: Option<String>,
     path: String,
     message: String,
@@ -148,6 +197,7 @@ impl ProfileError {
     pub(crate) fn new(profile: Profile, path: &str, message: impl Into<String>) -> Self {
         ProfileError {
             profile,
+            refusal: true,
             tool: None,
             path: if path.is_empty() {
                 "/".into()
@@ -163,6 +213,21 @@ impl ProfileError {
     pub fn for_tool(mut self, tool: &str) -> Self {
         self.tool = Some(tool.to_owned());
         self
+    }
+
+    /// A constraint of the schema at `path` that the profile lists but does not enforce.
+    pub(crate) fn gap(profile: Profile, path: &str, message: impl Into<String>) -> Self {
+        ProfileError {
+            refusal: false,
+            ..ProfileError::new(profile, path, message)
+        }
+    }
+
+    /// Whether the profile cannot list the schema (`true`), rather than list it without
+    /// enforcing one of its constraints (`false`: the tool still checks it, and its error
+    /// names the field).
+    pub fn is_refusal(&self) -> bool {
+        self.refusal
     }
 
     /// The profile that failed.
@@ -191,15 +256,15 @@ impl fmt::Display for ProfileError {
         match &self.tool {
             Some(tool) => write!(
                 f,
-                "{} schema of tool `{tool}` at {}: {}",
-                self.profile, self.path, self.message
-            ),
-            None => write!(
-                f,
-                "{} schema at {}: {}",
-                self.profile, self.path, self.message
-            ),
+                "{} schema of tool `{tool}` at {}: ",
+                self.profile, self.path
+            )?,
+            None => write!(f, "{} schema at {}: ", self.profile, self.path)?,
         }
+        if !self.refusal {
+            f.write_str("not enforced by the provider (the tool still checks it): ")?;
+        }
+        f.write_str(&self.message)
     }
 }
 
@@ -246,10 +311,10 @@ mod tests {
         assert_eq!(
             schema["properties"],
             json!({
-                "a": {"type": "integer", "minimum": 0},
-                "b": {"type": "integer", "minimum": -3},
+                "a": {"type": "integer", "minimum": 0, "maximum": 4294967295u32},
+                "b": {"type": "integer", "minimum": -3, "maximum": i64::MAX},
                 "c": {"type": "string", "format": "date-time"},
-                "d": {"type": "integer", "minimum": 1}
+                "d": {"type": "integer", "minimum": 1, "maximum": u64::MAX}
             })
         );
     }

@@ -83,8 +83,11 @@ const UNSUPPORTED: &[&str] = &[
 /// OpenAI function `parameters` for strict mode (`"strict": true`).
 ///
 /// - every object gets `additionalProperties: false`, and every property is listed in
-///   `required`; the ones that were optional become nullable (`["T","null"]`, or a `null`
-///   variant), so the model sends `null` where it has nothing to say;
+///   `required`; the optional ones of the root become nullable (`["T","null"]`, or a
+///   `null` variant), so the model sends `null` where it has nothing to say (the tool
+///   reads it as absent); below the root, an optional property that does not take `null`
+///   (a nested `#[serde(default)]` field) is required as it is, since nothing there reads
+///   `null` as the default;
 /// - `oneOf` becomes `anyOf`; a one-part `allOf` is merged into its schema;
 /// - a `$ref` with sibling keywords (a documented field of a struct type) is inlined, the
 ///   siblings winning; a recursive one keeps its `$ref` inside a one-variant `anyOf`;
@@ -95,7 +98,11 @@ const UNSUPPORTED: &[&str] = &[
 /// - a tuple (`prefixItems`) becomes a plain array of its element type, length bounds kept.
 ///
 /// Errors: a map (`HashMap`, `additionalProperties` with a schema), an untyped value
-/// (`serde_json::Value`, `items: {}`), or a root that is not an object.
+/// (`serde_json::Value`, `items: {}`), a root that is not one object (a root union, as an
+/// `#[args]` enum gives), or a schema over OpenAI's documented limits for strict mode
+/// (more than 5,000 properties, 10 levels of nested objects, 1,000 enum values, 120,000
+/// characters of names and values, or 15,000 characters in a string enum of more than
+/// 250 values).
 pub fn openai_strict(schema: &Value) -> Result<Value, ProfileError> {
     strict::<OpenAiStrict>(schema)
 }
@@ -138,6 +145,10 @@ impl Dialect for OpenAiStrict {
         }
     }
 
+    fn limits(schema: &Value) -> Result<(), ProfileError> {
+        super::limits::openai_strict(schema)
+    }
+
     /// An array says its elements, with `items` or as an `anyOf`.
     fn check(shape: &Shape, out: &Map<String, Value>) -> Result<(), &'static str> {
         if shape.array && !out.contains_key("items") && !out.contains_key("anyOf") {
@@ -148,8 +159,11 @@ impl Dialect for OpenAiStrict {
         Ok(())
     }
 
-    /// Every property is required; the optional ones become nullable.
-    fn finish_object(object: &mut Map<String, Value>) {
+    /// Every property is required. The optional ones of the root become nullable: the
+    /// tool reads a `null` given there as absent (see `Tool::call`), i.e. the default.
+    /// Deeper down, nothing reads `null` as absent, so an optional property that does not
+    /// take `null` (a `#[serde(default)]` field of a nested struct) is simply required.
+    fn finish_object(object: &mut Map<String, Value>, path: &str) {
         let required: Vec<Value> = object
             .get("required")
             .and_then(Value::as_array)
@@ -160,7 +174,20 @@ impl Dialect for OpenAiStrict {
             for (name, prop) in props.iter_mut() {
                 let name = Value::from(name.as_str());
                 if !required.contains(&name) {
-                    make_nullable(prop);
+                    if path.is_empty() {
+                        make_nullable(prop);
+                    } else if !accepts_null(prop) {
+                        super::not_enforced(
+                            Profile::OpenAiStrict,
+                            &super::join(
+                                &super::join(path, "properties"),
+                                name.as_str().unwrap_or_default(),
+                            ),
+                            "an optional field below the root that does not take `null` (a \
+                             `#[serde(default)]` field of a nested struct) is required in strict \
+                             mode: the model always gives it, and cannot leave it to its default",
+                        );
+                    }
                 }
                 all.push(name);
             }
@@ -236,7 +263,7 @@ mod tests {
         );
         assert_eq!(
             out["properties"]["inner"],
-            json!({"type": ["object", "null"], "properties": {"x": {"type": ["integer", "null"]}}, "required": ["x"], "additionalProperties": false})
+            json!({"type": ["object", "null"], "properties": {"x": {"type": "integer"}}, "required": ["x"], "additionalProperties": false})
         );
         assert_eq!(out["properties"]["when"]["format"], "date-time");
     }

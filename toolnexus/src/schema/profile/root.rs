@@ -4,12 +4,18 @@
 use serde_json::{Map, Value};
 
 use super::walk::*;
-use super::{Profile, ProfileError};
+use super::{Profile, ProfileError, not_enforced};
 
 /// Gives the root the plain-object shape OpenAI, Anthropic and Gemini require: `type:
-/// object` with `properties`; a union of objects at the root (which all three reject) is
-/// merged into one object whose properties are those of every variant and whose required
-/// ones are those every variant requires.
+/// object` with `properties`.
+///
+/// A union of objects at the root (an `#[args]` enum), which all three reject there, is
+/// merged into one object: its properties are those of every variant (a property several
+/// variants have with different schemas, such as the tag, takes any of them: every tag is
+/// listed), and the required ones are those every variant requires. That object allows
+/// mixes no variant accepts (a tag with another variant's fields), so the merge is
+/// reported as not enforced; the strict profiles, whose point is that the model cannot
+/// send what the tool refuses, refuse such a root instead.
 pub(crate) fn object_root(schema: &Value, profile: Profile) -> Result<Value, ProfileError> {
     let mut root = match schema {
         Value::Object(map) => map.clone(),
@@ -24,6 +30,16 @@ pub(crate) fn object_root(schema: &Value, profile: Profile) -> Result<Value, Pro
     };
     for key in ["oneOf", "anyOf"] {
         if let Some(Value::Array(variants)) = root.remove(key) {
+            if matches!(profile, Profile::OpenAiStrict | Profile::AnthropicStrict) {
+                return Err(ProfileError::new(
+                    profile,
+                    &join("", key),
+                    "a union at the root (an `#[args]` enum: one object per variant) cannot be \
+                     listed in strict mode: the provider requires the root to be one object, and \
+                     one object cannot say which fields each variant requires. Use a struct \
+                     with the enum as a field, or the plain (non-strict) listing",
+                ));
+            }
             merge_variants(&mut root, &variants, key, schema, profile)?;
         }
     }
@@ -116,9 +132,12 @@ fn merge_variants(
         shapes.push(label);
         if let Some(Value::Object(props)) = object.get("properties") {
             for (name, prop) in props {
-                properties
-                    .entry(name.clone())
-                    .or_insert_with(|| prop.clone());
+                match properties.get_mut(name) {
+                    None => {
+                        properties.insert(name.clone(), prop.clone());
+                    }
+                    Some(existing) => unite(existing, prop),
+                }
             }
         }
         let own: Vec<Value> = object
@@ -159,7 +178,59 @@ fn merge_variants(
         root,
         &format!("Give the fields of exactly one of: {}.", shapes.join("; ")),
     );
+    if objects.len() > 1 {
+        not_enforced(
+            profile,
+            "",
+            format!(
+                "the root is a union of {} objects (an `#[args]` enum), listed as one object: \
+                 which fields each variant requires, and which go together, is said in the \
+                 description only",
+                objects.len()
+            ),
+        );
+    }
     Ok(())
+}
+
+/// Widens `existing` to also accept what `other` accepts: two literals (a tag's `const`
+/// or `enum`) become one `enum`; differing schemas become an `anyOf` of both.
+fn unite(existing: &mut Value, other: &Value) {
+    if existing == other {
+        return;
+    }
+    let literals = |schema: &Value| -> Option<Vec<Value>> {
+        let node = schema.as_object()?;
+        match (node.get("const"), node.get("enum")) {
+            (Some(one), None) => Some(vec![one.clone()]),
+            (None, Some(Value::Array(many))) => Some(many.clone()),
+            _ => None,
+        }
+    };
+    if let (Some(mut mine), Some(theirs), Value::Object(node)) =
+        (literals(existing), literals(other), &mut *existing)
+        && node.get("type") == other.get("type")
+    {
+        for value in theirs {
+            if !mine.contains(&value) {
+                mine.push(value);
+            }
+        }
+        node.remove("const");
+        node.insert("enum".into(), Value::Array(mine));
+        return;
+    }
+    let union_only = existing
+        .as_object()
+        .is_some_and(|node| node.keys().all(|k| k == "anyOf" || k == "description"));
+    if union_only && let Some(Value::Array(variants)) = existing.get_mut("anyOf") {
+        if !variants.contains(other) {
+            variants.push(other.clone());
+        }
+        return;
+    }
+    let before = std::mem::take(existing);
+    *existing = serde_json::json!({ "anyOf": [before, other.clone()] });
 }
 
 /// Copies `part`'s keywords into `node`; `properties` and `required` are united.

@@ -12,6 +12,7 @@ use std::marker::PhantomData;
 
 use serde_json::{Map, Value, json};
 
+use super::gaps::moved;
 use super::{
     Profile, ProfileError, add_notes, def_name, each_property, each_variant, fix_integer_formats,
     is_typed, join, merge_object, object_root, resolve, tuple_to_items,
@@ -45,9 +46,14 @@ pub(super) trait Dialect: Sized {
     /// Checks a rewritten schema object as a whole; the error says why it cannot stand.
     fn check(shape: &Shape, out: &Map<String, Value>) -> Result<(), &'static str>;
 
-    /// Finishes a rewritten object schema (its `properties` present) before it is closed
-    /// with `additionalProperties: false`.
-    fn finish_object(_object: &mut Map<String, Value>) {}
+    /// Finishes a rewritten object schema found at `path` (its `properties` present)
+    /// before it is closed with `additionalProperties: false`.
+    fn finish_object(_object: &mut Map<String, Value>, _path: &str) {}
+
+    /// Checks the provider's documented limits on the whole rewritten schema.
+    fn limits(_schema: &Value) -> Result<(), ProfileError> {
+        Ok(())
+    }
 
     /// Rewrites a typed schema object, its references resolved and its unions in place:
     /// keyword by keyword, unless the provider reshapes it first.
@@ -103,6 +109,19 @@ impl Keyword {
     }
 }
 
+/// A bound that only restates the range of a 64-bit integer or an `f32`: reported as not
+/// enforced, but not spelled out in the description (a model does not come near it, and
+/// nineteen digits on every integer would only cost tokens).
+fn restates_a_wide_range(key: &str, value: &Value) -> bool {
+    (key == "minimum" || key == "maximum")
+        && (value == &json!(i64::MIN)
+            || value == &json!(i64::MAX)
+            || value == &json!(u64::MAX)
+            || value
+                .as_f64()
+                .is_some_and(|x| x.abs() == f64::from(f32::MAX)))
+}
+
 /// Whether an `items` schema accepts anything (`{}`, `true`): the elements are untyped.
 pub(super) fn accepts_anything(items: &Value) -> bool {
     matches!(items, Value::Object(m) if m.is_empty()) || items == &Value::Bool(true)
@@ -129,6 +148,7 @@ pub(super) fn strict<D: Dialect>(schema: &Value) -> Result<Value, ProfileError> 
             map.insert("$defs".into(), Value::Object(done));
         }
     }
+    D::limits(&out)?;
     Ok(out)
 }
 
@@ -158,7 +178,7 @@ impl<D: Dialect> Walk<'_, D> {
         if let Some(reference) = node.get("$ref").and_then(Value::as_str).map(str::to_owned) {
             return self.reference(node, reference, path);
         }
-        tuple_to_items(&mut node);
+        tuple_to_items(&mut node, D::PROFILE, path);
         if let Some(Value::Array(parts)) = node.get("allOf")
             && let [Value::Object(part)] = parts.as_slice()
         {
@@ -264,9 +284,11 @@ impl<D: Dialect> Walk<'_, D> {
         if shape.object {
             out.entry("properties")
                 .or_insert_with(|| Value::Object(Map::new()));
-            D::finish_object(&mut out);
+            D::finish_object(&mut out, path);
             out.insert("additionalProperties".into(), Value::Bool(false));
         }
+        moved(D::PROFILE, path, &notes);
+        notes.retain(|(key, value)| !restates_a_wide_range(key, value));
         add_notes(&mut out, &notes);
         Ok(out)
     }

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::ProfileError;
+use super::{Profile, ProfileError};
 
 /// Appends `child` to a JSON pointer, escaping `~` and `/`.
 pub(crate) fn join(path: &str, child: &str) -> String {
@@ -135,8 +135,9 @@ pub(crate) fn accepts_null(schema: &Value) -> bool {
 
 /// A tuple (`prefixItems`, which OpenAI, Anthropic and Gemini do not take) as a plain
 /// array: `items` is the one element schema when all are alike, else their `anyOf`; the
-/// length bounds stay, and the positions are said in the description.
-pub(crate) fn tuple_to_items(node: &mut Map<String, Value>) {
+/// length bounds stay, and the positions are said in the description (and reported as not
+/// enforced: the provider may send the elements in any order).
+pub(crate) fn tuple_to_items(node: &mut Map<String, Value>, profile: Profile, path: &str) {
     if node.contains_key("items") && node.get("items") != Some(&Value::Bool(false)) {
         return;
     }
@@ -159,29 +160,54 @@ pub(crate) fn tuple_to_items(node: &mut Map<String, Value>) {
             node,
             &format!("Positions, in order: {}.", listed.join(", ")),
         );
+        super::not_enforced(
+            profile,
+            path,
+            "a tuple's positions (`prefixItems`) cannot be expressed: each element may be \
+             of any of the tuple's types, and the positions are said in the description only",
+        );
     }
 }
 
-/// Whether `format` is a non-standard integer format (`int32`, `uint64`, `uint`, …).
-fn is_integer_format(format: &str) -> bool {
-    let digits = format
-        .strip_prefix("uint")
-        .or_else(|| format.strip_prefix("int"));
-    digits.is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit()))
+/// The range a non-standard number format (`int32`, `uint64`, `uint`, `float`, …) stands
+/// for, as `(minimum, maximum)`; `None` for any other format.
+///
+/// 128-bit integers get the 64-bit range: a `serde_json::Value` (the form arguments take
+/// on the value path) holds no larger integer, so a larger one would be refused there.
+fn number_format_range(format: &str) -> Option<(Value, Value)> {
+    use serde_json::json;
+    Some(match format {
+        "int8" => (json!(i8::MIN), json!(i8::MAX)),
+        "int16" => (json!(i16::MIN), json!(i16::MAX)),
+        "int32" => (json!(i32::MIN), json!(i32::MAX)),
+        "int64" | "int128" | "int" => (json!(i64::MIN), json!(i64::MAX)),
+        "uint8" => (json!(0), json!(u8::MAX)),
+        "uint16" => (json!(0), json!(u16::MAX)),
+        "uint32" => (json!(0), json!(u32::MAX)),
+        "uint64" | "uint128" | "uint" => (json!(0), json!(u64::MAX)),
+        // `f32::MAX`, as the `f64` serde reads it as (a larger number is out of range).
+        "float" => (json!(-f64::from(f32::MAX)), json!(f64::from(f32::MAX))),
+        _ => return None,
+    })
 }
 
-/// Drops non-standard integer formats everywhere in `schema`; an unsigned one leaves
-/// `minimum: 0` behind when there was no minimum.
+/// Turns non-standard number formats everywhere in `schema` into the range they stand for
+/// (`format: uint32` → `minimum: 0, maximum: 4294967295`), keeping any bound already
+/// there, and drops them; `double` is dropped too (any JSON number fits an `f64`).
 pub(crate) fn fix_integer_formats(schema: &mut Value) {
     match schema {
         Value::Object(node) => {
-            if let Some(format) = node.get("format").and_then(Value::as_str)
-                && is_integer_format(format)
-            {
-                let unsigned = format.starts_with('u');
-                node.remove("format");
-                if unsigned && !node.contains_key("minimum") {
-                    node.insert("minimum".into(), 0.into());
+            if let Some(format) = node.get("format").and_then(Value::as_str) {
+                if let Some((minimum, maximum)) = number_format_range(format) {
+                    node.shift_remove("format");
+                    if !node.contains_key("minimum") && !node.contains_key("exclusiveMinimum") {
+                        node.insert("minimum".into(), minimum);
+                    }
+                    if !node.contains_key("maximum") && !node.contains_key("exclusiveMaximum") {
+                        node.insert("maximum".into(), maximum);
+                    }
+                } else if format == "double" {
+                    node.shift_remove("format");
                 }
             }
             for (key, value) in node.iter_mut() {
@@ -193,5 +219,36 @@ pub(crate) fn fix_integer_formats(schema: &mut Value) {
         }
         Value::Array(items) => items.iter_mut().for_each(fix_integer_formats),
         _ => {}
+    }
+}
+
+/// Writes every subschema `true` (any value) as `{}`, which means the same: some readers
+/// (the MCP TypeScript SDK, Gemini) take only objects as schemas.
+pub(crate) fn true_as_empty(schema: &mut Value) {
+    let Value::Object(node) = schema else { return };
+    for (key, value) in node.iter_mut() {
+        match (key.as_str(), value) {
+            ("properties" | "$defs" | "definitions" | "patternProperties", Value::Object(map)) => {
+                for sub in map.values_mut() {
+                    if sub == &Value::Bool(true) {
+                        *sub = Value::Object(Map::new());
+                    }
+                    true_as_empty(sub);
+                }
+            }
+            ("items" | "additionalProperties" | "not" | "contains", sub @ Value::Object(_)) => {
+                true_as_empty(sub)
+            }
+            ("items", sub @ Value::Bool(true)) => *sub = Value::Object(Map::new()),
+            ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(list)) => {
+                for sub in list {
+                    if sub == &Value::Bool(true) {
+                        *sub = Value::Object(Map::new());
+                    }
+                    true_as_empty(sub);
+                }
+            }
+            _ => {}
+        }
     }
 }
