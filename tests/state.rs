@@ -167,7 +167,12 @@ fn toolset_tools_have_schemas_docs_and_overrides() {
             "type": "object",
             "properties": {
                 "key": {"type": "string", "description": "The counter's key."},
-                "by": {"type": "integer", "description": "How much to add."},
+                "by": {
+                    "type": "integer",
+                    "description": "How much to add.",
+                    "minimum": i64::MIN,
+                    "maximum": i64::MAX
+                },
             },
             "required": ["key", "by"],
             "additionalProperties": false,
@@ -349,6 +354,17 @@ async fn missing_state_is_an_error_result_and_reported_by_check() {
         ]
     );
     assert_names_fix(&missing[0], "greet_with_states", "AtomicU64");
+    // `Toolkit::check` reports them too, for any profile, before any call.
+    let checked = toolkit.check(Profile::Mcp).unwrap_err();
+    let checked: Vec<(Option<&str>, String)> =
+        checked.iter().map(|e| (e.tool(), e.to_string())).collect();
+    assert_eq!(
+        checked,
+        missing
+            .iter()
+            .map(|m| (Some(m.tool()), m.to_string()))
+            .collect::<Vec<_>>()
+    );
     assert_eq!(
         missing[0].to_string(),
         "the tool `greet_with_states` needs a state of type `core::sync::atomic::AtomicU64`, \

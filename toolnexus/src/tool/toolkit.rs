@@ -291,7 +291,9 @@ impl Toolkit {
     /// A toolkit that passes `check` for a profile lists every tool, and every argument
     /// object its listing allows, the tools accept.
     ///
-    /// Missing shared states are reported by [`Toolkit::check_states`].
+    /// A tool whose shared state is missing (see [`Toolkit::with_state`]) is reported too,
+    /// as a refusal whose path is `/` and whose message names the type and the fix;
+    /// [`Toolkit::check_states`] reports those alone.
     ///
     /// ```
     /// use serde_json::json;
@@ -307,7 +309,7 @@ impl Toolkit {
     /// assert!(toolkit.check(Profile::Anthropic).is_ok());
     /// ```
     pub fn check(&self, profile: Profile) -> Result<(), Vec<ProfileError>> {
-        let errors: Vec<ProfileError> = self
+        let mut errors: Vec<ProfileError> = self
             .tools
             .iter()
             .flat_map(|tool| {
@@ -315,6 +317,11 @@ impl Toolkit {
                 entry.error.iter().chain(&entry.gaps).cloned()
             })
             .collect();
+        if let Err(missing) = self.check_states() {
+            errors.extend(missing.iter().map(|missing| {
+                ProfileError::missing_state(profile, missing.tool(), missing.to_string())
+            }));
+        }
         if errors.is_empty() {
             Ok(())
         } else {

@@ -188,6 +188,8 @@ impl fmt::Display for Profile {
 pub struct ProfileError {
     profile: Profile,
     refusal: bool,
+    /// Not about the schema: the tool cannot run without a state the toolkit lacks.
+    missing_state: bool,
     tool: Option<String>,
     path: String,
     message: String,
@@ -198,6 +200,7 @@ impl ProfileError {
         ProfileError {
             profile,
             refusal: true,
+            missing_state: false,
             tool: None,
             path: if path.is_empty() {
                 "/".into()
@@ -220,6 +223,16 @@ impl ProfileError {
         ProfileError {
             refusal: false,
             ..ProfileError::new(profile, path, message)
+        }
+    }
+
+    /// The tool `tool` cannot run: a shared state it reads is missing (`message` says
+    /// which and how to add it). Reported by [`Toolkit::check`](crate::Toolkit::check)
+    /// whatever the profile.
+    pub(crate) fn missing_state(profile: Profile, tool: &str, message: String) -> Self {
+        ProfileError {
+            missing_state: true,
+            ..ProfileError::new(profile, "/", message).for_tool(tool)
         }
     }
 
@@ -253,6 +266,9 @@ impl ProfileError {
 
 impl fmt::Display for ProfileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.missing_state {
+            return f.write_str(&self.message);
+        }
         match &self.tool {
             Some(tool) => write!(
                 f,
