@@ -547,3 +547,29 @@ async fn served_over_mcp() {
     let stopped = tokio::time::timeout(std::time::Duration::from_secs(10), server).await;
     assert!(stopped.is_ok(), "the server stops when the client hangs up");
 }
+
+#[tokio::test]
+async fn a_toolset_method_returning_json_has_an_output_schema_and_structured_results() {
+    let store = Arc::new(Store::default());
+    let toolkit = Toolkit::new().with_toolset(Arc::clone(&store));
+    let dump = toolkit.get("dump").unwrap();
+    let schema = dump
+        .output_schema()
+        .expect("Json<T> gives an output schema");
+    assert_eq!(schema["type"], "object");
+    assert_eq!(schema["additionalProperties"]["type"], "integer");
+    assert_eq!(toolkit.get("bump").unwrap().output_schema(), None);
+    assert_eq!(toolkit.get("clear").unwrap().output_schema(), None);
+
+    run(&toolkit, "bump", json!({"key": "a", "by": 2})).await;
+    let result = run(&toolkit, "dump", json!({})).await;
+    assert_eq!(result.structured(), Some(&json!({"a": 2})));
+    let listed = toolkit.to_mcp();
+    let entry = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "dump")
+        .unwrap();
+    assert_eq!(&entry["outputSchema"], schema);
+}
