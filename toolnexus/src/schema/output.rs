@@ -37,6 +37,9 @@ pub(crate) fn output_schema_for<T: ?Sized + JsonSchema>() -> Value {
         root.remove("$schema");
         root.remove("title");
     }
+    // Number formats become ranges, as in argument schemas: strict validators (ajv) know
+    // no `int8` or `double`, and a range says what the format meant.
+    crate::schema::profile::fix_integer_formats(&mut schema);
     schema
 }
 
