@@ -47,6 +47,8 @@
 mod agent;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+pub use agent::providers;
 mod schema;
 mod tool;
 
@@ -55,7 +57,8 @@ pub use schema::profile;
 pub use agent::client::{Client, DEFAULT_MAX_TURNS};
 pub use agent::message::{Message, ToolCall};
 pub use agent::model::{
-    Delta, DeltaSink, FnModel, Model, ModelError, ModelFuture, Reply, ScriptedModel, Usage,
+    Delta, DeltaSink, FinishReason, FnModel, Model, ModelError, ModelFuture, Reply, ScriptedModel,
+    Usage,
 };
 pub use agent::run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
 pub use agent::turn::{ResumeError, Resumed, resume};

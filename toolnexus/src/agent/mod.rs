@@ -4,5 +4,7 @@
 pub(crate) mod client;
 pub(crate) mod message;
 pub(crate) mod model;
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+pub mod providers;
 pub(crate) mod run;
 pub(crate) mod turn;
