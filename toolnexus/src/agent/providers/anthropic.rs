@@ -138,12 +138,17 @@ impl Anthropic {
         let mut text = String::new();
         let mut tool_calls = Vec::new();
         for block in response.content {
-            match block {
-                Block::Text { text: piece } => text.push_str(&piece),
-                Block::ToolUse { id, name, input } => {
-                    tool_calls.push(ToolCall::new(id, name, input.get()));
+            match block.kind.as_str() {
+                "text" => text.push_str(block.text.as_deref().unwrap_or_default()),
+                "tool_use" => {
+                    let input = block.input.as_deref().map_or("{}", RawValue::get);
+                    tool_calls.push(ToolCall::new(
+                        block.id.unwrap_or_default(),
+                        block.name.unwrap_or_default(),
+                        input,
+                    ));
                 }
-                Block::Other => {}
+                _ => {}
             }
         }
         Ok(Reply {
@@ -183,16 +188,16 @@ impl Anthropic {
                 StreamEvent::ContentBlockStart {
                     index,
                     content_block,
-                } => match content_block {
-                    Block::Text { text } => turn.text(&text),
-                    Block::ToolUse { id, name, input } => {
+                } => match content_block.kind.as_str() {
+                    "text" => turn.text(content_block.text.as_deref().unwrap_or_default()),
+                    "tool_use" => {
                         let position = calls.len();
                         calls.push((index, position));
-                        // The input comes in `input_json_delta`s; the start holds `{}`.
-                        let _ = input;
-                        turn.call(position, Some(&id), Some(&name), "");
+                        // The input comes in `input_json_delta`s.
+                        let id = content_block.id.as_deref();
+                        turn.call(position, id, content_block.name.as_deref(), "");
                     }
-                    Block::Other => {}
+                    _ => {}
                 },
                 StreamEvent::ContentBlockDelta { index, delta } => match delta {
                     BlockDelta::TextDelta { text } => turn.text(&text),
@@ -417,19 +422,26 @@ struct Response {
     error: Option<serde_json::Value>,
 }
 
+/// A content block. A struct, not a tagged enum: serde buffers a tagged enum's fields,
+/// which a `RawValue` (the input, kept as the model wrote it) cannot go through.
 #[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum Block {
-    Text {
-        text: String,
-    },
-    ToolUse {
-        id: String,
-        name: String,
-        input: Box<RawValue>,
-    },
-    #[serde(other)]
-    Other,
+struct Block {
+    #[serde(rename = "type")]
+    kind: String,
+    text: Option<String>,
+    id: Option<String>,
+    name: Option<String>,
+    input: Option<Box<RawValue>>,
+}
+
+/// The start of a streamed content block (its input, always `{}`, is not read).
+#[derive(Deserialize)]
+struct StartBlock {
+    #[serde(rename = "type")]
+    kind: String,
+    text: Option<String>,
+    id: Option<String>,
+    name: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -460,7 +472,7 @@ enum StreamEvent {
     },
     ContentBlockStart {
         index: usize,
-        content_block: Block,
+        content_block: StartBlock,
     },
     ContentBlockDelta {
         index: usize,
