@@ -351,7 +351,7 @@ async fn pdfs_audio_and_pending_calls_take_the_documented_forms() {
         .await
         .unwrap();
     let body = &server.bodies()[0];
-    harness::assert_no_toolnexus_keys(body);
+    harness::assert_no_toolnexus_keys("anthropic", body);
     let messages = body["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 3, "the user prompt joins the tool results");
     assert_eq!(

@@ -323,7 +323,7 @@ async fn a_pending_call_is_described_not_leaked() {
         .await
         .unwrap();
     let body = &server.bodies()[0];
-    harness::assert_no_toolnexus_keys(body);
+    harness::assert_no_toolnexus_keys("openai", body);
     let text = body["messages"][2]["content"].as_str().unwrap();
     assert!(
         text.contains("waiting on the user") && text.contains("Which environment?"),

@@ -174,26 +174,31 @@ pub async fn full_loop<F: Fake>(fake: &F) -> Server {
         );
     }
     for body in server.bodies() {
-        assert_no_toolnexus_keys(&body);
+        assert_no_toolnexus_keys(F::NAME, &body);
     }
     validate(F::NAME, &server.bodies());
     server
 }
 
-/// No key only toolnexus's transcript has reaches the wire.
-pub fn assert_no_toolnexus_keys(value: &Value) {
+/// No key only toolnexus's transcript has reaches `provider`'s wire (`parts` is Gemini's
+/// own word, `is_error` Anthropic's).
+pub fn assert_no_toolnexus_keys(provider: &str, value: &Value) {
     match value {
         Value::Object(map) => {
             for (key, value) in map {
-                assert!(
-                    !["pending", "parts", "isError", "metadata", "mimeType_"]
-                        .contains(&key.as_str()),
-                    "toolnexus key `{key}` on the wire"
-                );
-                assert_no_toolnexus_keys(value);
+                let own = match key.as_str() {
+                    "parts" => provider == "gemini",
+                    "is_error" => provider == "anthropic",
+                    "pending" | "isError" | "metadata" => false,
+                    _ => true,
+                };
+                assert!(own, "toolnexus key `{key}` on the {provider} wire");
+                assert_no_toolnexus_keys(provider, value);
             }
         }
-        Value::Array(items) => items.iter().for_each(assert_no_toolnexus_keys),
+        Value::Array(items) => items
+            .iter()
+            .for_each(|v| assert_no_toolnexus_keys(provider, v)),
         _ => {}
     }
 }

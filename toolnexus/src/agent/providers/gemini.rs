@@ -372,7 +372,15 @@ fn contents<'a>(
     let mut out: Vec<Content<'a>> = Vec::with_capacity(transcript.len());
     // Call id -> tool name: a function response names its function.
     let mut names: HashMap<&'a str, &'a str> = HashMap::new();
+    // Audio from the tool results since the last model turn, sent after all of them.
+    let mut audio: Vec<Part<'a>> = Vec::new();
     for message in transcript {
+        if !matches!(message, Message::Tool { .. })
+            && !audio.is_empty()
+            && let Some(last) = out.last_mut()
+        {
+            last.parts.append(&mut audio);
+        }
         let (role, parts) = match message {
             Message::System { content } => {
                 system = Some(match system {
@@ -417,16 +425,7 @@ fn contents<'a>(
                         inline_data: blob(p),
                     })
                     .collect();
-                let mut out = vec![Part {
-                    function_response: Some(FunctionResponse {
-                        id: wire_id(tool_call_id),
-                        name,
-                        response,
-                        parts: inline,
-                    }),
-                    ..Part::default()
-                }];
-                out.extend(
+                audio.extend(
                     parts
                         .iter()
                         .filter(|p| p.kind() == PartKind::Audio)
@@ -435,7 +434,16 @@ fn contents<'a>(
                             ..Part::default()
                         }),
                 );
-                ("user", out)
+                let part = Part {
+                    function_response: Some(FunctionResponse {
+                        id: wire_id(tool_call_id),
+                        name,
+                        response,
+                        parts: inline,
+                    }),
+                    ..Part::default()
+                };
+                ("user", vec![part])
             }
         };
         if parts.is_empty() {
@@ -448,6 +456,9 @@ fn contents<'a>(
                 parts,
             }),
         }
+    }
+    if let Some(last) = out.last_mut() {
+        last.parts.append(&mut audio);
     }
     (system, out)
 }
