@@ -47,7 +47,7 @@ pub async fn deploy(
 /// Take a screenshot of the current screen.
 #[tool]
 pub fn screenshot() -> ToolResult {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/media/fixture.png");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/media/fixture.png");
     match ContentPart::image(path) {
         // The model still reads a sentence; the image rides in `parts`.
         Ok(part) => ToolResult::ok(part.summary()).with_parts([part]),
