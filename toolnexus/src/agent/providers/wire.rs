@@ -52,7 +52,7 @@ pub(crate) fn arguments_object(arguments: &str) -> &RawValue {
     const EMPTY: &str = "{}";
     match serde_json::from_str::<&RawValue>(arguments) {
         Ok(raw) if raw.get().trim_start().starts_with('{') => raw,
-        _ => serde_json::from_str::<&RawValue>(EMPTY).unwrap_or_else(|_| RawValue::NULL),
+        _ => serde_json::from_str::<&RawValue>(EMPTY).unwrap_or(RawValue::NULL),
     }
 }
 
