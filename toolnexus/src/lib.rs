@@ -17,6 +17,9 @@
 //! - [`Client`]: the tool-calling loop over any [`Model`]. It runs the model's calls,
 //!   answers suspensions through a `wait_for` slot or halts so the run can be
 //!   [resumed](Client::resume) later, and returns a [`RunResult`].
+//! - `toolnexus::providers` (features `openai`, `anthropic`, `gemini`): real models over
+//!   HTTP, `OpenAi` (and every OpenAI-compatible server), `Anthropic` and `Gemini`, each a
+//!   [`Model`] with retries, timeouts and streaming.
 //!
 //! ```
 //! use serde_json::json;

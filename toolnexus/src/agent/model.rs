@@ -26,8 +26,9 @@ pub type ModelFuture<'a> = BoxFuture<'a, Result<Reply, ModelError>>;
 /// The loop needs only this from a model: given the transcript so
 /// far and the toolkit on offer, produce one [`Reply`] (text, tool calls or both, and the
 /// tokens it cost), or a [`ModelError`]. An HTTP provider fits behind the same trait: it
-/// turns the transcript and `toolkit.to_openai()` (or another adapter) into a request
-/// body, and the response into a `Reply`.
+/// turns the transcript and the toolkit's listing into a request body, and the response
+/// into a `Reply`; `toolnexus::providers` has three (features `openai`, `anthropic`,
+/// `gemini`).
 ///
 /// The method returns a boxed future so that `dyn Model` works (a client holds any model
 /// behind one type).
