@@ -353,3 +353,47 @@ fn the_validator_refuses_toolnexus_only_keys() {
         "{errors}"
     );
 }
+
+#[tokio::test]
+async fn a_retry_after_beyond_the_limit_is_not_waited_for() {
+    let server = Server::start([
+        OpenAiFake
+            .error(
+                429,
+                "rate_limit_exceeded",
+                "Rate limit reached for requests",
+            )
+            .header("retry-after", "3600"),
+        OpenAiFake.text("never reached"),
+    ])
+    .await;
+    let started = std::time::Instant::now();
+    let error = OpenAiFake
+        .model(&server.url)
+        .complete(&[Message::user("hi")], &Toolkit::new())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert_eq!(server.requests().len(), 1);
+    assert!(
+        error.contains("rate limited") && error.contains("asked to wait 3600 s"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn parameterless_calls_without_arguments_get_an_empty_object() {
+    let server = Server::start([completion(
+        json!({"role": "assistant", "content": null,
+               "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "fail"}}]}),
+        "tool_calls",
+    )])
+    .await;
+    let reply = OpenAiFake
+        .model(&server.url)
+        .complete(&[Message::user("hi")], &Toolkit::new())
+        .await
+        .unwrap();
+    assert_eq!(reply.tool_calls, [ToolCall::new("c1", "fail", "{}")]);
+}

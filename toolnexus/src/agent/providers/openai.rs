@@ -148,9 +148,16 @@ impl OpenAi {
             }
             _ => message.content.filter(|c| !c.is_empty()),
         };
+        let mut tool_calls = message.tool_calls.unwrap_or_default();
+        for call in &mut tool_calls {
+            // Some compatible servers leave out the arguments of a parameterless call.
+            if call.arguments.trim().is_empty() {
+                call.arguments = "{}".to_owned();
+            }
+        }
         Ok(Reply {
             content,
-            tool_calls: message.tool_calls.unwrap_or_default(),
+            tool_calls,
             usage: completion.usage.map(Usage::from).unwrap_or_default(),
             finish_reason: finish,
         })
