@@ -86,6 +86,12 @@ COMPARISONS = [
     ("Loop, 1000 calls in 100 turns: Client::run / direct execute_json", "loop_1000/run_100_turns", "loop_1000/direct", None),
     ("Loop, 1000 calls in 1 turn: empty hooks and events / none", "loop_1000/run_1_turn_hooked", "loop_1000/run_1_turn", ("<=", 1.1)),
     ("Loop, 1000 calls in 100 turns: empty hooks and events / none", "loop_1000/run_100_turns_hooked", "loop_1000/run_100_turns", ("<=", 1.1)),
+    ("Provider turn, 50 tools, 40 messages, OpenAI: build + parse / serde_json alone", "providers/openai/toolnexus", "providers/openai/serde_json", ("<=", 1.3)),
+    ("Provider turn, 50 tools, 40 messages, Anthropic: build + parse / serde_json alone", "providers/anthropic/toolnexus", "providers/anthropic/serde_json", ("<=", 1.3)),
+    ("Provider turn, 50 tools, 40 messages, Gemini: build + parse / serde_json alone", "providers/gemini/toolnexus", "providers/gemini/serde_json", ("<=", 1.3)),
+    ("Provider turn, OpenAI: build + parse / serde_json with the tools as ready text", "providers/openai/toolnexus", "providers/openai/serde_json_shared_tools", None),
+    ("Provider turn, Anthropic: build + parse / serde_json with the tools as ready text", "providers/anthropic/toolnexus", "providers/anthropic/serde_json_shared_tools", None),
+    ("Provider turn, Gemini: build + parse / serde_json with the tools as ready text", "providers/gemini/toolnexus", "providers/gemini/serde_json_shared_tools", None),
 ]
 
 

@@ -17,6 +17,9 @@
 //! - [`Client`]: the tool-calling loop over any [`Model`]. It runs the model's calls,
 //!   answers suspensions through a `wait_for` slot or halts so the run can be
 //!   [resumed](Client::resume) later, and returns a [`RunResult`].
+//! - `toolnexus::providers` (features `openai`, `anthropic`, `gemini`): real models over
+//!   HTTP, `OpenAi` (and every OpenAI-compatible server), `Anthropic` and `Gemini`, each a
+//!   [`Model`] with retries, timeouts and streaming.
 //!
 //! ```
 //! use serde_json::json;
@@ -47,6 +50,8 @@
 mod agent;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+pub use agent::providers;
 mod schema;
 mod tool;
 
@@ -68,7 +73,8 @@ pub use agent::events::Event;
 pub use agent::hooks::{HookFuture, Hooks, ToolDecision};
 pub use agent::message::{Message, ToolCall};
 pub use agent::model::{
-    Delta, DeltaSink, FnModel, Model, ModelError, ModelFuture, Reply, ScriptedModel, Usage,
+    Delta, DeltaSink, FinishReason, FnModel, Model, ModelError, ModelFuture, Reply, ScriptedModel,
+    Usage,
 };
 pub use agent::resume::{ResumeError, Resumed, resume};
 pub use agent::run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};

@@ -7,6 +7,8 @@ pub(crate) mod events;
 pub(crate) mod hooks;
 pub(crate) mod message;
 pub(crate) mod model;
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+pub mod providers;
 pub(crate) mod resume;
 pub(crate) mod run;
 pub(crate) mod turn;

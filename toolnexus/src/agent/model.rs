@@ -26,8 +26,9 @@ pub type ModelFuture<'a> = BoxFuture<'a, Result<Reply, ModelError>>;
 /// The loop needs only this from a model: given the transcript so
 /// far and the toolkit on offer, produce one [`Reply`] (text, tool calls or both, and the
 /// tokens it cost), or a [`ModelError`]. An HTTP provider fits behind the same trait: it
-/// turns the transcript and `toolkit.to_openai()` (or another adapter) into a request
-/// body, and the response into a `Reply`.
+/// turns the transcript and the toolkit's listing into a request body, and the response
+/// into a `Reply`; `toolnexus::providers` has three (features `openai`, `anthropic`,
+/// `gemini`).
 ///
 /// The method returns a boxed future so that `dyn Model` works (a client holds any model
 /// behind one type).
@@ -133,6 +134,36 @@ pub struct Reply {
     /// The tokens this turn cost.
     #[serde(default)]
     pub usage: Usage,
+    /// Why the model stopped writing, when it says (the HTTP providers always do).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<FinishReason>,
+}
+
+/// Why a model ended its turn, in one vocabulary across providers (see
+/// [`Reply::finish_reason`]).
+///
+/// A [`Length`](FinishReason::Length) cut-off or a [`Refusal`](FinishReason::Refusal) is
+/// still a turn: its text (possibly cut short, or the refusal's explanation) is the reply's
+/// content, and the caller decides what to do with it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum FinishReason {
+    /// The model finished its answer (OpenAI `stop`, Anthropic `end_turn` or
+    /// `stop_sequence`, Gemini `STOP`).
+    Stop,
+    /// The model asks for tool calls.
+    ToolCalls,
+    /// The output hit the token limit (OpenAI `length`, Anthropic `max_tokens`, Gemini
+    /// `MAX_TOKENS`), or the transcript filled the context window.
+    Length,
+    /// The model declined to answer (OpenAI's `refusal`, Anthropic `refusal`).
+    Refusal,
+    /// The provider's safety or content filter stopped the output (OpenAI
+    /// `content_filter`, Gemini `SAFETY`, `RECITATION`, `BLOCKLIST`, …).
+    ContentFilter,
+    /// Another reason, as the provider spelled it.
+    Other(String),
 }
 
 impl Reply {
@@ -179,6 +210,13 @@ impl Reply {
     #[must_use]
     pub fn with_usage(mut self, usage: Usage) -> Self {
         self.usage = usage;
+        self
+    }
+
+    /// Sets why the model ended the turn.
+    #[must_use]
+    pub fn with_finish_reason(mut self, reason: FinishReason) -> Self {
+        self.finish_reason = Some(reason);
         self
     }
 }

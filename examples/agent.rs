@@ -1,0 +1,183 @@
+//! The tool-calling loop against a real model, or a scripted stand-in when no key is set.
+//!
+//! ```text
+//! cargo run --example agent --features providers                       # scripted, or the first key found
+//! cargo run --example agent --features providers -- --provider openai  # OPENAI_API_KEY
+//! cargo run --example agent --features providers -- --provider anthropic --model claude-sonnet-4-5
+//! cargo run --example agent --features providers -- --provider gemini --stream
+//! cargo run --example agent --features providers -- --provider compatible http://localhost:11434/v1 --model qwen3
+//! cargo run --example agent --features providers -- "What is 7 + 8?"  # your own prompt
+//! ```
+//!
+//! Without `--provider`, the first of `OPENAI_API_KEY`, `ANTHROPIC_API_KEY` and
+//! `GEMINI_API_KEY` that is set picks the provider; with none set, a `ScriptedModel`
+//! plays the turns a real model would, so the example runs on a fresh machine. A
+//! suspension (the deploy tool asks where) is answered on the spot with `staging`.
+//! `--stream` prints the model's text as it arrives.
+
+use std::error::Error;
+
+use toolnexus::providers::{Anthropic, Gemini, OpenAi};
+use toolnexus::{
+    Answer, Client, Delta, Message, Model, ModelFuture, Reply, ScriptedModel, ToolCall, Toolkit,
+};
+
+#[path = "shared/tools.rs"]
+mod tools;
+
+const PROMPT: &str = "Add 2 and 3, divide 1 by 0, take a screenshot, then deploy the service.";
+
+/// Prints the text of each turn as it streams in, then hands back the whole turn.
+struct Printing<M>(M);
+
+impl<M: Model> Model for Printing<M> {
+    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
+        Box::pin(async move {
+            let print = |delta: Delta| {
+                if let Delta::Text(text) = delta {
+                    print!("{text}");
+                }
+            };
+            let reply = self.0.complete_streaming(transcript, toolkit, &print).await;
+            println!();
+            reply
+        })
+    }
+}
+
+/// The turns a model would take for the default prompt.
+fn scripted() -> ScriptedModel {
+    ScriptedModel::new([
+        Reply::calls([
+            ToolCall::new("call_add", "add", r#"{"a": 2, "b": 3}"#),
+            ToolCall::new("call_divide", "divide", r#"{"a": 1, "b": 0}"#),
+            ToolCall::new("call_screenshot", "screenshot", "{}"),
+        ])
+        .with_content("Three things at once."),
+        Reply::call("call_deploy", "deploy_service", "{}"),
+        Reply::text(
+            "2 + 3 = 5; 1 / 0 failed (cannot divide by zero); I took a screenshot and deployed to staging.",
+        ),
+    ])
+}
+
+struct Options {
+    provider: Option<String>,
+    url: Option<String>,
+    model: Option<String>,
+    stream: bool,
+    prompt: String,
+}
+
+fn options() -> Result<Options, String> {
+    let mut args = std::env::args().skip(1);
+    let mut options = Options {
+        provider: None,
+        url: None,
+        model: None,
+        stream: false,
+        prompt: PROMPT.to_owned(),
+    };
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--provider" => {
+                let provider = args.next().ok_or("--provider needs a name")?;
+                if provider == "compatible" {
+                    options.url = Some(args.next().ok_or("--provider compatible needs a URL")?);
+                }
+                options.provider = Some(provider);
+            }
+            "--model" => options.model = Some(args.next().ok_or("--model needs a name")?),
+            "--stream" => options.stream = true,
+            _ if arg.starts_with("--") => return Err(format!("unknown option {arg}")),
+            _ => options.prompt = arg,
+        }
+    }
+    Ok(options)
+}
+
+fn model(options: &Options) -> Result<(String, Box<dyn Model>), Box<dyn Error>> {
+    let set = |var: &str| std::env::var_os(var).is_some_and(|v| !v.is_empty());
+    let provider = options.provider.clone().or_else(|| {
+        [
+            ("OPENAI_API_KEY", "openai"),
+            ("ANTHROPIC_API_KEY", "anthropic"),
+            ("GEMINI_API_KEY", "gemini"),
+        ]
+        .into_iter()
+        .find(|(var, _)| set(var))
+        .map(|(_, provider)| provider.to_owned())
+    });
+    let name = |default: &str| options.model.clone().unwrap_or_else(|| default.to_owned());
+    let model: Box<dyn Model> = match provider.as_deref() {
+        None => return Ok(("scripted".to_owned(), Box::new(scripted()))),
+        Some("openai") => Box::new(OpenAi::from_env(name("gpt-4.1-mini"))?),
+        Some("anthropic") => Box::new(Anthropic::from_env(name("claude-sonnet-4-5"))?),
+        Some("gemini") => Box::new(Gemini::from_env(name("gemini-2.5-flash"))?),
+        Some("compatible") => {
+            let url = options.url.clone().unwrap_or_default();
+            let mut model = OpenAi::compatible(url, name("qwen3"));
+            if let Ok(key) = std::env::var("OPENAI_API_KEY") {
+                model = model.with_api_key(key);
+            }
+            Box::new(model)
+        }
+        Some(other) => {
+            return Err(format!(
+                "unknown provider {other}: openai, anthropic, gemini or compatible URL"
+            )
+            .into());
+        }
+    };
+    let label = provider.unwrap_or_default();
+    if options.stream {
+        return Ok((label, Box::new(Printing(model))));
+    }
+    Ok((label, model))
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    if let Err(error) = agent().await {
+        eprintln!("agent: {error}");
+        std::process::exit(1);
+    }
+}
+
+async fn agent() -> Result<(), Box<dyn Error>> {
+    let options = options()?;
+    let (provider, model) = model(&options)?;
+    println!("== model: {provider} ==");
+    let toolkit = Toolkit::new()
+        .with(tools::add::tool())
+        .with(tools::divide::tool())
+        .with(tools::screenshot::tool())
+        .with(tools::deploy::tool());
+    let client = Client::new(model)
+        .system("You are a careful assistant. Use the tools; run independent calls in parallel.")
+        .wait_for(|request| async move {
+            println!(
+                "-- the deploy tool asks: {} -> answering `staging`",
+                request.prompt
+            );
+            Answer::accept(&request.id).with_data("staging")
+        });
+    let run = client.run(options.prompt.as_str(), &toolkit).await;
+    for call in &run.calls {
+        let verdict = if call.result.is_error { "error" } else { "ok" };
+        println!(
+            "-- turn {} {}({}) -> {verdict}: {}",
+            call.turn, call.call.name, call.call.arguments, call.result.output
+        );
+    }
+    println!(
+        "== answer ({} turns, {} tokens) ==",
+        run.turns,
+        run.usage.total_tokens()
+    );
+    println!("{}", run.text);
+    if !run.is_done() {
+        return Err(format!("the run did not finish: {:?}", run.status).into());
+    }
+    Ok(())
+}

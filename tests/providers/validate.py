@@ -1,0 +1,170 @@
+"""Checks request bodies against the providers' official Python SDK request types.
+
+Usage: validate.py PROVIDER FILE, where PROVIDER is openai, anthropic or gemini and FILE
+holds a JSON list of request bodies. Prints JSON {"versions": {...}, "errors": [...]}, one
+error per offending place, with its path; exits 3 when the SDK is not installed.
+
+- openai: `openai.types.chat.completion_create_params.CompletionCreateParams{Streaming,
+  NonStreaming}`, the TypedDicts `client.chat.completions.create(**body)` is typed with.
+- anthropic: `anthropic.types.message_create_params.MessageCreateParams{Streaming,
+  NonStreaming}`.
+- gemini: google-genai's pydantic models (`Content`, `Tool`, `GenerationConfig`), which
+  forbid unknown fields, for each field of a `generateContent` body.
+
+The TypedDicts are walked here rather than through pydantic: pydantic ignores unknown keys
+in a TypedDict and validates `Iterable[...]` fields lazily, so it would accept a body the
+API refuses. This walk refuses any key the type does not declare, requires the required
+ones, and checks every literal, union, list and scalar on the way down.
+"""
+
+import collections.abc
+import json
+import sys
+import types
+import typing
+
+from typing_extensions import get_args, get_origin, get_type_hints, is_typeddict
+
+WRAPPERS = {typing.Annotated}
+for name in ("Required", "NotRequired", "ReadOnly"):
+    for module in (typing, __import__("typing_extensions")):
+        if hasattr(module, name):
+            WRAPPERS.add(getattr(module, name))
+SEQUENCES = {list, tuple, collections.abc.Iterable, collections.abc.Sequence}
+MAPPINGS = {dict, collections.abc.Mapping}
+
+
+def check(value, tp, path):
+    """The list of (path, message) errors of `value` against the type `tp`."""
+    origin, args = get_origin(tp), get_args(tp)
+    if tp is typing.Any or tp is object:
+        return []
+    if hasattr(tp, "__value__"):  # a `type X = ...` alias
+        return check(value, tp.__value__, path)
+    if origin in WRAPPERS:
+        return check(value, args[0], path)
+    if isinstance(tp, typing.TypeVar):
+        return []
+    if tp is type(None) or tp is None:
+        return [] if value is None else [(path, f"expected null, got {value!r:.60}")]
+    if origin is typing.Union or origin is types.UnionType:
+        attempts = [check(value, arg, path) for arg in args]
+        if any(not errors for errors in attempts):
+            return []
+        # Report the alternative the value meant: its own literals (`role`, `type`)
+        # match; then the one that got furthest, with the fewest errors.
+        def mismatched_tag(errors):
+            return any(p.count("/") == path.count("/") + 1 and m.startswith("expected one of") for p, m in errors)
+
+        return min(attempts, key=lambda e: (mismatched_tag(e), -max(len(p) for p, _ in e), len(e)))
+    if origin is typing.Literal:
+        return [] if value in args else [(path, f"expected one of {list(args)}, got {value!r:.60}")]
+    if is_typeddict(tp):
+        if not isinstance(value, dict):
+            return [(path, f"expected an object ({tp.__name__}), got {type(value).__name__}")]
+        hints = get_type_hints(tp, include_extras=True)
+        errors = [(path + f"/{key}", f"unknown key for {tp.__name__}") for key in value if key not in hints]
+        errors += [
+            (path + f"/{key}", f"missing required key of {tp.__name__}")
+            for key in getattr(tp, "__required_keys__", ())
+            if key not in value
+        ]
+        for key, item in value.items():
+            if key in hints:
+                errors += check(item, hints[key], path + f"/{key}")
+        return errors
+    if origin in SEQUENCES or tp in SEQUENCES:
+        if not isinstance(value, list):
+            return [(path, f"expected a list, got {type(value).__name__}")]
+        item_type = args[0] if args else typing.Any
+        return [error for i, item in enumerate(value) for error in check(item, item_type, f"{path}/{i}")]
+    if origin in MAPPINGS or tp in MAPPINGS:
+        if not isinstance(value, dict):
+            return [(path, f"expected an object, got {type(value).__name__}")]
+        item_type = args[1] if len(args) == 2 else typing.Any
+        return [error for k, item in value.items() for error in check(item, item_type, f"{path}/{k}")]
+    if tp is bool:
+        return [] if isinstance(value, bool) else [(path, f"expected a boolean, got {value!r:.60}")]
+    if tp is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+        return [] if ok else [(path, f"expected an integer, got {value!r:.60}")]
+    if tp is float:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        return [] if ok else [(path, f"expected a number, got {value!r:.60}")]
+    if tp is str:
+        return [] if isinstance(value, str) else [(path, f"expected a string, got {value!r:.60}")]
+    # Anything else (file handles, bytes, dates) never appears in these bodies.
+    return [(path, f"unexpected type {tp!r} in the SDK's definition")]
+
+
+def validate_openai(bodies):
+    import openai
+    from openai.types.chat import completion_create_params as params
+
+    errors = []
+    for i, body in enumerate(bodies):
+        tp = params.CompletionCreateParamsStreaming if body.get("stream") else params.CompletionCreateParamsNonStreaming
+        errors += check(body, tp, f"body {i}: ")
+    return {"openai": openai.__version__}, errors
+
+
+def validate_anthropic(bodies):
+    import anthropic
+    from anthropic.types import message_create_params as params
+
+    errors = []
+    for i, body in enumerate(bodies):
+        tp = params.MessageCreateParamsStreaming if body.get("stream") else params.MessageCreateParamsNonStreaming
+        errors += check(body, tp, f"body {i}: ")
+    return {"anthropic": anthropic.__version__}, errors
+
+
+def validate_gemini(bodies):
+    import pydantic
+    from google import genai
+    from google.genai import types as t
+
+    fields = {
+        "contents": lambda v: [t.Content.model_validate(c) for c in v],
+        "systemInstruction": t.Content.model_validate,
+        "tools": lambda v: [t.Tool.model_validate(tool) for tool in v],
+        "generationConfig": t.GenerationConfig.model_validate,
+    }
+    errors = []
+    for i, body in enumerate(bodies):
+        path = f"body {i}: "
+        if "contents" not in body:
+            errors.append((path + "/contents", "missing required key"))
+        for key, value in body.items():
+            if key not in fields:
+                errors.append((path + f"/{key}", "unknown key for generateContent"))
+                continue
+            try:
+                fields[key](value)
+            except pydantic.ValidationError as error:
+                for detail in error.errors():
+                    where = "/".join(str(p) for p in detail["loc"])
+                    errors.append((path + f"/{key}/{where}", detail["msg"]))
+        # The API's own rule: a function response answers a call of the turn before it.
+        for c, content in enumerate(body.get("contents", [])):
+            for part in content.get("parts", []):
+                if "functionResponse" in part and not part["functionResponse"].get("name"):
+                    errors.append((path + f"/contents/{c}", "functionResponse without a name"))
+    return {"google-genai": genai.__version__}, errors
+
+
+def main():
+    provider, file = sys.argv[1], sys.argv[2]
+    with open(file, encoding="utf-8") as handle:
+        bodies = json.load(handle)
+    validate = {"openai": validate_openai, "anthropic": validate_anthropic, "gemini": validate_gemini}[provider]
+    try:
+        versions, errors = validate(bodies)
+    except ImportError as error:
+        print(f"{provider} SDK not installed: {error}")
+        sys.exit(3)
+    print(json.dumps({"versions": versions, "checked": len(bodies), "errors": [f"{p} {m}" for p, m in errors]}))
+
+
+if __name__ == "__main__":
+    main()

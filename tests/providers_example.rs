@@ -1,0 +1,131 @@
+//! `examples/agent.rs`, run as a user would: scripted when no key is set, an error naming
+//! the variable when a provider is asked for without its key, and the whole loop against
+//! a local server speaking each provider's API when the key and base URL are set.
+
+#[path = "common/example.rs"]
+mod common_example;
+#[allow(dead_code)]
+#[path = "providers/server.rs"]
+mod server;
+
+use std::process::{Command, Output};
+
+use serde_json::json;
+use server::{Canned, Server};
+
+const KEYS: [&str; 3] = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"];
+
+/// The agent example with `args`, no provider key in its environment, and `env` set.
+async fn agent(args: &[&str], env: &[(&str, String)]) -> Output {
+    let mut command = Command::new(common_example::example("agent"));
+    command.args(args);
+    for key in KEYS {
+        command.env_remove(key);
+    }
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    tokio::task::spawn_blocking(move || command.output().expect("the example runs"))
+        .await
+        .unwrap()
+}
+
+fn text(output: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn without_keys_it_runs_the_scripted_model() {
+    let output = agent(&[], &[]).await;
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("== model: scripted =="), "{stdout}");
+    assert!(
+        stdout.contains("add({\"a\": 2, \"b\": 3}) -> ok: 5"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("-> error: cannot divide by zero"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("screenshot({}) -> ok: image (image/png"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("deployed to staging"), "{stdout}");
+}
+
+#[tokio::test]
+async fn a_provider_without_its_key_names_the_variable() {
+    for (provider, var) in [
+        ("openai", "OPENAI_API_KEY"),
+        ("anthropic", "ANTHROPIC_API_KEY"),
+        ("gemini", "GEMINI_API_KEY"),
+    ] {
+        let output = agent(&["--provider", provider], &[]).await;
+        let (_, stderr) = text(&output);
+        assert!(!output.status.success());
+        assert!(
+            stderr.contains(&format!("the environment variable {var} is not set")),
+            "{stderr}"
+        );
+    }
+}
+
+/// `from_env` reads the key and the base URL; the example's loop runs against the server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_key_it_talks_to_the_provider() {
+    let openai = Server::start([
+        Canned::json(json!({"choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+            "role": "assistant", "content": null,
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "add", "arguments": "{\"a\":20,\"b\":22}"}}]}}],
+            "usage": {"prompt_tokens": 50, "completion_tokens": 5}})),
+        Canned::json(json!({"choices": [{"index": 0, "finish_reason": "stop",
+            "message": {"role": "assistant", "content": "It is 42."}}],
+            "usage": {"prompt_tokens": 60, "completion_tokens": 4}})),
+    ])
+    .await;
+    let env = [
+        ("OPENAI_API_KEY", "sk-example".to_owned()),
+        ("OPENAI_BASE_URL", format!("{}/v1", openai.url)),
+    ];
+    let output = agent(&["--provider", "openai", "What is 20 + 22?"], &env).await;
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("add({\"a\":20,\"b\":22}) -> ok: 42"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("It is 42."), "{stdout}");
+    assert!(stdout.contains("119 tokens"), "{stdout}");
+    let requests = openai.requests();
+    assert_eq!(requests[0].headers["authorization"], "Bearer sk-example");
+    assert_eq!(
+        requests[0].body["messages"][1]["content"],
+        "What is 20 + 22?"
+    );
+
+    // Streaming through Anthropic: the text is printed as it arrives.
+    let event = |name: &'static str, data: serde_json::Value| (Some(name), data.to_string());
+    let anthropic = Server::start([Canned::sse([
+        event("message_start", json!({"type": "message_start", "message": {"usage": {"input_tokens": 9, "output_tokens": 1}}})),
+        event("content_block_start", json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})),
+        event("content_block_delta", json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hello "}})),
+        event("content_block_delta", json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "there."}})),
+        event("message_delta", json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 3}})),
+        event("message_stop", json!({"type": "message_stop"})),
+    ])])
+    .await;
+    let env = [
+        ("ANTHROPIC_API_KEY", "sk-ant-example".to_owned()),
+        ("ANTHROPIC_BASE_URL", anthropic.url.clone()),
+    ];
+    let output = agent(&["--provider", "anthropic", "--stream", "Say hello."], &env).await;
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("Hello there.\n"), "{stdout}");
+    assert_eq!(anthropic.requests()[0].body["stream"], true);
+}

@@ -1,0 +1,348 @@
+//! `toolnexus::providers::Gemini` against a local server replaying `generateContent`
+//! responses (JSON and server-sent events), with every request body it sent checked
+//! against google-genai's pydantic models (unknown fields forbidden).
+
+#[path = "providers/harness.rs"]
+mod harness;
+#[path = "providers/server.rs"]
+mod server;
+
+use serde_json::{Value, json};
+use toolnexus::providers::{Gemini, Retry};
+use toolnexus::{FinishReason, Message, Model, ToolCall, Toolkit, Usage};
+
+use harness::{Fake, SECRET};
+use server::{Canned, Server};
+
+struct GeminiFake;
+
+impl Fake for GeminiFake {
+    const NAME: &'static str = "gemini";
+    type Model = Gemini;
+
+    fn model(&self, url: &str) -> Gemini {
+        Gemini::new(SECRET, "gemini-test").with_base_url(url)
+    }
+
+    fn calls(&self, calls: &[(&str, &str, Value)]) -> Canned {
+        let parts: Vec<Value> = calls
+            .iter()
+            .enumerate()
+            .map(|(i, (id, name, args))| {
+                let mut part = json!({"functionCall": {"id": id, "name": name, "args": args}});
+                if i == 0 {
+                    part["thoughtSignature"] = json!("c2lnbmF0dXJl");
+                }
+                part
+            })
+            .collect();
+        response(parts, "STOP")
+    }
+
+    fn text(&self, text: &str) -> Canned {
+        response(vec![json!({"text": text})], "STOP")
+    }
+
+    fn error(&self, status: u16, _code: &str, message: &str) -> Canned {
+        let state = match status {
+            400 => "INVALID_ARGUMENT",
+            401 => "UNAUTHENTICATED",
+            403 => "PERMISSION_DENIED",
+            404 => "NOT_FOUND",
+            429 => "RESOURCE_EXHAUSTED",
+            503 => "UNAVAILABLE",
+            _ => "INTERNAL",
+        };
+        let message = if status == 400 && message.contains("context") {
+            "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576)."
+        } else {
+            message
+        };
+        Canned::status(
+            status,
+            json!({"error": {"code": status, "message": message, "status": state}}),
+        )
+    }
+
+    fn auth(&self) -> (&'static str, String) {
+        ("x-goog-api-key", SECRET.to_owned())
+    }
+
+    fn retry(&self, model: Gemini, retry: Retry) -> Gemini {
+        model.with_retry(retry)
+    }
+}
+
+/// A `generateContent` response, shaped as the Gemini API documents it.
+fn response(parts: Vec<Value>, finish: &str) -> Canned {
+    Canned::json(json!({
+        "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": finish, "index": 0}],
+        "usageMetadata": {"promptTokenCount": 40, "candidatesTokenCount": 8, "totalTokenCount": 48},
+        "modelVersion": "gemini-test", "responseId": "r1"
+    }))
+}
+
+#[tokio::test]
+async fn full_loop_with_parallel_calls_errors_images_and_suspensions() {
+    let server = harness::full_loop(&GeminiFake).await;
+    for request in server.requests() {
+        assert_eq!(request.path, "/v1beta/models/gemini-test:generateContent");
+    }
+    let second = &server.bodies()[1];
+    assert_eq!(
+        second["systemInstruction"],
+        json!({"parts": [{"text": "You run tools."}]})
+    );
+    let contents = second["contents"].as_array().unwrap();
+    let roles: Vec<&str> = contents
+        .iter()
+        .map(|c| c["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user", "model", "user"]);
+    let calls = contents[1]["parts"].as_array().unwrap();
+    assert_eq!(
+        calls[0],
+        json!({"functionCall": {"id": "call_add", "name": "add", "args": {"a": 2, "b": 3}},
+               "thoughtSignature": "c2lnbmF0dXJl"}),
+        "the call's thought signature goes back with it"
+    );
+    let responses = contents[2]["parts"].as_array().unwrap();
+    assert_eq!(
+        responses[0],
+        json!({"functionResponse": {"id": "call_add", "name": "add", "response": {"output": "5"}}})
+    );
+    assert_eq!(
+        responses[1]["functionResponse"]["response"],
+        json!({"error": "disk full"})
+    );
+    let image = &responses[2]["functionResponse"]["parts"][0]["inlineData"];
+    assert_eq!(image["mimeType"], "image/png");
+    assert!(image["data"].as_str().unwrap().starts_with("iVBOR"));
+    let toolkit = harness::toolkit(Default::default());
+    assert_eq!(
+        second["tools"],
+        *toolkit.listing(toolnexus::profile::Profile::Gemini)
+    );
+}
+
+#[tokio::test]
+async fn refused_key_is_not_retried() {
+    harness::refused_key(&GeminiFake, "GEMINI_API_KEY").await;
+}
+
+#[tokio::test]
+async fn rate_limit_then_success_after_retry_after() {
+    harness::rate_limited_then_ok(&GeminiFake).await;
+}
+
+#[tokio::test]
+async fn errors_say_what_happened() {
+    harness::errors_say_what_happened(&GeminiFake, "gemini-test").await;
+}
+
+#[tokio::test]
+async fn dropping_the_turn_cancels_it() {
+    harness::dropped_turn_is_cancelled(&GeminiFake).await;
+}
+
+#[test]
+fn missing_key_names_the_variable() {
+    if std::env::var_os("GEMINI_API_KEY").is_some() {
+        eprintln!(
+            "NOTICE: GEMINI_API_KEY is set here; the missing-key case is run by the agent example test"
+        );
+        return;
+    }
+    let error = Gemini::from_env("gemini-2.5-flash")
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("GEMINI_API_KEY"), "{error}");
+}
+
+#[test]
+fn debug_hides_the_key() {
+    let debug = format!("{:?}", Gemini::new(SECRET, "models/gemini-test"));
+    assert!(
+        !debug.contains(SECRET) && debug.contains("[redacted]"),
+        "{debug}"
+    );
+    assert_eq!(
+        Gemini::new(SECRET, "models/gemini-test").model(),
+        "gemini-test"
+    );
+}
+
+#[tokio::test]
+async fn calls_without_ids_get_local_ones_that_stay_local() {
+    let server = Server::start([
+        response(
+            vec![json!({"functionCall": {"name": "add", "args": {"a": 1, "b": 1}}})],
+            "STOP",
+        ),
+        GeminiFake.text("2"),
+    ])
+    .await;
+    let toolkit = harness::toolkit(Default::default());
+    let run = toolnexus::Client::new(GeminiFake.model(&server.url))
+        .run("1+1", &toolkit)
+        .await;
+    assert!(run.is_done(), "{:?}", run.status);
+    assert!(!run.calls[0].call.id.is_empty());
+    let second = &server.bodies()[1];
+    let call = &second["contents"][1]["parts"][0]["functionCall"];
+    assert!(call.get("id").is_none(), "{call}");
+    let response = &second["contents"][2]["parts"][0]["functionResponse"];
+    assert!(
+        response.get("id").is_none() && response["name"] == "add",
+        "{response}"
+    );
+    harness::validate("gemini", &server.bodies());
+}
+
+#[tokio::test]
+async fn safety_stops_length_cutoffs_and_blocked_prompts() {
+    let server = Server::start([
+        response(vec![json!({"text": "I cannot"})], "SAFETY"),
+        response(vec![json!({"text": "The answer is"})], "MAX_TOKENS"),
+        Canned::json(
+            json!({"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"},
+                            "usageMetadata": {"promptTokenCount": 5, "totalTokenCount": 5}}),
+        ),
+    ])
+    .await;
+    let model = GeminiFake.model(&server.url);
+    let filtered = model
+        .complete(&[Message::user("hi")], &Toolkit::new())
+        .await
+        .unwrap();
+    assert_eq!(filtered.finish_reason, Some(FinishReason::ContentFilter));
+    let cut = model
+        .complete(&[Message::user("hi")], &Toolkit::new())
+        .await
+        .unwrap();
+    assert_eq!(cut.finish_reason, Some(FinishReason::Length));
+    let blocked = model
+        .complete(&[Message::user("hi")], &Toolkit::new())
+        .await
+        .unwrap_err();
+    assert!(
+        blocked.to_string().contains("PROHIBITED_CONTENT"),
+        "{blocked}"
+    );
+}
+
+/// Chunks as Gemini streams them with `alt=sse`: each a whole response with a piece of
+/// text, function calls arriving whole, usage and finish reason on the last.
+fn streamed_turn() -> Canned {
+    let chunk = |parts: Value, last: bool| {
+        let mut chunk = json!({"candidates": [{"content": {"role": "model", "parts": parts}, "index": 0}],
+                               "modelVersion": "gemini-test"});
+        if last {
+            chunk["candidates"][0]["finishReason"] = json!("STOP");
+            chunk["usageMetadata"] = json!({"promptTokenCount": 40, "candidatesTokenCount": 12, "thoughtsTokenCount": 3, "totalTokenCount": 55});
+        }
+        (None, chunk.to_string())
+    };
+    Canned::sse([
+        chunk(json!([{"text": "Let me "}]), false),
+        chunk(json!([{"text": "add that."}]), false),
+        chunk(
+            json!([{"functionCall": {"id": "g1", "name": "add", "args": {"a": 2, "b": 3}}, "thoughtSignature": "c2ln"},
+                     {"functionCall": {"id": "g2", "name": "fail", "args": {}}}]),
+            true,
+        ),
+    ])
+}
+
+#[tokio::test]
+async fn streaming_assembles_text_and_tool_call_deltas() {
+    let server = Server::start([streamed_turn()]).await;
+    let toolkit = harness::toolkit(Default::default());
+    let model = GeminiFake.model(&server.url).with_max_tokens(256);
+    let (reply, _) = harness::stream(&model, &toolkit).await;
+    assert_eq!(reply.content.as_deref(), Some("Let me add that."));
+    assert_eq!(
+        reply.tool_calls,
+        [
+            ToolCall::new("g1", "add", r#"{"a":2,"b":3}"#),
+            ToolCall::new("g2", "fail", "{}")
+        ]
+    );
+    assert_eq!(
+        reply.usage,
+        Usage::new(40, 15),
+        "thinking tokens count as output"
+    );
+    assert_eq!(reply.finish_reason, Some(FinishReason::ToolCalls));
+    let request = &server.requests()[0];
+    assert_eq!(
+        request.path,
+        "/v1beta/models/gemini-test:streamGenerateContent?alt=sse"
+    );
+    assert_eq!(
+        request.body["generationConfig"],
+        json!({"maxOutputTokens": 256})
+    );
+    harness::validate("gemini", &server.bodies());
+}
+
+#[tokio::test]
+async fn pdfs_audio_and_pending_calls_take_the_documented_forms() {
+    let server = Server::start([GeminiFake.text("ok")]).await;
+    let pdf = toolnexus::ContentPart::pdf_bytes(
+        b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF".to_vec(),
+    )
+    .unwrap();
+    let mut wav = b"RIFF\x28\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00".to_vec();
+    wav.extend_from_slice(
+        b"\x40\x1f\x00\x00\x40\x1f\x00\x00\x01\x00\x08\x00data\x04\x00\x00\x00\x80\x80\x80\x80",
+    );
+    let wav = toolnexus::ContentPart::audio_bytes(wav).unwrap();
+    let transcript = vec![
+        Message::user("go"),
+        Message::tool_calls(
+            Some("Reading.".into()),
+            vec![
+                ToolCall::new("c1", "read", "{}"),
+                ToolCall::new("c2", "deploy", "{}"),
+            ],
+        ),
+        Message::tool_result(
+            "c1",
+            &toolnexus::ToolResult::ok("two files").with_parts(vec![pdf, wav]),
+        ),
+        Message::tool_result(
+            "c2",
+            &toolnexus::ToolResult::pending(toolnexus::Request::input("Where?")),
+        ),
+    ];
+    GeminiFake
+        .model(&server.url)
+        .complete(&transcript, &Toolkit::new())
+        .await
+        .unwrap();
+    let body = &server.bodies()[0];
+    harness::assert_no_toolnexus_keys("gemini", body);
+    assert!(body.get("tools").is_none());
+    let parts = body["contents"][2]["parts"].as_array().unwrap();
+    assert_eq!(
+        parts[0]["functionResponse"]["parts"][0]["inlineData"]["mimeType"],
+        "application/pdf"
+    );
+    assert!(
+        parts[0]["functionResponse"]["parts"]
+            .as_array()
+            .unwrap()
+            .len()
+            == 1
+    );
+    let pending = parts[1]["functionResponse"]["response"]["output"]
+        .as_str()
+        .unwrap();
+    assert_eq!(
+        parts[2]["inlineData"]["mimeType"], "audio/wav",
+        "audio follows the responses"
+    );
+    assert!(pending.contains("Where?"), "{pending}");
+    harness::validate("gemini", &server.bodies());
+}

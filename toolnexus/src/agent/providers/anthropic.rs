@@ -1,0 +1,520 @@
+//! [`Anthropic`]: Anthropic's Messages API.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use crate::agent::message::{Message, ToolCall};
+use crate::agent::model::{DeltaSink, FinishReason, Model, ModelError, ModelFuture, Reply, Usage};
+use crate::agent::providers::http::{Auth, Transport, describe_error, key_from_env};
+use crate::agent::providers::http_settings;
+use crate::agent::providers::sse::{Events, parse_body, read_body};
+use crate::agent::providers::wire::{Assembly, arguments_object, omitted, pending_text};
+use crate::schema::profile::Profile;
+use crate::tool::content::{ContentPart, PartKind};
+use crate::tool::toolkit::Toolkit;
+
+const PROVIDER: &str = "Anthropic";
+const KEY_VAR: &str = "ANTHROPIC_API_KEY";
+const BASE_VAR: &str = "ANTHROPIC_BASE_URL";
+const DEFAULT_BASE: &str = "https://api.anthropic.com";
+const VERSION: &str = "2023-06-01";
+
+/// Anthropic's Messages API (`POST {base}/v1/messages`, `anthropic-version: 2023-06-01`).
+///
+/// ```no_run
+/// use toolnexus::providers::Anthropic;
+///
+/// # fn demo() -> Result<(), toolnexus::ModelError> {
+/// let claude = Anthropic::from_env("claude-sonnet-4-5")?.with_max_tokens(8192);
+/// # Ok(()) }
+/// ```
+///
+/// The system messages become the top-level `system` field; tool results go back as
+/// `tool_result` blocks of a user message, with `is_error` set on failures and their images
+/// (`image` blocks) and PDFs (`document` blocks) inside them. The Messages API takes no
+/// audio: an audio part is described in words.
+#[derive(Clone)]
+pub struct Anthropic {
+    http: Transport,
+    model: String,
+    strict: bool,
+    max_tokens: u32,
+}
+
+http_settings!(Anthropic);
+
+impl Anthropic {
+    /// The default [`Anthropic::with_max_tokens`]: the Messages API requires a cap.
+    pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+
+    /// Anthropic with this key, at `https://api.anthropic.com`.
+    pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> Self {
+        Anthropic {
+            http: Transport::new(
+                PROVIDER,
+                KEY_VAR,
+                DEFAULT_BASE,
+                None,
+                Auth::Header("x-api-key"),
+            )
+            .with_header("anthropic-version", VERSION),
+            model: model.into(),
+            strict: false,
+            max_tokens: Anthropic::DEFAULT_MAX_TOKENS,
+        }
+        .with_api_key(api_key)
+    }
+
+    /// Anthropic with the key in `ANTHROPIC_API_KEY`, at `ANTHROPIC_BASE_URL` when that is
+    /// set. A missing key is an error that names the variable.
+    pub fn from_env(model: impl Into<String>) -> Result<Self, ModelError> {
+        let key = key_from_env(KEY_VAR, PROVIDER, "Anthropic")?;
+        let mut model = Anthropic::new("", model);
+        model.http.key = Some(key);
+        if let Some(base) = std::env::var(BASE_VAR)
+            .ok()
+            .filter(|b| !b.trim().is_empty())
+        {
+            model = model.with_base_url(base);
+        }
+        Ok(model)
+    }
+
+    /// Lists the tools for strict tool use ([`Profile::AnthropicStrict`]).
+    #[must_use]
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+
+    /// Caps the tokens of each turn (`max_tokens`, default [`Anthropic::DEFAULT_MAX_TOKENS`]).
+    #[must_use]
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = max_tokens;
+        self
+    }
+
+    /// The JSON body of the request for one turn.
+    #[doc(hidden)]
+    pub fn request_body(
+        &self,
+        transcript: &[Message],
+        toolkit: &Toolkit,
+        stream: bool,
+    ) -> Result<Vec<u8>, ModelError> {
+        let profile = if self.strict {
+            Profile::AnthropicStrict
+        } else {
+            Profile::Anthropic
+        };
+        let listing = (!toolkit.is_empty()).then(|| toolkit.listing(profile));
+        let (system, messages) = messages(transcript);
+        let body = Body {
+            model: &self.model,
+            max_tokens: self.max_tokens,
+            system,
+            messages,
+            tools: listing.as_ref().map(|l| l.raw()),
+            stream,
+        };
+        serde_json::to_vec(&body).map_err(|e| {
+            ModelError::with_source(format!("{PROVIDER}: could not write the request"), e)
+        })
+    }
+
+    /// The turn in a (non-streamed) response body.
+    #[doc(hidden)]
+    pub fn parse_response(body: &[u8]) -> Result<Reply, ModelError> {
+        let response: Response = parse_body(PROVIDER, body)?;
+        if let Some(error) = response.error {
+            return Err(ModelError::new(format!(
+                "{PROVIDER}: the response is an error: {}",
+                describe_error(&error)
+            )));
+        }
+        let mut text = String::new();
+        let mut tool_calls = Vec::new();
+        for block in response.content {
+            match block.kind.as_str() {
+                "text" => text.push_str(block.text.as_deref().unwrap_or_default()),
+                "tool_use" => {
+                    let input = block.input.as_deref().map_or("{}", RawValue::get);
+                    tool_calls.push(ToolCall::new(
+                        block.id.unwrap_or_default(),
+                        block.name.unwrap_or_default(),
+                        input,
+                    ));
+                }
+                _ => {}
+            }
+        }
+        Ok(Reply {
+            content: (!text.is_empty()).then_some(text),
+            tool_calls,
+            usage: response.usage.map(Usage::from).unwrap_or_default(),
+            finish_reason: response.stop_reason.as_deref().map(finish_reason),
+        })
+    }
+
+    async fn turn(
+        &self,
+        transcript: &[Message],
+        toolkit: &Toolkit,
+        sink: Option<DeltaSink<'_>>,
+    ) -> Result<Reply, ModelError> {
+        let stream = sink.is_some();
+        let body = self.request_body(transcript, toolkit, stream)?;
+        let url = format!("{}/v1/messages", self.http.base_url);
+        let response = self.http.post(&url, body, &self.model).await?;
+        if !stream {
+            let body = read_body(response, PROVIDER).await?;
+            return Anthropic::parse_response(body.as_ref());
+        }
+        let mut events = Events::new(response, PROVIDER);
+        let mut turn = Assembly::new(sink);
+        // Content block index -> position of its call in the turn.
+        let mut calls: Vec<(usize, usize)> = Vec::new();
+        let mut input_tokens = 0;
+        while let Some(event) = events.next().await? {
+            match event.json::<StreamEvent>(PROVIDER)? {
+                StreamEvent::MessageStart { message } => {
+                    if let Some(usage) = message.usage {
+                        input_tokens = Usage::from(usage).prompt_tokens;
+                    }
+                }
+                StreamEvent::ContentBlockStart {
+                    index,
+                    content_block,
+                } => match content_block.kind.as_str() {
+                    "text" => turn.text(content_block.text.as_deref().unwrap_or_default()),
+                    "tool_use" => {
+                        let position = calls.len();
+                        calls.push((index, position));
+                        // The input comes in `input_json_delta`s.
+                        let id = content_block.id.as_deref();
+                        turn.call(position, id, content_block.name.as_deref(), "");
+                    }
+                    _ => {}
+                },
+                StreamEvent::ContentBlockDelta { index, delta } => match delta {
+                    BlockDelta::TextDelta { text } => turn.text(&text),
+                    BlockDelta::InputJsonDelta { partial_json } => {
+                        if let Some(&(_, position)) = calls.iter().find(|(i, _)| *i == index) {
+                            turn.call(position, None, None, &partial_json);
+                        }
+                    }
+                    BlockDelta::Other => {}
+                },
+                StreamEvent::MessageDelta { delta, usage } => {
+                    if let Some(reason) = delta.stop_reason {
+                        turn.finish = Some(finish_reason(&reason));
+                    }
+                    if let Some(usage) = usage {
+                        turn.usage = Usage::new(input_tokens, usage.output_tokens);
+                    }
+                }
+                StreamEvent::MessageStop => break,
+                StreamEvent::Error { error } => {
+                    return Err(ModelError::new(format!(
+                        "{PROVIDER}: the stream ended with an error: {}",
+                        describe_error(&error)
+                    )));
+                }
+                StreamEvent::Other => {}
+            }
+        }
+        Ok(turn.finish())
+    }
+}
+
+impl Model for Anthropic {
+    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
+        Box::pin(self.turn(transcript, toolkit, None))
+    }
+
+    fn complete_streaming<'a>(
+        &'a self,
+        transcript: &'a [Message],
+        toolkit: &'a Toolkit,
+        on_delta: DeltaSink<'a>,
+    ) -> ModelFuture<'a> {
+        Box::pin(self.turn(transcript, toolkit, Some(on_delta)))
+    }
+}
+
+impl fmt::Debug for Anthropic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Anthropic")
+            .field("model", &self.model)
+            .field("http", &self.http)
+            .field("strict", &self.strict)
+            .field("max_tokens", &self.max_tokens)
+            .finish()
+    }
+}
+
+fn finish_reason(reason: &str) -> FinishReason {
+    match reason {
+        "end_turn" | "stop_sequence" => FinishReason::Stop,
+        "tool_use" => FinishReason::ToolCalls,
+        "max_tokens" | "model_context_window_exceeded" => FinishReason::Length,
+        "refusal" => FinishReason::Refusal,
+        other => FinishReason::Other(other.to_owned()),
+    }
+}
+
+// ---------------------------------------------------------------- request
+
+#[derive(Serialize)]
+struct Body<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system: Option<Cow<'a, str>>,
+    messages: Vec<Wire<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<&'a RawValue>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    stream: bool,
+}
+
+#[derive(Serialize)]
+struct Wire<'a> {
+    role: &'static str,
+    content: Vec<WireBlock<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum WireBlock<'a> {
+    Text {
+        text: Cow<'a, str>,
+    },
+    ToolUse {
+        id: &'a str,
+        name: &'a str,
+        input: &'a RawValue,
+    },
+    ToolResult {
+        tool_use_id: &'a str,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        content: Vec<WireBlock<'a>>,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
+    },
+    Image {
+        source: Source<'a>,
+    },
+    Document {
+        source: Source<'a>,
+    },
+}
+
+#[derive(Serialize)]
+struct Source<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    media_type: &'a str,
+    data: String,
+}
+
+/// The `system` text and the alternating user/assistant messages.
+fn messages(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Wire<'_>>) {
+    let mut system: Option<Cow<'_, str>> = None;
+    let mut out: Vec<Wire<'_>> = Vec::with_capacity(transcript.len());
+    for message in transcript {
+        let (role, blocks) = match message {
+            Message::System { content } => {
+                system = Some(match system {
+                    None => Cow::Borrowed(content.as_str()),
+                    Some(before) => Cow::Owned(format!("{before}\n\n{content}")),
+                });
+                continue;
+            }
+            Message::User { content } => ("user", vec![text(content)]),
+            Message::Assistant {
+                content,
+                tool_calls,
+            } => {
+                let mut blocks = Vec::with_capacity(tool_calls.len() + 1);
+                if let Some(content) = content.as_deref().filter(|c| !c.is_empty()) {
+                    blocks.push(text(content));
+                }
+                blocks.extend(tool_calls.iter().map(|call| WireBlock::ToolUse {
+                    id: &call.id,
+                    name: &call.name,
+                    input: arguments_object(&call.arguments),
+                }));
+                ("assistant", blocks)
+            }
+            Message::Tool {
+                tool_call_id,
+                content,
+                is_error,
+                parts,
+                pending,
+            } => {
+                let mut inner = Vec::new();
+                match pending {
+                    Some(request) => inner.push(WireBlock::Text {
+                        text: Cow::Owned(pending_text(request)),
+                    }),
+                    None if !content.is_empty() => inner.push(text(content)),
+                    None => {}
+                }
+                inner.extend(parts.iter().flatten().map(block));
+                let block = WireBlock::ToolResult {
+                    tool_use_id: tool_call_id,
+                    content: inner,
+                    is_error: *is_error && pending.is_none(),
+                };
+                ("user", vec![block])
+            }
+        };
+        if blocks.is_empty() {
+            continue;
+        }
+        // Consecutive messages of one role (the results of parallel calls, a user prompt
+        // after them) make one message: the API wants the roles to alternate.
+        match out.last_mut() {
+            Some(last) if last.role == role => last.content.extend(blocks),
+            _ => out.push(Wire {
+                role,
+                content: blocks,
+            }),
+        }
+    }
+    (system, out)
+}
+
+fn text(content: &str) -> WireBlock<'_> {
+    WireBlock::Text {
+        text: Cow::Borrowed(content),
+    }
+}
+
+fn block(part: &ContentPart) -> WireBlock<'_> {
+    let source = || Source {
+        kind: "base64",
+        media_type: part.mime_type(),
+        data: part.base64(),
+    };
+    match part.kind() {
+        PartKind::Image => WireBlock::Image { source: source() },
+        PartKind::Document => WireBlock::Document { source: source() },
+        PartKind::Audio => WireBlock::Text {
+            text: Cow::Owned(omitted(part, PROVIDER)),
+        },
+    }
+}
+
+// ---------------------------------------------------------------- response
+
+#[derive(Deserialize)]
+struct Response {
+    #[serde(default)]
+    content: Vec<Block>,
+    stop_reason: Option<String>,
+    usage: Option<WireUsage>,
+    error: Option<serde_json::Value>,
+}
+
+/// A content block. A struct, not a tagged enum: serde buffers a tagged enum's fields,
+/// which a `RawValue` (the input, kept as the model wrote it) cannot go through.
+#[derive(Deserialize)]
+struct Block {
+    #[serde(rename = "type")]
+    kind: String,
+    text: Option<String>,
+    id: Option<String>,
+    name: Option<String>,
+    input: Option<Box<RawValue>>,
+}
+
+/// The start of a streamed content block (its input, always `{}`, is not read).
+#[derive(Deserialize)]
+struct StartBlock {
+    #[serde(rename = "type")]
+    kind: String,
+    text: Option<String>,
+    id: Option<String>,
+    name: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WireUsage {
+    #[serde(default)]
+    input_tokens: u64,
+    #[serde(default)]
+    output_tokens: u64,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+}
+
+impl From<WireUsage> for Usage {
+    fn from(usage: WireUsage) -> Usage {
+        let cached = usage.cache_creation_input_tokens.unwrap_or(0)
+            + usage.cache_read_input_tokens.unwrap_or(0);
+        Usage::new(usage.input_tokens + cached, usage.output_tokens)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum StreamEvent {
+    MessageStart {
+        message: StartMessage,
+    },
+    ContentBlockStart {
+        index: usize,
+        content_block: StartBlock,
+    },
+    ContentBlockDelta {
+        index: usize,
+        delta: BlockDelta,
+    },
+    MessageDelta {
+        delta: MessageDelta,
+        usage: Option<DeltaUsage>,
+    },
+    MessageStop,
+    Error {
+        error: serde_json::Value,
+    },
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+struct StartMessage {
+    usage: Option<WireUsage>,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum BlockDelta {
+    TextDelta {
+        text: String,
+    },
+    InputJsonDelta {
+        partial_json: String,
+    },
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+struct MessageDelta {
+    stop_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct DeltaUsage {
+    #[serde(default)]
+    output_tokens: u64,
+}

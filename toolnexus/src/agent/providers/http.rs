@@ -1,0 +1,346 @@
+//! What the providers share over HTTP: the API key (never printed), the client and its
+//! timeouts, sending with retries, and turning an error response into a [`ModelError`]
+//! that says what happened.
+
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::Value;
+
+use crate::agent::model::ModelError;
+use crate::agent::providers::retry::{Retry, retry_after, retryable};
+
+/// An API key. Its `Debug` never shows it, and error messages never include it.
+#[derive(Clone)]
+pub(crate) struct ApiKey(Arc<str>);
+
+impl ApiKey {
+    pub(crate) fn new(key: impl Into<String>) -> Self {
+        ApiKey(Arc::from(key.into()))
+    }
+
+    pub(crate) fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApiKey([redacted])")
+    }
+}
+
+/// How a provider sends its key.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Auth {
+    /// `Authorization: Bearer KEY` (OpenAI).
+    Bearer,
+    /// A header of its own (`x-api-key`, `x-goog-api-key`).
+    Header(&'static str),
+}
+
+/// Reads an API key from the environment; a missing or empty variable is an error that
+/// names it.
+pub(crate) fn key_from_env(var: &str, provider: &str, ty: &str) -> Result<ApiKey, ModelError> {
+    match std::env::var(var) {
+        Ok(key) if !key.trim().is_empty() => Ok(ApiKey::new(key.trim())),
+        _ => Err(ModelError::new(format!(
+            "{provider}: the environment variable {var} is not set (or is empty); export \
+             {var}=<your key>, or pass the key with {ty}::new(key, model) or .with_api_key(key)"
+        ))),
+    }
+}
+
+/// The endpoint, key, timeouts and retry policy of one provider, and its HTTP client
+/// (built on first use, shared by clones).
+#[derive(Clone)]
+pub(crate) struct Transport {
+    pub(crate) provider: &'static str,
+    pub(crate) key_var: &'static str,
+    pub(crate) base_url: String,
+    pub(crate) key: Option<ApiKey>,
+    pub(crate) auth: Auth,
+    pub(crate) headers: Vec<(&'static str, &'static str)>,
+    pub(crate) timeout: Duration,
+    pub(crate) connect_timeout: Duration,
+    pub(crate) retry: Retry,
+    client: Arc<OnceLock<Result<reqwest::Client, String>>>,
+}
+
+/// The default limit on one request, streamed body included.
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+/// The default limit on opening a connection.
+pub(crate) const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+impl Transport {
+    pub(crate) fn new(
+        provider: &'static str,
+        key_var: &'static str,
+        base_url: impl Into<String>,
+        key: Option<ApiKey>,
+        auth: Auth,
+    ) -> Self {
+        Transport {
+            provider,
+            key_var,
+            base_url: trim_base(base_url.into()),
+            key,
+            auth,
+            headers: Vec::new(),
+            timeout: DEFAULT_TIMEOUT,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            retry: Retry::default(),
+            client: Arc::default(),
+        }
+    }
+
+    /// Adds a header sent with every request.
+    pub(crate) fn with_header(mut self, name: &'static str, value: &'static str) -> Self {
+        self.headers.push((name, value));
+        self
+    }
+
+    pub(crate) fn set_base_url(&mut self, base_url: String) {
+        self.base_url = trim_base(base_url);
+    }
+
+    pub(crate) fn set_connect_timeout(&mut self, timeout: Duration) {
+        self.connect_timeout = timeout;
+        self.client = Arc::default();
+    }
+
+    fn client(&self) -> Result<&reqwest::Client, ModelError> {
+        let connect_timeout = self.connect_timeout;
+        self.client
+            .get_or_init(|| {
+                reqwest::Client::builder()
+                    .connect_timeout(connect_timeout)
+                    .user_agent(concat!("toolnexus/", env!("CARGO_PKG_VERSION")))
+                    .build()
+                    .map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(|e| {
+                ModelError::new(format!(
+                    "{}: could not set up the HTTP client: {e}",
+                    self.provider
+                ))
+            })
+    }
+
+    /// POSTs `body` (JSON) to `url`, retrying as [`Retry`] says, and returns the first
+    /// successful response, or an error saying what the last failure was.
+    pub(crate) async fn post(
+        &self,
+        url: &str,
+        body: Vec<u8>,
+        model: &str,
+    ) -> Result<reqwest::Response, ModelError> {
+        let client = self.client()?;
+        let mut attempt = 0u32;
+        loop {
+            let mut request = client
+                .post(url)
+                .timeout(self.timeout)
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(body.clone());
+            for (name, value) in &self.headers {
+                request = request.header(*name, *value);
+            }
+            if let Some(key) = &self.key {
+                request = match self.auth {
+                    Auth::Bearer => request.bearer_auth(key.expose()),
+                    Auth::Header(name) => request.header(name, key.expose()),
+                };
+            }
+            let failure = match request.send().await {
+                Ok(response) if response.status().is_success() => return Ok(response),
+                Ok(response) => {
+                    let status = response.status();
+                    let wait = retry_after(response.headers());
+                    let text = read_capped(response).await;
+                    Failure::Status { status, wait, text }
+                }
+                Err(error) => Failure::Network(error),
+            };
+            let may_retry = match &failure {
+                Failure::Status { status, .. } => retryable(*status),
+                Failure::Network(error) => error.is_connect(),
+            };
+            if !may_retry || attempt >= self.retry.max_retries {
+                return Err(self.error(failure, attempt, model));
+            }
+            let asked = match &failure {
+                Failure::Status { wait, .. } => *wait,
+                Failure::Network(_) => None,
+            };
+            let wait = match asked {
+                Some(wait) if wait > self.retry.max_retry_after => {
+                    let error = self.error(failure, attempt, model);
+                    return Err(ModelError::new(format!(
+                        "{error} (the server asked to wait {:.0} s before retrying, more than \
+                         the {:.0} s allowed by Retry::max_retry_after)",
+                        wait.as_secs_f64(),
+                        self.retry.max_retry_after.as_secs_f64()
+                    )));
+                }
+                Some(wait) => wait,
+                None => self.retry.backoff(attempt),
+            };
+            tracing::debug!(
+                provider = self.provider,
+                attempt,
+                ?wait,
+                "retrying a failed model request"
+            );
+            tokio::time::sleep(wait).await;
+            attempt += 1;
+        }
+    }
+
+    fn error(&self, failure: Failure, retries: u32, model: &str) -> ModelError {
+        let provider = self.provider;
+        let after = match retries {
+            0 => String::new(),
+            1 => " (after 1 retry)".to_owned(),
+            n => format!(" (after {n} retries)"),
+        };
+        match failure {
+            Failure::Network(error) => {
+                let what = if error.is_timeout() {
+                    format!("timed out after {:.0} s", self.timeout.as_secs_f64())
+                } else if error.is_connect() {
+                    "could not connect".to_owned()
+                } else {
+                    "the request failed".to_owned()
+                };
+                let error = self.redact(&format!("{error}"));
+                ModelError::new(format!(
+                    "{provider}: {what} to {}{after}: {error}",
+                    self.base_url
+                ))
+            }
+            Failure::Status { status, text, .. } => {
+                let detail = self.redact(&describe_body(&text));
+                let code = status.as_u16();
+                let what = match code {
+                    401 | 403 => match self.key {
+                        Some(_) => format!(
+                            "the API key was refused; check {} or the key given to .with_api_key(..)",
+                            self.key_var
+                        ),
+                        None => "the server wants an API key; give one with .with_api_key(..)"
+                            .to_owned(),
+                    },
+                    404 => format!(
+                        "unknown model `{model}` or endpoint (is the base URL {} right?)",
+                        self.base_url
+                    ),
+                    429 => "rate limited".to_owned(),
+                    529 => "the service is overloaded".to_owned(),
+                    500..=599 => "the service failed".to_owned(),
+                    _ if too_long(&detail) => {
+                        "the conversation is too long for the model's context window".to_owned()
+                    }
+                    _ => "the request was rejected".to_owned(),
+                };
+                ModelError::new(format!("{provider}: {what} (HTTP {code}){after}: {detail}"))
+            }
+        }
+    }
+
+    /// Removes the key from a text that may echo it.
+    pub(crate) fn redact(&self, text: &str) -> String {
+        match &self.key {
+            Some(key) if key.expose().len() >= 4 => text.replace(key.expose(), "[redacted]"),
+            _ => text.to_owned(),
+        }
+    }
+}
+
+impl fmt::Debug for Transport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Transport")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.key.as_ref().map(|_| "[redacted]"))
+            .field("timeout", &self.timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("retry", &self.retry)
+            .finish()
+    }
+}
+
+enum Failure {
+    Status {
+        status: StatusCode,
+        wait: Option<Duration>,
+        text: String,
+    },
+    Network(reqwest::Error),
+}
+
+fn trim_base(url: String) -> String {
+    url.trim_end_matches('/').to_owned()
+}
+
+/// At most 64 KiB of an error body: enough for any provider's error object.
+async fn read_capped(mut response: reqwest::Response) -> String {
+    let mut bytes = Vec::new();
+    while let Ok(Some(chunk)) = response.chunk().await {
+        bytes.extend_from_slice(&chunk);
+        if bytes.len() > 64 * 1024 {
+            bytes.truncate(64 * 1024);
+            break;
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// The provider's own words from an error body. All three put them in
+/// `{"error": {"message", ...}}`, with a code in `code` (OpenAI), `type` (Anthropic) or
+/// `status` (Gemini).
+pub(crate) fn describe_body(text: &str) -> String {
+    let Ok(value) = serde_json::from_str::<Value>(text) else {
+        let text = text.trim();
+        return if text.is_empty() {
+            "(empty body)".to_owned()
+        } else {
+            text.chars().take(500).collect()
+        };
+    };
+    describe_error(&value)
+}
+
+/// The message and code of an `{"error": {...}}` object (or of the error object itself).
+pub(crate) fn describe_error(value: &Value) -> String {
+    let error = value.get("error").unwrap_or(value);
+    let message = error
+        .get("message")
+        .and_then(Value::as_str)
+        .or_else(|| error.as_str())
+        .unwrap_or("");
+    let code = ["code", "type", "status"]
+        .iter()
+        .find_map(|key| error.get(key).and_then(Value::as_str));
+    match (code, message) {
+        (Some(code), "") => code.to_owned(),
+        (Some(code), message) => format!("{code}: {message}"),
+        (None, "") => value.to_string().chars().take(500).collect(),
+        (None, message) => message.to_owned(),
+    }
+}
+
+fn too_long(detail: &str) -> bool {
+    let detail = detail.to_ascii_lowercase();
+    [
+        "context_length",
+        "context length",
+        "too long",
+        "maximum context",
+        "token count",
+    ]
+    .iter()
+    .any(|needle| detail.contains(needle))
+}

@@ -1,0 +1,143 @@
+//! Real models over HTTP: [`OpenAi`] (and every OpenAI-compatible server), [`Anthropic`]
+//! and [`Gemini`], each behind the [`Model`](crate::Model) trait and its own cargo feature
+//! (`openai`, `anthropic`, `gemini`).
+//!
+//! ```no_run
+//! # #[cfg(feature = "openai")]
+//! # async fn demo(toolkit: toolnexus::Toolkit) -> Result<(), toolnexus::ModelError> {
+//! use toolnexus::Client;
+//! use toolnexus::providers::OpenAi;
+//!
+//! let model = OpenAi::from_env("gpt-4.1-mini")?; // reads OPENAI_API_KEY
+//! let run = Client::new(model).run("What is 2 + 3?", &toolkit).await;
+//! println!("{}", run.text);
+//!
+//! // A local server that speaks OpenAI's API (Ollama, vLLM, llama.cpp, LM Studio):
+//! let local = OpenAi::compatible("http://localhost:11434/v1", "qwen3");
+//! # Ok(()) }
+//! ```
+//!
+//! # What every provider does
+//!
+//! - **The transcript, in the provider's own shape.** The system prompt goes where the
+//!   provider wants it; an assistant turn keeps its parallel tool calls; each tool result
+//!   goes back keyed by its call id. A failed result is flagged natively where the provider
+//!   has a flag (Anthropic's `is_error`, Gemini's `error` response key) and spelled out in
+//!   the text where it has none (OpenAI: `Error: …`). Images, PDFs and audio travel in the
+//!   provider's native form; where a provider cannot take a part inside a tool result
+//!   (OpenAI), it goes in a user message right after the results, which is what the
+//!   provider documents. A call still waiting on a suspension is described in words; no
+//!   toolnexus-only key (`pending`, `parts`, `is_error` on OpenAI) reaches the wire.
+//! - **The tool list** is the toolkit's shared [`listing`](crate::Toolkit::listing) for
+//!   the provider's profile (strict where the model is built `.strict(true)`), embedded in
+//!   the request as JSON text that is serialized once per toolkit, not once per turn.
+//! - **Responses**: text, any number of tool calls, token usage and the
+//!   [`FinishReason`](crate::FinishReason) (length cut-offs and refusals included).
+//! - **Errors** say what happened and what to do: a missing key names its variable, a
+//!   refused key, an unknown model, a transcript too long for the context window, a rate
+//!   limit, with the provider's own message. API keys are never printed, in `Debug` or in
+//!   errors.
+//! - **Retries** on `429`, `5xx` and `529` with exponential backoff and jitter, honouring
+//!   `Retry-After`; never on `400`/`401`/`403`/`404` (see [`Retry`]). Timeouts for the
+//!   whole request and for connecting.
+//! - **Streaming** through [`Model::complete_streaming`](crate::Model::complete_streaming):
+//!   text and tool-call argument pieces go to the callback as they arrive, and the
+//!   [`Reply`](crate::Reply) at the end is the same as the non-streamed one.
+//! - **Cancellation**: dropping the future (a `select!`, a timeout, an aborted task) drops
+//!   the request and closes its connection.
+//!
+//! TLS is rustls (no OpenSSL needed), through reqwest.
+
+// One provider alone leaves some shared helpers unused.
+#![cfg_attr(
+    not(all(feature = "openai", feature = "anthropic", feature = "gemini")),
+    allow(dead_code, unused_imports)
+)]
+
+#[cfg(feature = "anthropic")]
+mod anthropic;
+#[cfg(feature = "gemini")]
+mod gemini;
+mod http;
+#[cfg(feature = "openai")]
+mod openai;
+mod retry;
+mod sse;
+mod wire;
+
+#[cfg(feature = "anthropic")]
+pub use anthropic::Anthropic;
+#[cfg(feature = "gemini")]
+pub use gemini::Gemini;
+#[cfg(feature = "openai")]
+pub use openai::OpenAi;
+pub use retry::Retry;
+
+/// The builder methods every provider has: key, base URL, timeouts, retries.
+macro_rules! http_settings {
+    ($ty:ident) => {
+        impl $ty {
+            /// Sets the API key (replacing one read from the environment).
+            #[must_use]
+            pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
+                self.http.key = Some($crate::agent::providers::http::ApiKey::new(key));
+                self
+            }
+
+            /// Sets the base URL the API paths are appended to (a proxy, a gateway, a
+            /// local test server).
+            #[must_use]
+            pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
+                self.http.set_base_url(base_url.into());
+                self
+            }
+
+            /// Limits each request, from sending it to the last byte of a streamed
+            /// response (default 10 minutes).
+            #[must_use]
+            pub fn with_timeout(mut self, timeout: std::time::Duration) -> Self {
+                self.http.timeout = timeout;
+                self
+            }
+
+            /// Limits opening a connection (default 10 seconds).
+            #[must_use]
+            pub fn with_connect_timeout(mut self, timeout: std::time::Duration) -> Self {
+                self.http.set_connect_timeout(timeout);
+                self
+            }
+
+            /// Sets how failed requests are retried (see [`Retry`](crate::providers::Retry)).
+            #[must_use]
+            pub fn with_retry(mut self, retry: $crate::agent::providers::retry::Retry) -> Self {
+                self.http.retry = retry;
+                self
+            }
+
+            /// Sets how many times a failed request is tried again (default 3; 0 turns
+            /// retries off), keeping the rest of the [`Retry`](crate::providers::Retry)
+            /// policy.
+            #[must_use]
+            pub fn with_max_retries(mut self, max_retries: u32) -> Self {
+                self.http.retry.max_retries = max_retries;
+                self
+            }
+
+            /// The model's name, as sent to the provider.
+            pub fn model(&self) -> &str {
+                &self.model
+            }
+
+            /// The base URL requests go to.
+            pub fn base_url(&self) -> &str {
+                &self.http.base_url
+            }
+
+            /// Whether an API key is set (the key itself is never shown).
+            pub fn has_api_key(&self) -> bool {
+                self.http.key.is_some()
+            }
+        }
+    };
+}
+pub(crate) use http_settings;

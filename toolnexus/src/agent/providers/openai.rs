@@ -1,0 +1,499 @@
+//! [`OpenAi`]: OpenAI's Chat Completions API, and every server that speaks it.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use crate::agent::message::{Message, ToolCall};
+use crate::agent::model::{DeltaSink, FinishReason, Model, ModelError, ModelFuture, Reply, Usage};
+use crate::agent::providers::http::{Auth, Transport, describe_error, key_from_env};
+use crate::agent::providers::http_settings;
+use crate::agent::providers::sse::{Events, parse_body, read_body};
+use crate::agent::providers::wire::{Assembly, data_url, omitted, tool_text};
+use crate::schema::profile::Profile;
+use crate::tool::content::{ContentPart, PartKind};
+use crate::tool::toolkit::Toolkit;
+
+const PROVIDER: &str = "OpenAI";
+const KEY_VAR: &str = "OPENAI_API_KEY";
+const BASE_VAR: &str = "OPENAI_BASE_URL";
+const DEFAULT_BASE: &str = "https://api.openai.com/v1";
+
+/// OpenAI's Chat Completions API (`POST {base}/chat/completions`), and any server that
+/// speaks it: Ollama, vLLM, llama.cpp's server, LM Studio, hosted compatible APIs.
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use toolnexus::providers::{OpenAi, Retry};
+///
+/// # fn demo() -> Result<(), toolnexus::ModelError> {
+/// let openai = OpenAi::from_env("gpt-4.1-mini")?         // OPENAI_API_KEY, OPENAI_BASE_URL
+///     .with_timeout(Duration::from_secs(120))
+///     .with_retry(Retry::default().with_max_retries(5));
+/// let local = OpenAi::compatible("http://localhost:11434/v1", "qwen3"); // no key
+/// # Ok(()) }
+/// ```
+///
+/// Tool results that carry images, PDFs or audio: Chat Completions takes only text in a
+/// tool message, so the parts go in a user message right after the turn's tool messages
+/// (`image_url`, `file` and `input_audio` parts), introduced by the call id they belong to.
+/// Audio other than WAV and MP3 is described in words.
+#[derive(Clone)]
+pub struct OpenAi {
+    http: Transport,
+    model: String,
+    strict: bool,
+    max_tokens: Option<u32>,
+}
+
+http_settings!(OpenAi);
+
+impl OpenAi {
+    /// OpenAI with this key, at `https://api.openai.com/v1`.
+    pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> Self {
+        OpenAi::compatible(DEFAULT_BASE, model).with_api_key(api_key)
+    }
+
+    /// OpenAI with the key in `OPENAI_API_KEY`, at `OPENAI_BASE_URL` when that is set.
+    /// A missing key is an error that names the variable.
+    pub fn from_env(model: impl Into<String>) -> Result<Self, ModelError> {
+        let key = key_from_env(KEY_VAR, PROVIDER, "OpenAi")?;
+        let base = std::env::var(BASE_VAR)
+            .ok()
+            .filter(|b| !b.trim().is_empty())
+            .unwrap_or_else(|| DEFAULT_BASE.to_owned());
+        let mut model = OpenAi::compatible(base, model);
+        model.http.key = Some(key);
+        Ok(model)
+    }
+
+    /// Any OpenAI-compatible server at `base_url` (the URL that `/chat/completions` is
+    /// appended to, e.g. `http://localhost:11434/v1` for Ollama), with no API key; add one
+    /// with [`OpenAi::with_api_key`] if the server wants it.
+    pub fn compatible(base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        OpenAi {
+            http: Transport::new(PROVIDER, KEY_VAR, base_url, None, Auth::Bearer),
+            model: model.into(),
+            strict: false,
+            max_tokens: None,
+        }
+    }
+
+    /// Lists the tools for strict mode ([`Profile::OpenAiStrict`]): the model's arguments
+    /// are then guaranteed to fit the schemas.
+    #[must_use]
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+
+    /// Caps the tokens of each turn (`max_completion_tokens`).
+    #[must_use]
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = Some(max_tokens);
+        self
+    }
+
+    /// The JSON body of the request for one turn.
+    #[doc(hidden)]
+    pub fn request_body(
+        &self,
+        transcript: &[Message],
+        toolkit: &Toolkit,
+        stream: bool,
+    ) -> Result<Vec<u8>, ModelError> {
+        let profile = if self.strict {
+            Profile::OpenAiStrict
+        } else {
+            Profile::OpenAi
+        };
+        let listing = (!toolkit.is_empty()).then(|| toolkit.listing(profile));
+        let body = Body {
+            model: &self.model,
+            messages: messages(transcript),
+            tools: listing.as_ref().map(|l| l.raw()),
+            max_completion_tokens: self.max_tokens,
+            stream,
+            stream_options: stream.then_some(StreamOptions {
+                include_usage: true,
+            }),
+        };
+        serde_json::to_vec(&body).map_err(|e| {
+            ModelError::with_source(format!("{PROVIDER}: could not write the request"), e)
+        })
+    }
+
+    /// The turn in a (non-streamed) response body.
+    #[doc(hidden)]
+    pub fn parse_response(body: &[u8]) -> Result<Reply, ModelError> {
+        let completion: Completion = parse_body(PROVIDER, body)?;
+        if let Some(error) = completion.error {
+            return Err(ModelError::new(format!(
+                "{PROVIDER}: the response is an error: {}",
+                describe_error(&error)
+            )));
+        }
+        let choice =
+            completion.choices.into_iter().next().ok_or_else(|| {
+                ModelError::new(format!("{PROVIDER}: the response has no choices"))
+            })?;
+        let message = choice.message;
+        let mut finish = choice.finish_reason.as_deref().map(finish_reason);
+        let content = match message.refusal {
+            Some(refusal) if !refusal.is_empty() => {
+                finish = Some(FinishReason::Refusal);
+                Some(refusal)
+            }
+            _ => message.content.filter(|c| !c.is_empty()),
+        };
+        let mut tool_calls = message.tool_calls.unwrap_or_default();
+        for call in &mut tool_calls {
+            // Some compatible servers leave out the arguments of a parameterless call.
+            if call.arguments.trim().is_empty() {
+                call.arguments = "{}".to_owned();
+            }
+        }
+        Ok(Reply {
+            content,
+            tool_calls,
+            usage: completion.usage.map(Usage::from).unwrap_or_default(),
+            finish_reason: finish,
+        })
+    }
+
+    async fn turn(
+        &self,
+        transcript: &[Message],
+        toolkit: &Toolkit,
+        sink: Option<DeltaSink<'_>>,
+    ) -> Result<Reply, ModelError> {
+        let stream = sink.is_some();
+        let body = self.request_body(transcript, toolkit, stream)?;
+        let url = format!("{}/chat/completions", self.http.base_url);
+        let response = self.http.post(&url, body, &self.model).await?;
+        if !stream {
+            let body = read_body(response, PROVIDER).await?;
+            return OpenAi::parse_response(body.as_ref());
+        }
+        let mut events = Events::new(response, PROVIDER);
+        let mut turn = Assembly::new(sink);
+        let mut refusal = String::new();
+        while let Some(event) = events.next().await? {
+            if event.data.trim() == "[DONE]" {
+                break;
+            }
+            let chunk: Chunk = event.json(PROVIDER)?;
+            if let Some(error) = chunk.error {
+                return Err(ModelError::new(format!(
+                    "{PROVIDER}: the stream ended with an error: {}",
+                    self.http.redact(&describe_error(&error))
+                )));
+            }
+            if let Some(usage) = chunk.usage {
+                turn.usage = usage.into();
+            }
+            for choice in chunk.choices.into_iter().filter(|c| c.index == 0) {
+                let delta = choice.delta;
+                if let Some(text) = delta.content {
+                    turn.text(&text);
+                }
+                if let Some(piece) = delta.refusal {
+                    refusal.push_str(&piece);
+                }
+                for call in delta.tool_calls.into_iter().flatten() {
+                    let function = call.function.unwrap_or_default();
+                    turn.call(
+                        call.index,
+                        call.id.as_deref(),
+                        function.name.as_deref(),
+                        function.arguments.as_deref().unwrap_or(""),
+                    );
+                }
+                if let Some(reason) = choice.finish_reason {
+                    turn.finish = Some(finish_reason(&reason));
+                }
+            }
+        }
+        let mut reply = turn.finish();
+        if !refusal.is_empty() {
+            reply.content = Some(refusal);
+            reply.finish_reason = Some(FinishReason::Refusal);
+        }
+        Ok(reply)
+    }
+}
+
+impl Model for OpenAi {
+    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
+        Box::pin(self.turn(transcript, toolkit, None))
+    }
+
+    fn complete_streaming<'a>(
+        &'a self,
+        transcript: &'a [Message],
+        toolkit: &'a Toolkit,
+        on_delta: DeltaSink<'a>,
+    ) -> ModelFuture<'a> {
+        Box::pin(self.turn(transcript, toolkit, Some(on_delta)))
+    }
+}
+
+impl fmt::Debug for OpenAi {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenAi")
+            .field("model", &self.model)
+            .field("http", &self.http)
+            .field("strict", &self.strict)
+            .field("max_tokens", &self.max_tokens)
+            .finish()
+    }
+}
+
+fn finish_reason(reason: &str) -> FinishReason {
+    match reason {
+        "stop" => FinishReason::Stop,
+        "tool_calls" | "function_call" => FinishReason::ToolCalls,
+        "length" => FinishReason::Length,
+        "content_filter" => FinishReason::ContentFilter,
+        other => FinishReason::Other(other.to_owned()),
+    }
+}
+
+// ---------------------------------------------------------------- request
+
+#[derive(Serialize)]
+struct Body<'a> {
+    model: &'a str,
+    messages: Vec<Wire<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<&'a RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_completion_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_options: Option<StreamOptions>,
+}
+
+#[derive(Serialize)]
+struct StreamOptions {
+    include_usage: bool,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+enum Wire<'a> {
+    System {
+        content: &'a str,
+    },
+    User {
+        content: UserContent<'a>,
+    },
+    Assistant {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        content: Option<&'a str>,
+        #[serde(skip_serializing_if = "<[_]>::is_empty")]
+        tool_calls: &'a [ToolCall],
+    },
+    Tool {
+        tool_call_id: &'a str,
+        content: Cow<'a, str>,
+    },
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum UserContent<'a> {
+    Text(&'a str),
+    Parts(Vec<UserPart>),
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum UserPart {
+    Text { text: String },
+    ImageUrl { image_url: ImageUrl },
+    File { file: File },
+    InputAudio { input_audio: InputAudio },
+}
+
+#[derive(Serialize)]
+struct ImageUrl {
+    url: String,
+}
+
+#[derive(Serialize)]
+struct File {
+    file_data: String,
+    filename: String,
+}
+
+#[derive(Serialize)]
+struct InputAudio {
+    data: String,
+    format: &'static str,
+}
+
+fn messages(transcript: &[Message]) -> Vec<Wire<'_>> {
+    let mut out = Vec::with_capacity(transcript.len() + 1);
+    // Parts of the tool messages since the last assistant turn, sent once they are over.
+    let mut attachments: Vec<UserPart> = Vec::new();
+    for message in transcript {
+        if !matches!(message, Message::Tool { .. }) && !attachments.is_empty() {
+            out.push(attachment_message(&mut attachments));
+        }
+        out.push(match message {
+            Message::System { content } => Wire::System { content },
+            Message::User { content } => Wire::User {
+                content: UserContent::Text(content),
+            },
+            Message::Assistant {
+                content,
+                tool_calls,
+            } => Wire::Assistant {
+                content: content.as_deref(),
+                tool_calls,
+            },
+            Message::Tool {
+                tool_call_id,
+                content,
+                is_error,
+                parts,
+                pending,
+            } => {
+                let parts = parts.as_deref().unwrap_or_default();
+                if !parts.is_empty() {
+                    attachments.push(UserPart::Text {
+                        text: format!("The result of tool call {tool_call_id} comes with:"),
+                    });
+                    attachments.extend(parts.iter().map(user_part));
+                }
+                Wire::Tool {
+                    tool_call_id,
+                    content: tool_text(content, *is_error, pending.as_deref()),
+                }
+            }
+        });
+    }
+    if !attachments.is_empty() {
+        out.push(attachment_message(&mut attachments));
+    }
+    out
+}
+
+fn attachment_message<'a>(attachments: &mut Vec<UserPart>) -> Wire<'a> {
+    Wire::User {
+        content: UserContent::Parts(std::mem::take(attachments)),
+    }
+}
+
+fn user_part(part: &ContentPart) -> UserPart {
+    match part.kind() {
+        PartKind::Image => UserPart::ImageUrl {
+            image_url: ImageUrl {
+                url: data_url(part),
+            },
+        },
+        PartKind::Document => UserPart::File {
+            file: File {
+                file_data: data_url(part),
+                filename: "document.pdf".to_owned(),
+            },
+        },
+        PartKind::Audio => {
+            let format = match part.mime_type() {
+                "audio/wav" | "audio/x-wav" | "audio/wave" => Some("wav"),
+                "audio/mpeg" | "audio/mp3" => Some("mp3"),
+                _ => None,
+            };
+            match format {
+                Some(format) => UserPart::InputAudio {
+                    input_audio: InputAudio {
+                        data: part.base64(),
+                        format,
+                    },
+                },
+                None => UserPart::Text {
+                    text: omitted(part, PROVIDER),
+                },
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- response
+
+#[derive(Deserialize)]
+struct Completion {
+    #[serde(default)]
+    choices: Vec<Choice>,
+    usage: Option<WireUsage>,
+    error: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct Choice {
+    message: ResponseMessage,
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ResponseMessage {
+    content: Option<String>,
+    refusal: Option<String>,
+    tool_calls: Option<Vec<ToolCall>>,
+}
+
+#[derive(Deserialize)]
+struct WireUsage {
+    #[serde(default)]
+    prompt_tokens: u64,
+    #[serde(default)]
+    completion_tokens: u64,
+}
+
+impl From<WireUsage> for Usage {
+    fn from(usage: WireUsage) -> Usage {
+        Usage::new(usage.prompt_tokens, usage.completion_tokens)
+    }
+}
+
+#[derive(Deserialize)]
+struct Chunk {
+    #[serde(default)]
+    choices: Vec<ChunkChoice>,
+    usage: Option<WireUsage>,
+    error: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct ChunkChoice {
+    #[serde(default)]
+    index: usize,
+    #[serde(default)]
+    delta: ChunkDelta,
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+struct ChunkDelta {
+    content: Option<String>,
+    refusal: Option<String>,
+    tool_calls: Option<Vec<CallDelta>>,
+}
+
+#[derive(Deserialize)]
+struct CallDelta {
+    #[serde(default)]
+    index: usize,
+    id: Option<String>,
+    function: Option<FunctionDelta>,
+}
+
+#[derive(Deserialize, Default)]
+struct FunctionDelta {
+    name: Option<String>,
+    arguments: Option<String>,
+}

@@ -1,0 +1,147 @@
+//! Pieces of the transcript conversion and of streamed-turn assembly that the providers
+//! share.
+
+use std::borrow::Cow;
+
+use serde_json::value::RawValue;
+
+use crate::agent::message::ToolCall;
+use crate::agent::model::{Delta, DeltaSink, FinishReason, Reply, Usage};
+use crate::tool::content::ContentPart;
+use crate::tool::request::Request;
+
+/// A tool message's text for a provider with no error flag: failures say so in words, and
+/// a call still parked on a suspension is described instead of leaking its request.
+pub(crate) fn tool_text<'a>(
+    content: &'a str,
+    is_error: bool,
+    pending: Option<&Request>,
+) -> Cow<'a, str> {
+    match pending {
+        Some(request) => Cow::Owned(pending_text(request)),
+        None if is_error => Cow::Owned(format!("Error: {content}")),
+        None => Cow::Borrowed(content),
+    }
+}
+
+/// What the model reads for a call that is waiting on a human.
+pub(crate) fn pending_text(request: &Request) -> String {
+    format!(
+        "No result yet: the call is waiting on the user ({}: {}).",
+        request.kind, request.prompt
+    )
+}
+
+/// The text standing in for a part the provider cannot take where it is.
+pub(crate) fn omitted(part: &ContentPart, provider: &str) -> String {
+    format!(
+        "[{} omitted: {provider} does not accept this kind of content here]",
+        part.summary()
+    )
+}
+
+/// A `data:` URL of the part's bytes.
+pub(crate) fn data_url(part: &ContentPart) -> String {
+    format!("data:{};base64,{}", part.mime_type(), part.base64())
+}
+
+/// A call's arguments as the JSON object a provider that wants an object (not text)
+/// expects: the model's own text when it is a JSON object, else `{}` (the model wrote
+/// something else; the tool already got an error result saying so).
+pub(crate) fn arguments_object(arguments: &str) -> &RawValue {
+    const EMPTY: &str = "{}";
+    match serde_json::from_str::<&RawValue>(arguments) {
+        Ok(raw) if raw.get().trim_start().starts_with('{') => raw,
+        _ => serde_json::from_str::<&RawValue>(EMPTY).unwrap_or(RawValue::NULL),
+    }
+}
+
+/// One tool call being assembled from streamed pieces.
+#[derive(Default)]
+pub(crate) struct PartialCall {
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) arguments: String,
+}
+
+/// A streamed turn being assembled, passing each piece on to the caller's sink.
+pub(crate) struct Assembly<'s> {
+    sink: Option<DeltaSink<'s>>,
+    text: String,
+    pub(crate) calls: Vec<PartialCall>,
+    pub(crate) usage: Usage,
+    pub(crate) finish: Option<FinishReason>,
+}
+
+impl<'s> Assembly<'s> {
+    pub(crate) fn new(sink: Option<DeltaSink<'s>>) -> Self {
+        Assembly {
+            sink,
+            text: String::new(),
+            calls: Vec::new(),
+            usage: Usage::default(),
+            finish: None,
+        }
+    }
+
+    pub(crate) fn text(&mut self, piece: &str) {
+        if piece.is_empty() {
+            return;
+        }
+        self.text.push_str(piece);
+        if let Some(sink) = self.sink {
+            sink(Delta::Text(piece.to_owned()));
+        }
+    }
+
+    /// More of call `index` (its position in the turn); `id` and `name` when they come.
+    pub(crate) fn call(
+        &mut self,
+        index: usize,
+        id: Option<&str>,
+        name: Option<&str>,
+        arguments: &str,
+    ) {
+        while self.calls.len() <= index {
+            self.calls.push(PartialCall::default());
+        }
+        let call = &mut self.calls[index];
+        if let Some(id) = id.filter(|id| !id.is_empty()) {
+            call.id = id.to_owned();
+        }
+        if let Some(name) = name.filter(|name| !name.is_empty()) {
+            call.name.push_str(name);
+        }
+        call.arguments.push_str(arguments);
+        if let Some(sink) = self.sink {
+            sink(Delta::ToolCall {
+                index,
+                id: id.map(str::to_owned),
+                name: name.map(str::to_owned),
+                arguments: arguments.to_owned(),
+            });
+        }
+    }
+
+    pub(crate) fn finish(self) -> Reply {
+        let tool_calls: Vec<ToolCall> = self
+            .calls
+            .into_iter()
+            .filter(|call| !call.name.is_empty())
+            .map(|call| {
+                let arguments = if call.arguments.trim().is_empty() {
+                    "{}".to_owned()
+                } else {
+                    call.arguments
+                };
+                ToolCall::new(call.id, call.name, arguments)
+            })
+            .collect();
+        Reply {
+            content: (!self.text.is_empty()).then_some(self.text),
+            tool_calls,
+            usage: self.usage,
+            finish_reason: self.finish,
+        }
+    }
+}
