@@ -13,13 +13,27 @@ use crate::tool::result::{PENDING_KEY, STRUCTURED_KEY, ToolResult};
 /// The `_meta` key under which a suspended call's [`Request`](crate::Request) travels.
 pub const PENDING_META_KEY: &str = "toolnexus/pending";
 
-/// A tool as an MCP `tools/list` entry: the name verbatim, the description, the input
-/// schema and, for a tool that has one, the output schema
-/// ([`Tool::output_schema`]), exactly as in [`Toolkit::to_mcp`](crate::Toolkit::to_mcp).
+/// A tool as an MCP `tools/list` entry: its entry of
+/// [`Toolkit::listing`](crate::Toolkit::listing)`(Profile::Mcp)`, exactly as in
+/// [`Toolkit::to_mcp`](crate::Toolkit::to_mcp): the name verbatim, the description, the
+/// input schema in MCP's profile (a hand-written schema's `"format": "uint32"`, say, is
+/// listed as `to_mcp` lists it) and, for a tool that has one, the output schema
+/// ([`Tool::output_schema`]).
 ///
 /// MCP requires the input schema to be a JSON object; a tool whose schema is not one (a
 /// bare `true`, say) is listed as accepting any object.
 pub fn mcp_tool(tool: &Tool) -> rmcp::model::Tool {
+    let entry = crate::schema::entry::entry(tool, crate::schema::entry::Provider::Mcp);
+    match serde_json::from_value::<rmcp::model::Tool>(entry.clone()) {
+        Ok(listed) => listed,
+        Err(error) => {
+            tracing::debug!(tool = tool.name(), %error, "MCP entry not in rmcp's shape");
+            raw_tool(tool)
+        }
+    }
+}
+
+fn raw_tool(tool: &Tool) -> rmcp::model::Tool {
     let schema = match tool.input_schema() {
         Value::Object(map) => map.clone(),
         _ => {
