@@ -3,8 +3,8 @@
 //!
 //! Two replicas (`tests/lb/replica.rs`, stateless mode) and nginx (round robin) run on
 //! 127.0.0.1. Each SDK (`tests/lb/client.py`, `tests/lb/client.cjs`) sends half its calls,
-//! starts slow calls, and waits; the test kills one replica while slow calls are in flight
-//! on it, then lets the clients send the other half. Every call must be answered exactly
+//! then both start slow calls at once; the test kills one replica while slow calls from
+//! both are in flight on it, then lets the clients send the other half. Every call must be answered exactly
 //! once with the right result; the calls in flight on the killed replica must fail cleanly
 //! (an error, not a hang) and succeed on their first retry, on the other replica.
 //!
@@ -274,15 +274,25 @@ fn stateless_replicas_behind_nginx_answer_every_call_once_even_when_one_dies() {
         start_client(python_client(&url, calls)),
         start_client(typescript_client(&url, calls)),
     ];
+    // Both SDKs start their slow calls together…
+    for client in &clients {
+        assert_eq!(client.expect_line("ready"), "ready");
+    }
+    for client in &mut clients {
+        writeln!(client.stdin, "start the slow calls").unwrap();
+    }
     for client in &clients {
         assert_eq!(client.expect_line("slow-calls-sent"), "slow-calls-sent");
     }
-    // Kill replica A while slow calls are running on it.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while a.slow_started.load(Ordering::SeqCst) == 0 {
-        assert!(Instant::now() < deadline, "no slow call reached replica A");
+    // …and replica A is killed while its share of them (half, by round robin) runs.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while a.slow_started.load(Ordering::SeqCst) < SLOW_CALLS && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(10));
     }
+    assert!(
+        a.slow_started.load(Ordering::SeqCst) > 0,
+        "no slow call reached replica A"
+    );
     a.process.0.kill().unwrap();
     a.process.0.wait().unwrap();
     let in_flight_on_a = a.slow_started.load(Ordering::SeqCst);
@@ -297,7 +307,12 @@ fn stateless_replicas_behind_nginx_answer_every_call_once_even_when_one_dies() {
             .unwrap_or_else(|e| panic!("not a JSON report ({e}): {line}"));
         eprintln!("{}", serde_json::to_string(&report).unwrap());
         check_report(&report);
-        failed += report["failed_attempts"].as_u64().unwrap();
+        let failed_here = report["failed_attempts"].as_u64().unwrap();
+        assert!(
+            failed_here >= 1,
+            "a call in flight on the killed replica failed: {report:#}"
+        );
+        failed += failed_here;
         let status = client.process.0.wait().unwrap();
         assert!(status.success(), "{status}");
     }

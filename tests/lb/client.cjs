@@ -71,15 +71,18 @@ async function main() {
   const batch = (start, count, phase) =>
     Array.from({ length: count }, (_, k) => one(start + k, phase, int(-1e9, 1e9), int(-1e9, 1e9)));
 
+  const lines = readline.createInterface({ input: process.stdin });
+  const nextLine = () => new Promise((resolve) => lines.once("line", resolve));
   const half = Math.floor(calls / 2);
   await pool(batch(0, half, "before"), CONCURRENCY);
+  process.stdout.write("ready\n");
+  await nextLine();
   const slow = Promise.all(
-    Array.from({ length: slowCalls }, (_, k) => one(calls + k, "slow", int(0, 1000), int(0, 1000), 1500)()),
+    Array.from({ length: slowCalls }, (_, k) => one(calls + k, "slow", int(0, 1000), int(0, 1000), 3000)()),
   );
   await new Promise((resolve) => setTimeout(resolve, 200));
   process.stdout.write("slow-calls-sent\n");
-  const lines = readline.createInterface({ input: process.stdin });
-  await new Promise((resolve) => lines.once("line", resolve));
+  await nextLine();
   lines.close();
   await pool(batch(half, calls - half, "after"), CONCURRENCY);
   await slow;

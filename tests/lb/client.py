@@ -3,8 +3,9 @@ Python MCP SDK; one replica is killed halfway (tests/mcp_lb.rs).
 
     python client.py URL CALLS SLOW_CALLS
 
-1. CALLS/2 `add` calls, 32 at a time;
-2. SLOW_CALLS `slow_add` calls (1.5 s each) are started; the script prints
+1. CALLS/2 `add` calls, 32 at a time; then it prints `ready` and waits for a line on
+   stdin (so that both SDKs' slow calls run at the same time);
+2. SLOW_CALLS `slow_add` calls (3 s each) are started; the script prints
    `slow-calls-sent` and waits for a line on stdin: the test kills a replica meanwhile;
 3. the other CALLS/2 `add` calls, while the slow ones finish.
 
@@ -53,7 +54,7 @@ async def one(session, tally, limiter, index, phase, a, b, ms=None):
             value, _, replica = text.partition(" from ")
             if index in tally.results:
                 tally.duplicates += 1
-            tally.results[index] = (value == str(a + b) and not result.isError, replica, attempt, phase)
+            tally.results[index] = (value == str(a + b) and not result.is_error, replica, attempt, phase)
             return
         tally.lost += 1
 
@@ -76,10 +77,12 @@ async def main(url, calls, slow_calls):
         async with ClientSession(read, write) as session:
             await session.initialize()
             await run(session, tally, limiter, rng, 0, half, "before")
+            print("ready", flush=True)
+            await anyio.to_thread.run_sync(sys.stdin.readline)
             async with anyio.create_task_group() as slow:
                 for k in range(slow_calls):
                     slow.start_soon(one, session, tally, slow_limiter, calls + k, "slow",
-                                    rng.randint(0, 1000), rng.randint(0, 1000), 1500)
+                                    rng.randint(0, 1000), rng.randint(0, 1000), 3000)
                 await anyio.sleep(0.2)
                 print("slow-calls-sent", flush=True)
                 await anyio.to_thread.run_sync(sys.stdin.readline)

@@ -23,7 +23,7 @@ pub const PENDING_META_KEY: &str = "toolnexus/pending";
 /// MCP requires the input schema to be a JSON object; a tool whose schema is not one (a
 /// bare `true`, say) is listed as accepting any object.
 pub fn mcp_tool(tool: &Tool) -> rmcp::model::Tool {
-    let entry = crate::schema::entry::entry(tool, crate::schema::entry::Provider::Mcp);
+    let entry = &tool.entry(crate::profile::Profile::Mcp).value;
     match serde_json::from_value::<rmcp::model::Tool>(entry.clone()) {
         Ok(listed) => listed,
         Err(error) => {
