@@ -1,5 +1,5 @@
 //! Streamable HTTP: the SDK's `StreamableHttpService` mounted at `/mcp` on an axum router,
-//! behind this crate's guard layer ([`guard`]), served by a connection loop with a
+//! behind this crate's guard layer (`guard.rs`), served by a connection loop with a
 //! header-read timeout and a connection cap.
 
 mod events;
