@@ -35,11 +35,11 @@ impl Rejection {
 /// - a request whose `params` is not an object (`"params": []`): `-32602` invalid params;
 /// - JSON that is not a JSON-RPC message of MCP (a batch, a bare value, no `method`):
 ///   `-32600` invalid request.
-pub(super) fn parse(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Rejection> {
+pub(super) fn parse(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Box<Rejection>> {
     if let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
         return Ok(message);
     }
-    Err(diagnose(bytes))
+    Err(Box::new(diagnose(bytes)))
 }
 
 fn diagnose(bytes: &[u8]) -> Rejection {

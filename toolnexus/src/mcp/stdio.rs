@@ -123,7 +123,7 @@ where
                     return None;
                 }
                 Ok(None) => return None,
-                Ok(Some(Err(_))) => protocol::too_large(&self.line, self.max_line),
+                Ok(Some(Err(_))) => Box::new(protocol::too_large(&self.line, self.max_line)),
                 Ok(Some(Ok(()))) => {
                     let text = self.line.trim_ascii();
                     if text.is_empty() {
