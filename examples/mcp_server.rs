@@ -75,8 +75,7 @@ async fn main() -> std::io::Result<()> {
                 eprintln!(
                     "mcp_server: listening on every interface, but only loopback Host headers \
                      are accepted: clients on other machines get 403 Forbidden until you name \
-                     this machine as they reach it, e.g. --allow-host {}",
-                    "my-host.example.com"
+                     this machine as they reach it, e.g. --allow-host my-host.example.com"
                 );
             }
             // Stop when whoever started us closes our stdin (Ctrl-C ends the process too).

@@ -16,8 +16,13 @@ use tokio::time::Instant;
 
 /// Events kept per stream; a stream that sends more keeps its latest ones.
 const EVENTS_PER_STREAM: usize = 256;
-/// How long a stream that carried its response stays resumable (as the SDK's own cache).
-const DONE_TTL: Duration = Duration::from_secs(60);
+/// How long a stream that carried its response stays resumable: a client whose connection
+/// dropped comes back within its retry interval (3 s by default, then backing off).
+const DONE_TTL: Duration = Duration::from_secs(30);
+/// What a stream and an event cost beyond their messages' JSON text (the maps, the
+/// stream's name, its change signal, the event's own fields), counted in the budget.
+const STREAM_OVERHEAD: usize = 512;
+const EVENT_OVERHEAD: usize = 256;
 /// How often expired streams are swept.
 const SWEEP_EVERY: Duration = Duration::from_secs(1);
 
@@ -122,7 +127,7 @@ impl State {
     fn remove(&mut self, key: u64) {
         if let Some(log) = self.streams.remove(&key) {
             self.names.remove(&log.name);
-            self.bytes -= log.bytes();
+            self.bytes -= log.bytes() + STREAM_OVERHEAD;
         }
     }
 }
@@ -149,6 +154,7 @@ impl EventStore for MemoryEventStore {
                 let key = state.next;
                 state.next += 1;
                 state.names.insert(stream_id.to_owned(), key);
+                state.bytes += STREAM_OVERHEAD;
                 state.streams.insert(
                     key,
                     Log {
@@ -179,7 +185,7 @@ impl EventStore for MemoryEventStore {
             .message
             .as_deref()
             .and_then(|message| serde_json::to_vec(message).ok())
-            .map_or(64, |text| text.len() + 64);
+            .map_or(EVENT_OVERHEAD, |text| text.len() + EVENT_OVERHEAD);
         if log.events.len() == EVENTS_PER_STREAM
             && let Some((_, _, dropped)) = log.events.pop_front()
         {

@@ -31,7 +31,7 @@ pub use options::{
 pub(super) const PATH: &str = "/mcp";
 
 /// The budget of the resumable-stream store: messages kept for clients that reconnect.
-const EVENT_STORE_BYTES: usize = 32 * 1024 * 1024;
+const EVENT_STORE_BYTES: usize = 16 * 1024 * 1024;
 
 pub(super) async fn serve(
     server: McpServer,
