@@ -270,7 +270,6 @@ impl Inner {
             .filter(|tool| allowed.is_none_or(|set| set.contains(tool.name())))
             .map(mcp_tool)
             .collect();
-        // `mcp_tool` is the tool's `Toolkit::listing(Profile::Mcp)` entry.
     }
 }
 
