@@ -266,3 +266,59 @@ fn tokio_stream_from(
 ) -> impl futures_util::Stream<Item = ServerSseMessage> + Send + Sync + 'static {
     futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx))
 }
+
+#[cfg(test)]
+mod tests {
+    use futures_util::StreamExt;
+
+    use super::*;
+
+    fn response(id: i64) -> ServerSseMessage {
+        let message = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {}});
+        ServerSseMessage::from_message(serde_json::from_value(message).unwrap())
+    }
+
+    #[tokio::test]
+    async fn a_replay_waits_for_the_response_then_ends() {
+        let store = MemoryEventStore::new(Duration::from_secs(60), 1 << 20);
+        let priming = ServerSseMessage::priming("ignored", Duration::from_secs(3));
+        let first = store.store_event("s", &priming).await.unwrap();
+        let mut replay = store.replay_events_after(&first).await.unwrap();
+        // The response comes after the replay started: it is delivered, then the end.
+        let id = store.store_event("s", &response(7)).await.unwrap();
+        let event = replay.next().await.expect("the response");
+        assert_eq!(event.event_id.as_deref(), Some(id.as_str()));
+        assert!(replay.next().await.is_none());
+        // Unknown ids are errors, not empty streams.
+        assert!(store.replay_events_after("99-0").await.is_err());
+        assert!(store.replay_events_after("not an id").await.is_err());
+    }
+
+    #[tokio::test]
+    async fn the_byte_budget_drops_the_oldest_streams() {
+        let store = MemoryEventStore::new(Duration::from_secs(60), 64 * 1024);
+        let mut ids = Vec::new();
+        for n in 0..1000 {
+            ids.push(
+                store
+                    .store_event(&format!("s{n}"), &response(n))
+                    .await
+                    .unwrap(),
+            );
+        }
+        let state = store.0.lock();
+        assert!(state.bytes <= 64 * 1024, "{} bytes kept", state.bytes);
+        assert!(state.streams.len() < 1000 && !state.streams.is_empty());
+        drop(state);
+        assert!(
+            store.replay_events_after(&ids[0]).await.is_err(),
+            "the oldest is gone"
+        );
+        let newest = store.replay_events_after(&ids[999]).await.unwrap();
+        assert_eq!(
+            newest.collect::<Vec<_>>().await.len(),
+            0,
+            "nothing after the last"
+        );
+    }
+}
