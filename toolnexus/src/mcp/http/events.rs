@@ -306,10 +306,11 @@ mod tests {
                     .unwrap(),
             );
         }
-        let state = store.0.lock();
-        assert!(state.bytes <= 64 * 1024, "{} bytes kept", state.bytes);
-        assert!(state.streams.len() < 1000 && !state.streams.is_empty());
-        drop(state);
+        {
+            let state = store.0.lock();
+            assert!(state.bytes <= 64 * 1024, "{} bytes kept", state.bytes);
+            assert!(state.streams.len() < 1000 && !state.streams.is_empty());
+        }
         assert!(
             store.replay_events_after(&ids[0]).await.is_err(),
             "the oldest is gone"
