@@ -3,12 +3,18 @@
 //! ```text
 //! cargo run --example mcp_server                          # stdio (a client spawns it)
 //! cargo run --example mcp_server -- --http 127.0.0.1:8080 # streamable HTTP at /mcp
+//! cargo run --example mcp_server -- --http 0.0.0.0:8080 --allow-host tools.example.com
+//! cargo run --example mcp_server -- --http 127.0.0.1:8080 --stateless  # for replicas
 //! cargo run --example mcp_server -- --print-tools         # the tools/list entries, as JSON
 //! ```
 //!
 //! Over HTTP the first line on stdout is `listening on http://ADDR/mcp` (port 0 picks a
-//! free port); the server stops cleanly when stdin closes, or on Ctrl-C. Over stdio,
-//! stdout belongs to the protocol: diagnostics go to stderr.
+//! free port; bound to every interface, the loopback URL is given, and stderr says how to
+//! let other hosts in); the server stops cleanly when stdin closes, or on Ctrl-C.
+//! `--allow-host NAME` and `--allow-origin ORIGIN` (repeatable) accept those `Host` and
+//! `Origin` headers beside the loopback ones; `--stateless` serves without sessions, for
+//! replicas behind a load balancer. Over stdio, stdout belongs to the protocol:
+//! diagnostics go to stderr.
 
 #[path = "shared/tools.rs"]
 mod tools;
@@ -16,7 +22,7 @@ mod tools;
 use std::io::Read as _;
 
 use toolnexus::Toolkit;
-use toolnexus::mcp::McpServer;
+use toolnexus::mcp::{HttpOptions, McpServer};
 
 /// Every tool the server exposes: the quickstart's `#[tool]` functions.
 fn toolkit() -> Toolkit {
@@ -25,22 +31,53 @@ fn toolkit() -> Toolkit {
         .collect()
 }
 
-const USAGE: &str = "usage: mcp_server [--http ADDR | --print-tools]";
+const USAGE: &str = "usage: mcp_server [--print-tools | --http ADDR [--stateless] \
+                     [--allow-host NAME]... [--allow-origin ORIGIN]...]";
+
+fn usage() -> ! {
+    eprintln!("{USAGE}");
+    std::process::exit(2);
+}
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
     let server = McpServer::new(toolkit()).with_name("toolnexus-quickstart");
-    match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        [] => server.serve_stdio().await,
-        ["--print-tools"] => {
+    let mut args = std::env::args().skip(1);
+    let Some(first) = args.next() else {
+        return server.serve_stdio().await;
+    };
+    match first.as_str() {
+        "--print-tools" if args.len() == 0 => {
             let tools = server.toolkit().to_mcp();
             println!("{}", serde_json::to_string_pretty(&tools)?);
             Ok(())
         }
-        ["--http", addr] => {
-            let http = server.serve_http(addr).await?;
+        "--http" => {
+            let addr = args.next().unwrap_or_else(|| usage());
+            let mut options = HttpOptions::new();
+            let mut hosts = Vec::new();
+            while let Some(flag) = args.next() {
+                match flag.as_str() {
+                    "--stateless" => options = options.stateless(),
+                    "--allow-host" => hosts.push(args.next().unwrap_or_else(|| usage())),
+                    "--allow-origin" => {
+                        let origin = args.next().unwrap_or_else(|| usage());
+                        options = options.with_allowed_origins([origin]);
+                    }
+                    _ => usage(),
+                }
+            }
+            let allowed_other_hosts = !hosts.is_empty();
+            options = options.with_allowed_hosts(hosts);
+            let http = server.serve_http_with(addr.as_str(), options).await?;
             println!("listening on {}", http.url());
+            if http.is_on_all_interfaces() && !allowed_other_hosts {
+                eprintln!(
+                    "mcp_server: listening on every interface, but only loopback Host headers \
+                     are accepted: clients on other machines get 403 Forbidden until you name \
+                     this machine as they reach it, e.g. --allow-host my-host.example.com"
+                );
+            }
             // Stop when whoever started us closes our stdin (Ctrl-C ends the process too).
             let handle = http.shutdown_handle();
             std::thread::spawn(move || {
@@ -51,9 +88,6 @@ async fn main() -> std::io::Result<()> {
             eprintln!("mcp_server: shut down");
             Ok(())
         }
-        _ => {
-            eprintln!("{USAGE}");
-            std::process::exit(2);
-        }
+        _ => usage(),
     }
 }

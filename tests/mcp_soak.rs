@@ -22,6 +22,12 @@ fn a_short_soak_of_the_mcp_server_ends_with_no_failure() {
             "3",
             "--seed",
             "7",
+            "--session-flood",
+            "400",
+            "--slow-flood",
+            "300",
+            "--header-timeout-ms",
+            "500",
         ])
         .output()
         .expect("the soak runs");
@@ -50,5 +56,23 @@ fn a_short_soak_of_the_mcp_server_ends_with_no_failure() {
     assert!(held["started"].as_u64().unwrap() > 0, "{report:#}");
     assert_eq!(held["started"], held["stopped_by_the_end"], "{report:#}");
     assert_eq!(report["server_answers_after"], true);
+    // The floods: the session cap refused what was past it, every stalled connection was
+    // closed, and a complete request was served meanwhile.
+    let sessions = &report["floods"]["sessions"];
+    assert_eq!(
+        sessions["statuses"]["200"], sessions["session_cap"],
+        "{report:#}"
+    );
+    assert_eq!(
+        sessions["statuses"]["503"],
+        400 - sessions["session_cap"].as_u64().unwrap(),
+        "{report:#}"
+    );
+    let slow = &report["floods"]["slow_headers"];
+    assert_eq!(slow["closed_by_the_server"], 300, "{report:#}");
+    assert_eq!(
+        slow["complete_request_during_the_flood"]["status"], 200,
+        "{report:#}"
+    );
     assert_eq!(report["shutdown_clean"], true);
 }

@@ -4,6 +4,7 @@
 //! cargo run --release --example mcp_soak                       # the full soak
 //! cargo run --release --example mcp_soak -- --clients 64 --requests 50 --rounds 5
 //! cargo run --release --example mcp_soak -- --rounds 25 --vanishing 0  # no abandoned sessions
+//! cargo run --release --example mcp_soak -- --rounds 0                 # the floods alone
 //! ```
 //!
 //! It starts an [`McpServer`] on `127.0.0.1:0` (nothing else is contacted), then runs
@@ -16,7 +17,12 @@
 //! Afterwards it checks that every well-formed call got exactly one response, with the
 //! right result; that every call abandoned by a disconnect had its tool cancelled; that
 //! the server still answers and shuts down cleanly; and that resident memory did not keep
-//! growing from round to round. It prints a JSON report and exits non-zero on any
+//! growing from round to round. Then two floods, each against a server with the default
+//! limits: `--session-flood` `initialize` requests never closed (the session cap must
+//! refuse those past it with 503), and `--slow-flood` connections that send part of their
+//! headers and stall (each must be closed after the header-read timeout,
+//! `--header-timeout-ms`, while a complete request is still served); each records the
+//! resident memory at its highest. It prints a JSON report and exits non-zero on any
 //! failure. `tests/mcp_soak.rs` runs a short version of it in the test suite.
 
 use std::collections::HashMap;
@@ -33,7 +39,9 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::oneshot;
-use toolnexus::mcp::McpServer;
+use toolnexus::mcp::{HttpOptions, McpServer};
+
+mod floods;
 use toolnexus::{Tool, ToolResult, Toolkit};
 
 /// Hang protection for one exchange; no result depends on how long anything takes.
@@ -50,6 +58,14 @@ struct Config {
     seed: u64,
     /// One client in this many vanishes without closing its session (0: none).
     vanishing: u64,
+    /// `initialize` requests of the session flood (0: no flood).
+    session_flood: u64,
+    /// The session cap of the session flood's server.
+    flood_session_cap: u64,
+    /// Stalled connections of the slow-header flood (0: no flood).
+    slow_flood: u64,
+    /// The header-read timeout of the slow-header flood's server.
+    header_timeout_ms: u64,
 }
 
 impl Config {
@@ -60,6 +76,10 @@ impl Config {
             rounds: 5,
             seed: 1,
             vanishing: 8,
+            session_flood: 2000,
+            flood_session_cap: toolnexus::mcp::DEFAULT_MAX_SESSIONS as u64,
+            slow_flood: 1000,
+            header_timeout_ms: 2000,
         };
         let mut args = std::env::args().skip(1);
         while let Some(flag) = args.next() {
@@ -71,9 +91,13 @@ impl Config {
             match flag.as_str() {
                 "--clients" => config.clients = value.max(1),
                 "--requests" => config.requests = value,
-                "--rounds" => config.rounds = value.max(1),
+                "--rounds" => config.rounds = value,
                 "--seed" => config.seed = value,
                 "--vanishing" => config.vanishing = value,
+                "--session-flood" => config.session_flood = value,
+                "--flood-session-cap" => config.flood_session_cap = value.max(1),
+                "--slow-flood" => config.slow_flood = value,
+                "--header-timeout-ms" => config.header_timeout_ms = value.max(1),
                 other => return Err(format!("unknown flag {other}")),
             }
         }
@@ -711,8 +735,10 @@ async fn soak(config: &Config) -> Value {
     let server = McpServer::new(toolkit(tally.clone(), held.clone()))
         .with_name("soak")
         .with_max_message_bytes(MAX_BODY);
+    // Vanished clients' sessions outlive the rounds (until their idle expiry): room for
+    // them all. The floods below check the default cap.
     let http = server
-        .serve_http("127.0.0.1:0")
+        .serve_http_with("127.0.0.1:0", HttpOptions::new().with_max_sessions(1 << 14))
         .await
         .expect("the server binds a loopback port");
     let addr = http.local_addr();
@@ -776,9 +802,11 @@ async fn soak(config: &Config) -> Value {
 
     // Memory must level off: the last round may not add more than the first round did
     // (plus slack for allocator noise). A per-request leak grows every round alike.
-    let first_growth = rss_rounds[0].saturating_sub(rss_before);
+    let first_growth = rss_rounds
+        .first()
+        .map_or(0, |r| r.saturating_sub(rss_before));
     let last_growth = match rss_rounds.len() {
-        1 => 0,
+        0 | 1 => 0,
         n => rss_rounds[n - 1].saturating_sub(rss_rounds[n - 2]),
     };
     let memory_levels_off = rss_rounds.len() < 3 || last_growth <= first_growth / 2 + 8 * 1024;
@@ -786,6 +814,21 @@ async fn soak(config: &Config) -> Value {
         tally.fail(format!(
             "resident memory keeps growing: +{first_growth} KiB in round 1, +{last_growth} KiB in the last round"
         ));
+    }
+
+    // The floods, each against a server of its own with the default limits.
+    let mut floods = json!({});
+    if config.session_flood > 0 {
+        let (report, failed) =
+            floods::session_flood(config.session_flood, config.flood_session_cap as usize).await;
+        failed.into_iter().for_each(|f| tally.fail(f));
+        floods["sessions"] = report;
+    }
+    if config.slow_flood > 0 {
+        let timeout = Duration::from_millis(config.header_timeout_ms);
+        let (report, failed) = floods::slow_header_flood(config.slow_flood, timeout).await;
+        failed.into_iter().for_each(|f| tally.fail(f));
+        floods["slow_headers"] = report;
     }
 
     let t = &tally;
@@ -819,6 +862,7 @@ async fn soak(config: &Config) -> Value {
         "shutdown_clean": shutdown_clean,
         "rss_kib": {"before": rss_before, "after_each_round": rss_rounds, "after": rss_after,
                     "peak_before": peak_before, "peak_after": peak_after},
+        "floods": floods,
         "failures": get(&t.failures),
         "failure_samples": t.samples.lock().unwrap().clone(),
     })
@@ -829,7 +873,7 @@ fn main() {
         Ok(config) => config,
         Err(e) => {
             eprintln!(
-                "mcp_soak: {e}\nusage: mcp_soak [--clients N] [--requests N] [--rounds N] [--seed N] [--vanishing N]"
+                "mcp_soak: {e}\nusage: mcp_soak [--clients N] [--requests N] [--rounds N] [--seed N] [--vanishing N] [--session-flood N] [--flood-session-cap N] [--slow-flood N] [--header-timeout-ms N]"
             );
             std::process::exit(2);
         }

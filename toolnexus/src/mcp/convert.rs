@@ -13,14 +13,31 @@ use crate::tool::result::{PENDING_KEY, STRUCTURED_KEY, ToolResult};
 /// The `_meta` key under which a suspended call's [`Request`](crate::Request) travels.
 pub const PENDING_META_KEY: &str = "toolnexus/pending";
 
-/// A tool as an MCP `tools/list` entry: the name verbatim, the description, the input
-/// schema and, for a tool that has one, the output schema
-/// ([`Tool::output_schema`]), exactly as in [`Toolkit::to_mcp`](crate::Toolkit::to_mcp).
+/// A tool as an MCP `tools/list` entry: its entry of
+/// [`Toolkit::listing`](crate::Toolkit::listing)`(Profile::Mcp)`, exactly as in
+/// [`Toolkit::to_mcp`](crate::Toolkit::to_mcp): the name verbatim, the description, the
+/// input schema in MCP's profile (a hand-written schema's `"format": "uint32"`, say, is
+/// listed as `to_mcp` lists it) and, for a tool that has one, the output schema
+/// ([`Tool::output_schema`]).
 ///
 /// The schema is the tool's [`mcp`](crate::profile::mcp) profile (`"type": "object"` at
 /// the root, which MCP clients require); a tool whose schema has no MCP form is listed as
 /// accepting any object.
 pub fn mcp_tool(tool: &Tool) -> rmcp::model::Tool {
+    let entry = tool.entry(crate::profile::Profile::Mcp).value.clone();
+    match entry.map(serde_json::from_value::<rmcp::model::Tool>) {
+        Some(Ok(listed)) => listed,
+        Some(Err(error)) => {
+            tracing::debug!(tool = tool.name(), %error, "MCP entry not in rmcp's shape");
+            raw_tool(tool)
+        }
+        None => raw_tool(tool),
+    }
+}
+
+/// The entry built field by field: the MCP profile's schema, or any object when the tool
+/// has no MCP form.
+fn raw_tool(tool: &Tool) -> rmcp::model::Tool {
     let schema = match tool.profile(crate::profile::Profile::Mcp) {
         Ok(Value::Object(map)) => map.clone(),
         _ => {

@@ -39,6 +39,8 @@
 mod client;
 mod convert;
 mod http;
+mod protocol;
+mod stdio;
 
 use std::collections::HashSet;
 use std::io;
@@ -50,7 +52,6 @@ use rmcp::model::{
     PaginatedRequestParams, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
-use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -63,7 +64,11 @@ pub use client::{
     ELICITATION_DATA_KEY, McpClient, McpClientBuilder, McpClientError,
 };
 pub use convert::{PENDING_META_KEY, call_tool_result, mcp_tool};
-pub use http::{HttpServer, ShutdownHandle};
+pub use http::{
+    DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS,
+    DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, HttpServer, LOOPBACK_HOSTS, LOOPBACK_ORIGINS,
+    ShutdownHandle,
+};
 /// The MCP SDK this module is built on, re-exported so its types (transports, HTTP
 /// configuration, the [`ServerHandler`] trait) can be named without a second dependency.
 pub use rmcp;
@@ -82,7 +87,8 @@ pub const DEFAULT_SERVER_NAME: &str = "toolnexus";
 /// cancellation (a client's `notifications/cancelled`, its session being closed or timing
 /// out, the server shutting down) reaches the tool's [`Context`] as its cancellation token.
 /// A dropped HTTP connection alone does not cancel a call: over streamable HTTP the session
-/// outlives the connection, so the client can come back for the result.
+/// outlives the connection, and the client can come back for the result (a `GET` with
+/// `Last-Event-ID` replays what its stream missed; see [`HttpOptions`]).
 #[derive(Clone)]
 pub struct McpServer(Arc<Inner>);
 
@@ -165,8 +171,10 @@ impl McpServer {
         self.update(|inner| inner.timeout = Some(timeout))
     }
 
-    /// Bounds one incoming message: a longer stdio line is discarded (the connection stays
-    /// open), a larger HTTP request body is refused with `413 Payload Too Large`.
+    /// Bounds one incoming message: a longer stdio line is answered with an invalid-request
+    /// error (carrying the request's `id` when it is within the line's first kilobytes; the
+    /// connection stays open), a larger HTTP request body is refused with
+    /// `413 Payload Too Large`.
     /// Defaults to [`DEFAULT_MAX_MESSAGE_BYTES`] (1 MiB).
     #[must_use]
     pub fn with_max_message_bytes(self, bytes: usize) -> Self {
@@ -204,17 +212,19 @@ impl McpServer {
     /// Serves one client speaking newline-delimited JSON-RPC over `read` / `write` (a
     /// child's pipes, a Unix socket, an in-memory duplex…) until the client closes `read`.
     ///
-    /// Input that is not JSON is ignored, JSON that is not a JSON-RPC message gets an
-    /// invalid-request error, and a line longer than the message bound is discarded: the
-    /// connection stays open in every case. The `Err` is a client that went away before
-    /// completing `initialize`, or a failed read or write.
+    /// Every line that cannot be served is answered at once with a JSON-RPC error carrying
+    /// the request's `id` when it can be found: a parse error (`-32700`) for input that is
+    /// not JSON, not UTF-8, or holds a lone surrogate escape; invalid params (`-32602`)
+    /// for params that are not an object; invalid request (`-32600`) for JSON that is not
+    /// a JSON-RPC message or a line longer than the message bound. The connection stays
+    /// open in every case. The `Err` is a client that went away before completing
+    /// `initialize`, or a failed read or write.
     pub async fn serve_io<R, W>(self, read: R, write: W) -> io::Result<()>
     where
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        let transport = AsyncRwTransport::<RoleServer, R, W>::new_server(read, write)
-            .with_max_line_length(self.0.max_message_bytes);
+        let transport = stdio::GuardedIo::new(read, write, self.0.max_message_bytes);
         let running = rmcp::serve_server(self, transport)
             .await
             .map_err(io::Error::other)?;
@@ -222,25 +232,26 @@ impl McpServer {
         Ok(())
     }
 
-    /// Serves streamable HTTP at `http://ADDR/mcp` (see [`HttpServer`]). Port 0 picks a
-    /// free port; [`HttpServer::local_addr`] reports the one bound. Only loopback `Host`
-    /// headers are accepted (DNS-rebinding protection); to serve other hosts, pass your
-    /// own configuration to [`McpServer::serve_http_with`].
+    /// Serves streamable HTTP at `http://ADDR/mcp` (see [`HttpServer`]) with the default
+    /// [`HttpOptions`]: only loopback `Host` and `Origin` headers are accepted, and
+    /// sessions, connections and slow clients are bounded. Port 0 picks a free port;
+    /// [`HttpServer::local_addr`] reports the one bound.
     pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> io::Result<HttpServer> {
-        let config = rmcp::transport::StreamableHttpServerConfig::default();
-        self.serve_http_with(addr, config).await
+        self.serve_http_with(addr, HttpOptions::default()).await
     }
 
-    /// [`McpServer::serve_http`] with the SDK's HTTP configuration (allowed hosts and
-    /// origins, keep-alive, sessions). The request-body bound is the smaller of the
-    /// configuration's and [`McpServer::max_message_bytes`]; the cancellation token is
-    /// tied to the returned server's shutdown.
+    /// [`McpServer::serve_http`] with [`HttpOptions`] (other hosts and origins, limits,
+    /// the stateless mode for replicas behind a load balancer), or the SDK's own
+    /// configuration (`StreamableHttpServerConfig`, converted with the default limits).
+    /// The request-body bound is the smaller of the SDK configuration's and
+    /// [`McpServer::max_message_bytes`]; the cancellation token is tied to the returned
+    /// server's shutdown.
     pub async fn serve_http_with(
         self,
         addr: impl tokio::net::ToSocketAddrs,
-        config: rmcp::transport::StreamableHttpServerConfig,
+        options: impl Into<HttpOptions>,
     ) -> io::Result<HttpServer> {
-        http::serve(self, addr, config).await
+        http::serve(self, addr, options.into()).await
     }
 
     fn context(&self, request: &RequestContext<RoleServer>) -> Context {
@@ -262,6 +273,8 @@ impl Inner {
             .tools()
             .iter()
             .filter(|tool| allowed.is_none_or(|set| set.contains(tool.name())))
+            // As `Toolkit::to_mcp`: a tool the MCP profile refuses is not listed.
+            .filter(|tool| tool.entry(crate::profile::Profile::Mcp).value.is_some())
             .map(mcp_tool)
             .collect();
     }
@@ -327,5 +340,21 @@ impl ServerHandler for McpServer {
         let args = Value::Object(request.arguments.unwrap_or_default());
         let result = self.0.toolkit.execute(name, args, ctx).await;
         Ok(call_tool_result(name, result).into())
+    }
+
+    /// A request the SDK could not parse into its typed form: one MCP defines with params
+    /// of the wrong shape (`tools/call` without a string `name`, say) is invalid params,
+    /// anything else an unknown method.
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        let method = request.method;
+        Err(
+            protocol::malformed_params(&method, request.params.as_ref()).unwrap_or_else(|| {
+                ErrorData::new(rmcp::model::ErrorCode::METHOD_NOT_FOUND, method, None)
+            }),
+        )
     }
 }

@@ -1,0 +1,325 @@
+//! The event store that makes a session's response streams resumable: every event the
+//! server sends on a stream is kept (bounded, for a while), so a client whose connection
+//! dropped can `GET` with `Last-Event-ID` and receive what it missed, the call's result
+//! included, even when the result was produced after the drop.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use rmcp::model::ServerJsonRpcMessage;
+use rmcp::transport::streamable_http_server::session::{
+    EventId, EventStore, EventStoreError, EventStream, ServerSseMessage,
+};
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+/// Events kept per stream; a stream that sends more keeps its latest ones.
+const EVENTS_PER_STREAM: usize = 256;
+/// How long a stream that carried its response stays resumable: a client whose connection
+/// dropped comes back within its retry interval (3 s by default, then backing off).
+const DONE_TTL: Duration = Duration::from_secs(30);
+/// What a stream and an event cost beyond their messages' JSON text (the maps, the
+/// stream's name, its change signal, the event's own fields), counted in the budget.
+const STREAM_OVERHEAD: usize = 512;
+const EVENT_OVERHEAD: usize = 256;
+/// How often expired streams are swept.
+const SWEEP_EVERY: Duration = Duration::from_secs(1);
+
+/// In-memory and bounded: a stream is kept [`DONE_TTL`] after its response, or `idle`
+/// after its last event while it has none (a session's calls end with the session after
+/// that long anyway); past `max_bytes` of kept messages the least recently written
+/// streams are dropped first.
+#[derive(Clone)]
+pub(super) struct MemoryEventStore(Arc<Shared>);
+
+struct Shared {
+    state: Mutex<State>,
+    idle: Duration,
+    max_bytes: usize,
+}
+
+struct State {
+    streams: HashMap<u64, Log>,
+    names: HashMap<String, u64>,
+    next: u64,
+    bytes: usize,
+    swept: Instant,
+}
+
+struct Log {
+    name: String,
+    /// (index, event, its size), oldest first.
+    events: VecDeque<(u64, ServerSseMessage, usize)>,
+    next_index: u64,
+    /// Set once the stream carried its response (or error): nothing follows.
+    done: bool,
+    touched: Instant,
+    changed: watch::Sender<()>,
+}
+
+impl Log {
+    fn bytes(&self) -> usize {
+        self.events.iter().map(|(_, _, size)| size).sum()
+    }
+}
+
+impl MemoryEventStore {
+    pub(super) fn new(idle: Duration, max_bytes: usize) -> Self {
+        MemoryEventStore(Arc::new(Shared {
+            state: Mutex::new(State {
+                streams: HashMap::new(),
+                names: HashMap::new(),
+                next: 0,
+                bytes: 0,
+                swept: Instant::now(),
+            }),
+            idle,
+            max_bytes,
+        }))
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    /// Drops the streams past their time (at most once a [`SWEEP_EVERY`]), then the least
+    /// recently written ones while over the byte budget.
+    fn evict(&self, state: &mut State, now: Instant) {
+        if now.duration_since(state.swept) >= SWEEP_EVERY {
+            state.swept = now;
+            let idle = self.idle;
+            let expired: Vec<u64> = state
+                .streams
+                .iter()
+                .filter(|(_, log)| {
+                    let ttl = if log.done { DONE_TTL } else { idle };
+                    now.duration_since(log.touched) >= ttl
+                })
+                .map(|(key, _)| *key)
+                .collect();
+            for key in expired {
+                state.remove(key);
+            }
+        }
+        if state.bytes > self.max_bytes {
+            let mut by_age: Vec<(Instant, u64)> = state
+                .streams
+                .iter()
+                .map(|(key, log)| (log.touched, *key))
+                .collect();
+            by_age.sort_unstable();
+            for (_, key) in by_age {
+                if state.bytes <= self.max_bytes {
+                    break;
+                }
+                state.remove(key);
+            }
+        }
+    }
+}
+
+impl State {
+    fn remove(&mut self, key: u64) {
+        if let Some(log) = self.streams.remove(&key) {
+            self.names.remove(&log.name);
+            self.bytes -= log.bytes() + STREAM_OVERHEAD;
+        }
+    }
+}
+
+fn parse_id(id: &str) -> Option<(u64, u64)> {
+    let (key, index) = id.split_once('-')?;
+    Some((key.parse().ok()?, index.parse().ok()?))
+}
+
+#[async_trait::async_trait]
+impl EventStore for MemoryEventStore {
+    async fn store_event(
+        &self,
+        stream_id: &str,
+        event: &ServerSseMessage,
+    ) -> Result<EventId, EventStoreError> {
+        let now = Instant::now();
+        let shared = &self.0;
+        let mut state = shared.lock();
+        let state = &mut *state;
+        let key = match state.names.get(stream_id) {
+            Some(key) => *key,
+            None => {
+                let key = state.next;
+                state.next += 1;
+                state.names.insert(stream_id.to_owned(), key);
+                state.bytes += STREAM_OVERHEAD;
+                state.streams.insert(
+                    key,
+                    Log {
+                        name: stream_id.to_owned(),
+                        events: VecDeque::new(),
+                        next_index: 0,
+                        done: false,
+                        touched: now,
+                        changed: watch::Sender::new(()),
+                    },
+                );
+                key
+            }
+        };
+        let log = state.streams.get_mut(&key).expect("just inserted");
+        let index = log.next_index;
+        log.next_index += 1;
+        let id = format!("{key}-{index}");
+        let mut stored = event.clone();
+        stored.event_id = Some(id.clone());
+        if matches!(
+            stored.message.as_deref(),
+            Some(ServerJsonRpcMessage::Response(_) | ServerJsonRpcMessage::Error(_))
+        ) {
+            log.done = true;
+        }
+        let size = stored
+            .message
+            .as_deref()
+            .and_then(|message| serde_json::to_vec(message).ok())
+            .map_or(EVENT_OVERHEAD, |text| text.len() + EVENT_OVERHEAD);
+        if log.events.len() == EVENTS_PER_STREAM
+            && let Some((_, _, dropped)) = log.events.pop_front()
+        {
+            state.bytes -= dropped;
+        }
+        log.events.push_back((index, stored, size));
+        log.touched = now;
+        log.changed.send_replace(());
+        state.bytes += size;
+        shared.evict(state, now);
+        Ok(id)
+    }
+
+    /// The events after `last_event_id` on its stream; then, while the stream has not
+    /// carried its response, the events that follow as they are stored (until the
+    /// response, or the stream expires).
+    async fn replay_events_after(
+        &self,
+        last_event_id: &str,
+    ) -> Result<EventStream, EventStoreError> {
+        let (key, after) = parse_id(last_event_id)
+            .ok_or_else(|| format!("`{last_event_id}` is not an event id of this server"))?;
+        let mut changed = {
+            let state = self.0.lock();
+            let log = state.streams.get(&key).ok_or_else(|| {
+                format!("the stream of event `{last_event_id}` is unknown or has expired")
+            })?;
+            if log
+                .events
+                .front()
+                .is_some_and(|(first, _, _)| *first > after + 1)
+            {
+                return Err(format!("events after `{last_event_id}` are no longer kept").into());
+            }
+            log.changed.subscribe()
+        };
+        let (tx, rx) = tokio::sync::mpsc::channel(16);
+        let store = Arc::clone(&self.0);
+        let ttl = store.idle;
+        tokio::spawn(async move {
+            let mut cursor = after;
+            loop {
+                changed.borrow_and_update();
+                let (events, done) = {
+                    let state = store.lock();
+                    let Some(log) = state.streams.get(&key) else {
+                        return;
+                    };
+                    let events: Vec<_> = log
+                        .events
+                        .iter()
+                        .filter(|(index, _, _)| *index > cursor)
+                        .map(|(index, event, _)| (*index, event.clone()))
+                        .collect();
+                    (events, log.done)
+                };
+                for (index, event) in events {
+                    cursor = index;
+                    if tx.send(event).await.is_err() {
+                        return;
+                    }
+                }
+                if done {
+                    return;
+                }
+                match tokio::time::timeout(ttl, changed.changed()).await {
+                    Ok(Ok(())) => {}
+                    _ => return, // expired, or the stream was dropped
+                }
+            }
+        });
+        Ok(Box::pin(tokio_stream_from(rx)))
+    }
+}
+
+fn tokio_stream_from(
+    mut rx: tokio::sync::mpsc::Receiver<ServerSseMessage>,
+) -> impl futures_util::Stream<Item = ServerSseMessage> + Send + Sync + 'static {
+    futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx))
+}
+
+#[cfg(test)]
+mod tests {
+    use futures_util::StreamExt;
+
+    use super::*;
+
+    fn response(id: i64) -> ServerSseMessage {
+        let message = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {}});
+        ServerSseMessage::from_message(serde_json::from_value(message).unwrap())
+    }
+
+    #[tokio::test]
+    async fn a_replay_waits_for_the_response_then_ends() {
+        let store = MemoryEventStore::new(Duration::from_secs(60), 1 << 20);
+        let priming = ServerSseMessage::priming("ignored", Duration::from_secs(3));
+        let first = store.store_event("s", &priming).await.unwrap();
+        let mut replay = store.replay_events_after(&first).await.unwrap();
+        // The response comes after the replay started: it is delivered, then the end.
+        let id = store.store_event("s", &response(7)).await.unwrap();
+        let event = replay.next().await.expect("the response");
+        assert_eq!(event.event_id.as_deref(), Some(id.as_str()));
+        assert!(replay.next().await.is_none());
+        // Unknown ids are errors, not empty streams.
+        assert!(store.replay_events_after("99-0").await.is_err());
+        assert!(store.replay_events_after("not an id").await.is_err());
+    }
+
+    #[tokio::test]
+    async fn the_byte_budget_drops_the_oldest_streams() {
+        let store = MemoryEventStore::new(Duration::from_secs(60), 64 * 1024);
+        let mut ids = Vec::new();
+        for n in 0..1000 {
+            ids.push(
+                store
+                    .store_event(&format!("s{n}"), &response(n))
+                    .await
+                    .unwrap(),
+            );
+        }
+        {
+            let state = store.0.lock();
+            assert!(state.bytes <= 64 * 1024, "{} bytes kept", state.bytes);
+            assert!(state.streams.len() < 1000 && !state.streams.is_empty());
+        }
+        assert!(
+            store.replay_events_after(&ids[0]).await.is_err(),
+            "the oldest is gone"
+        );
+        let newest = store.replay_events_after(&ids[999]).await.unwrap();
+        assert_eq!(
+            newest.collect::<Vec<_>>().await.len(),
+            0,
+            "nothing after the last"
+        );
+    }
+}

@@ -1,0 +1,274 @@
+//! The layer in front of the SDK's streamable-HTTP service: what the SDK does not check or
+//! answers in a way clients do not expect.
+//!
+//! - a `POST` body is read up to the message bound (`413` past it) and parsed once here:
+//!   malformed JSON gets `400` with a `-32700` JSON-RPC error, a message that is not
+//!   JSON-RPC `400` with `-32600` (`-32602` for params that are not an object), each with
+//!   the request's `id` when it can be found;
+//! - `initialize` past the session cap gets `503` with a JSON-RPC error;
+//! - `DELETE` of an unknown session gets `404`, of a known one `200` (the SDK says `202`,
+//!   which clients log as a failure);
+//! - a session that negotiated a protocol version older than `2025-11-25` gets no priming
+//!   events (events with an id and empty data, which those versions' clients cannot
+//!   parse).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::Response;
+use futures_util::StreamExt;
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use serde_json::{Value, json};
+
+use crate::mcp::protocol;
+
+const SESSION_HEADER: &str = "mcp-session-id";
+const VERSION_HEADER: &str = "mcp-protocol-version";
+/// The protocol version that introduced priming events (SEP-1699).
+const PRIMING_SINCE: &str = "2025-11-25";
+/// The version a client that sends no `MCP-Protocol-Version` header speaks.
+const UNSTATED_VERSION: &str = "2025-03-26";
+
+#[derive(Clone)]
+pub(super) struct Guard(Arc<Inner>);
+
+struct Inner {
+    /// `None` in stateless mode.
+    sessions: Option<Arc<LocalSessionManager>>,
+    max_sessions: usize,
+    /// `initialize` requests admitted whose session is not yet in the manager's map.
+    admitting: AtomicUsize,
+    admission: tokio::sync::Mutex<()>,
+    max_body: usize,
+}
+
+impl Guard {
+    pub(super) fn new(
+        sessions: Option<Arc<LocalSessionManager>>,
+        max_sessions: usize,
+        max_body: usize,
+    ) -> Self {
+        Guard(Arc::new(Inner {
+            sessions,
+            max_sessions,
+            admitting: AtomicUsize::new(0),
+            admission: tokio::sync::Mutex::new(()),
+            max_body,
+        }))
+    }
+
+    /// The number of open sessions.
+    async fn open_sessions(&self) -> usize {
+        match &self.0.sessions {
+            Some(manager) => manager.sessions.read().await.len(),
+            None => 0,
+        }
+    }
+
+    async fn has_session(&self, id: &str) -> bool {
+        match &self.0.sessions {
+            Some(manager) => manager.sessions.read().await.contains_key(id),
+            None => false,
+        }
+    }
+}
+
+/// Decrements the admission count when the `initialize` has been answered (its session is
+/// in the map by then) or abandoned.
+struct Admitted(Guard);
+
+impl Drop for Admitted {
+    fn drop(&mut self) {
+        self.0.0.admitting.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+pub(super) async fn guard(State(guard): State<Guard>, request: Request, next: Next) -> Response {
+    let session = header_str(&request, SESSION_HEADER).map(str::to_owned);
+    let mut version = header_str(&request, VERSION_HEADER)
+        .unwrap_or(UNSTATED_VERSION)
+        .to_owned();
+    let stateful = guard.0.sessions.is_some();
+    let mut admitted = None;
+    let request = match *request.method() {
+        Method::POST if is_json(&request) => {
+            let (parts, body) = request.into_parts();
+            let bytes = match read_body(body, guard.0.max_body).await {
+                Ok(bytes) => bytes,
+                Err(response) => return response,
+            };
+            let message = match protocol::parse(&bytes) {
+                Ok(message) => message,
+                Err(rejection) => {
+                    return json_response(StatusCode::BAD_REQUEST, &rejection.to_json());
+                }
+            };
+            if let ClientJsonRpcMessage::Request(request) = &message
+                && let ClientRequest::InitializeRequest(init) = &request.request
+            {
+                version = init.params.protocol_version.as_str().to_owned();
+                if stateful && session.is_none() {
+                    match admit(&guard).await {
+                        Ok(ticket) => admitted = Some(ticket),
+                        Err((open, max)) => return too_many_sessions(&request.id, open, max),
+                    }
+                }
+            }
+            Request::from_parts(parts, Body::from(bytes))
+        }
+        Method::DELETE if stateful => {
+            if let Some(id) = &session
+                && !guard.has_session(id).await
+            {
+                return text_response(
+                    StatusCode::NOT_FOUND,
+                    "Not Found: no such session (it was closed, or expired); start a new one with initialize",
+                );
+            }
+            let mut response = next.run(request).await;
+            if response.status() == StatusCode::ACCEPTED {
+                *response.status_mut() = StatusCode::OK;
+            }
+            return response;
+        }
+        _ => request,
+    };
+    let response = next.run(request).await;
+    drop(admitted);
+    if version.as_str() < PRIMING_SINCE && is_event_stream(&response) {
+        without_priming_events(response)
+    } else {
+        response
+    }
+}
+
+async fn admit(guard: &Guard) -> Result<Admitted, (usize, usize)> {
+    let _turn = guard.0.admission.lock().await;
+    let open = guard.open_sessions().await + guard.0.admitting.load(Ordering::Acquire);
+    if open >= guard.0.max_sessions {
+        return Err((open, guard.0.max_sessions));
+    }
+    guard.0.admitting.fetch_add(1, Ordering::AcqRel);
+    Ok(Admitted(guard.clone()))
+}
+
+fn too_many_sessions(id: &rmcp::model::RequestId, open: usize, max: usize) -> Response {
+    let error = ErrorData::new(
+        ErrorCode::INTERNAL_ERROR,
+        format!(
+            "Too many sessions: {open} are open, the server's limit is {max}. Close sessions \
+             you no longer use (HTTP DELETE with their Mcp-Session-Id), wait for idle ones to \
+             expire, or raise the limit (HttpOptions::with_max_sessions)"
+        ),
+        Some(json!({"open": open, "limit": max})),
+    );
+    let mut response = json_response(
+        StatusCode::SERVICE_UNAVAILABLE,
+        &json!({"jsonrpc": "2.0", "id": id, "error": error}),
+    );
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+    response
+}
+
+async fn read_body(body: Body, max: usize) -> Result<Bytes, Response> {
+    match Limited::new(body, max).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(error) if error.is::<LengthLimitError>() => Err(text_response(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            &format!(
+                "Payload Too Large: the request body exceeds the server's limit of {max} bytes"
+            ),
+        )),
+        Err(error) => Err(text_response(
+            StatusCode::BAD_REQUEST,
+            &format!("Bad Request: reading the request body failed: {error}"),
+        )),
+    }
+}
+
+fn header_str<'a>(request: &'a Request, name: &str) -> Option<&'a str> {
+    request.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+fn is_json(request: &Request) -> bool {
+    header_str(request, header::CONTENT_TYPE.as_str()).is_some_and(|value| {
+        let essence = value.split(';').next().unwrap_or_default().trim();
+        essence.eq_ignore_ascii_case("application/json")
+    })
+}
+
+fn is_event_stream(response: &Response) -> bool {
+    response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"))
+}
+
+fn json_response(status: StatusCode, body: &Value) -> Response {
+    let mut response = Response::new(Body::from(body.to_string()));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+fn text_response(status: StatusCode, text: &str) -> Response {
+    let mut response = Response::new(Body::from(text.to_owned()));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+/// The response with its priming events left out. Each body chunk of the SDK's event
+/// streams is one event (or a keep-alive comment).
+fn without_priming_events(response: Response) -> Response {
+    let (parts, body) = response.into_parts();
+    let events = body
+        .into_data_stream()
+        .filter(|chunk| std::future::ready(!matches!(chunk, Ok(bytes) if is_priming(bytes))));
+    Response::from_parts(parts, Body::from_stream(events))
+}
+
+/// Whether an SSE event has data lines, all empty: a priming event.
+fn is_priming(event: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(event) else {
+        return false;
+    };
+    let mut data_lines = 0;
+    for line in text.lines() {
+        if let Some(data) = line.strip_prefix("data:") {
+            if !data.trim().is_empty() {
+                return false;
+            }
+            data_lines += 1;
+        }
+    }
+    data_lines > 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_priming;
+
+    #[test]
+    fn priming_events_are_the_ones_with_only_empty_data() {
+        assert!(is_priming(b"id: 0\nretry: 3000\ndata: \n\n"));
+        assert!(is_priming(b"data:\nid: 1-0\n\n"));
+        assert!(!is_priming(b"data: {\"jsonrpc\":\"2.0\"}\nid: 0\n\n"));
+        assert!(!is_priming(b": keep-alive\n\n"));
+    }
+}

@@ -1,0 +1,247 @@
+//! What an HTTP deployment configures: who may connect, how many sessions and connections,
+//! how long they may idle, and whether the server keeps sessions at all.
+
+use std::time::Duration;
+
+use rmcp::transport::StreamableHttpServerConfig;
+
+/// The `Origin`s accepted unless configured: browser pages served from the loopback
+/// interface, on any port.
+pub const LOOPBACK_ORIGINS: &[&str] = &[
+    "http://localhost:*",
+    "http://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://localhost:*",
+    "https://127.0.0.1:*",
+    "https://[::1]:*",
+];
+
+/// The `Host`s accepted unless configured (DNS-rebinding protection).
+pub const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "::1"];
+
+/// The default cap on open sessions ([`HttpOptions::with_max_sessions`]).
+pub const DEFAULT_MAX_SESSIONS: usize = 256;
+/// The default idle expiry of a session ([`HttpOptions::with_session_idle_timeout`]).
+pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+/// The default time a client has to send a request's headers
+/// ([`HttpOptions::with_header_read_timeout`]).
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// The default cap on open connections ([`HttpOptions::with_max_connections`]).
+pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+
+/// How [`McpServer::serve_http_with`](crate::mcp::McpServer::serve_http_with) serves: the
+/// checks on who may connect, the limits that keep a flood of clients from exhausting
+/// memory or file descriptors, and the session mode.
+///
+/// The defaults suit a server on the loopback interface: only loopback `Host` and
+/// `Origin` headers (a request without `Origin`, as non-browser clients send, is
+/// accepted), at most [`DEFAULT_MAX_SESSIONS`] sessions expiring after
+/// [`DEFAULT_SESSION_IDLE_TIMEOUT`] idle, [`DEFAULT_MAX_CONNECTIONS`] connections, and
+/// [`DEFAULT_HEADER_READ_TIMEOUT`] to send a request's headers.
+///
+/// ```
+/// use std::time::Duration;
+/// use toolnexus::mcp::HttpOptions;
+///
+/// // Behind a reverse proxy at tools.example.com, with a web app on app.example.com.
+/// let options = HttpOptions::new()
+///     .with_allowed_hosts(["tools.example.com"])
+///     .with_allowed_origins(["https://app.example.com"])
+///     .with_max_sessions(1_000)
+///     .with_session_idle_timeout(Duration::from_secs(120));
+/// ```
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    pub(super) config: StreamableHttpServerConfig,
+    pub(super) hosts: Allowed,
+    pub(super) origins: Allowed,
+    pub(super) max_sessions: usize,
+    pub(super) session_idle_timeout: Duration,
+    pub(super) header_read_timeout: Duration,
+    pub(super) max_connections: usize,
+    pub(super) stateless: bool,
+}
+
+#[derive(Debug, Clone)]
+pub(super) enum Allowed {
+    /// The loopback defaults plus these.
+    LoopbackAnd(Vec<String>),
+    Any,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions::new()
+    }
+}
+
+impl From<StreamableHttpServerConfig> for HttpOptions {
+    /// The SDK's configuration (keep-alive, retry interval, body bound…) with this crate's
+    /// limits at their defaults. The configuration's `allowed_hosts` replace the loopback
+    /// defaults (an empty list accepts any `Host`); its `allowed_origins`, when not empty,
+    /// are accepted beside the loopback origins.
+    fn from(config: StreamableHttpServerConfig) -> Self {
+        let hosts = if config.allowed_hosts.is_empty() {
+            Allowed::Any
+        } else {
+            Allowed::LoopbackAnd(config.allowed_hosts.clone())
+        };
+        let origins = Allowed::LoopbackAnd(config.allowed_origins.clone());
+        HttpOptions {
+            config,
+            hosts,
+            origins,
+            ..HttpOptions::new()
+        }
+    }
+}
+
+impl HttpOptions {
+    /// The defaults (see [`HttpOptions`]).
+    pub fn new() -> Self {
+        HttpOptions {
+            config: StreamableHttpServerConfig::default(),
+            hosts: Allowed::LoopbackAnd(Vec::new()),
+            origins: Allowed::LoopbackAnd(Vec::new()),
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            stateless: false,
+        }
+    }
+
+    /// Also accepts requests whose `Host` header names one of these (`"example.com"`, or
+    /// `"example.com:8080"` for one port only): the names clients use to reach a server
+    /// bound to a non-loopback address. Other hosts get `403 Forbidden`.
+    #[must_use]
+    pub fn with_allowed_hosts<I, S>(mut self, hosts: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let extra = hosts.into_iter().map(Into::into);
+        match &mut self.hosts {
+            Allowed::LoopbackAnd(list) => list.extend(extra),
+            Allowed::Any => self.hosts = Allowed::LoopbackAnd(extra.collect()),
+        }
+        self
+    }
+
+    /// Accepts any `Host` header: only for a server behind a proxy that checks it, since
+    /// it gives up the protection against DNS rebinding.
+    #[must_use]
+    pub fn with_any_host(mut self) -> Self {
+        self.hosts = Allowed::Any;
+        self
+    }
+
+    /// Also accepts browser requests whose `Origin` is one of these
+    /// (`"https://app.example.com"`, `"http://localhost:3000"`, or `"https://host:*"` for
+    /// any port). A request with another `Origin`, `Origin: null` included, gets
+    /// `403 Forbidden`, as the MCP transport specification requires.
+    #[must_use]
+    pub fn with_allowed_origins<I, S>(mut self, origins: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let extra = origins.into_iter().map(Into::into);
+        match &mut self.origins {
+            Allowed::LoopbackAnd(list) => list.extend(extra),
+            Allowed::Any => self.origins = Allowed::LoopbackAnd(extra.collect()),
+        }
+        self
+    }
+
+    /// Accepts any `Origin`: lets any web page a user visits call the tools, so only for
+    /// a server that authenticates its callers by other means.
+    #[must_use]
+    pub fn with_any_origin(mut self) -> Self {
+        self.origins = Allowed::Any;
+        self
+    }
+
+    /// Caps the open sessions: past it, `initialize` gets `503 Service Unavailable` with a
+    /// JSON-RPC error until a session ends (closed by its client with `DELETE`, or expired).
+    /// Default [`DEFAULT_MAX_SESSIONS`]; each session holds some tens of kilobytes.
+    #[must_use]
+    pub fn with_max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions.max(1);
+        self
+    }
+
+    /// Ends a session after this long without a message from its client (its running
+    /// calls are cancelled); the client must then `initialize` again. Default
+    /// [`DEFAULT_SESSION_IDLE_TIMEOUT`].
+    #[must_use]
+    pub fn with_session_idle_timeout(mut self, idle: Duration) -> Self {
+        self.session_idle_timeout = idle;
+        self
+    }
+
+    /// Closes a connection whose request headers have not all arrived this long after it
+    /// was opened or its previous request was answered. Default
+    /// [`DEFAULT_HEADER_READ_TIMEOUT`].
+    #[must_use]
+    pub fn with_header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// Caps the open connections: past it, new connections wait to be accepted until one
+    /// closes. Default [`DEFAULT_MAX_CONNECTIONS`].
+    #[must_use]
+    pub fn with_max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections.max(1);
+        self
+    }
+
+    /// Serves without sessions: every request is answered on its own, by a fresh
+    /// handler, with a plain JSON response, so any replica behind a load balancer can
+    /// answer any request (no sticky sessions needed). There is nothing to resume: a
+    /// client whose connection drops retries the call. `GET` and `DELETE` get
+    /// `405 Method Not Allowed`, as the transport specification allows.
+    #[must_use]
+    pub fn stateless(mut self) -> Self {
+        self.stateless = true;
+        self
+    }
+
+    /// Whether the server keeps no sessions (see [`HttpOptions::stateless`]).
+    pub fn is_stateless(&self) -> bool {
+        self.stateless
+    }
+
+    /// The SDK configuration the service is built with, this crate's checks applied.
+    pub(super) fn sdk_config(&self, max_body: usize) -> StreamableHttpServerConfig {
+        let mut config = self.config.clone();
+        config.max_request_body_bytes = config.max_request_body_bytes.min(max_body);
+        config = match &self.hosts {
+            Allowed::Any => config.disable_allowed_hosts(),
+            Allowed::LoopbackAnd(extra) => config.with_allowed_hosts(
+                LOOPBACK_HOSTS
+                    .iter()
+                    .map(|h| (*h).to_owned())
+                    .chain(extra.iter().cloned()),
+            ),
+        };
+        config = match &self.origins {
+            Allowed::Any => config.disable_allowed_origins(),
+            Allowed::LoopbackAnd(extra) => config
+                .with_allowed_origins(
+                    LOOPBACK_ORIGINS
+                        .iter()
+                        .map(|o| (*o).to_owned())
+                        .chain(extra.iter().cloned()),
+                )
+                .enforce_origin_validation(),
+        };
+        if self.stateless {
+            config = config
+                .with_legacy_session_mode(false)
+                .with_json_response(true);
+        }
+        config
+    }
+}
