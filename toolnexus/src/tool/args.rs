@@ -128,7 +128,7 @@ fn from_value<R: Reader>(tool: &str, value: &Value, reader: R) -> Result<R::Outp
             )),
         };
     }
-    match reader.read(value) {
+    match reader.read_value(value) {
         Ok(parsed) => Ok(parsed),
         Err(first) => Err(value_error(tool, value, &first, &|value| {
             trace(value, reader)

@@ -12,6 +12,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde_json::{Map, Value};
 
 /// How a tool's arguments are read: a [`DeserializeSeed`] for every deserializer, cheap to
 /// copy, so that the same reader can be run again to find where an error is.
@@ -21,6 +22,11 @@ pub(crate) trait Reader: Copy {
 
     /// Reads one from `deserializer`.
     fn read<'de, D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Output, D::Error>;
+
+    /// Reads one from a value: as [`Reader::read`], with the same result.
+    fn read_value(self, value: &Value) -> Result<Self::Output, serde_json::Error> {
+        self.read(value)
+    }
 }
 
 /// Reads a `T` with its own `Deserialize`.
@@ -77,6 +83,20 @@ impl<P: Params> Reader for Named<P> {
     fn read<'de, D: Deserializer<'de>>(self, deserializer: D) -> Result<P, D::Error> {
         deserializer.deserialize_struct("arguments", self.names, ObjectVisitor::<P>(self))
     }
+
+    /// The object's entries read straight from its map, each with its own type's reader:
+    /// the common case, without serde's map access around it. Whatever does not read so
+    /// is read again through [`Reader::read`], whose error is the one to report.
+    fn read_value(self, value: &Value) -> Result<P, serde_json::Error> {
+        let read = match value {
+            Value::Object(map) => P::from_map(map, self.names),
+            _ => None,
+        };
+        match read {
+            Some(params) => Ok(params),
+            None => self.read(value),
+        }
+    }
 }
 
 impl<'de, P: Params> DeserializeSeed<'de> for Named<P> {
@@ -103,7 +123,11 @@ impl<'de, P: Params> Visitor<'de> for ObjectVisitor<P> {
 
 /// The position of a key among the names, or the unknown-field error, without allocating.
 #[derive(Clone, Copy)]
-pub(crate) struct Key(pub(crate) &'static [&'static str]);
+pub(crate) struct Key {
+    names: &'static [&'static str],
+    /// Where the key is looked for first (see [`position`]).
+    next: usize,
+}
 
 impl<'de> DeserializeSeed<'de> for Key {
     type Value = usize;
@@ -121,17 +145,27 @@ impl<'de> Visitor<'de> for Key {
     }
 
     fn visit_str<E: de::Error>(self, key: &str) -> Result<usize, E> {
-        match self.0.iter().position(|name| *name == key) {
+        match position(self.names, self.next, key) {
             Some(at) => Ok(at),
-            None => Err(E::unknown_field(key, self.0)),
+            None => Err(E::unknown_field(key, self.names)),
         }
     }
 
     fn visit_bytes<E: de::Error>(self, key: &[u8]) -> Result<usize, E> {
-        match self.0.iter().position(|name| name.as_bytes() == key) {
+        match self.names.iter().position(|name| name.as_bytes() == key) {
             Some(at) => Ok(at),
-            None => Err(E::unknown_field(&String::from_utf8_lossy(key), self.0)),
+            None => Err(E::unknown_field(&String::from_utf8_lossy(key), self.names)),
         }
+    }
+}
+
+/// The position of `key` among `names`, looked for from `next` on first: arguments mostly
+/// come in the order of the parameters.
+#[inline]
+fn position(names: &[&str], next: usize, key: &str) -> Option<usize> {
+    match names.get(next) {
+        Some(name) if *name == key => Some(next),
+        _ => names.iter().position(|name| *name == key),
     }
 }
 
@@ -168,18 +202,23 @@ pub trait Params: Sized {
         map: A,
         names: &'static [&'static str],
     ) -> Result<Self, A::Error>;
+
+    /// Reads the tuple from a JSON object's map; `None` where [`Params::visit`] would fail.
+    fn from_map(map: &Map<String, Value>, names: &'static [&'static str]) -> Option<Self>;
 }
 
 macro_rules! params {
     ($($t:ident $v:ident $i:tt),*) => {
         impl<$($t: DeserializeOwned),*> Params for ($($t,)*) {
-            #[allow(unused_mut, unused_variables, non_snake_case)]
+            #[allow(unused_mut, unused_variables, unused_assignments, non_snake_case)]
             fn visit<'de, A: MapAccess<'de>>(
                 mut map: A,
                 names: &'static [&'static str],
             ) -> Result<Self, A::Error> {
                 $(let mut $v: Option<$t> = None;)*
-                while let Some(at) = map.next_key_seed(Key(names))? {
+                let mut next = 0;
+                while let Some(at) = map.next_key_seed(Key { names, next })? {
+                    next = at + 1;
                     match at {
                         $($i => {
                             if $v.is_some() {
@@ -193,6 +232,24 @@ macro_rules! params {
                 Ok(($(match $v {
                     Some(value) => value,
                     None => missing(names[$i])?,
+                },)*))
+            }
+
+            #[allow(unused_mut, unused_variables, unused_assignments, non_snake_case)]
+            fn from_map(map: &Map<String, Value>, names: &'static [&'static str]) -> Option<Self> {
+                $(let mut $v: Option<$t> = None;)*
+                let mut next = 0;
+                for (key, value) in map {
+                    let at = position(names, next, key)?;
+                    next = at + 1;
+                    match at {
+                        $($i => $v = Some($t::deserialize(value).ok()?),)*
+                        _ => return None,
+                    }
+                }
+                Some(($(match $v {
+                    Some(value) => value,
+                    None => missing::<$t, serde_json::Error>(names[$i]).ok()?,
                 },)*))
             }
         }
@@ -218,3 +275,75 @@ params!(
     T0 v0 0, T1 v1 1, T2 v2 2, T3 v3 3, T4 v4 4, T5 v5 5, T6 v6 6, T7 v7 7, T8 v8 8, T9 v9 9,
     T10 v10 10, T11 v11 11
 );
+
+#[cfg(test)]
+mod tests {
+    use crate::tool::args::Args;
+
+    /// What a derived struct with the same fields reads (the reader `#[tool]` parameters
+    /// with attributes keep).
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Derived {
+        r#type: i64,
+        name: Option<String>,
+        tags: Vec<u8>,
+    }
+
+    const NAMES: &[&str] = &["type", "name", "tags"];
+    type Tuple = (i64, Option<String>, Vec<u8>);
+
+    #[test]
+    fn a_tuple_with_names_reads_as_the_derived_struct_does() {
+        let inputs = [
+            r#"{"type": 1, "name": "a", "tags": [1, 2]}"#,
+            r#"{"tags": [], "type": -3}"#,
+            r#"{"type": 1, "name": null, "tags": []}"#,
+            r#"{"type": "x", "tags": []}"#,
+            r#"{"type": 1, "tags": [300]}"#,
+            r#"{"type": 1, "tags": [1, "2"]}"#,
+            r#"{"type": 1}"#,
+            r#"{"name": "a"}"#,
+            r#"{"type": 1, "tags": [], "extra": true}"#,
+            r#"{"extra": true, "type": "x"}"#,
+            r#"{"type": 1, "type": 2, "tags": []}"#,
+            r#"{"type": 1.5, "tags": []}"#,
+            r#"{"type": 18446744073709551616, "tags": []}"#,
+            r#"{"type": 1, "tags": []"#,
+            "[1, null, []]",
+            "",
+            "null",
+            "{}",
+        ];
+        for input in inputs {
+            let derived = Args::Text(input).parse::<Derived>("t");
+            let tuple = Args::Text(input).parse_params::<Tuple>("t", NAMES);
+            let tuple = tuple.map(|(r#type, name, tags)| Derived { r#type, name, tags });
+            assert_eq!(tuple, derived, "text {input}");
+            if let Ok(value) = serde_json::from_str::<serde_json::Value>(input) {
+                let derived = Args::Value(value.clone()).parse::<Derived>("t");
+                let tuple = Args::Value(value).parse_params::<Tuple>("t", NAMES);
+                let tuple = tuple.map(|(r#type, name, tags)| Derived { r#type, name, tags });
+                assert_eq!(tuple, derived, "value {input}");
+            }
+        }
+    }
+
+    #[test]
+    fn errors_name_the_tool_and_the_field() {
+        let error = Args::Text(r#"{"type": 1, "tags": [1, "2"]}"#)
+            .parse_params::<Tuple>("t", NAMES)
+            .unwrap_err();
+        assert_eq!(
+            error.message(),
+            r#"invalid arguments for t: tags[1]: invalid type: string "2", expected u8"#
+        );
+        let error = Args::Text(r#"{"type": 1, "type": 2, "tags": []}"#)
+            .parse_params::<Tuple>("t", NAMES)
+            .unwrap_err();
+        assert_eq!(
+            error.message(),
+            "invalid arguments for t: duplicate field `type`"
+        );
+    }
+}
