@@ -1,11 +1,14 @@
 //! Code generation: the user's function (unchanged but for the parameter attributes the
 //! macro consumed), a companion `NAME::tool()` constructor, and the registration.
 //!
-//! The generated code is small on purpose: an argument struct deriving `Deserialize` and
-//! `JsonSchema` (generic over the parameter types, so that a type that cannot be a
-//! parameter is reported once, on the user's type), a closure that calls the function
-//! with its fields, and a once-built `Tool`. Reading the arguments is `toolnexus`'s job;
-//! what a return type means is left to the `IntoToolResult` trait.
+//! The generated code is small on purpose: an argument struct deriving `JsonSchema`
+//! (generic over the parameter types, so that a type that cannot be a parameter is
+//! reported once, on the user's type), a closure that calls the function with the parsed
+//! arguments, and a once-built `Tool`. The arguments are read as a tuple of the parameter
+//! types with their names (`toolnexus`'s `Params`, whose reader is compiled once per list
+//! of types, not once per tool); parameters with `#[serde]` attributes, and `#[args]`,
+//! keep the struct deriving `Deserialize` too, and are read into it. Reading the arguments
+//! is `toolnexus`'s job; what a return type means is left to the `IntoToolResult` trait.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};

@@ -195,7 +195,8 @@ impl<'de, E: de::Error> Deserializer<'de> for Missing<E> {
     }
 }
 
-/// A tuple of parameter types, read from a map by [`Named`].
+/// A tuple of a `#[tool]` function's parameter types, read from a JSON object whose keys
+/// are the parameter names. Implemented for tuples of up to 12 types.
 pub trait Params: Sized {
     /// Reads the tuple from `map`, whose keys must be among `names` (one per element).
     fn visit<'de, A: MapAccess<'de>>(
