@@ -554,3 +554,63 @@ fn registered_collects_every_tool_in_name_order() {
     assert!(names.contains(&"local"));
     assert!(toolkit.rejected().is_empty(), "{:?}", toolkit.rejected());
 }
+
+/// A raw identifier and a keyword as parameter names.
+#[tool]
+fn raw_names(r#type: String, r#match: Option<u8>) -> Result<String, Infallible> {
+    Ok(format!("{type}/{match:?}", type = r#type, match = r#match))
+}
+
+/// Thirteen parameters: more than the tuple reader takes, so the argument struct reads them.
+#[tool]
+#[allow(clippy::too_many_arguments)]
+fn thirteen(
+    a: u8,
+    b: u8,
+    c: u8,
+    d: u8,
+    e: u8,
+    f: u8,
+    g: u8,
+    h: u8,
+    i: u8,
+    j: u8,
+    k: u8,
+    l: u8,
+    m: Option<u8>,
+) -> Result<u32, Infallible> {
+    let all = [a, b, c, d, e, f, g, h, i, j, k, l, m.unwrap_or(0)];
+    Ok(all.iter().map(|&x| u32::from(x)).sum())
+}
+
+#[tokio::test]
+async fn raw_names_and_many_parameters_read_as_written() {
+    let toolkit = Toolkit::new()
+        .with(raw_names::tool())
+        .with(thirteen::tool());
+    let tool = raw_names::tool();
+    let schema = &tool.input_schema()["properties"];
+    assert!(
+        schema.get("type").is_some() && schema.get("match").is_some(),
+        "{schema}"
+    );
+    let result = run(&toolkit, "raw_names", json!({"type": "t", "match": 3})).await;
+    assert_eq!(result.output, "t/Some(3)");
+    let result = run(&toolkit, "raw_names", json!({"r#type": "t"})).await;
+    assert_eq!(
+        result.output,
+        "invalid arguments for raw_names: r#type: unknown field `r#type`, expected `type` or `match`"
+    );
+
+    let mut args: serde_json::Map<String, Value> = ('a'..='l')
+        .map(|name| (name.to_string(), json!(1)))
+        .collect();
+    let result = run(&toolkit, "thirteen", Value::Object(args.clone())).await;
+    assert_eq!(result.output, "12");
+    args.insert("m".into(), json!(300));
+    let result = run(&toolkit, "thirteen", Value::Object(args)).await;
+    assert_eq!(
+        result.output,
+        "invalid arguments for thirteen: m: invalid value: integer `300`, expected u8"
+    );
+}

@@ -15,6 +15,8 @@ pub(crate) struct Names {
     pub(crate) ctx: Ident,
     /// The shared value a method is bound to (a `&Arc<Self>`).
     pub(crate) this: Ident,
+    /// Whether the parsed arguments are a tuple (`.0`, `.1`, …) rather than a struct.
+    pub(crate) tuple: bool,
 }
 
 impl Names {
@@ -23,6 +25,7 @@ impl Names {
             parsed: Ident::new("__parsed", Span::mixed_site()),
             ctx: Ident::new("__ctx", Span::mixed_site()),
             this: Ident::new("__this", Span::mixed_site()),
+            tuple: false,
         }
     }
 }
@@ -52,7 +55,13 @@ pub(crate) fn body(
     callee: TokenStream,
     names: &Names,
 ) -> TokenStream {
-    let Names { parsed, ctx, this } = names;
+    let Names {
+        parsed,
+        ctx,
+        this,
+        tuple,
+    } = names;
+    let mut position = 0usize..;
     let state_var = |i: usize| Ident::new(&format!("__state{i}"), Span::mixed_site());
     let states = tool
         .params
@@ -80,6 +89,10 @@ pub(crate) fn body(
             quote!(#var)
         }
         Role::Receiver => quote!(&**#this),
+        Role::Schema if *tuple => {
+            let at = syn::Index::from(position.next().unwrap_or_default());
+            quote!(#parsed.#at)
+        }
         Role::Schema => {
             let ident = p.ident;
             quote!(#parsed.#ident)

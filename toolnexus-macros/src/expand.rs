@@ -1,11 +1,14 @@
 //! Code generation: the user's function (unchanged but for the parameter attributes the
 //! macro consumed), a companion `NAME::tool()` constructor, and the registration.
 //!
-//! The generated code is small on purpose: an argument struct deriving `Deserialize` and
-//! `JsonSchema` (generic over the parameter types, so that a type that cannot be a
-//! parameter is reported once, on the user's type), a closure that calls the function
-//! with its fields, and a once-built `Tool`. Reading the arguments is `toolnexus`'s job;
-//! what a return type means is left to the `IntoToolResult` trait.
+//! The generated code is small on purpose: an argument struct deriving `JsonSchema`
+//! (generic over the parameter types, so that a type that cannot be a parameter is
+//! reported once, on the user's type), a closure that calls the function with the parsed
+//! arguments, and a once-built `Tool`. The arguments are read as a tuple of the parameter
+//! types with their names (`toolnexus`'s `Params`, whose reader is compiled once per list
+//! of types, not once per tool); parameters with `#[serde]` attributes, and `#[args]`,
+//! keep the struct deriving `Deserialize` too, and are read into it. Reading the arguments
+//! is `toolnexus`'s job; what a return type means is left to the `IntoToolResult` trait.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -34,7 +37,8 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn<'_>) -> TokenStream {
     let parsed = Ident::new("__parsed", Span::mixed_site());
     let ctx_var = Ident::new("__ctx", Span::mixed_site());
     let fields = fields(tool);
-    let args_def = args_def(&krate, &fields, &args_ty);
+    let tuple = tuple_mode(&fields);
+    let args_def = args_def(&krate, &fields, &args_ty, tuple);
 
     // The generic route (see `ToolParam` in toolnexus): the builder takes each parameter
     // type as a generic bounded by `ToolParam`, and is called with the user's types, so
@@ -67,7 +71,20 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn<'_>) -> TokenStream {
     let names = crate::call::Names {
         parsed: parsed.clone(),
         ctx: ctx_var.clone(),
+        tuple,
         ..crate::call::Names::new()
+    };
+    let (parsed_ty, builder) = if tuple {
+        let keys = keys(&fields);
+        (
+            quote!((#(#generics,)*)),
+            quote!(#krate::__private::params_tool::<#args_ty #generic_args, _>(#name, #description, &[#(#keys),*], call)),
+        )
+    } else {
+        (
+            quote!(#args_ty #generic_args),
+            quote!(#krate::__private::native_tool(#name, #description, call)),
+        )
     };
     let dispatch = crate::call::body(&krate, &name, tool, quote!(#fn_ident), &names);
     let ctx_param = if crate::call::uses_ctx(tool) {
@@ -98,9 +115,9 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn<'_>) -> TokenStream {
                 #args_def
 
                 fn build_tool #generic_params(
-                    call: fn(#args_ty #generic_args, #krate::Context) -> #krate::dispatch::Dispatch,
+                    call: fn(#parsed_ty, #krate::Context) -> #krate::dispatch::Dispatch,
                 ) -> #krate::Tool {
-                    #krate::__private::native_tool(#name, #description, call)
+                    #builder
                 }
 
                 static TOOL: #krate::__private::OnceLock<#krate::Tool> =
@@ -147,12 +164,34 @@ pub(crate) fn fields<'p, 'a>(tool: &'p ToolFn<'a>) -> Vec<Field<'p, 'a>> {
         .collect()
 }
 
+/// Whether the parameters are read as a tuple with their names (`toolnexus`'s `Params`),
+/// the argument struct then deriving only its schema: when no parameter carries
+/// `#[serde]`/`#[schemars]` attributes or is `#[args]`, and there are at most 12 (the
+/// tuples `Params` is implemented for). The reader of a tuple is compiled once per list of
+/// parameter types, where a derived struct's would be compiled once per tool.
+pub(crate) fn tuple_mode(fields: &[Field<'_, '_>]) -> bool {
+    fields.len() <= 12
+        && fields
+            .iter()
+            .all(|f| f.generic.is_some() && f.param.role == Role::Schema && f.param.ident.is_some())
+}
+
+/// The names of the parameters as serde names the fields (`r#type` is `"type"`).
+pub(crate) fn keys(fields: &[Field<'_, '_>]) -> Vec<String> {
+    use syn::ext::IdentExt;
+    fields
+        .iter()
+        .filter_map(|f| Some(f.param.ident?.unraw().to_string()))
+        .collect()
+}
+
 /// The argument struct, generic over the parameter types (one field per parameter), or
 /// for `#[args]` an alias of that parameter's type.
 pub(crate) fn args_def(
     krate: &syn::Path,
     fields: &[Field<'_, '_>],
     args_ty: &Ident,
+    tuple: bool,
 ) -> TokenStream {
     let generics: Vec<&Ident> = fields.iter().filter_map(|f| f.generic.as_ref()).collect();
     let generics = (!generics.is_empty()).then(|| quote!(<#(#generics),*>));
@@ -179,6 +218,17 @@ pub(crate) fn args_def(
         let description = (!doc.is_empty()).then(|| quote!(#[schemars(description = #doc)]));
         quote! { #(#forwarded)* #description #ident: #ty, }
     });
+    if tuple {
+        // Only the schema: the arguments are read as a tuple. `deny_unknown_fields` is
+        // for schemars, which reads it (`additionalProperties: false`).
+        return quote! {
+            #[derive(#krate::__private::schemars::JsonSchema)]
+            #[serde(crate = #serde_crate, deny_unknown_fields)]
+            #[schemars(crate = #schemars_crate)]
+            #[allow(dead_code)]
+            struct #args_ty #generics { #(#fields)* }
+        };
+    }
     quote! {
         #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
         #[serde(crate = #serde_crate, deny_unknown_fields)]

@@ -149,9 +149,13 @@ fn method_tool(attr: &ToolAttr, tool: &ToolFn<'_>) -> TokenStream {
         None => tool.doc_text(),
     };
     let args_ty = Ident::new("__ToolnexusArgs", Span::mixed_site());
-    let names = Names::new();
     let fields = expand::fields(tool);
-    let args_def = expand::args_def(&krate, &fields, &args_ty);
+    let tuple = expand::tuple_mode(&fields);
+    let names = Names {
+        tuple,
+        ..Names::new()
+    };
+    let args_def = expand::args_def(&krate, &fields, &args_ty, tuple);
 
     let generics: Vec<&Ident> = fields.iter().filter_map(|f| f.generic.as_ref()).collect();
     let bounds = fields.iter().filter_map(|f: &Field<'_, '_>| {
@@ -170,7 +174,21 @@ fn method_tool(attr: &ToolAttr, tool: &ToolFn<'_>) -> TokenStream {
         .map(|ty| quote_spanned! {ty.span()=> #krate::__private::assert_param::<#ty>(); });
 
     let dispatch = call::body(&krate, &name, tool, quote!(Self::#fn_ident), &names);
-    let Names { parsed, ctx, this } = &names;
+    let Names {
+        parsed, ctx, this, ..
+    } = &names;
+    let (parsed_ty, builder) = if tuple {
+        let keys = expand::keys(&fields);
+        (
+            quote!((#(#generics,)*)),
+            quote!(#krate::__private::method_params_tool::<#args_ty #generic_args, _, _>(#name, #description, &[#(#keys),*], this, call)),
+        )
+    } else {
+        (
+            quote!(#args_ty #generic_args),
+            quote!(#krate::__private::method_tool(#name, #description, this, call)),
+        )
+    };
     let ctx_param = if call::uses_ctx(tool) {
         quote!(#ctx)
     } else {
@@ -189,9 +207,9 @@ fn method_tool(attr: &ToolAttr, tool: &ToolFn<'_>) -> TokenStream {
 
         fn build_tool<__S: ?::core::marker::Sized + ::core::marker::Send + ::core::marker::Sync + 'static, #(#bounds),*>(
             this: #krate::__private::Arc<__S>,
-            call: fn(&#krate::__private::Arc<__S>, #args_ty #generic_args, #krate::Context) -> #krate::dispatch::Dispatch,
+            call: fn(&#krate::__private::Arc<__S>, #parsed_ty, #krate::Context) -> #krate::dispatch::Dispatch,
         ) -> #krate::Tool {
-            #krate::__private::method_tool(#name, #description, this, call)
+            #builder
         }
 
         let tool = build_tool::<Self, #(#types),*>(

@@ -233,9 +233,9 @@ pub struct ReadmeDoctests;
 pub mod __private {
     pub use crate::schema::canonical::schema_for;
     pub use crate::tool::expansion::{
-        Returned, Returns, StateParam, ToolParam, UnitOk, ViaTrait, ViaUnit, assert_param,
-        assert_state, boxed, cached, method_tool, missing, native_tool, ready, require_states,
-        returns, state,
+        Params, Returned, Returns, StateParam, ToolParam, UnitOk, ViaTrait, ViaUnit, assert_param,
+        assert_state, boxed, cached, method_params_tool, method_tool, missing, native_tool,
+        params_tool, ready, require_states, returns, state,
     };
     pub use crate::tool::registry::Registration;
     pub use inventory;

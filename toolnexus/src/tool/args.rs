@@ -3,6 +3,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::tool::params::{Named, Params, Reader, Whole};
 use crate::tool::result::ToolResult;
 
 /// The arguments of one tool call, either already parsed or as the raw JSON text a
@@ -43,22 +44,42 @@ impl Args<'_> {
     /// parsed into a `Value` for that. One path-tracking reader per argument type, not one
     /// per form: each is compiled into every crate that declares tools.
     pub fn parse<T: DeserializeOwned>(self, tool: &str) -> Result<T, ArgsError> {
+        self.read(tool, Whole::<T>::new())
+    }
+
+    /// Reads the arguments as the tuple of a `#[tool]` function's parameters, named
+    /// `names`: as [`Args::parse`] would read a struct with those fields.
+    pub(crate) fn parse_params<P: Params>(
+        self,
+        tool: &str,
+        names: &'static [&'static str],
+    ) -> Result<P, ArgsError> {
+        self.read(tool, Named::<P>::new(names))
+    }
+
+    fn read<R: Reader>(self, tool: &str, reader: R) -> Result<R::Output, ArgsError> {
         match self {
-            Args::Value(Value::Null) => from_value(tool, &Value::Object(Map::new())),
-            Args::Value(value) => from_value(tool, &value),
+            Args::Value(Value::Null) => from_value(tool, &Value::Object(Map::new()), reader),
+            Args::Value(value) => from_value(tool, &value, reader),
             Args::Text(text) => match object_text(tool, text)? {
                 // An integer past the 64-bit range becomes an `f64` in a `Value`, so a
                 // `u128` field refuses it there while the text would give it exactly: such
                 // (rare) text is read as a value, so both paths agree.
                 Some(text) if beyond_64_bits(text) => match serde_json::from_str::<Value>(text) {
-                    Ok(value) => from_value(tool, &value),
+                    Ok(value) => from_value(tool, &value, reader),
                     Err(error) => Err(not_json(tool, &error)),
                 },
-                Some(text) => match serde_json::from_str(text) {
+                Some(text) => match from_text(text, reader) {
                     Ok(parsed) => Ok(parsed),
-                    Err(first) => Err(text_error(tool, text, &first, trace::<T>, trace_text::<T>)),
+                    Err(first) => Err(text_error(
+                        tool,
+                        text,
+                        &first,
+                        &|value| trace(value, reader),
+                        &|text| trace_text(text, reader),
+                    )),
                 },
-                None => from_value(tool, &Value::Object(Map::new())),
+                None => from_value(tool, &Value::Object(Map::new()), reader),
             },
         }
     }
@@ -79,7 +100,15 @@ fn no_arguments(text: &str) -> bool {
     matches!(text.trim(), "" | "null")
 }
 
-fn from_value<T: DeserializeOwned>(tool: &str, value: &Value) -> Result<T, ArgsError> {
+/// `serde_json::from_str`, with a reader.
+fn from_text<R: Reader>(text: &str, reader: R) -> Result<R::Output, serde_json::Error> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let parsed = reader.read(&mut deserializer)?;
+    deserializer.end()?;
+    Ok(parsed)
+}
+
+fn from_value<R: Reader>(tool: &str, value: &Value, reader: R) -> Result<R::Output, ArgsError> {
     if !value.is_object() {
         return Err(not_object(tool, value));
     }
@@ -88,35 +117,52 @@ fn from_value<T: DeserializeOwned>(tool: &str, value: &Value) -> Result<T, ArgsE
     // are rare: only then are the arguments read as text, so both paths agree.
     if beyond_f32(value) {
         let text = value.to_string();
-        return match serde_json::from_str(&text) {
+        return match from_text(&text, reader) {
             Ok(parsed) => Ok(parsed),
-            Err(first) => Err(text_error(tool, &text, &first, trace::<T>, trace_text::<T>)),
+            Err(first) => Err(text_error(
+                tool,
+                &text,
+                &first,
+                &|value| trace(value, reader),
+                &|text| trace_text(text, reader),
+            )),
         };
     }
-    match T::deserialize(value) {
+    match reader.read_value(value) {
         Ok(parsed) => Ok(parsed),
-        Err(first) => Err(value_error(tool, value, &first, trace::<T>)),
+        Err(first) => Err(value_error(tool, value, &first, &|value| {
+            trace(value, reader)
+        })),
     }
 }
 
 /// Deserializes a `T` from a value again, tracking the path: the re-run that says where an
 /// error is. The only path-tracking reader of a `T`; text is parsed into a value for it.
-type Trace = fn(&Value) -> Result<(), serde_path_to_error::Error<serde_json::Error>>;
+type Trace<'r> = &'r dyn Fn(&Value) -> Result<(), serde_path_to_error::Error<serde_json::Error>>;
 
-fn trace<T: DeserializeOwned>(
+fn trace<R: Reader>(
     value: &Value,
+    reader: R,
 ) -> Result<(), serde_path_to_error::Error<serde_json::Error>> {
-    serde_path_to_error::deserialize::<_, T>(value).map(drop)
+    let mut track = serde_path_to_error::Track::new();
+    match reader.read(serde_path_to_error::Deserializer::new(value, &mut track)) {
+        Ok(_) => Ok(()),
+        Err(error) => Err(serde_path_to_error::Error::new(track.path(), error)),
+    }
 }
 
 /// The re-run over the text itself, for the rare error only the text gives (a number out
 /// of range for an `f32`, a repeated key), so that it too names the field.
-type TraceText = fn(&str) -> Option<String>;
+type TraceText<'r> = &'r dyn Fn(&str) -> Option<String>;
 
-fn trace_text<T: DeserializeOwned>(text: &str) -> Option<String> {
-    let mut reader = serde_json::Deserializer::from_str(text);
-    match serde_path_to_error::deserialize::<_, T>(&mut reader) {
-        Err(error) => Some(error.path().to_string()),
+fn trace_text<R: Reader>(text: &str, reader: R) -> Option<String> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let mut track = serde_path_to_error::Track::new();
+    match reader.read(serde_path_to_error::Deserializer::new(
+        &mut deserializer,
+        &mut track,
+    )) {
+        Err(_) => Some(track.path().to_string()),
         Ok(_) => None,
     }
 }
@@ -197,7 +243,12 @@ fn object_text<'t>(tool: &str, text: &'t str) -> Result<Option<&'t str>, ArgsErr
 }
 
 /// Why a value did not fit: the first error, with the path of the field the re-run found.
-fn value_error(tool: &str, value: &Value, first: &serde_json::Error, trace: Trace) -> ArgsError {
+fn value_error(
+    tool: &str,
+    value: &Value,
+    first: &serde_json::Error,
+    trace: Trace<'_>,
+) -> ArgsError {
     match trace(value) {
         Err(error) => traced(tool, value, &error),
         // The value reads where the text did not (the text repeats a key, the value keeps
@@ -213,8 +264,8 @@ fn text_error(
     tool: &str,
     text: &str,
     first: &serde_json::Error,
-    trace: Trace,
-    trace_text: TraceText,
+    trace: Trace<'_>,
+    trace_text: TraceText<'_>,
 ) -> ArgsError {
     match serde_json::from_str::<Value>(text) {
         Ok(value) => match trace(&value) {

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::tool::args::Args;
 use crate::tool::context::Context;
+pub use crate::tool::params::Params;
 use crate::tool::result::ToolResult;
 use crate::tool::returns::{IntoToolError, IntoToolResult};
 use crate::tool::state::{MissingState, State, StateType};
@@ -32,6 +33,55 @@ pub fn native_tool<A: DeserializeOwned + JsonSchema + 'static>(
         name,
         description,
         crate::schema::canonical::schema_for::<A>(),
+        "native",
+        Box::new(handler),
+    )
+}
+
+/// The tool a `#[tool]` function becomes when its parameters are read as a tuple `P`
+/// named `names` (see [`Params`]): as [`native_tool`], the schema `S`'s. The reader is
+/// then compiled once per list of parameter types, not once per tool.
+pub fn params_tool<S: JsonSchema, P: Params + 'static>(
+    name: &'static str,
+    description: &'static str,
+    names: &'static [&'static str],
+    call: fn(P, Context) -> Dispatch,
+) -> Tool {
+    let handler = move |args: Args<'_>, ctx: Context| match args.parse_params::<P>(name, names) {
+        Ok(parsed) => call(parsed, ctx),
+        Err(error) => Dispatch::Ready(error.into()),
+    };
+    Tool::from_handler(
+        name,
+        description,
+        crate::schema::canonical::schema_for::<S>(),
+        "native",
+        Box::new(handler),
+    )
+}
+
+/// The tool a `#[toolset]` method becomes when its parameters are read as a tuple: as
+/// [`method_tool`], read as [`params_tool`] reads them.
+pub fn method_params_tool<S, P, T>(
+    name: &'static str,
+    description: &'static str,
+    names: &'static [&'static str],
+    this: Arc<T>,
+    call: fn(&Arc<T>, P, Context) -> Dispatch,
+) -> Tool
+where
+    S: JsonSchema,
+    P: Params + 'static,
+    T: Send + Sync + ?Sized + 'static,
+{
+    let handler = move |args: Args<'_>, ctx: Context| match args.parse_params::<P>(name, names) {
+        Ok(parsed) => call(&this, parsed, ctx),
+        Err(error) => Dispatch::Ready(error.into()),
+    };
+    Tool::from_handler(
+        name,
+        description,
+        crate::schema::canonical::schema_for::<S>(),
         "native",
         Box::new(handler),
     )

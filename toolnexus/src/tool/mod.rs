@@ -9,6 +9,7 @@ pub(crate) mod call;
 pub(crate) mod content;
 pub(crate) mod context;
 pub(crate) mod expansion;
+pub(crate) mod params;
 pub(crate) mod registry;
 pub(crate) mod rejected;
 pub(crate) mod request;
