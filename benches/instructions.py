@@ -36,7 +36,7 @@ TARGETS = {"a_two_ints": 1.5, "b_one_string": 1.5, "c_nested": 1.2}
 
 def bench_binary():
     done = subprocess.run(
-        ["cargo", "bench", "--bench", "dispatch", "--no-run"],
+        ["cargo", "bench", "-p", "toolnexus-suite", "--bench", "dispatch", "--no-run"],
         cwd=ROOT, capture_output=True, text=True,
     )
     if done.returncode != 0:

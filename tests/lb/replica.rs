@@ -1,7 +1,7 @@
 //! One replica of a stateless MCP deployment, for the load-balancer test (`tests/mcp_lb.rs`).
 //!
 //! ```text
-//! cargo run --example mcp_replica -- NAME ADDR
+//! cargo run -p toolnexus-suite --example mcp_replica -- NAME ADDR
 //! ```
 //!
 //! Serves, in stateless mode (`HttpOptions::stateless`), two tools whose results name the

@@ -1,10 +1,10 @@
 //! A bounded soak test of the MCP server over streamable HTTP, on the loopback interface.
 //!
 //! ```text
-//! cargo run --release --example mcp_soak                       # the full soak
-//! cargo run --release --example mcp_soak -- --clients 64 --requests 50 --rounds 5
-//! cargo run --release --example mcp_soak -- --rounds 25 --vanishing 0  # no abandoned sessions
-//! cargo run --release --example mcp_soak -- --rounds 0                 # the floods alone
+//! cargo run -p toolnexus-suite --release --example mcp_soak                       # the full soak
+//! cargo run -p toolnexus-suite --release --example mcp_soak -- --clients 64 --requests 50 --rounds 5
+//! cargo run -p toolnexus-suite --release --example mcp_soak -- --rounds 25 --vanishing 0  # no abandoned sessions
+//! cargo run -p toolnexus-suite --release --example mcp_soak -- --rounds 0                 # the floods alone
 //! ```
 //!
 //! It starts an [`McpServer`] on `127.0.0.1:0` (nothing else is contacted), then runs
