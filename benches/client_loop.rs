@@ -77,13 +77,32 @@ fn hooked(client: Client) -> Client {
         })
 }
 
+/// Adds a benchmark's hooks to a client.
+type AddHooks = fn(Client) -> Client;
+
+/// As [`hooked`], with the per-call hooks in their synchronous form (no future per call).
+fn hooked_sync(client: Client) -> Client {
+    client
+        .before_tool_sync(|_| ToolDecision::Allow)
+        .after_tool_sync(|_, result| result)
+        .before_turn(|_, _| std::future::ready(()))
+        .after_turn(|_, _| std::future::ready(()))
+        .on_event(|event: &Event<'_>| {
+            black_box(event);
+        })
+}
+
 /// The client of one run of the benchmark `name` (`run_1_turn`, `run_100_turns`, and the
-/// same with `_hooked`).
+/// same with `_hooked` or `_hooked_sync`).
 fn client_for(name: &str) -> Client {
-    let (base, hooks) = match name.strip_suffix("_hooked") {
-        Some(base) => (base, true),
-        None => (name, false),
-    };
+    let (base, hooks): (&str, Option<AddHooks>) =
+        if let Some(base) = name.strip_suffix("_hooked_sync") {
+            (base, Some(hooked_sync))
+        } else if let Some(base) = name.strip_suffix("_hooked") {
+            (base, Some(hooked))
+        } else {
+            (name, None)
+        };
     let client = match base {
         "run_1_turn" => Client::new(ScriptedModel::new([
             Reply::calls(calls(0..CALLS)),
@@ -92,7 +111,10 @@ fn client_for(name: &str) -> Client {
         "run_100_turns" => Client::new(turns_model()).max_turns(101),
         other => panic!("no loop benchmark named {other}"),
     };
-    if hooks { hooked(client) } else { client }
+    match hooks {
+        Some(add_hooks) => add_hooks(client),
+        None => client,
+    }
 }
 
 /// `LOOP_COUNT=NAME:N`: runs the benchmark `NAME` `N` times outside criterion and exits,
@@ -157,8 +179,10 @@ fn client_loop(c: &mut Criterion) {
     for name in [
         "run_1_turn",
         "run_1_turn_hooked",
+        "run_1_turn_hooked_sync",
         "run_100_turns",
         "run_100_turns_hooked",
+        "run_100_turns_hooked_sync",
     ] {
         group.bench_function(name, |b| {
             b.iter_batched(

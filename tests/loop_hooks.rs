@@ -298,3 +298,74 @@ async fn a_panicking_hook_never_crashes_the_run() {
         }
     );
 }
+
+#[tokio::test]
+async fn sync_tool_hooks_deny_rewrite_redact_and_compose_with_async_ones_in_order() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let deletes = Arc::new(AtomicUsize::new(0));
+    let toolkit = kit(&runs).with(delete(deletes.clone()));
+    let model = Arc::new(ScriptedModel::new([
+        Reply::calls([
+            call("c1", "delete", r#"{"path":"/etc/passwd"}"#),
+            call("c2", "add", r#"{"a":1,"b":2}"#),
+        ]),
+        Reply::text("ok"),
+    ]));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let client = Client::new(model.clone())
+        .before_tool_sync(|call: &ToolCall| match call.name.as_str() {
+            "delete" => ToolDecision::deny("not without a human"),
+            "add" => ToolDecision::rewrite(&json!({"a": 10, "b": 20})),
+            _ => ToolDecision::Allow,
+        })
+        // An async hook added after the sync one sees the rewritten arguments.
+        .before_tool(move |call: &ToolCall| {
+            log.lock().unwrap().push(call.arguments.clone());
+            async { ToolDecision::Allow }
+        })
+        .after_tool_sync(|_call: &ToolCall, mut result: ToolResult| {
+            result.output = format!("[checked] {}", result.output);
+            result
+        });
+    let run = client.run("go", &toolkit).await;
+
+    assert!(run.is_done());
+    assert_eq!(deletes.load(Ordering::SeqCst), 0);
+    let shown = tool_outputs(&model.transcripts()[1]);
+    assert_eq!(shown["c1"], "denied: not without a human");
+    assert_eq!(shown["c2"], "[checked] 30");
+    assert_eq!(*seen.lock().unwrap(), [r#"{"a":10,"b":20}"#]);
+    assert_balanced(&run.transcript);
+}
+
+#[tokio::test]
+async fn a_panicking_sync_hook_denies_the_call_or_withholds_the_result() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let toolkit = kit(&runs);
+    let model = Arc::new(ScriptedModel::new([
+        Reply::calls([call("c1", "add", r#"{"a":1,"b":2}"#)]),
+        Reply::calls([call("c2", "add", r#"{"a":3,"b":4}"#)]),
+        Reply::text("ok"),
+    ]));
+    let client = Client::new(model.clone())
+        .before_tool_sync(|call: &ToolCall| {
+            assert_ne!(call.id, "c1", "a before-tool hook that panics");
+            ToolDecision::Allow
+        })
+        .after_tool_sync(|call: &ToolCall, result: ToolResult| {
+            assert_ne!(call.id, "c2", "an after-tool hook that panics");
+            result
+        });
+    let run = client.run("go", &toolkit).await;
+
+    assert!(run.is_done());
+    let first = tool_outputs(&model.transcripts()[1]);
+    assert_eq!(first["c1"], "denied: a before-tool hook panicked");
+    let second = tool_outputs(&model.transcripts()[2]);
+    assert_eq!(
+        second["c2"],
+        "add: an after-tool hook panicked; the result was withheld"
+    );
+    assert_balanced(&run.transcript);
+}

@@ -246,6 +246,30 @@ impl Client {
         self.hook_at(AfterTool(f), |p| p.after_tool = true)
     }
 
+    /// As [`Client::before_tool`], for a hook that decides at once (a permission table, a
+    /// log line): a plain function, so the loop makes no future for it on each call. A
+    /// panic denies the call, as in the async form.
+    #[must_use]
+    pub fn before_tool_sync<F>(mut self, f: F) -> Self
+    where
+        F: Fn(&ToolCall) -> ToolDecision + Send + Sync + 'static,
+    {
+        self.tools.hooks.push_before_sync(Arc::new(f));
+        self
+    }
+
+    /// As [`Client::after_tool`], for a hook that returns at once (redaction, logging):
+    /// a plain function, so the loop makes no future for it on each call. A panic
+    /// withholds the result, as in the async form.
+    #[must_use]
+    pub fn after_tool_sync<F>(mut self, f: F) -> Self
+    where
+        F: Fn(&ToolCall, ToolResult) -> ToolResult + Send + Sync + 'static,
+    {
+        self.tools.hooks.push_after_sync(Arc::new(f));
+        self
+    }
+
     /// Adds a hook run before every model turn, with the turn's number and the
     /// transcript the model is about to be shown.
     #[must_use]

@@ -259,10 +259,23 @@ impl Points {
 
 /// The hooks of a client, in the order they were added, listed per hook point so that a
 /// closure for one point costs nothing at the others.
+/// A before-tool hook that decides at once (see `Client::before_tool_sync`).
+pub(crate) type SyncBefore = Arc<dyn Fn(&ToolCall) -> ToolDecision + Send + Sync>;
+/// An after-tool hook that returns at once (see `Client::after_tool_sync`).
+pub(crate) type SyncAfter = Arc<dyn Fn(&ToolCall, ToolResult) -> ToolResult + Send + Sync>;
+
+/// One hook at a per-call point: a [`Hooks`] value (a future per call), or a plain
+/// function (no future, no allocation per call).
+#[derive(Clone)]
+enum CallHook<F> {
+    Async(Arc<dyn Hooks>),
+    Sync(F),
+}
+
 #[derive(Clone, Default)]
 pub(crate) struct HookChain {
-    before_tool: Vec<Arc<dyn Hooks>>,
-    after_tool: Vec<Arc<dyn Hooks>>,
+    before_tool: Vec<CallHook<SyncBefore>>,
+    after_tool: Vec<CallHook<SyncAfter>>,
     before_turn: Vec<Arc<dyn Hooks>>,
     after_turn: Vec<Arc<dyn Hooks>>,
     count: usize,
@@ -271,9 +284,13 @@ pub(crate) struct HookChain {
 impl HookChain {
     pub(crate) fn push(&mut self, hooks: Arc<dyn Hooks>, points: Points) {
         self.count += 1;
+        if points.before_tool {
+            self.before_tool.push(CallHook::Async(hooks.clone()));
+        }
+        if points.after_tool {
+            self.after_tool.push(CallHook::Async(hooks.clone()));
+        }
         let lists = [
-            (points.before_tool, &mut self.before_tool),
-            (points.after_tool, &mut self.after_tool),
             (points.before_turn, &mut self.before_turn),
             (points.after_turn, &mut self.after_turn),
         ];
@@ -282,6 +299,16 @@ impl HookChain {
                 list.push(hooks.clone());
             }
         }
+    }
+
+    pub(crate) fn push_before_sync(&mut self, hook: SyncBefore) {
+        self.count += 1;
+        self.before_tool.push(CallHook::Sync(hook));
+    }
+
+    pub(crate) fn push_after_sync(&mut self, hook: SyncAfter) {
+        self.count += 1;
+        self.after_tool.push(CallHook::Sync(hook));
     }
 
     /// Whether any hook runs around tool calls.
@@ -296,8 +323,13 @@ impl HookChain {
 
     pub(crate) async fn before_tool<'c>(&self, call: &'c ToolCall) -> Gate<'c> {
         let mut current = Cow::Borrowed(call);
-        for hooks in &self.before_tool {
-            let decision = guarded(|| hooks.before_tool(&current)).await;
+        for hook in &self.before_tool {
+            let decision = match hook {
+                CallHook::Async(hooks) => guarded(|| hooks.before_tool(&current)).await,
+                CallHook::Sync(decide) => {
+                    std::panic::catch_unwind(AssertUnwindSafe(|| decide(&current))).ok()
+                }
+            };
             match decision {
                 Some(ToolDecision::Allow) => {}
                 Some(ToolDecision::Deny { reason }) => return Gate::Deny(reason),
@@ -309,8 +341,14 @@ impl HookChain {
     }
 
     pub(crate) async fn after_tool(&self, call: &ToolCall, mut result: ToolResult) -> ToolResult {
-        for hooks in &self.after_tool {
-            match guarded(|| hooks.after_tool(call, result)).await {
+        for hook in &self.after_tool {
+            let next = match hook {
+                CallHook::Async(hooks) => guarded(|| hooks.after_tool(call, result)).await,
+                CallHook::Sync(hook) => {
+                    std::panic::catch_unwind(AssertUnwindSafe(|| hook(call, result))).ok()
+                }
+            };
+            match next {
                 Some(next) => result = next,
                 None => {
                     return ToolResult::error(format!(
