@@ -10,7 +10,9 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::schema::canonical::schema_for;
 use crate::tool::args::Args;
+use crate::tool::call::Handler;
 use crate::tool::context::Context;
 pub use crate::tool::params::Params;
 use crate::tool::result::ToolResult;
@@ -29,13 +31,7 @@ pub fn native_tool<A: DeserializeOwned + JsonSchema + 'static>(
         Ok(parsed) => call(parsed, ctx),
         Err(error) => Dispatch::Ready(error.into()),
     };
-    Tool::from_handler(
-        name,
-        description,
-        crate::schema::canonical::schema_for::<A>(),
-        "native",
-        Box::new(handler),
-    )
+    native(name, description, schema_for::<A>(), Box::new(handler))
 }
 
 /// The tool a `#[tool]` function becomes when its parameters are read as a tuple `P`
@@ -51,13 +47,7 @@ pub fn params_tool<S: JsonSchema, P: Params + 'static>(
         Ok(parsed) => call(parsed, ctx),
         Err(error) => Dispatch::Ready(error.into()),
     };
-    Tool::from_handler(
-        name,
-        description,
-        crate::schema::canonical::schema_for::<S>(),
-        "native",
-        Box::new(handler),
-    )
+    native(name, description, schema_for::<S>(), Box::new(handler))
 }
 
 /// The tool a `#[toolset]` method becomes when its parameters are read as a tuple: as
@@ -78,13 +68,18 @@ where
         Ok(parsed) => call(&this, parsed, ctx),
         Err(error) => Dispatch::Ready(error.into()),
     };
-    Tool::from_handler(
-        name,
-        description,
-        crate::schema::canonical::schema_for::<S>(),
-        "native",
-        Box::new(handler),
-    )
+    native(name, description, schema_for::<S>(), Box::new(handler))
+}
+
+/// A tool whose source is `"native"`: what every constructor above ends in. Not generic,
+/// so it is compiled once, not once per tool.
+fn native(
+    name: &'static str,
+    description: &'static str,
+    schema: Value,
+    handler: Box<Handler>,
+) -> Tool {
+    Tool::from_handler(name, description, schema, "native", handler)
 }
 
 /// The tool in `cell`, made by `make` on first use. One non-generic function for every
@@ -184,13 +179,7 @@ where
         Ok(parsed) => call(&this, parsed, ctx),
         Err(error) => Dispatch::Ready(error.into()),
     };
-    Tool::from_handler(
-        name,
-        description,
-        crate::schema::canonical::schema_for::<A>(),
-        "native",
-        Box::new(handler),
-    )
+    native(name, description, schema_for::<A>(), Box::new(handler))
 }
 
 /// Declares the `State<T>` parameters of a tool, for `Toolkit::check_states`.
