@@ -2,7 +2,6 @@
 //! (call order, concurrency, limits, errors, suspensions with and without `wait_for`,
 //! durable resume) is pinned here, plus the human-in-the-loop example end to end.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -10,41 +9,20 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use toolnexus::{
     Answer, CallStatus, Client, ContentPart, FnModel, Message, ModelError, Reply, Request,
-    ResumeError, RunResult, RunStatus, ScriptedModel, StopReason, Tool, ToolCall, ToolResult,
-    Toolkit, Usage, resume,
+    ResumeError, RunResult, RunStatus, ScriptedModel, StopReason, Tool, ToolResult, Toolkit, Usage,
+    resume,
 };
+
+#[path = "common/agent.rs"]
+#[allow(dead_code)]
+mod agent;
+use agent::{add, assert_balanced, call, sleep, tool_outputs};
 
 #[allow(dead_code)]
 #[path = "../examples/human_in_the_loop.rs"]
 mod example;
 
 // ---------------------------------------------------------------- fixtures
-
-fn add() -> Tool {
-    Tool::new_sync(
-        "add",
-        "Add two numbers.",
-        json!({"type": "object"}),
-        |args, _| match (args["a"].as_i64(), args["b"].as_i64()) {
-            (Some(a), Some(b)) => ToolResult::ok((a + b).to_string()),
-            _ => ToolResult::error("add: `a` and `b` must be integers"),
-        },
-    )
-}
-
-/// Sleeps `ms` milliseconds, then says so.
-fn sleep() -> Tool {
-    Tool::new(
-        "sleep",
-        "Sleeps.",
-        json!({"type": "object"}),
-        |args, _| async move {
-            let ms = args["ms"].as_u64().unwrap_or(0);
-            tokio::time::sleep(Duration::from_millis(ms)).await;
-            ToolResult::ok(format!("slept {ms}ms"))
-        },
-    )
-}
 
 /// Waits until `parties` calls of it are in flight at once: a barrier. Calls that never
 /// meet only end through the client's tool timeout.
@@ -109,40 +87,6 @@ fn kit() -> Toolkit {
 
 fn kit_with_deploy(runs: &Arc<AtomicUsize>) -> Toolkit {
     kit().with(deploy(runs.clone()))
-}
-
-fn call(id: &str, name: &str, args: &str) -> ToolCall {
-    ToolCall::new(id, name, args)
-}
-
-/// Every assistant turn with tool calls is followed by exactly one tool message per call
-/// (keyed by id, in call order), none of them still pending.
-#[track_caller]
-fn assert_balanced(transcript: &[Message]) {
-    for (at, message) in transcript.iter().enumerate() {
-        let calls = message.calls();
-        if calls.is_empty() {
-            continue;
-        }
-        let answers: Vec<&Message> = transcript[at + 1..]
-            .iter()
-            .take_while(|m| m.role() == "tool")
-            .collect();
-        let ids: Vec<&str> = answers.iter().filter_map(|m| m.tool_call_id()).collect();
-        let expected: Vec<&str> = calls.iter().map(|c| c.id.as_str()).collect();
-        assert_eq!(ids, expected, "tool messages after turn at {at}");
-        assert!(
-            answers.iter().all(|m| m.pending().is_none()),
-            "a call is still pending after turn at {at}"
-        );
-    }
-}
-
-fn tool_outputs(transcript: &[Message]) -> HashMap<String, String> {
-    transcript
-        .iter()
-        .filter_map(|m| Some((m.tool_call_id()?.to_owned(), m.text()?.to_owned())))
-        .collect()
 }
 
 fn users(transcript: &[Message]) -> usize {
