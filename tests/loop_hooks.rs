@@ -87,7 +87,7 @@ struct Recorder {
 
 impl Hooks for Recorder {
     fn before_tool<'a>(&'a self, call: &'a ToolCall) -> HookFuture<'a, ToolDecision> {
-        Box::pin(async move {
+        HookFuture::new(async move {
             self.log.lock().unwrap().push(format!(
                 "{} before {} {}",
                 self.name, call.name, call.arguments
@@ -107,9 +107,9 @@ impl Hooks for Recorder {
     fn after_tool<'a>(
         &'a self,
         call: &'a ToolCall,
-        mut result: ToolResult,
-    ) -> HookFuture<'a, ToolResult> {
-        Box::pin(async move {
+        result: &'a mut ToolResult,
+    ) -> HookFuture<'a, ()> {
+        HookFuture::new(async move {
             self.log.lock().unwrap().push(format!(
                 "{} after {} {} -> {}",
                 self.name, call.name, call.arguments, result.output
@@ -117,11 +117,11 @@ impl Hooks for Recorder {
             if self.redact {
                 result.output = result.output.replace('5', "[redacted]");
             }
-            result
         })
     }
 
     fn before_turn<'a>(&'a self, turn: u32, transcript: &'a [Message]) -> HookFuture<'a, ()> {
+        // A boxed future converts too.
         Box::pin(async move {
             self.log.lock().unwrap().push(format!(
                 "{} before turn {turn} ({} messages)",
@@ -129,10 +129,11 @@ impl Hooks for Recorder {
                 transcript.len()
             ));
         })
+        .into()
     }
 
     fn after_turn<'a>(&'a self, turn: u32, reply: &'a Reply) -> HookFuture<'a, ()> {
-        Box::pin(async move {
+        HookFuture::new(async move {
             self.log.lock().unwrap().push(format!(
                 "{} after turn {turn} ({} tokens)",
                 self.name,
@@ -324,9 +325,8 @@ async fn sync_tool_hooks_deny_rewrite_redact_and_compose_with_async_ones_in_orde
             log.lock().unwrap().push(call.arguments.clone());
             async { ToolDecision::Allow }
         })
-        .after_tool_sync(|_call: &ToolCall, mut result: ToolResult| {
+        .after_tool_sync(|_call: &ToolCall, result: &mut ToolResult| {
             result.output = format!("[checked] {}", result.output);
-            result
         });
     let run = client.run("go", &toolkit).await;
 
@@ -353,9 +353,8 @@ async fn a_panicking_sync_hook_denies_the_call_or_withholds_the_result() {
             assert_ne!(call.id, "c1", "a before-tool hook that panics");
             ToolDecision::Allow
         })
-        .after_tool_sync(|call: &ToolCall, result: ToolResult| {
+        .after_tool_sync(|call: &ToolCall, _result: &mut ToolResult| {
             assert_ne!(call.id, "c2", "an after-tool hook that panics");
-            result
         });
     let run = client.run("go", &toolkit).await;
 
@@ -368,4 +367,47 @@ async fn a_panicking_sync_hook_denies_the_call_or_withholds_the_result() {
         "add: an after-tool hook panicked; the result was withheld"
     );
     assert_balanced(&run.transcript);
+}
+
+/// An after-tool hook implemented on the trait, editing in place.
+struct Suffix(&'static str);
+
+impl Hooks for Suffix {
+    fn after_tool<'a>(
+        &'a self,
+        _call: &'a ToolCall,
+        result: &'a mut ToolResult,
+    ) -> HookFuture<'a, ()> {
+        // Decided at once: no future to box.
+        result.output.push_str(self.0);
+        HookFuture::ready(())
+    }
+}
+
+#[tokio::test]
+async fn after_tool_hooks_of_every_kind_each_see_the_result_the_one_before_left() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let toolkit = kit(&runs);
+    let model = Arc::new(ScriptedModel::new([
+        Reply::calls([call("c1", "add", r#"{"a":1,"b":2}"#)]),
+        Reply::text("ok"),
+    ]));
+    let client = Client::new(model.clone())
+        .after_tool_sync(|_call: &ToolCall, result: &mut ToolResult| {
+            result.output = format!("<{}>", result.output);
+        })
+        // A closure replaces the whole result it is given.
+        .after_tool(|_call: &ToolCall, result: ToolResult| async move {
+            ToolResult::ok(format!("{}|async", result.output))
+        })
+        .hooks(Suffix("|trait"))
+        .after_tool_sync(|_call: &ToolCall, result: &mut ToolResult| {
+            result.output.push_str("|sync");
+        });
+    let run = client.run("go", &toolkit).await;
+
+    assert!(run.is_done());
+    let shown = tool_outputs(&model.transcripts()[1]);
+    assert_eq!(shown["c1"], "<3>|async|trait|sync");
+    assert_eq!(run.calls[0].result.output, "<3>|async|trait|sync");
 }

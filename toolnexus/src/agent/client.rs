@@ -259,12 +259,13 @@ impl Client {
     }
 
     /// As [`Client::after_tool`], for a hook that returns at once (redaction, logging):
-    /// a plain function, so the loop makes no future for it on each call. A panic
-    /// withholds the result, as in the async form.
+    /// a plain function that edits the result in place, so the loop makes no future
+    /// for it on each call and moves no result. A panic withholds the result, as in the
+    /// async form.
     #[must_use]
     pub fn after_tool_sync<F>(mut self, f: F) -> Self
     where
-        F: Fn(&ToolCall, ToolResult) -> ToolResult + Send + Sync + 'static,
+        F: Fn(&ToolCall, &mut ToolResult) + Send + Sync + 'static,
     {
         self.tools.hooks.push_after_sync(Arc::new(f));
         self

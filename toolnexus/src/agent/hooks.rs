@@ -3,10 +3,11 @@
 //! The rules are documented on [`Hooks`], where they render.
 
 use std::borrow::Cow;
-use std::future::{Future, ready};
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use futures_util::FutureExt as _;
 
@@ -14,9 +15,72 @@ use crate::agent::message::{Message, ToolCall};
 use crate::agent::model::Reply;
 use crate::tool::result::ToolResult;
 
-/// The future a [`Hooks`] method returns: boxed, `Send`, and free to borrow the hook's
-/// arguments for `'a`.
-pub type HookFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+/// The future a [`Hooks`] method returns: [`HookFuture::ready`] for a hook that decides
+/// at once (no allocation), [`HookFuture::new`] for one that awaits something (the
+/// future is boxed; it is `Send` and may borrow the hook's arguments for `'a`).
+///
+/// A boxed future (`Box::pin(async { … })`, or a `Pin<Box<dyn Future>>`) converts with
+/// `.into()`.
+#[must_use = "a hook's future does nothing unless awaited"]
+pub struct HookFuture<'a, T>(Step<'a, T>);
+
+enum Step<'a, T> {
+    /// Decided at once; `None` once taken.
+    Ready(Option<T>),
+    Boxed(Pin<Box<dyn Future<Output = T> + Send + 'a>>),
+}
+
+impl<'a, T> HookFuture<'a, T> {
+    /// A hook's outcome that needs no waiting.
+    pub fn ready(value: T) -> Self {
+        HookFuture(Step::Ready(Some(value)))
+    }
+
+    /// A hook's outcome that awaits `future`.
+    pub fn new(future: impl Future<Output = T> + Send + 'a) -> Self {
+        HookFuture(Step::Boxed(Box::pin(future)))
+    }
+}
+
+impl<'a, T> From<Pin<Box<dyn Future<Output = T> + Send + 'a>>> for HookFuture<'a, T> {
+    fn from(future: Pin<Box<dyn Future<Output = T> + Send + 'a>>) -> Self {
+        HookFuture(Step::Boxed(future))
+    }
+}
+
+impl<'a, T, F: Future<Output = T> + Send + 'a> From<Pin<Box<F>>> for HookFuture<'a, T> {
+    fn from(future: Pin<Box<F>>) -> Self {
+        HookFuture(Step::Boxed(future))
+    }
+}
+
+// The value is never pinned: it is moved out whole when the future is polled.
+impl<T> Unpin for HookFuture<'_, T> {}
+
+impl<T> Future for HookFuture<'_, T> {
+    type Output = T;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
+        match &mut self.get_mut().0 {
+            Step::Ready(value) => match value.take() {
+                Some(value) => Poll::Ready(value),
+                None => panic!("a HookFuture polled again after it completed"),
+            },
+            Step::Boxed(future) => future.as_mut().poll(cx),
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for HookFuture<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = match &self.0 {
+            Step::Ready(Some(_)) => "ready",
+            Step::Ready(None) => "taken",
+            Step::Boxed(_) => "boxed",
+        };
+        f.debug_tuple("HookFuture").field(&state).finish()
+    }
+}
 
 /// What a [before-tool hook](Hooks::before_tool) decides about a call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,8 +123,9 @@ impl ToolDecision {
 /// redaction, usage accounting.
 ///
 /// Every method has a default that does nothing, so an implementation overrides only what
-/// it needs. Each returns a boxed future (so `dyn Hooks` works) that may borrow its
-/// arguments. Register hooks with [`Client::hooks`](crate::Client::hooks), or one closure
+/// it needs. Each returns a [`HookFuture`] (so `dyn Hooks` works): a value decided at
+/// once, which costs no allocation (the defaults do this), or a boxed future that may
+/// borrow the method's arguments. Register hooks with [`Client::hooks`](crate::Client::hooks), or one closure
 /// at a time with [`Client::before_tool`](crate::Client::before_tool),
 /// [`after_tool`](crate::Client::after_tool), [`before_turn`](crate::Client::before_turn)
 /// and [`after_turn`](crate::Client::after_turn).
@@ -70,7 +135,8 @@ impl ToolDecision {
 /// Hooks run in the order they were added. Before a tool, each hook sees the call as the
 /// hooks before it left it (rewritten arguments included); the first
 /// [`Deny`](ToolDecision::Deny) wins and the hooks after it are not asked. After a tool,
-/// each hook gets the result the previous one returned. Turn hooks all run, in order.
+/// each hook sees the result as the hooks before it left it (and may edit it in place).
+/// Turn hooks all run, in order.
 ///
 /// # When they run
 ///
@@ -95,22 +161,19 @@ impl ToolDecision {
 ///
 /// impl Hooks for ReadOnly {
 ///     fn before_tool<'a>(&'a self, call: &'a ToolCall) -> HookFuture<'a, ToolDecision> {
-///         Box::pin(async move {
-///             if call.name.starts_with("read_") {
-///                 ToolDecision::Allow
-///             } else {
-///                 ToolDecision::deny(format!("{} is not allowed in read-only mode", call.name))
-///             }
+///         // Decided at once: no future to box.
+///         HookFuture::ready(if call.name.starts_with("read_") {
+///             ToolDecision::Allow
+///         } else {
+///             ToolDecision::deny(format!("{} is not allowed in read-only mode", call.name))
 ///         })
 ///     }
 ///
-///     fn after_tool<'a>(&'a self, _call: &'a ToolCall, mut result: ToolResult) -> HookFuture<'a, ToolResult> {
-///         Box::pin(async move {
-///             if let Some((cut, _)) = result.output.char_indices().nth(1000) {
-///                 result.output.truncate(cut);
-///             }
-///             result
-///         })
+///     fn after_tool<'a>(&'a self, _call: &'a ToolCall, result: &'a mut ToolResult) -> HookFuture<'a, ()> {
+///         if let Some((cut, _)) = result.output.char_indices().nth(1000) {
+///             result.output.truncate(cut);
+///         }
+///         HookFuture::ready(())
 ///     }
 /// }
 /// ```
@@ -118,30 +181,30 @@ pub trait Hooks: Send + Sync {
     /// Decides whether `call` runs, and with which arguments.
     fn before_tool<'a>(&'a self, call: &'a ToolCall) -> HookFuture<'a, ToolDecision> {
         let _ = call;
-        Box::pin(ready(ToolDecision::Allow))
+        HookFuture::ready(ToolDecision::Allow)
     }
 
-    /// Sees (and may replace) the result of `call`, the call as it ran.
+    /// Sees (and may edit or replace) the result of `call`, the call as it ran.
     fn after_tool<'a>(
         &'a self,
         call: &'a ToolCall,
-        result: ToolResult,
-    ) -> HookFuture<'a, ToolResult> {
-        let _ = call;
-        Box::pin(ready(result))
+        result: &'a mut ToolResult,
+    ) -> HookFuture<'a, ()> {
+        let _ = (call, result);
+        HookFuture::ready(())
     }
 
     /// Runs before model turn `turn` (1-based within the run), with the transcript the
     /// model is about to be shown.
     fn before_turn<'a>(&'a self, turn: u32, transcript: &'a [Message]) -> HookFuture<'a, ()> {
         let _ = (turn, transcript);
-        Box::pin(ready(()))
+        HookFuture::ready(())
     }
 
     /// Runs after model turn `turn` gave `reply` (its usage included).
     fn after_turn<'a>(&'a self, turn: u32, reply: &'a Reply) -> HookFuture<'a, ()> {
         let _ = (turn, reply);
-        Box::pin(ready(()))
+        HookFuture::ready(())
     }
 }
 
@@ -153,8 +216,8 @@ impl<H: Hooks + ?Sized> Hooks for Arc<H> {
     fn after_tool<'a>(
         &'a self,
         call: &'a ToolCall,
-        result: ToolResult,
-    ) -> HookFuture<'a, ToolResult> {
+        result: &'a mut ToolResult,
+    ) -> HookFuture<'a, ()> {
         (**self).after_tool(call, result)
     }
 
@@ -176,7 +239,7 @@ where
     Fut: Future<Output = ToolDecision> + Send + 'static,
 {
     fn before_tool<'a>(&'a self, call: &'a ToolCall) -> HookFuture<'a, ToolDecision> {
-        Box::pin((self.0)(call))
+        HookFuture::new((self.0)(call))
     }
 }
 
@@ -191,9 +254,10 @@ where
     fn after_tool<'a>(
         &'a self,
         call: &'a ToolCall,
-        result: ToolResult,
-    ) -> HookFuture<'a, ToolResult> {
-        Box::pin((self.0)(call, result))
+        result: &'a mut ToolResult,
+    ) -> HookFuture<'a, ()> {
+        let next = (self.0)(call, std::mem::take(result));
+        HookFuture::new(async move { *result = next.await })
     }
 }
 
@@ -206,7 +270,7 @@ where
     Fut: Future<Output = ()> + Send + 'static,
 {
     fn before_turn<'a>(&'a self, turn: u32, transcript: &'a [Message]) -> HookFuture<'a, ()> {
-        Box::pin((self.0)(turn, transcript))
+        HookFuture::new((self.0)(turn, transcript))
     }
 }
 
@@ -219,7 +283,7 @@ where
     Fut: Future<Output = ()> + Send + 'static,
 {
     fn after_turn<'a>(&'a self, turn: u32, reply: &'a Reply) -> HookFuture<'a, ()> {
-        Box::pin((self.0)(turn, reply))
+        HookFuture::new((self.0)(turn, reply))
     }
 }
 
@@ -262,7 +326,7 @@ impl Points {
 /// A before-tool hook that decides at once (see `Client::before_tool_sync`).
 pub(crate) type SyncBefore = Arc<dyn Fn(&ToolCall) -> ToolDecision + Send + Sync>;
 /// An after-tool hook that returns at once (see `Client::after_tool_sync`).
-pub(crate) type SyncAfter = Arc<dyn Fn(&ToolCall, ToolResult) -> ToolResult + Send + Sync>;
+pub(crate) type SyncAfter = Arc<dyn Fn(&ToolCall, &mut ToolResult) + Send + Sync>;
 
 /// One hook at a per-call point: a [`Hooks`] value (a future per call), or a plain
 /// function (no future, no allocation per call).
@@ -270,6 +334,12 @@ pub(crate) type SyncAfter = Arc<dyn Fn(&ToolCall, ToolResult) -> ToolResult + Se
 enum CallHook<F> {
     Async(Arc<dyn Hooks>),
     Sync(F),
+}
+
+impl<F> CallHook<F> {
+    fn is_sync(&self) -> bool {
+        matches!(self, CallHook::Sync(_))
+    }
 }
 
 #[derive(Clone, Default)]
@@ -321,6 +391,29 @@ impl HookChain {
         self.count
     }
 
+    /// The before-tool hooks' verdict, decided here and now when every before-tool hook
+    /// is a plain function (none at all included); `None` when one makes a future, and
+    /// [`HookChain::before_tool`] must be awaited instead.
+    pub(crate) fn before_tool_now<'c>(&self, call: &'c ToolCall) -> Option<Gate<'c>> {
+        if self.before_tool.is_empty() {
+            return Some(Gate::Run(Cow::Borrowed(call)));
+        }
+        if !self.before_tool.iter().all(CallHook::is_sync) {
+            return None;
+        }
+        let mut current = Cow::Borrowed(call);
+        for hook in &self.before_tool {
+            if let CallHook::Sync(decide) = hook {
+                let decision = std::panic::catch_unwind(AssertUnwindSafe(|| decide(&current)));
+                if let Some(gate) = apply(decision.ok(), &mut current) {
+                    return Some(gate);
+                }
+            }
+        }
+        Some(Gate::Run(current))
+    }
+
+    /// The before-tool hooks' verdict on `call`, hook after hook.
     pub(crate) async fn before_tool<'c>(&self, call: &'c ToolCall) -> Gate<'c> {
         let mut current = Cow::Borrowed(call);
         for hook in &self.before_tool {
@@ -330,35 +423,48 @@ impl HookChain {
                     std::panic::catch_unwind(AssertUnwindSafe(|| decide(&current))).ok()
                 }
             };
-            match decision {
-                Some(ToolDecision::Allow) => {}
-                Some(ToolDecision::Deny { reason }) => return Gate::Deny(reason),
-                Some(ToolDecision::Rewrite { arguments }) => current.to_mut().arguments = arguments,
-                None => return Gate::Deny("a before-tool hook panicked".to_owned()),
+            if let Some(gate) = apply(decision, &mut current) {
+                return gate;
             }
         }
         Gate::Run(current)
     }
 
-    pub(crate) async fn after_tool(&self, call: &ToolCall, mut result: ToolResult) -> ToolResult {
+    /// Runs the after-tool hooks on `result`, in place, here and now when every one is a
+    /// plain function (none at all included); `false`, having run none, when one makes a
+    /// future and [`HookChain::after_tool`] must be awaited instead.
+    pub(crate) fn after_tool_now(&self, call: &ToolCall, result: &mut ToolResult) -> bool {
+        if self.after_tool.is_empty() {
+            return true;
+        }
+        if !self.after_tool.iter().all(CallHook::is_sync) {
+            return false;
+        }
         for hook in &self.after_tool {
-            let next = match hook {
+            if let CallHook::Sync(hook) = hook
+                && std::panic::catch_unwind(AssertUnwindSafe(|| hook(call, result))).is_err()
+            {
+                *result = withheld(call);
+                break;
+            }
+        }
+        true
+    }
+
+    /// Runs the after-tool hooks on `result`, in place, hook after hook.
+    pub(crate) async fn after_tool(&self, call: &ToolCall, result: &mut ToolResult) {
+        for hook in &self.after_tool {
+            let finished = match hook {
                 CallHook::Async(hooks) => guarded(|| hooks.after_tool(call, result)).await,
                 CallHook::Sync(hook) => {
                     std::panic::catch_unwind(AssertUnwindSafe(|| hook(call, result))).ok()
                 }
             };
-            match next {
-                Some(next) => result = next,
-                None => {
-                    return ToolResult::error(format!(
-                        "{}: an after-tool hook panicked; the result was withheld",
-                        call.name
-                    ));
-                }
+            if finished.is_none() {
+                *result = withheld(call);
+                return;
             }
         }
-        result
     }
 
     /// `Err` names the hook that panicked.
@@ -384,6 +490,28 @@ impl HookChain {
         }
         Ok(())
     }
+}
+
+/// Takes one before-tool hook's decision (`None`: it panicked) into `current`; the
+/// final verdict when the decision ends the chain.
+fn apply<'c>(decision: Option<ToolDecision>, current: &mut Cow<'c, ToolCall>) -> Option<Gate<'c>> {
+    match decision {
+        Some(ToolDecision::Allow) => None,
+        Some(ToolDecision::Deny { reason }) => Some(Gate::Deny(reason)),
+        Some(ToolDecision::Rewrite { arguments }) => {
+            current.to_mut().arguments = arguments;
+            None
+        }
+        None => Some(Gate::Deny("a before-tool hook panicked".to_owned())),
+    }
+}
+
+/// The result the model gets when an after-tool hook panicked.
+fn withheld(call: &ToolCall) -> ToolResult {
+    ToolResult::error(format!(
+        "{}: an after-tool hook panicked; the result was withheld",
+        call.name
+    ))
 }
 
 /// Runs a hook, catching a panic in its synchronous part or in its future (`None`).

@@ -479,34 +479,35 @@ async fn resolve(slot: &mut Slot, answer: Answer, turn: u32, env: &Env<'_>) {
 }
 
 /// Executes one call through the hooks. `true` when a before-tool hook denied it.
+///
+/// Hooks that are plain functions run inline: with only those, a call makes no future
+/// beyond the tool's own (the loop's per-call overhead stays near that of no hooks).
 async fn run_call(
     call: &ToolCall,
     answer: Option<Answer>,
     turn: u32,
     env: &Env<'_>,
 ) -> (ToolResult, bool) {
-    if !env.opts.hooks.on_tools() {
+    let hooks = &env.opts.hooks;
+    if !hooks.on_tools() {
         env.events().emit(Event::ToolCallStarted { turn, call });
         return (execute(call, answer, env).await, false);
     }
-    run_hooked(call, answer, turn, env).await
-}
-
-async fn run_hooked(
-    call: &ToolCall,
-    answer: Option<Answer>,
-    turn: u32,
-    env: &Env<'_>,
-) -> (ToolResult, bool) {
-    let hooks = &env.opts.hooks;
-    let events = env.events();
-    let call = match hooks.before_tool(call).await {
+    let gate = match hooks.before_tool_now(call) {
+        Some(gate) => gate,
+        None => hooks.before_tool(call).await,
+    };
+    let call = match gate {
         Gate::Run(call) => call,
         Gate::Deny(reason) => return (ToolResult::error(format!("denied: {reason}")), true),
     };
-    events.emit(Event::ToolCallStarted { turn, call: &call });
-    let result = execute(&call, answer, env).await;
-    (hooks.after_tool(&call, result).await, false)
+    env.events()
+        .emit(Event::ToolCallStarted { turn, call: &call });
+    let mut result = execute(&call, answer, env).await;
+    if !hooks.after_tool_now(&call, &mut result) {
+        hooks.after_tool(&call, &mut result).await;
+    }
+    (result, false)
 }
 
 async fn execute(call: &ToolCall, answer: Option<Answer>, env: &Env<'_>) -> ToolResult {
