@@ -17,7 +17,11 @@
 //! - `loop_1000/run_1_turn_hooked`, `loop_1000/run_100_turns_hooked`: the same two runs
 //!   with every hook set (before and after each tool call and each model turn) and an
 //!   event listener, all doing nothing: the cost of the hook and event machinery itself,
-//!   to compare with the unhooked runs of the same benchmark run.
+//!   to compare with the unhooked runs of the same benchmark run. The hooks are async
+//!   closures (one boxed future per hook and call); `_hooked_sync` gives the per-call
+//!   hooks as plain functions (`before_tool_sync`, `after_tool_sync`), and
+//!   `_hooked_trait` gives all four as one `Hooks` value left at its defaults (futures
+//!   decided at once, no allocation).
 
 #![allow(missing_docs)]
 
@@ -27,7 +31,8 @@ use std::sync::Mutex;
 
 use criterion::{BatchSize, Criterion, criterion_group};
 use toolnexus::{
-    Client, Context, Event, FnModel, Reply, ScriptedModel, ToolCall, ToolDecision, Toolkit, tool,
+    Client, Context, Event, FnModel, Hooks, Reply, ScriptedModel, ToolCall, ToolDecision, Toolkit,
+    tool,
 };
 
 const CALLS: usize = 1000;
@@ -84,7 +89,7 @@ type AddHooks = fn(Client) -> Client;
 fn hooked_sync(client: Client) -> Client {
     client
         .before_tool_sync(|_| ToolDecision::Allow)
-        .after_tool_sync(|_, result| result)
+        .after_tool_sync(|_, _| {})
         .before_turn(|_, _| std::future::ready(()))
         .after_turn(|_, _| std::future::ready(()))
         .on_event(|event: &Event<'_>| {
@@ -92,11 +97,26 @@ fn hooked_sync(client: Client) -> Client {
         })
 }
 
+/// A [`Hooks`] implementation that keeps every method's default: hooks at all four
+/// points, each deciding at once.
+struct Defaults;
+
+impl Hooks for Defaults {}
+
+/// As [`hooked`], with the hooks given as one [`Hooks`] value at its defaults.
+fn hooked_trait(client: Client) -> Client {
+    client.hooks(Defaults).on_event(|event: &Event<'_>| {
+        black_box(event);
+    })
+}
+
 /// The client of one run of the benchmark `name` (`run_1_turn`, `run_100_turns`, and the
-/// same with `_hooked` or `_hooked_sync`).
+/// same with `_hooked`, `_hooked_sync` or `_hooked_trait`).
 fn client_for(name: &str) -> Client {
     let (base, hooks): (&str, Option<AddHooks>) =
-        if let Some(base) = name.strip_suffix("_hooked_sync") {
+        if let Some(base) = name.strip_suffix("_hooked_trait") {
+            (base, Some(hooked_trait))
+        } else if let Some(base) = name.strip_suffix("_hooked_sync") {
             (base, Some(hooked_sync))
         } else if let Some(base) = name.strip_suffix("_hooked") {
             (base, Some(hooked))
@@ -180,9 +200,11 @@ fn client_loop(c: &mut Criterion) {
         "run_1_turn",
         "run_1_turn_hooked",
         "run_1_turn_hooked_sync",
+        "run_1_turn_hooked_trait",
         "run_100_turns",
         "run_100_turns_hooked",
         "run_100_turns_hooked_sync",
+        "run_100_turns_hooked_trait",
     ] {
         group.bench_function(name, |b| {
             b.iter_batched(

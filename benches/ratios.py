@@ -86,8 +86,10 @@ COMPARISONS = [
     ("Loop, 1000 calls in 100 turns: Client::run / direct execute_json", "loop_1000/run_100_turns", "loop_1000/direct", None),
     ("Loop, 1000 calls in 1 turn: empty sync tool hooks, turn hooks and events / none", "loop_1000/run_1_turn_hooked_sync", "loop_1000/run_1_turn", ("<=", 1.1)),
     ("Loop, 1000 calls in 100 turns: empty sync tool hooks, turn hooks and events / none", "loop_1000/run_100_turns_hooked_sync", "loop_1000/run_100_turns", ("<=", 1.1)),
-    ("Loop, 1000 calls in 1 turn: empty async hooks and events / none", "loop_1000/run_1_turn_hooked", "loop_1000/run_1_turn", None),
-    ("Loop, 1000 calls in 100 turns: empty async hooks and events / none", "loop_1000/run_100_turns_hooked", "loop_1000/run_100_turns", None),
+    ("Loop, 1000 calls in 1 turn: empty Hooks impl (every method at its default) and events / none", "loop_1000/run_1_turn_hooked_trait", "loop_1000/run_1_turn", ("<=", 1.1)),
+    ("Loop, 1000 calls in 100 turns: empty Hooks impl (every method at its default) and events / none", "loop_1000/run_100_turns_hooked_trait", "loop_1000/run_100_turns", ("<=", 1.1)),
+    ("Loop, 1000 calls in 1 turn: empty async closure hooks and events / none", "loop_1000/run_1_turn_hooked", "loop_1000/run_1_turn", ("<=", 1.1)),
+    ("Loop, 1000 calls in 100 turns: empty async closure hooks and events / none", "loop_1000/run_100_turns_hooked", "loop_1000/run_100_turns", ("<=", 1.1)),
     ("Provider turn, 50 tools, 40 messages, OpenAI: build + parse / serde_json alone", "providers/openai/toolnexus", "providers/openai/serde_json", ("<=", 1.3)),
     ("Provider turn, 50 tools, 40 messages, Anthropic: build + parse / serde_json alone", "providers/anthropic/toolnexus", "providers/anthropic/serde_json", ("<=", 1.3)),
     ("Provider turn, 50 tools, 40 messages, Gemini: build + parse / serde_json alone", "providers/gemini/toolnexus", "providers/gemini/serde_json", ("<=", 1.3)),
@@ -141,6 +143,8 @@ def main():
             "loop_1000/run_100_turns_hooked",
             "loop_1000/run_1_turn_hooked_sync",
             "loop_1000/run_100_turns_hooked_sync",
+            "loop_1000/run_1_turn_hooked_trait",
+            "loop_1000/run_100_turns_hooked_trait",
         ):
             if key in times:
                 print(f"- {key}: {human(times[key] / 1000)} per call")
