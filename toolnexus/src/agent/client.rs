@@ -226,6 +226,9 @@ impl Client {
     ///     async move { decision }
     /// });
     /// ```
+    ///
+    /// The closure's future is boxed on every call; a hook that decides without awaiting
+    /// anything costs less as [`Client::before_tool_sync`].
     #[must_use]
     pub fn before_tool<F, Fut>(self, f: F) -> Self
     where
@@ -237,6 +240,9 @@ impl Client {
 
     /// Adds a hook run after every tool call that ran: it gets the call (as it ran) and
     /// its result, and gives back the result the loop keeps (for logging, redaction).
+    ///
+    /// The closure's future is boxed on every call; a hook with nothing to await costs
+    /// less as [`Client::after_tool_sync`], which edits the result in place.
     #[must_use]
     pub fn after_tool<F, Fut>(self, f: F) -> Self
     where
