@@ -1,17 +1,16 @@
 //! [`Anthropic`]: Anthropic's Messages API.
 
 use std::borrow::Cow;
-use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::agent::message::{Message, ToolCall};
-use crate::agent::model::{DeltaSink, FinishReason, Model, ModelError, ModelFuture, Reply, Usage};
+use crate::agent::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
 use crate::agent::providers::http::{Auth, Transport, describe_error, key_from_env};
-use crate::agent::providers::http_settings;
 use crate::agent::providers::sse::{Events, parse_body, read_body};
 use crate::agent::providers::wire::{Assembly, arguments_object, omitted, pending_text};
+use crate::agent::providers::{http_settings, turn_model};
 use crate::schema::profile::Profile;
 use crate::tool::content::{ContentPart, PartKind};
 use crate::tool::toolkit::Toolkit;
@@ -36,7 +35,7 @@ const VERSION: &str = "2023-06-01";
 /// `tool_result` blocks of a user message, with `is_error` set on failures and their images
 /// (`image` blocks) and PDFs (`document` blocks) inside them. The Messages API takes no
 /// audio: an audio part is described in words.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct Anthropic {
     http: Transport,
     model: String,
@@ -45,6 +44,7 @@ pub struct Anthropic {
 }
 
 http_settings!(Anthropic);
+turn_model!(Anthropic);
 
 impl Anthropic {
     /// The default [`Anthropic::with_max_tokens`]: the Messages API requires a cap.
@@ -227,32 +227,6 @@ impl Anthropic {
             }
         }
         Ok(turn.finish())
-    }
-}
-
-impl Model for Anthropic {
-    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
-        Box::pin(self.turn(transcript, toolkit, None))
-    }
-
-    fn complete_streaming<'a>(
-        &'a self,
-        transcript: &'a [Message],
-        toolkit: &'a Toolkit,
-        on_delta: DeltaSink<'a>,
-    ) -> ModelFuture<'a> {
-        Box::pin(self.turn(transcript, toolkit, Some(on_delta)))
-    }
-}
-
-impl fmt::Debug for Anthropic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Anthropic")
-            .field("model", &self.model)
-            .field("http", &self.http)
-            .field("strict", &self.strict)
-            .field("max_tokens", &self.max_tokens)
-            .finish()
     }
 }
 

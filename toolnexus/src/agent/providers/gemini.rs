@@ -9,11 +9,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::agent::message::{Message, ToolCall};
-use crate::agent::model::{DeltaSink, FinishReason, Model, ModelError, ModelFuture, Reply, Usage};
+use crate::agent::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
 use crate::agent::providers::http::{Auth, Transport, describe_error, key_from_env};
-use crate::agent::providers::http_settings;
 use crate::agent::providers::sse::{Events, parse_body, read_body};
 use crate::agent::providers::wire::{Assembly, arguments_object, pending_text};
+use crate::agent::providers::{http_settings, turn_model};
 use crate::schema::profile::Profile;
 use crate::tool::content::{ContentPart, PartKind};
 use crate::tool::toolkit::Toolkit;
@@ -62,6 +62,7 @@ struct Signatures {
 }
 
 http_settings!(Gemini);
+turn_model!(Gemini);
 
 impl Gemini {
     /// Gemini with this key, at `https://generativelanguage.googleapis.com`.
@@ -235,21 +236,6 @@ impl Gemini {
             self.absorb(event.json(PROVIDER)?, &mut turn)?;
         }
         Ok(turn.finish())
-    }
-}
-
-impl Model for Gemini {
-    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
-        Box::pin(self.turn(transcript, toolkit, None))
-    }
-
-    fn complete_streaming<'a>(
-        &'a self,
-        transcript: &'a [Message],
-        toolkit: &'a Toolkit,
-        on_delta: DeltaSink<'a>,
-    ) -> ModelFuture<'a> {
-        Box::pin(self.turn(transcript, toolkit, Some(on_delta)))
     }
 }
 

@@ -141,3 +141,29 @@ macro_rules! http_settings {
     };
 }
 pub(crate) use http_settings;
+
+/// [`Model`](crate::Model) for a provider: both methods run its `turn`, the streaming
+/// one with the sink for its deltas.
+macro_rules! turn_model {
+    ($ty:ident) => {
+        impl $crate::agent::model::Model for $ty {
+            fn complete<'a>(
+                &'a self,
+                transcript: &'a [$crate::agent::message::Message],
+                toolkit: &'a $crate::tool::toolkit::Toolkit,
+            ) -> $crate::agent::model::ModelFuture<'a> {
+                Box::pin(self.turn(transcript, toolkit, None))
+            }
+
+            fn complete_streaming<'a>(
+                &'a self,
+                transcript: &'a [$crate::agent::message::Message],
+                toolkit: &'a $crate::tool::toolkit::Toolkit,
+                on_delta: $crate::agent::model::DeltaSink<'a>,
+            ) -> $crate::agent::model::ModelFuture<'a> {
+                Box::pin(self.turn(transcript, toolkit, Some(on_delta)))
+            }
+        }
+    };
+}
+pub(crate) use turn_model;

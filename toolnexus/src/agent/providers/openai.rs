@@ -1,17 +1,16 @@
 //! [`OpenAi`]: OpenAI's Chat Completions API, and every server that speaks it.
 
 use std::borrow::Cow;
-use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::agent::message::{Message, ToolCall};
-use crate::agent::model::{DeltaSink, FinishReason, Model, ModelError, ModelFuture, Reply, Usage};
+use crate::agent::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
 use crate::agent::providers::http::{Auth, Transport, describe_error, key_from_env};
-use crate::agent::providers::http_settings;
 use crate::agent::providers::sse::{Events, parse_body, read_body};
 use crate::agent::providers::wire::{Assembly, data_url, omitted, tool_text};
+use crate::agent::providers::{http_settings, turn_model};
 use crate::schema::profile::Profile;
 use crate::tool::content::{ContentPart, PartKind};
 use crate::tool::toolkit::Toolkit;
@@ -40,7 +39,7 @@ const DEFAULT_BASE: &str = "https://api.openai.com/v1";
 /// tool message, so the parts go in a user message right after the turn's tool messages
 /// (`image_url`, `file` and `input_audio` parts), introduced by the call id they belong to.
 /// Audio other than WAV and MP3 is described in words.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct OpenAi {
     http: Transport,
     model: String,
@@ -49,6 +48,7 @@ pub struct OpenAi {
 }
 
 http_settings!(OpenAi);
+turn_model!(OpenAi);
 
 impl OpenAi {
     /// OpenAI with this key, at `https://api.openai.com/v1`.
@@ -222,32 +222,6 @@ impl OpenAi {
             reply.finish_reason = Some(FinishReason::Refusal);
         }
         Ok(reply)
-    }
-}
-
-impl Model for OpenAi {
-    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
-        Box::pin(self.turn(transcript, toolkit, None))
-    }
-
-    fn complete_streaming<'a>(
-        &'a self,
-        transcript: &'a [Message],
-        toolkit: &'a Toolkit,
-        on_delta: DeltaSink<'a>,
-    ) -> ModelFuture<'a> {
-        Box::pin(self.turn(transcript, toolkit, Some(on_delta)))
-    }
-}
-
-impl fmt::Debug for OpenAi {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenAi")
-            .field("model", &self.model)
-            .field("http", &self.http)
-            .field("strict", &self.strict)
-            .field("max_tokens", &self.max_tokens)
-            .finish()
     }
 }
 
