@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 
 use crate::agent::message::{Message, ToolCall};
 use crate::agent::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
-use crate::agent::providers::http::{Auth, Transport, describe_error, key_from_env};
+use crate::agent::providers::http::{Auth, Transport, base_from_env, describe_error, key_from_env};
 use crate::agent::providers::sse::{Events, parse_body, read_body};
 use crate::agent::providers::wire::{Assembly, arguments_object, pending_text};
 use crate::agent::providers::{http_settings, turn_model};
@@ -89,10 +89,7 @@ impl Gemini {
         let key = key_from_env(KEY_VAR, PROVIDER, "Gemini")?;
         let mut model = Gemini::new("", model);
         model.http.key = Some(key);
-        if let Some(base) = std::env::var(BASE_VAR)
-            .ok()
-            .filter(|b| !b.trim().is_empty())
-        {
+        if let Some(base) = base_from_env(BASE_VAR) {
             model = model.with_base_url(base);
         }
         Ok(model)

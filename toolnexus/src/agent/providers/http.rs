@@ -53,6 +53,11 @@ pub(crate) fn key_from_env(var: &str, provider: &str, ty: &str) -> Result<ApiKey
     }
 }
 
+/// The base URL in the environment variable `var`, when it is set and not blank.
+pub(crate) fn base_from_env(var: &str) -> Option<String> {
+    std::env::var(var).ok().filter(|b| !b.trim().is_empty())
+}
+
 /// The endpoint, key, timeouts and retry policy of one provider, and its HTTP client
 /// (built on first use, shared by clones).
 #[derive(Clone)]

@@ -7,7 +7,7 @@ use serde_json::value::RawValue;
 
 use crate::agent::message::{Message, ToolCall};
 use crate::agent::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
-use crate::agent::providers::http::{Auth, Transport, describe_error, key_from_env};
+use crate::agent::providers::http::{Auth, Transport, base_from_env, describe_error, key_from_env};
 use crate::agent::providers::sse::{Events, parse_body, read_body};
 use crate::agent::providers::wire::{Assembly, data_url, omitted, tool_text};
 use crate::agent::providers::{http_settings, turn_model};
@@ -60,10 +60,7 @@ impl OpenAi {
     /// A missing key is an error that names the variable.
     pub fn from_env(model: impl Into<String>) -> Result<Self, ModelError> {
         let key = key_from_env(KEY_VAR, PROVIDER, "OpenAi")?;
-        let base = std::env::var(BASE_VAR)
-            .ok()
-            .filter(|b| !b.trim().is_empty())
-            .unwrap_or_else(|| DEFAULT_BASE.to_owned());
+        let base = base_from_env(BASE_VAR).unwrap_or_else(|| DEFAULT_BASE.to_owned());
         let mut model = OpenAi::compatible(base, model);
         model.http.key = Some(key);
         Ok(model)
