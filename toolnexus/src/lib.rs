@@ -53,6 +53,8 @@ pub mod mcp;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub use agent::providers;
 mod schema;
+#[cfg(feature = "skills")]
+pub mod source;
 mod tool;
 
 pub use schema::profile;

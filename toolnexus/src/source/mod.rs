@@ -1,0 +1,41 @@
+//! Tools from outside the program, as the toolnexus contract declares them: Agent Skills
+//! from a folder ([`Skills`], feature `skills`).
+//!
+//! Each gives ordinary [`Tool`](crate::Tool)s for a [`Toolkit`](crate::Toolkit), with the contract's
+//! [`source`](crate::Tool::source): `"skill"`.
+//!
+
+#[cfg(feature = "skills")]
+mod skills;
+
+#[cfg(feature = "skills")]
+pub use skills::{
+    DEFAULT_SAMPLE_LIMIT, SKILL_TOOL_DESCRIPTION, SKILLS_PROMPT_PREAMBLE, Skill, Skills,
+    SkipReason, SkippedSkill,
+};
+
+/// A tool of `source` from a synchronous function of its parsed arguments.
+#[cfg(feature = "skills")]
+fn sync_tool(
+    name: &str,
+    description: &str,
+    schema: serde_json::Value,
+    source: &'static str,
+    f: impl Fn(serde_json::Value) -> crate::ToolResult + Send + Sync + 'static,
+) -> crate::Tool {
+    use crate::tool::Tool;
+    use crate::tool::call::Dispatch;
+    let label = name.to_owned();
+    Tool::from_handler(
+        name,
+        description,
+        schema,
+        source,
+        Box::new(move |args, _ctx| {
+            Dispatch::Ready(match args.into_value(&label) {
+                Ok(value) => f(value),
+                Err(error) => error.into(),
+            })
+        }),
+    )
+}
