@@ -53,7 +53,7 @@ pub mod mcp;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub use agent::providers;
 mod schema;
-#[cfg(feature = "skills")]
+#[cfg(any(feature = "skills", feature = "http-tools"))]
 pub mod source;
 mod tool;
 

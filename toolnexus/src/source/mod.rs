@@ -1,12 +1,20 @@
 //! Tools from outside the program, as the toolnexus contract declares them: Agent Skills
-//! from a folder ([`Skills`], feature `skills`).
+//! from a folder ([`Skills`], feature `skills`) and HTTP endpoints ([`HttpTool`], feature
+//! `http-tools`).
 //!
 //! Each gives ordinary [`Tool`](crate::Tool)s for a [`Toolkit`](crate::Toolkit), with the contract's
-//! [`source`](crate::Tool::source): `"skill"`.
+//! [`source`](crate::Tool::source): `"skill"` and `"http"`.
 //!
 
+#[cfg(feature = "http-tools")]
+mod env;
+#[cfg(feature = "http-tools")]
+mod http;
 #[cfg(feature = "skills")]
 mod skills;
+
+#[cfg(feature = "http-tools")]
+pub use http::{BodyMode, HttpTool, HttpToolError, ResultMode};
 
 #[cfg(feature = "skills")]
 pub use skills::{
