@@ -441,3 +441,33 @@ fn a_malformed_config_names_the_file_the_server_and_the_key() {
         "{missing}"
     );
 }
+
+#[test]
+fn the_from_config_example_lists_a_toolkit_from_a_config_and_a_skills_folder() {
+    let config = ConfigFile::new(
+        "example",
+        &json!({"mcpServers": {
+            "everything": {"command": ["node", everything(), "stdio"]},
+            "broken": {"command": "/nonexistent/mcp-server"}
+        }}),
+    );
+    let skills = root().join("tests/contract/examples/skills");
+    let output = Command::new(build_example("from_config"))
+        .arg(&config.0)
+        .arg(&skills)
+        .stderr(Stdio::null())
+        .output()
+        .expect("the example runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    for line in [
+        "broken: failed: could not start the MCP server `/nonexistent/mcp-server`",
+        "everything_echo (mcp)",
+        "skill (skill)",
+        "- **hello-world**: A tiny example skill.",
+        "== skill hello-world ==\n<skill_content name=\"hello-world\">",
+    ] {
+        assert!(stdout.contains(line), "missing {line:?}:\n{stdout}");
+    }
+    assert!(stdout.contains("everything: connected ("), "{stdout}");
+}
