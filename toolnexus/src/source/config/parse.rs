@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::{ConfigError, DEFAULT_TIMEOUT, ServerConfig, Transport};
+use crate::tool::args::kind_of as kind;
 
 /// The keys that hold the servers, in the order they are looked for.
 const WRAPPERS: [&str; 3] = ["mcpServers", "servers", "mcp"];
@@ -20,18 +21,6 @@ fn error(server: Option<&str>, key: Option<&str>, message: impl Into<String>) ->
         server: server.map(str::to_owned),
         key: key.map(str::to_owned),
         message: message.into(),
-    }
-}
-
-/// What a JSON value is, for error messages.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
