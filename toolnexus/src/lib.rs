@@ -53,6 +53,8 @@ pub mod mcp;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub use agent::providers;
 mod schema;
+#[cfg(any(feature = "mcp", feature = "skills", feature = "http-tools"))]
+pub mod source;
 mod tool;
 
 pub use schema::profile;

@@ -366,15 +366,20 @@ fn not_json(tool: &str, error: &serde_json::Error) -> ArgsError {
     ))
 }
 
-fn not_object(tool: &str, value: &Value) -> ArgsError {
-    let got = match value {
+/// What a JSON value is, for error messages: `null`, `a boolean`, … `an object`.
+pub(crate) fn kind_of(value: &Value) -> &'static str {
+    match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
         Value::Number(_) => "a number",
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
-    };
+    }
+}
+
+fn not_object(tool: &str, value: &Value) -> ArgsError {
+    let got = kind_of(value);
     ArgsError(format!(
         "invalid arguments for {tool}: expected a JSON object of named arguments, got {got}"
     ))

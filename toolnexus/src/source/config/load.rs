@@ -1,0 +1,234 @@
+//! Connecting to a config's servers, each on its own: [`McpServers`].
+
+use std::fmt;
+
+use futures_util::future::join_all;
+use serde_json::Value;
+
+use super::{ServerConfig, Transport};
+use crate::mcp::McpClient;
+use crate::source::env;
+use crate::tool::Tool;
+use crate::tool::call::Dispatch;
+use crate::tool::tool::sanitize_name;
+
+/// Where one server of a config stands after [`McpConfig::connect`](super::McpConfig::connect).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ServerStatus {
+    /// Connected; its tools are listed.
+    Connected {
+        /// How many tools it listed.
+        tools: usize,
+    },
+    /// Skipped: `enabled: false` or `disabled: true`.
+    Disabled,
+    /// Could not be started, reached or listed; it has no tools.
+    Failed {
+        /// Why (header values never appear in it).
+        reason: String,
+    },
+}
+
+impl ServerStatus {
+    /// The contract's word for the status: `"connected"`, `"disabled"` or `"failed"`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ServerStatus::Connected { .. } => "connected",
+            ServerStatus::Disabled => "disabled",
+            ServerStatus::Failed { .. } => "failed",
+        }
+    }
+}
+
+impl fmt::Display for ServerStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServerStatus::Connected { tools: 1 } => f.write_str("connected (1 tool)"),
+            ServerStatus::Connected { tools } => write!(f, "connected ({tools} tools)"),
+            ServerStatus::Disabled => f.write_str("disabled"),
+            ServerStatus::Failed { reason } => write!(f, "failed: {reason}"),
+        }
+    }
+}
+
+/// The servers of a config, connected: their tools, each server's status, and the clients.
+///
+/// The tools are named `SERVER_TOOL` (both sanitized: every character outside
+/// `[a-zA-Z0-9_-]` becomes `_`), have [`source`](Tool::source) `"mcp"`, and call the
+/// server through its [`McpClient`]. A successful result that carries
+/// `structuredContent` has its JSON as the output (the contract's rule); otherwise a
+/// result is as [`McpClient`] gives it.
+///
+/// The connections stay open while this value, a client or a tool is alive; see
+/// [`McpServers::close`].
+#[derive(Debug, Clone)]
+pub struct McpServers {
+    servers: Vec<Entry>,
+    tools: Vec<Tool>,
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    name: String,
+    status: ServerStatus,
+    client: Option<McpClient>,
+}
+
+impl McpServers {
+    /// Every connected server's tools, server by server in the config's order, each in
+    /// its server's order.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// Each server's name and status, in the config's order.
+    pub fn status(&self) -> impl Iterator<Item = (&str, &ServerStatus)> {
+        self.servers.iter().map(|e| (e.name.as_str(), &e.status))
+    }
+
+    /// The status of the server named `name`.
+    pub fn status_of(&self, name: &str) -> Option<&ServerStatus> {
+        self.servers
+            .iter()
+            .find(|e| e.name == name)
+            .map(|e| &e.status)
+    }
+
+    /// The client of the connected server named `name` (for
+    /// [`refresh`](McpClient::refresh), [`changed`](McpClient::changed), …).
+    pub fn client(&self, name: &str) -> Option<&McpClient> {
+        self.servers
+            .iter()
+            .find(|e| e.name == name)
+            .and_then(|e| e.client.as_ref())
+    }
+
+    /// Closes every connection (child processes are asked to exit, then killed).
+    pub async fn close(&self) {
+        join_all(
+            self.servers
+                .iter()
+                .filter_map(|e| e.client.as_ref())
+                .map(McpClient::close),
+        )
+        .await;
+    }
+}
+
+pub(super) async fn connect(servers: &[ServerConfig]) -> McpServers {
+    let outcomes = join_all(servers.iter().map(|server| async move {
+        if !server.enabled {
+            return (ServerStatus::Disabled, None, Vec::new());
+        }
+        match connect_one(server).await {
+            Ok((client, tools)) => (
+                ServerStatus::Connected { tools: tools.len() },
+                Some(client),
+                tools,
+            ),
+            Err(reason) => {
+                tracing::warn!(server = %server.name, "MCP server `{}` failed: {reason}", server.name);
+                (ServerStatus::Failed { reason }, None, Vec::new())
+            }
+        }
+    }))
+    .await;
+    let mut entries = Vec::with_capacity(servers.len());
+    let mut all_tools = Vec::new();
+    for (server, (status, client, tools)) in servers.iter().zip(outcomes) {
+        all_tools.extend(tools);
+        entries.push(Entry {
+            name: server.name.clone(),
+            status,
+            client,
+        });
+    }
+    McpServers {
+        servers: entries,
+        tools: all_tools,
+    }
+}
+
+/// Starts or reaches one server and lists its tools; the error is the reason, scrubbed
+/// of the expanded header values.
+async fn connect_one(server: &ServerConfig) -> Result<(McpClient, Vec<Tool>), String> {
+    let mut secrets = Vec::new();
+    let builder = match &server.transport {
+        Transport::Local {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let mut builder = McpClient::stdio(command, args);
+            for (key, value) in env {
+                builder = builder.env(key, value);
+            }
+            if let Some(dir) = cwd {
+                builder = builder.current_dir(dir);
+            }
+            builder
+        }
+        Transport::Remote { url, headers } => {
+            let mut builder = McpClient::http(url.as_str());
+            for (name, template) in headers {
+                let value = env::expand(template).map_err(|var| {
+                    format!(
+                        "the header `{name}` uses ${{{var}}}, and the environment variable {var} is not set"
+                    )
+                })?;
+                builder = builder.header(name, &value);
+                secrets.push(value);
+            }
+            builder
+        }
+    };
+    let client = builder
+        .prefix(sanitize_name(&server.name))
+        .connect_timeout(server.timeout)
+        .timeout(server.timeout)
+        .connect()
+        .await
+        .map_err(|e| env::scrub(&e.to_string(), &secrets))?;
+    let tools = client
+        .tools()
+        .await
+        .map_err(|e| env::scrub(&e.to_string(), &secrets))?;
+    Ok((client, tools.into_iter().map(structured_output).collect()))
+}
+
+/// The tool, with a successful result's `structuredContent` as its output.
+fn structured_output(tool: Tool) -> Tool {
+    let inner = tool.clone();
+    let label = tool.name().to_owned();
+    let wrapped = Tool::from_handler(
+        tool.name(),
+        tool.description(),
+        tool.input_schema().clone(),
+        "mcp",
+        Box::new(move |args, ctx| match args.into_value(&label) {
+            Ok(args) => {
+                let inner = inner.clone();
+                Dispatch::Future(Box::pin(async move {
+                    let mut result = inner.execute(args, ctx).await;
+                    if !result.is_error
+                        && let Some(structured) = result
+                            .metadata
+                            .as_ref()
+                            .and_then(|m| m.get("structuredContent"))
+                            .filter(|v| !v.is_null())
+                    {
+                        result.output = Value::to_string(structured);
+                    }
+                    result
+                }))
+            }
+            Err(error) => Dispatch::Ready(error.into()),
+        }),
+    );
+    match tool.output_schema() {
+        Some(schema) => wrapped.with_output_schema(schema.clone()),
+        None => wrapped,
+    }
+}

@@ -1,0 +1,71 @@
+//! Tools from outside the program, as the toolnexus contract declares them: MCP servers
+//! from a config file ([`McpConfig`], feature `mcp`), Agent Skills from a folder
+//! ([`Skills`], feature `skills`) and HTTP endpoints ([`HttpTool`], feature `http-tools`).
+//!
+//! Each gives ordinary [`Tool`](crate::Tool)s for a [`Toolkit`](crate::Toolkit), with the contract's
+//! [`source`](crate::Tool::source): `"mcp"`, `"skill"` and `"http"`.
+//!
+//! ```no_run
+//! # #[cfg(all(feature = "mcp", feature = "skills"))]
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use toolnexus::source::{McpConfig, Skills};
+//! use toolnexus::Toolkit;
+//!
+//! let servers = McpConfig::from_file("mcp.json")?.connect().await; // never fails as a whole
+//! for (name, status) in servers.status() {
+//!     println!("{name}: {status}");                                  // connected, disabled, failed: why
+//! }
+//! let skills = Skills::load("skills");
+//! let mut toolkit = Toolkit::new();
+//! toolkit.extend(servers.tools().iter().cloned());                   // everything_echo, …
+//! toolkit.extend([skills.tool()]);
+//! let system = format!("You are helpful.\n\n{}", skills.skills_prompt());
+//! # let _ = system; Ok(()) }
+//! ```
+
+#[cfg(feature = "mcp")]
+mod config;
+#[cfg(any(feature = "mcp", feature = "http-tools"))]
+mod env;
+#[cfg(feature = "http-tools")]
+mod http;
+#[cfg(feature = "skills")]
+mod skills;
+
+#[cfg(feature = "mcp")]
+pub use config::{
+    ConfigError, DEFAULT_TIMEOUT, McpConfig, McpServers, ServerConfig, ServerStatus, Transport,
+};
+#[cfg(feature = "http-tools")]
+pub use http::{BodyMode, HttpTool, HttpToolError, ResultMode};
+#[cfg(feature = "skills")]
+pub use skills::{
+    DEFAULT_SAMPLE_LIMIT, SKILL_TOOL_DESCRIPTION, SKILLS_PROMPT_PREAMBLE, Skill, Skills,
+    SkipReason, SkippedSkill,
+};
+
+/// A tool of `source` from a synchronous function of its parsed arguments.
+#[cfg(feature = "skills")]
+fn sync_tool(
+    name: &str,
+    description: &str,
+    schema: serde_json::Value,
+    source: &'static str,
+    f: impl Fn(serde_json::Value) -> crate::ToolResult + Send + Sync + 'static,
+) -> crate::Tool {
+    use crate::tool::Tool;
+    use crate::tool::call::Dispatch;
+    let label = name.to_owned();
+    Tool::from_handler(
+        name,
+        description,
+        schema,
+        source,
+        Box::new(move |args, _ctx| {
+            Dispatch::Ready(match args.into_value(&label) {
+                Ok(value) => f(value),
+                Err(error) => error.into(),
+            })
+        }),
+    )
+}

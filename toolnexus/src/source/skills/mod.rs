@@ -1,0 +1,207 @@
+//! Agent Skills: folders with a `SKILL.md` (YAML frontmatter, then instructions), found
+//! under one or more roots and offered to the model through one `skill` tool that loads a
+//! skill's instructions and lists its files on demand (progressive disclosure).
+
+mod discover;
+mod tool;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::tool::Tool;
+
+pub use tool::{SKILL_TOOL_DESCRIPTION, SKILLS_PROMPT_PREAMBLE};
+
+/// How many files of a skill's folder the `skill` tool lists by default.
+pub const DEFAULT_SAMPLE_LIMIT: usize = 10;
+
+/// One skill: the frontmatter's `name` and `description`, where its `SKILL.md` is, and the
+/// instructions after the frontmatter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Skill {
+    /// The frontmatter's `name` (trimmed).
+    pub name: String,
+    /// The frontmatter's `description` (trimmed), if it has one. Only described skills are
+    /// listed by [`Skills::skills_prompt`].
+    pub description: Option<String>,
+    /// The absolute path of the `SKILL.md` file.
+    pub location: PathBuf,
+    /// Everything after the frontmatter, as written.
+    pub content: String,
+}
+
+impl Skill {
+    /// The skill's folder: the base of the relative paths its instructions use.
+    pub fn dir(&self) -> &Path {
+        self.location.parent().unwrap_or(Path::new("/"))
+    }
+}
+
+/// Why a `SKILL.md` (or a skills root) gave no skill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// The frontmatter has no `name`, or it is empty or not a scalar.
+    MissingName,
+    /// The frontmatter is not valid YAML, or not a mapping; the parser's words.
+    MalformedFrontmatter(String),
+    /// A skill of the same name was found first; the first one is kept.
+    DuplicateName(String),
+    /// The file or folder could not be read; what the operating system said.
+    Unreadable(String),
+}
+
+/// A `SKILL.md` (or a skills root) that gave no skill, and why. Each is also logged as a
+/// `tracing` warning when the skills are loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SkippedSkill {
+    /// The file (or the root) that was skipped.
+    pub location: PathBuf,
+    /// Why.
+    pub reason: SkipReason,
+}
+
+impl fmt::Display for SkippedSkill {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = self.location.display();
+        match &self.reason {
+            SkipReason::MissingName => write!(
+                f,
+                "skipped the skill {at}: its frontmatter has no `name` (add `name: my-skill` between the `---` lines)"
+            ),
+            SkipReason::MalformedFrontmatter(why) => write!(
+                f,
+                "skipped the skill {at}: its frontmatter is not a YAML mapping: {why}"
+            ),
+            SkipReason::DuplicateName(name) => write!(
+                f,
+                "skipped the skill {at}: a skill named `{name}` was found first, and is kept"
+            ),
+            SkipReason::Unreadable(why) => write!(f, "skipped {at}: cannot read it: {why}"),
+        }
+    }
+}
+
+/// The skills found under one or more folders, and the `skill` tool that loads them.
+///
+/// ```no_run
+/// use toolnexus::source::Skills;
+/// use toolnexus::Toolkit;
+///
+/// let skills = Skills::load("skills");           // every skills/**/SKILL.md
+/// for skipped in skills.skipped() {
+///     eprintln!("{skipped}");                    // no `name`, bad YAML, duplicates…
+/// }
+/// let system = format!("You are helpful.\n\n{}", skills.skills_prompt());
+/// let toolkit = Toolkit::new().with(skills.tool());
+/// # let _ = (system, toolkit);
+/// ```
+///
+/// Discovery walks each root recursively (following symbolic links, never twice into
+/// the same folder, skipping `node_modules` and `.git`), in the order of the file names,
+/// and reads every file named `SKILL.md`:
+///
+/// - the frontmatter between the opening `---` line and the next `---` line is parsed as
+///   YAML; `name` is required, `description` optional; scalar values (numbers and
+///   booleans too) are read as text and trimmed, so folded and literal block scalars work;
+/// - the rest of the file is the skill's instructions;
+/// - a file without a `name`, with frontmatter that is not YAML, or whose name was
+///   already found, is skipped (first name wins) with a warning naming the file, kept in
+///   [`Skills::skipped`]. A bad file never stops the others.
+#[derive(Debug, Clone)]
+pub struct Skills {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    skills: Vec<Skill>,
+    skipped: Vec<SkippedSkill>,
+    sample_limit: usize,
+}
+
+impl Skills {
+    /// The skills under `dir` (see [`Skills`] for the rules).
+    pub fn load(dir: impl AsRef<Path>) -> Skills {
+        Skills::load_all([dir])
+    }
+
+    /// The skills under every folder of `dirs`, in order: a name found in an earlier
+    /// folder wins over the same name in a later one.
+    pub fn load_all<P: AsRef<Path>>(dirs: impl IntoIterator<Item = P>) -> Skills {
+        let mut skills: Vec<Skill> = Vec::new();
+        let mut skipped = Vec::new();
+        for dir in dirs {
+            for found in discover::under(dir.as_ref()) {
+                match found {
+                    Ok(skill) => match skills.iter().find(|s| s.name == skill.name) {
+                        Some(_) => skipped.push(SkippedSkill {
+                            reason: SkipReason::DuplicateName(skill.name.clone()),
+                            location: skill.location,
+                        }),
+                        None => skills.push(skill),
+                    },
+                    Err(skip) => skipped.push(skip),
+                }
+            }
+        }
+        for skip in &skipped {
+            tracing::warn!("{skip}");
+        }
+        Skills {
+            inner: Arc::new(Inner {
+                skills,
+                skipped,
+                sample_limit: DEFAULT_SAMPLE_LIMIT,
+            }),
+        }
+    }
+
+    /// The same skills, with the `skill` tool listing at most `limit` files of a skill's
+    /// folder (default [`DEFAULT_SAMPLE_LIMIT`]); `0` leaves the file list out.
+    #[must_use]
+    pub fn with_sample_limit(self, limit: usize) -> Skills {
+        Skills {
+            inner: Arc::new(Inner {
+                skills: self.inner.skills.clone(),
+                skipped: self.inner.skipped.clone(),
+                sample_limit: limit,
+            }),
+        }
+    }
+
+    /// The skills found, in discovery order.
+    pub fn skills(&self) -> &[Skill] {
+        &self.inner.skills
+    }
+
+    /// The skill named `name`.
+    pub fn get(&self, name: &str) -> Option<&Skill> {
+        self.inner.skills.iter().find(|s| s.name == name)
+    }
+
+    /// The files and folders that gave no skill, and why.
+    pub fn skipped(&self) -> &[SkippedSkill] {
+        &self.inner.skipped
+    }
+
+    /// The text for the system prompt that tells the model which skills exist: the
+    /// instruction preamble ([`SKILLS_PROMPT_PREAMBLE`]), a blank line, then
+    /// `## Available Skills` and one `- **name**: description` line per described skill,
+    /// sorted by name. Without any described skill it is
+    /// `No skills are currently available.`, without the preamble.
+    pub fn skills_prompt(&self) -> String {
+        tool::prompt(&self.inner.skills)
+    }
+
+    /// The one `skill` tool ([`source`](Tool::source) `"skill"`): given a skill's `name`,
+    /// it returns the skill's instructions, its base folder and a sample of its files, in
+    /// the exact form the toolnexus contract gives (see [`SKILL_TOOL_DESCRIPTION`] for
+    /// what the model is told). An unknown name is an error result listing the known ones.
+    pub fn tool(&self) -> Tool {
+        tool::skill_tool(Arc::clone(&self.inner))
+    }
+}
