@@ -50,10 +50,13 @@
 mod agent;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+#[cfg(feature = "otel")]
+pub mod otel;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub use agent::providers;
 mod schema;
 mod tool;
+pub mod trace;
 
 pub use schema::profile;
 
