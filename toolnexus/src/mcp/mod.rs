@@ -340,7 +340,8 @@ impl ServerHandler for McpServer {
             ctx = ctx.with_answer(answer);
         }
         let args = Value::Object(request.arguments.unwrap_or_default());
-        let call = self.0.toolkit.execute(name, args, ctx);
+        // Started inside the span, so that the tool's own span is its child.
+        let call = span.in_scope(|| self.0.toolkit.execute(name, args, ctx));
         let result = tracing::Instrument::instrument(call, span.clone()).await;
         trace::server_ended(&span, &result);
         Ok(call_tool_result(name, result).into())
