@@ -66,6 +66,27 @@ fn add() -> Tool {
     )
 }
 
+/// Runs `command` to its end (killed if the test gives up first) and checks it succeeded.
+async fn finish(mut command: Command, what: &str) -> std::process::Output {
+    let child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("{what} does not start: {e}"));
+    let output = tokio::time::timeout(PATIENCE, child.wait_with_output())
+        .await
+        .unwrap_or_else(|_| panic!("{what} did not finish"))
+        .expect("its output");
+    assert!(
+        output.status.success(),
+        "{what} failed:\n{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
 fn hex_trace(span: &SpanData) -> String {
     format!("{:032x}", span.span_context.trace_id())
 }
@@ -81,23 +102,13 @@ async fn a_python_sdk_client_trace_continues_into_the_toolnexus_server() {
         .serve_http("127.0.0.1:0")
         .await
         .expect("the server binds");
-    let child = Command::new(python())
-        .arg(script("otel_client.py"))
-        .args([server.url().as_str(), "add", r#"{"a": 2, "b": 40}"#])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("python starts");
-    let output = tokio::time::timeout(PATIENCE, child.wait_with_output())
-        .await
-        .expect("the Python client finishes")
-        .expect("its output");
-    assert!(
-        output.status.success(),
-        "the Python client failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let mut command = Command::new(python());
+    command.arg(script("otel_client.py")).args([
+        server.url().as_str(),
+        "add",
+        r#"{"a": 2, "b": 40}"#,
+    ]);
+    let output = finish(command, "the Python client").await;
     let report: Value = serde_json::from_slice(&output.stdout).expect("the client's report");
     assert_eq!(report["result"]["content"][0]["text"], "42");
     let sent = report["spans"]
@@ -233,26 +244,13 @@ fn string_value(value: Option<&opentelemetry_proto::tonic::common::v1::AnyValue>
 async fn otel_init_exports_spans_and_metrics_over_otlp_http_protobuf() {
     let (endpoint, received) = collector_server().await;
     let exe = std::env::current_exe().expect("the test binary");
-    let child = Command::new(exe)
+    let mut command = Command::new(exe);
+    command
         .args(["otlp_child", "--exact", "--ignored", "--nocapture"])
         .env("TOOLNEXUS_OTLP_CHILD", "1")
         .env("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)
-        .env("OTEL_SERVICE_NAME", "otlp-test")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the child starts");
-    let output = tokio::time::timeout(PATIENCE, child.wait_with_output())
-        .await
-        .expect("the child finishes")
-        .expect("its output");
-    assert!(
-        output.status.success(),
-        "the exporting child failed:\n{}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+        .env("OTEL_SERVICE_NAME", "otlp-test");
+    finish(command, "the exporting child").await;
 
     let received = received.lock().unwrap().clone();
     let traces: Vec<_> = received

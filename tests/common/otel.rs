@@ -8,6 +8,9 @@ use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMete
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use tracing_subscriber::layer::SubscriberExt as _;
 
+/// One histogram data point: its attributes (key, value), count and sum.
+pub(crate) type Point = (Vec<(String, String)>, u64, f64);
+
 /// The providers and exporters of one test.
 pub(crate) struct Collector {
     pub(crate) spans: InMemorySpanExporter,
@@ -51,7 +54,7 @@ impl Collector {
 
     /// The histogram data points of the metric `name` (f64 or u64 values as f64), from
     /// a fresh export: the totals since the start (cumulative), counted once.
-    pub(crate) fn histogram(&self, name: &str) -> Vec<(Vec<(String, String)>, u64, f64)> {
+    pub(crate) fn histogram(&self, name: &str) -> Vec<Point> {
         self.metrics.reset();
         self.meter_provider.force_flush().expect("metrics flushed");
         let mut points = Vec::new();
@@ -74,7 +77,7 @@ impl Collector {
     }
 }
 
-fn point<T>(p: &HistogramDataPoint<T>, sum: f64) -> (Vec<(String, String)>, u64, f64) {
+fn point<T>(p: &HistogramDataPoint<T>, sum: f64) -> Point {
     let attributes = p
         .attributes()
         .map(|kv| (kv.key.to_string(), kv.value.to_string()))

@@ -3,7 +3,7 @@
 //!
 //! This module has no OpenTelemetry dependency: any `tracing` subscriber sees the spans
 //! (a `fmt` logger, a test collector, the `tracing-opentelemetry` layer that the `otel`
-//! feature's [`otel::init`](crate::otel) installs). With no subscriber, a span costs one
+//! feature's `toolnexus::otel::init` installs). With no subscriber, a span costs one
 //! check of a static flag.
 //!
 //! | span | name | when |
