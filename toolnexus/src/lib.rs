@@ -50,12 +50,15 @@
 mod agent;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+#[cfg(feature = "otel")]
+pub mod otel;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub use agent::providers;
 mod schema;
 #[cfg(any(feature = "mcp", feature = "skills", feature = "http-tools"))]
 pub mod source;
 mod tool;
+pub mod trace;
 
 pub use schema::profile;
 

@@ -107,6 +107,8 @@ pub struct Client {
     pub(crate) tools: ToolOptions,
     pub(crate) run_timeout: Option<Duration>,
     pub(crate) cancellation: Option<CancellationToken>,
+    /// The agent's name in its spans (see [`Client::agent_name`]).
+    pub(crate) name: Option<String>,
 }
 
 impl Client {
@@ -121,6 +123,7 @@ impl Client {
             tools: ToolOptions::default(),
             run_timeout: None,
             cancellation: None,
+            name: None,
         }
     }
 
@@ -422,6 +425,7 @@ impl<E: fmt::Display + Send> IntoWaitOutcome for Result<Answer, E> {
 impl fmt::Debug for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Client")
+            .field("name", &self.name)
             .field("system", &self.system)
             .field("max_turns", &self.max_turns)
             .field("wait_for", &self.tools.wait_for.is_some())

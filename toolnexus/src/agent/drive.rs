@@ -9,12 +9,14 @@ use std::time::Duration;
 use futures_util::FutureExt as _;
 use futures_util::future::{Either, select};
 use tokio::time::Instant;
+use tracing::Instrument as _;
 
 use crate::agent::client::Client;
 use crate::agent::events::{Event, Events, events};
 use crate::agent::message::Message;
 use crate::agent::model::{Delta, ModelError, Reply, Usage};
 use crate::agent::run::{RunResult, RunStatus, StopReason};
+use crate::agent::trace;
 use crate::agent::turn::{Env, Played, Turn};
 use crate::tool::context::CancellationToken;
 use crate::tool::request::Answer;
@@ -45,7 +47,11 @@ impl Client {
             pending: None,
         };
         let stop = Stop::new(self.cancellation.as_ref(), self.run_timeout);
-        self.steps(&mut run, toolkit, &stop, open).await;
+        let resumed = open.as_ref().and_then(|o| o.answer.as_ref());
+        let span = trace::run_span(self, resumed.map(|(_, answer)| answer.id.as_str()));
+        let steps = self.steps(&mut run, toolkit, &stop, open);
+        steps.instrument(span.clone()).await;
+        trace::run_ended(&span, &run);
         events(&self.tools.listener).emit(Event::RunFinished { run: &run });
         run
     }
@@ -127,8 +133,7 @@ impl Client {
         let hooked = hooks.before_turn(turn, transcript).await;
         hooked.map_err(|message| StopReason::Hook { message })?;
         events.emit(Event::ModelTurnStarted { turn });
-        let reply = self
-            .ask(turn, transcript, toolkit, events)
+        let reply = trace::chat(&*self.model, self.ask(turn, transcript, toolkit, events))
             .await
             .map_err(|error| StopReason::ModelError {
                 message: error.to_string(),

@@ -66,6 +66,19 @@ pub trait Model: Send + Sync {
         let _ = on_delta;
         self.complete(transcript, toolkit)
     }
+
+    /// The model's name as the provider knows it (`gpt-4.1-mini`), for the spans
+    /// (`chat {model}`, `gen_ai.request.model`). `None` by default.
+    fn model_name(&self) -> Option<&str> {
+        None
+    }
+
+    /// The provider, as the OpenTelemetry GenAI conventions name it (`openai`,
+    /// `anthropic`, `gcp.gemini`), for the spans (`gen_ai.provider.name`). `None` by
+    /// default.
+    fn provider_name(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// Where a streaming [`Model`] sends the pieces of a turn as they arrive.
@@ -96,6 +109,14 @@ impl<M: Model + ?Sized> Model for Arc<M> {
         (**self).complete(transcript, toolkit)
     }
 
+    fn model_name(&self) -> Option<&str> {
+        (**self).model_name()
+    }
+
+    fn provider_name(&self) -> Option<&str> {
+        (**self).provider_name()
+    }
+
     fn complete_streaming<'a>(
         &'a self,
         transcript: &'a [Message],
@@ -109,6 +130,14 @@ impl<M: Model + ?Sized> Model for Arc<M> {
 impl<M: Model + ?Sized> Model for Box<M> {
     fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
         (**self).complete(transcript, toolkit)
+    }
+
+    fn model_name(&self) -> Option<&str> {
+        (**self).model_name()
+    }
+
+    fn provider_name(&self) -> Option<&str> {
+        (**self).provider_name()
     }
 
     fn complete_streaming<'a>(

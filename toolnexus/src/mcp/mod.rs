@@ -41,6 +41,7 @@ mod convert;
 mod http;
 mod protocol;
 mod stdio;
+mod trace;
 
 use std::collections::HashSet;
 use std::io;
@@ -331,6 +332,7 @@ impl ServerHandler for McpServer {
                 Some(serde_json::json!({ "tool": name })),
             ));
         }
+        let span = trace::server_span(name, &request, &context);
         let mut ctx = self.context(&context);
         let answer = client::answer_in(request.meta.as_ref())
             .or_else(|| client::answer_in(Some(&context.meta)));
@@ -338,7 +340,10 @@ impl ServerHandler for McpServer {
             ctx = ctx.with_answer(answer);
         }
         let args = Value::Object(request.arguments.unwrap_or_default());
-        let result = self.0.toolkit.execute(name, args, ctx).await;
+        // Started inside the span, so that the tool's own span is its child.
+        let call = span.in_scope(|| self.0.toolkit.execute(name, args, ctx));
+        let result = tracing::Instrument::instrument(call, span.clone()).await;
+        trace::server_ended(&span, &result);
         Ok(call_tool_result(name, result).into())
     }
 

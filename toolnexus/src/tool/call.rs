@@ -13,6 +13,7 @@ use crate::tool::args::Args;
 use crate::tool::context::Context;
 use crate::tool::result::ToolResult;
 use crate::tool::tool::Tool;
+use crate::trace::tool::{End, ToolSpan};
 
 /// A boxed, sendable future: what a tool's handler starts (`BoxFuture<'static, ToolResult>`)
 /// and what a [`Model`](crate::Model) returns for a turn.
@@ -57,6 +58,7 @@ pub(crate) enum State<'a> {
     Running {
         tool: &'a Tool,
         future: CatchUnwind<AssertUnwindSafe<BoxFuture<'static, ToolResult>>>,
+        span: ToolSpan,
     },
     /// An async tool under a timeout or a cancellation token.
     Guarded(Pin<Box<dyn Future<Output = ToolResult> + Send + 'a>>),
@@ -79,11 +81,18 @@ impl Future for Call<'_> {
             State::Ready(result) => Poll::Ready(result.take().unwrap_or_else(|| {
                 ToolResult::error("a tool call was awaited again after it finished")
             })),
-            State::Running { tool, future } => match Pin::new(future).poll(cx) {
-                Poll::Ready(Ok(result)) => Poll::Ready(tool.finish(result)),
-                Poll::Ready(Err(payload)) => Poll::Ready(tool.panicked(payload)),
-                Poll::Pending => Poll::Pending,
-            },
+            State::Running { tool, future, span } => {
+                let polled = span.span().in_scope(|| Pin::new(future).poll(cx));
+                match polled {
+                    Poll::Ready(Ok(result)) => {
+                        Poll::Ready(span.ended(tool.finish(result), End::Returned))
+                    }
+                    Poll::Ready(Err(payload)) => {
+                        Poll::Ready(span.ended(tool.panicked(payload), End::Panicked))
+                    }
+                    Poll::Pending => Poll::Pending,
+                }
+            }
             State::Guarded(future) => future.as_mut().poll(cx),
         }
     }

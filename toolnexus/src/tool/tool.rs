@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use futures_util::FutureExt as _;
 use serde_json::Value;
+use tracing::Instrument as _;
 
 use crate::schema::entry::{Entries, Entry, EntrySource};
 use crate::schema::output::OutputSchema;
@@ -18,6 +19,7 @@ use crate::tool::call::{Call, Dispatch, Handler, State as CallState};
 use crate::tool::context::Context;
 use crate::tool::result::{STRUCTURED_KEY, ToolResult};
 use crate::tool::state::StateType;
+use crate::trace::tool::{End, ToolSpan};
 
 struct Inner {
     name: String,
@@ -343,6 +345,7 @@ impl Tool {
     /// [`Call`] then only hands the result over, so a synchronous call allocates no future.
     #[inline]
     pub fn call(&self, args: Args<'_>, ctx: Context) -> Call<'_> {
+        let mut span = ToolSpan::start(self.name(), ctx.call_id(), &args);
         let timeout = ctx.timeout();
         let cancellation = ctx.cancellation().cloned();
         let args = if self.0.optional_nulls.is_empty() {
@@ -350,38 +353,58 @@ impl Tool {
         } else {
             self.drop_optional_nulls(args)
         };
-        let future = match catch_unwind(AssertUnwindSafe(|| (self.0.handler)(args, ctx))) {
-            Ok(Dispatch::Ready(result)) => return Call::ready(self.finish(result)),
+        let dispatched = span
+            .span()
+            .in_scope(|| catch_unwind(AssertUnwindSafe(|| (self.0.handler)(args, ctx))));
+        let future = match dispatched {
+            Ok(Dispatch::Ready(result)) => {
+                return Call::ready(span.ended(self.finish(result), End::Returned));
+            }
             Ok(Dispatch::Future(future)) => AssertUnwindSafe(future).catch_unwind(),
-            Err(payload) => return Call::ready(self.panicked(payload)),
+            Err(payload) => return Call::ready(span.ended(self.panicked(payload), End::Panicked)),
         };
         if timeout.is_none() && cancellation.is_none() {
-            return Call(CallState::Running { tool: self, future });
+            return Call(CallState::Running {
+                tool: self,
+                future,
+                span,
+            });
         }
-        Call(CallState::Guarded(Box::pin(async move {
-            let guarded = async {
-                match timeout {
-                    None => Some(future.await),
-                    Some(limit) => tokio::time::timeout(limit, future).await.ok(),
+        let entered = span.span().clone();
+        Call(CallState::Guarded(Box::pin(
+            async move {
+                let guarded = async {
+                    match timeout {
+                        None => Some(future.await),
+                        Some(limit) => tokio::time::timeout(limit, future).await.ok(),
+                    }
+                };
+                let outcome = match cancellation {
+                    None => guarded.await,
+                    Some(token) => match token.run_until_cancelled(guarded).await {
+                        Some(outcome) => outcome,
+                        None => {
+                            let result =
+                                ToolResult::error(format!("{} was cancelled", self.name()));
+                            return span.ended(result, End::Cancelled);
+                        }
+                    },
+                };
+                match outcome {
+                    Some(Ok(result)) => span.ended(self.finish(result), End::Returned),
+                    Some(Err(payload)) => span.ended(self.panicked(payload), End::Panicked),
+                    None => {
+                        let result = ToolResult::error(format!(
+                            "{} timed out after {}",
+                            self.name(),
+                            humanize(timeout.unwrap_or_default())
+                        ));
+                        span.ended(result, End::TimedOut)
+                    }
                 }
-            };
-            let outcome = match cancellation {
-                None => guarded.await,
-                Some(token) => match token.run_until_cancelled(guarded).await {
-                    Some(outcome) => outcome,
-                    None => return ToolResult::error(format!("{} was cancelled", self.name())),
-                },
-            };
-            match outcome {
-                Some(Ok(result)) => self.finish(result),
-                Some(Err(payload)) => self.panicked(payload),
-                None => ToolResult::error(format!(
-                    "{} timed out after {}",
-                    self.name(),
-                    humanize(timeout.unwrap_or_default())
-                )),
             }
-        })))
+            .instrument(entered),
+        )))
     }
 
     /// A finished call's result in the shape the tool declares: for a tool with an output

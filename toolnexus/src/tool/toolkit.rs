@@ -17,6 +17,7 @@ use crate::tool::state::{MissingState, States};
 use crate::tool::tool::sanitize_name;
 use crate::tool::toolset::IntoToolset;
 use crate::tool::{Call, Tool, Toolset};
+use crate::trace::tool::{End, ToolSpan};
 
 /// The registry: holds tools under unique names, runs them by name, and lists them in
 /// each provider's shape.
@@ -272,7 +273,11 @@ impl Toolkit {
     pub fn call(&self, name: &str, args: Args<'_>, ctx: Context) -> Call<'_> {
         match self.get(name) {
             Some(tool) => tool.call(args, ctx.with_toolkit_states(self.states.as_ref())),
-            None => Call::ready(ToolResult::error(format!("Unknown tool: {name}"))),
+            None => {
+                let result = ToolResult::error(format!("Unknown tool: {name}"));
+                let mut span = ToolSpan::start(name, ctx.call_id(), &args);
+                Call::ready(span.ended(result, End::Returned))
+            }
         }
     }
 

@@ -44,7 +44,7 @@ pub struct Anthropic {
 }
 
 http_settings!(Anthropic);
-turn_model!(Anthropic);
+turn_model!(Anthropic, "anthropic");
 
 impl Anthropic {
     /// The default [`Anthropic::with_max_tokens`]: the Messages API requires a cap.

@@ -62,7 +62,7 @@ struct Signatures {
 }
 
 http_settings!(Gemini);
-turn_model!(Gemini);
+turn_model!(Gemini, "gcp.gemini");
 
 impl Gemini {
     /// Gemini with this key, at `https://generativelanguage.googleapis.com`.

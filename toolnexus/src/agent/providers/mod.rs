@@ -145,7 +145,7 @@ pub(crate) use http_settings;
 /// [`Model`](crate::Model) for a provider: both methods run its `turn`, the streaming
 /// one with the sink for its deltas.
 macro_rules! turn_model {
-    ($ty:ident) => {
+    ($ty:ident, $provider:literal) => {
         impl $crate::agent::model::Model for $ty {
             fn complete<'a>(
                 &'a self,
@@ -162,6 +162,14 @@ macro_rules! turn_model {
                 on_delta: $crate::agent::model::DeltaSink<'a>,
             ) -> $crate::agent::model::ModelFuture<'a> {
                 Box::pin(self.turn(transcript, toolkit, Some(on_delta)))
+            }
+
+            fn model_name(&self) -> Option<&str> {
+                Some(&self.model)
+            }
+
+            fn provider_name(&self) -> Option<&str> {
+                Some($provider)
             }
         }
     };

@@ -48,7 +48,7 @@ pub struct OpenAi {
 }
 
 http_settings!(OpenAi);
-turn_model!(OpenAi);
+turn_model!(OpenAi, "openai");
 
 impl OpenAi {
     /// OpenAI with this key, at `https://api.openai.com/v1`.

@@ -8,22 +8,29 @@ use rmcp::model::{CallToolRequestParams, CallToolResponse, MetaObject, RequestMe
 use rmcp::service::ServiceError;
 use serde_json::{Map, Value, json};
 use tokio::time::Instant;
+use tracing::Instrument as _;
 
 use super::elicit::{ELICITATION_DATA_KEY, InFlight, Parked, reply_for, request_for};
 use super::handler::Elicitation;
 use super::result::tool_result;
 use super::{ANSWER_META_KEY, Shared, humanize};
+use crate::mcp::trace;
 use crate::tool::context::Context;
 use crate::tool::request::Request;
 use crate::tool::result::ToolResult;
 
-/// Calls the server's tool `remote` with `args`.
+/// Calls the server's tool `remote` with `args`, in a client span.
 pub(super) async fn call(
     shared: Arc<Shared>,
     remote: Arc<str>,
     args: Value,
     ctx: Context,
 ) -> ToolResult {
+    let span = trace::client_span(&remote);
+    untraced(shared, remote, args, ctx).instrument(span).await
+}
+
+async fn untraced(shared: Arc<Shared>, remote: Arc<str>, args: Value, ctx: Context) -> ToolResult {
     shared.parking.sweep();
     if let Some(answer) = ctx.answer()
         && let Some(parked) = shared.parking.take(&answer.id)
@@ -68,6 +75,7 @@ pub(super) async fn call(
         );
         params.meta = Some(RequestMetaObject(MetaObject(meta)));
     }
+    trace::inject(&mut params);
     let (slot, inbox) = shared.routing.enter();
     let future = Box::pin(async move { peer.call_tool_once(params).await });
     let call = InFlight {

@@ -1,0 +1,133 @@
+//! The spans of a run (`invoke_agent`) and of its model turns (`chat {model}`); the tool
+//! calls' spans are the tool layer's (`crate::trace`).
+
+use std::future::Future;
+
+use tracing::field::Empty;
+use tracing::{Instrument as _, Span};
+
+use crate::agent::client::Client;
+use crate::agent::model::{FinishReason, Model, ModelError, Reply};
+use crate::agent::run::{RunResult, RunStatus, StopReason};
+
+impl Client {
+    /// Names the agent this client runs: its runs' spans are `invoke_agent {name}`, with
+    /// `gen_ai.agent.name` set (see [`trace`](crate::trace)). Without a name they are
+    /// `invoke_agent`.
+    #[must_use]
+    pub fn agent_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+}
+
+/// The span of one run; `resumed` is the id of the request whose answer it continues.
+pub(crate) fn run_span(client: &Client, resumed: Option<&str>) -> Span {
+    let agent = client.name.as_deref();
+    tracing::info_span!(
+        target: "toolnexus",
+        "invoke_agent",
+        otel.name = agent.map_or_else(|| "invoke_agent".to_owned(), |n| format!("invoke_agent {n}")),
+        "gen_ai.operation.name" = "invoke_agent",
+        "gen_ai.agent.name" = agent,
+        "gen_ai.provider.name" = client.model.provider_name(),
+        "gen_ai.request.model" = client.model.model_name(),
+        "toolnexus.resume.request.id" = resumed,
+        "gen_ai.usage.input_tokens" = Empty,
+        "gen_ai.usage.output_tokens" = Empty,
+        "toolnexus.run.status" = Empty,
+        "error.type" = Empty,
+        otel.status_code = Empty,
+        otel.status_description = Empty,
+    )
+}
+
+/// Records how the run ended on its span.
+pub(crate) fn run_ended(span: &Span, run: &RunResult) {
+    if span.is_disabled() {
+        return;
+    }
+    span.record("gen_ai.usage.input_tokens", run.usage.prompt_tokens);
+    span.record("gen_ai.usage.output_tokens", run.usage.completion_tokens);
+    let status = match &run.status {
+        RunStatus::Done => "done",
+        RunStatus::Pending => "pending",
+        RunStatus::Incomplete { reason } => {
+            span.record("error.type", stop_kind(reason));
+            span.record("otel.status_code", "error");
+            span.record("otel.status_description", reason.to_string().as_str());
+            "incomplete"
+        }
+    };
+    span.record("toolnexus.run.status", status);
+}
+
+fn stop_kind(reason: &StopReason) -> &'static str {
+    match reason {
+        StopReason::MaxTurns { .. } => "max_turns",
+        StopReason::ModelError { .. } => "model_error",
+        StopReason::Cancelled => "cancelled",
+        StopReason::Deadline { .. } => "deadline",
+        StopReason::WaitFor { .. } => "wait_for",
+        StopReason::Hook { .. } => "hook",
+    }
+}
+
+/// Runs one model turn inside its `chat` span, then records its usage and finish reason
+/// (or its error).
+pub(crate) async fn chat<F>(model: &dyn Model, turn: F) -> Result<Reply, ModelError>
+where
+    F: Future<Output = Result<Reply, ModelError>>,
+{
+    let span = chat_span(model);
+    if span.is_disabled() {
+        return turn.await;
+    }
+    let reply = turn.instrument(span.clone()).await;
+    match &reply {
+        Ok(reply) => {
+            span.record("gen_ai.usage.input_tokens", reply.usage.prompt_tokens);
+            span.record("gen_ai.usage.output_tokens", reply.usage.completion_tokens);
+            if let Some(reason) = &reply.finish_reason {
+                span.record("gen_ai.response.finish_reasons", finish_reason(reason));
+            }
+        }
+        Err(error) => {
+            span.record("error.type", "model_error");
+            span.record("otel.status_code", "error");
+            span.record("otel.status_description", error.to_string().as_str());
+        }
+    }
+    reply
+}
+
+fn chat_span(model: &dyn Model) -> Span {
+    let name = model.model_name();
+    tracing::info_span!(
+        target: "toolnexus",
+        "chat",
+        otel.name = name.map_or_else(|| "chat".to_owned(), |n| format!("chat {n}")),
+        otel.kind = "client",
+        "gen_ai.operation.name" = "chat",
+        "gen_ai.provider.name" = model.provider_name(),
+        "gen_ai.request.model" = name,
+        "gen_ai.usage.input_tokens" = Empty,
+        "gen_ai.usage.output_tokens" = Empty,
+        "gen_ai.response.finish_reasons" = Empty,
+        "error.type" = Empty,
+        otel.status_code = Empty,
+        otel.status_description = Empty,
+    )
+}
+
+/// The OpenTelemetry spelling of a finish reason (the providers' common vocabulary).
+fn finish_reason(reason: &FinishReason) -> &str {
+    match reason {
+        FinishReason::Stop => "stop",
+        FinishReason::ToolCalls => "tool_calls",
+        FinishReason::Length => "length",
+        FinishReason::Refusal => "refusal",
+        FinishReason::ContentFilter => "content_filter",
+        FinishReason::Other(other) => other,
+    }
+}
