@@ -16,6 +16,9 @@
 
 #[path = "common/example.rs"]
 mod common_example;
+#[path = "common/node.rs"]
+mod common_node;
+use common_node::node_command;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -178,19 +181,11 @@ fn run_client(mut command: Command, what: &str) -> Value {
 }
 
 fn typescript(server: &str) -> Value {
-    let modules = std::env::var("TOOLNEXUS_NODE_MODULES").unwrap_or_else(|_| {
-        panic!(
-            "TOOLNEXUS_NODE_MODULES is not set: this test drives the official MCP TypeScript \
-             SDK and does not skip. Run it through .ci/test, which installs the SDK"
-        )
-    });
-    let mut command = Command::new(std::env::var("TOOLNEXUS_NODE").unwrap_or("node".into()));
+    let mut command = node_command(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/stdio/client.cjs"
+    ));
     command
-        .env("NODE_PATH", modules)
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/stdio/client.cjs"
-        ))
         .args(["200", "10", &BIG.to_string()])
         .arg(peer())
         .arg(server);
