@@ -3,7 +3,8 @@
 #
 #   fuzz/run.sh [TARGET|all] [SECONDS]
 #
-# TARGET is args, mcp_message or mcp_stdio; the default, all, runs the three in turn.
+# TARGET is args, mcp_message, mcp_stdio or mcp_stdio_split; the default, all, runs them
+# in turn.
 # SECONDS per target, default 180. The working corpus is fuzz/corpus/TARGET (not in git),
 # started from the seeds in fuzz/seeds/TARGET; a finding is written to
 # fuzz/artifacts/TARGET/ and stops the script.
@@ -18,7 +19,7 @@ cd "$(dirname "$0")"
 target="${1:-all}"
 seconds="${2:-180}"
 if [ "$target" = all ]; then
-  targets=(args mcp_message mcp_stdio)
+  targets=(args mcp_message mcp_stdio mcp_stdio_split)
 else
   targets=("$target")
 fi
@@ -30,12 +31,12 @@ fi
 
 for target in "${targets[@]}"; do
   if [ ! -d "seeds/$target" ]; then
-    echo "unknown target: $target (expected args, mcp_message, mcp_stdio or all)" >&2
+    echo "unknown target: $target (expected args, mcp_message, mcp_stdio, mcp_stdio_split or all)" >&2
     exit 2
   fi
-  # mcp_stdio runs a whole MCP session per input, so it gets a longer per-input limit.
+  # The mcp_stdio targets run a whole MCP session per input: a longer per-input limit.
   case "$target" in
-    mcp_stdio) timeout=20 ;;
+    mcp_stdio | mcp_stdio_split) timeout=20 ;;
     *) timeout=10 ;;
   esac
   mkdir -p "corpus/$target"

@@ -26,6 +26,9 @@ use serde_json::Value;
 #[path = "common/example.rs"]
 mod common_example;
 use common_example::example;
+#[path = "common/node.rs"]
+mod common_node;
+use common_node::node_command;
 
 /// Hang protection only.
 const PATIENCE: Duration = Duration::from_secs(240);
@@ -195,17 +198,8 @@ fn python_client(url: &str, calls: usize) -> Command {
 }
 
 fn typescript_client(url: &str, calls: usize) -> Command {
-    let modules = std::env::var("TOOLNEXUS_NODE_MODULES").unwrap_or_else(|_| {
-        panic!(
-            "TOOLNEXUS_NODE_MODULES is not set: this test drives the official MCP TypeScript \
-             SDK and does not skip. Run it through .ci/test, which installs the SDK"
-        )
-    });
-    let mut command = Command::new(std::env::var("TOOLNEXUS_NODE").unwrap_or("node".into()));
-    command
-        .env("NODE_PATH", modules)
-        .arg(root().join("tests/lb/client.cjs"))
-        .args([url, &calls.to_string(), &SLOW_CALLS.to_string()]);
+    let mut command = node_command(root().join("tests/lb/client.cjs"));
+    command.args([url, &calls.to_string(), &SLOW_CALLS.to_string()]);
     command
 }
 

@@ -7,11 +7,15 @@
 
 #![no_main]
 
+#[path = "runtime.rs"]
+mod runtime;
+
 use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
+use runtime::runtime;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use toolnexus::{Context, Json, Tool, ToolResult, Toolkit, tool, tools};
@@ -91,16 +95,6 @@ fn toolkit() -> &'static Toolkit {
             .collect();
         toolkit.register(raw).unwrap();
         toolkit
-    })
-}
-
-fn runtime() -> &'static tokio::runtime::Runtime {
-    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RUNTIME.get_or_init(|| {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap()
     })
 }
 

@@ -10,10 +10,14 @@
 
 #![no_main]
 
+#[path = "runtime.rs"]
+mod runtime;
+
 use std::convert::Infallible;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
+use runtime::runtime;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use toolnexus::mcp::McpServer;
@@ -39,16 +43,6 @@ const HANDSHAKE: &str = concat!(
     "\n",
 );
 const FINAL_ID: &str = "final-ping-7f3a";
-
-fn runtime() -> &'static tokio::runtime::Runtime {
-    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RUNTIME.get_or_init(|| {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap()
-    })
-}
 
 fn server() -> McpServer {
     static SERVER: OnceLock<McpServer> = OnceLock::new();

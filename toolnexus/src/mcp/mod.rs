@@ -205,8 +205,13 @@ impl McpServer {
 
     /// Serves one client over the process's standard input and output until the client
     /// closes the stream. Nothing else may write to stdout meanwhile: log to stderr.
+    ///
+    /// When both are pipes (as when a client spawns the server) on Linux, they are read
+    /// and written without blocking, on the runtime's IO driver (the SDK's `stdio_pipes`;
+    /// the runtime needs IO enabled, as `#[tokio::main]` does); elsewhere through Tokio's
+    /// stdin and stdout.
     pub async fn serve_stdio(self) -> io::Result<()> {
-        let (stdin, stdout) = rmcp::transport::stdio();
+        let (stdin, stdout) = rmcp::transport::stdio_pipes();
         self.serve_io(stdin, stdout).await
     }
 

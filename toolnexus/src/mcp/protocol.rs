@@ -112,11 +112,11 @@ fn diagnose(bytes: &[u8]) -> Rejection {
     }
 }
 
-/// The error for a message longer than the bound; `prefix` is its beginning, searched
-/// for the request's `id`.
-pub(super) fn too_large(prefix: &[u8], limit: usize) -> Rejection {
+/// The error for a message longer than the bound, with the request's `id` when one was
+/// found in it.
+pub(super) fn too_large_with_id(id: Option<RequestId>, limit: usize) -> Rejection {
     Rejection::new(
-        find_id(prefix),
+        id,
         ErrorCode::INVALID_REQUEST,
         format!(
             "Invalid request: the message is longer than the server's limit of {limit} bytes; \
@@ -197,69 +197,7 @@ fn request_id(value: &Value) -> Option<RequestId> {
 /// may be cut short, hold invalid UTF-8 or escapes serde refuses; only the id's own
 /// token has to be well formed.
 pub(super) fn find_id(bytes: &[u8]) -> Option<RequestId> {
-    let mut depth = 0usize;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => depth = depth.saturating_sub(1),
-            b'"' => {
-                let end = string_end(bytes, i + 1)?;
-                let key = &bytes[i + 1..end];
-                i = end + 1;
-                if depth == 1 && key == b"id" {
-                    let rest = skip_space(bytes, i);
-                    if bytes.get(rest) == Some(&b':') {
-                        return id_value(bytes, skip_space(bytes, rest + 1));
-                    }
-                }
-                continue;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    None
-}
-
-fn string_end(bytes: &[u8], mut i: usize) -> Option<usize> {
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => i += 2,
-            b'"' => return Some(i),
-            _ => i += 1,
-        }
-    }
-    None
-}
-
-fn skip_space(bytes: &[u8], mut i: usize) -> usize {
-    while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
-        i += 1;
-    }
-    i
-}
-
-fn id_value(bytes: &[u8], start: usize) -> Option<RequestId> {
-    match bytes.get(start)? {
-        b'"' => {
-            let end = string_end(bytes, start + 1)?;
-            let text = serde_json::from_slice::<String>(&bytes[start..=end]).ok()?;
-            Some(NumberOrString::String(text.into()))
-        }
-        b'-' | b'0'..=b'9' => {
-            let len = bytes[start..]
-                .iter()
-                .take_while(|b| b.is_ascii_digit() || **b == b'-')
-                .count();
-            let text = std::str::from_utf8(&bytes[start..start + len]).ok()?;
-            // A number cut short by the end of the text is not trusted.
-            (start + len < bytes.len())
-                .then(|| text.parse().ok().map(NumberOrString::Number))
-                .flatten()
-        }
-        _ => None,
-    }
+    super::stdio::find_id(bytes)
 }
 
 #[cfg(test)]

@@ -1,0 +1,213 @@
+//! Newline-delimited JSON-RPC over a pair of byte streams, guarded: every line is bounded,
+//! and a line the SDK could not parse is answered here, at once, with an error carrying
+//! the request's `id` when it can be found, instead of reaching the SDK (which would leave
+//! the client waiting).
+//!
+//! Cancel-safe: the SDK's service loop selects over [`Transport::receive`] and other
+//! futures, and drops a pending `receive` whenever another branch wins. Lines are cut by a
+//! [`FramedRead`], whose buffer and codec state outlive a dropped `receive`, and
+//! everything `receive` does after a line is complete is synchronous (an answer to a
+//! refused line is queued, not written). Writes go through one task that owns the output:
+//! lines queued together are written together, whole, in order.
+
+mod codec;
+
+use std::io;
+
+use futures_util::StreamExt as _;
+use rmcp::RoleServer;
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::transport::Transport;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::codec::FramedRead;
+
+pub(crate) use codec::find_id;
+use codec::{Frame, LineCodec};
+
+use super::protocol;
+
+/// The most bytes gathered into one write when several lines are queued.
+const BATCH_BYTES: usize = 64 * 1024;
+
+enum Out {
+    Line(Vec<u8>),
+    /// Write what was queued before, shut the output down, and say how it went.
+    Close(oneshot::Sender<io::Result<()>>),
+}
+
+pub(super) struct GuardedIo<R> {
+    read: FramedRead<R, LineCodec>,
+    out: mpsc::UnboundedSender<Out>,
+    max_line: usize,
+}
+
+impl<R> GuardedIo<R>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+{
+    /// Starts the writing task; must be called within a Tokio runtime.
+    pub(super) fn new<W>(read: R, write: W, max_line: usize) -> Self
+    where
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let (out, queue) = mpsc::unbounded_channel();
+        tokio::spawn(write_all(write, queue));
+        GuardedIo {
+            read: FramedRead::new(read, LineCodec::new(max_line)),
+            out,
+            max_line,
+        }
+    }
+
+    fn queue(&self, line: Vec<u8>) -> io::Result<()> {
+        self.out
+            .send(Out::Line(line))
+            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "MCP stdio: output closed"))
+    }
+}
+
+/// The writing task: writes every queued line, in order, several at a time when several
+/// are waiting; stops at the first failed write (the queue is then closed, and every later
+/// `send` fails).
+async fn write_all<W: AsyncWrite + Unpin>(mut write: W, mut queue: mpsc::UnboundedReceiver<Out>) {
+    let mut batch = Vec::with_capacity(BATCH_BYTES);
+    while let Some(first) = queue.recv().await {
+        let mut close = None;
+        let mut next = Some(first);
+        while let Some(item) = next.take() {
+            match item {
+                Out::Line(line) => batch.extend_from_slice(&line),
+                Out::Close(done) => {
+                    close = Some(done);
+                    break;
+                }
+            }
+            if batch.len() < BATCH_BYTES {
+                next = queue.try_recv().ok();
+            }
+        }
+        let mut written = async {
+            if !batch.is_empty() {
+                write.write_all(&batch).await?;
+                write.flush().await?;
+            }
+            Ok(())
+        }
+        .await;
+        batch.clear();
+        if let Some(done) = close {
+            if written.is_ok() {
+                written = write.shutdown().await;
+            }
+            let _ = done.send(written);
+            return;
+        }
+        if let Err(error) = written {
+            tracing::debug!(%error, "MCP stdio: writing failed; no more output");
+            return;
+        }
+    }
+    // Every sender is gone: what was queued is written; end the output.
+    let _ = write.shutdown().await;
+}
+
+fn to_line(message: &impl serde::Serialize) -> io::Result<Vec<u8>> {
+    let mut line = serde_json::to_vec(message).map_err(io::Error::other)?;
+    line.push(b'\n');
+    Ok(line)
+}
+
+impl<R> Transport<RoleServer> for GuardedIo<R>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+{
+    type Error = io::Error;
+
+    fn send(
+        &mut self,
+        item: ServerJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let queued = to_line(&item).and_then(|line| self.queue(line));
+        std::future::ready(queued)
+    }
+
+    async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
+        loop {
+            // The only await: a cancelled `next` leaves a partial line in the FramedRead.
+            let frame = match self.read.next().await? {
+                Ok(frame) => frame,
+                Err(error) => {
+                    tracing::debug!(%error, "MCP stdio: reading failed; ending the session");
+                    return None;
+                }
+            };
+            let rejection = match frame {
+                Frame::TooLong { len, id } => {
+                    tracing::debug!(len, "MCP stdio: a line over the bound");
+                    Box::new(protocol::too_large_with_id(id, self.max_line))
+                }
+                Frame::Line(line) => {
+                    let text = line.trim_ascii();
+                    if text.is_empty() {
+                        continue;
+                    }
+                    match protocol::parse(text) {
+                        Ok(message) => return Some(message),
+                        Err(rejection) => rejection,
+                    }
+                }
+            };
+            tracing::debug!(error = ?rejection.error, "MCP stdio: message refused");
+            if to_line(&rejection.to_json())
+                .and_then(|line| self.queue(line))
+                .is_err()
+            {
+                return None;
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        let (done, result) = oneshot::channel();
+        if self.out.send(Out::Close(done)).is_err() {
+            return Ok(());
+        }
+        result.await.unwrap_or(Ok(()))
+    }
+}
+#[cfg(test)]
+mod tests {
+    use futures_util::FutureExt as _;
+    use tokio::io::AsyncWriteExt;
+
+    use super::*;
+
+    const PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
+    const PING: &[u8] = br#"{"jsonrpc":"2.0","id":41,"method":"ping"}"#;
+
+    /// The SDK's service loop selects over `receive()` and other futures, and drops the
+    /// pending `receive()` whenever another one wins: the part of a line already read must
+    /// survive that.
+    #[tokio::test]
+    async fn a_cancelled_receive_keeps_the_part_of_a_line_it_read() {
+        let (mut client, server) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(server);
+        let mut io = GuardedIo::new(read, write, 1 << 20);
+        let (head, tail) = PING.split_at(20);
+        client.write_all(head).await.unwrap();
+        assert!(
+            Transport::<RoleServer>::receive(&mut io)
+                .now_or_never()
+                .is_none()
+        );
+        client.write_all(tail).await.unwrap();
+        client.write_all(b"\n").await.unwrap();
+        let message = tokio::time::timeout(PATIENCE, Transport::<RoleServer>::receive(&mut io))
+            .await
+            .expect("the line is received, not lost")
+            .expect("a message");
+        let json = serde_json::to_value(&message).unwrap();
+        assert_eq!(json["id"], 41, "{json}");
+    }
+}
