@@ -181,6 +181,17 @@ impl Shared {
 /// makes the call afresh and gives the answer to its first elicitation; to a toolnexus
 /// server it also sends the answer in `_meta["toolnexus/answer"]`.
 ///
+/// # Input required
+///
+/// With [`McpClientBuilder::latest_protocol`] a server that speaks MCP 2026-07-28 asks by
+/// answering a call with `input_required`. The call returns a pending result: the
+/// server's own [`Request`](crate::Request) when it is a toolnexus server, else one made
+/// from the first elicitation (`"input"` with `data.requestedSchema`, or
+/// `"authorization"` with the URL). The request's id carries the server's `requestState`,
+/// so nothing waits in memory: the re-execution with the [`Answer`](crate::Answer) — in
+/// this process or another — retries the call with `inputResponses` and that state (a
+/// decline is sent as `decline`, an answer whose reason is `"cancel"` as `cancel`).
+///
 /// # Failure
 ///
 /// A call never hangs and never fails by panicking: past the
