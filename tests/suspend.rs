@@ -117,23 +117,6 @@ async fn drive(args: &[&str], env: &[(&str, &str)]) -> Value {
     })
 }
 
-/// The schema `pick` asks with (as in tests/suspend/server.rs).
-fn pick_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "size": {"type": "string", "title": "Size", "oneOf": [
-                {"const": "s", "title": "Small"},
-                {"const": "l", "title": "Large"}
-            ]},
-            "color": {"type": "string", "enum": ["red", "blue"], "default": "blue"},
-            "toppings": {"type": "array", "title": "Toppings", "items": {"type": "string", "enum": ["ham", "olive"]}},
-            "count": {"type": "integer", "minimum": 1, "default": 1}
-        },
-        "required": ["size"]
-    })
-}
-
 /// What `client.py complete` must see when every suspension reached the user.
 fn assert_completed(report: &Value, protocol: &str, log: &Path) {
     assert_eq!(report["protocol"], protocol, "{report:#}");
@@ -171,8 +154,11 @@ fn assert_completed(report: &Value, protocol: &str, log: &Path) {
     // The login: URL mode, since the SDK declares it.
     assert_eq!(asked[2]["mode"], "url");
     assert_eq!(asked[2]["url"], "https://example.com/login");
-    // The tool's own schema reaches the client unchanged.
-    assert_eq!(asked[3]["requestedSchema"], pick_schema(), "{report:#}");
+    // The tool's own schema (its request's `data`, as the tool wrote it) reaches the
+    // client unchanged: defaults, a titled and an untitled enum, a multi-select.
+    let written = &asked[3]["_meta"]["toolnexus/pending"]["data"];
+    assert_eq!(written["properties"]["size"]["oneOf"][1]["title"], "Large");
+    assert_eq!(asked[3]["requestedSchema"], *written, "{report:#}");
     assert_eq!(asked[3]["_meta"]["toolnexus/pending"]["kind"], "input");
 
     // Each tool ran once, after its answer; the declined one never ran.

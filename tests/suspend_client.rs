@@ -7,45 +7,20 @@
 //! with the official Python SDK 2.3 whose tool returns an `InputRequiredResult`
 //! (`tests/suspend/python_server.py`). Servers are child processes, killed with the client.
 
+#[path = "remote_tools/common.rs"]
+mod common;
 #[path = "common/example.rs"]
 mod example;
 
 use std::path::Path;
-use std::time::Duration;
 
+use common::{one_call, run_answering};
 use example::example;
-use serde_json::{Value, json};
+use serde_json::json;
 use toolnexus::mcp::McpClient;
-use toolnexus::{
-    Answer, Client, Reply, Request, RunResult, RunStatus, ScriptedModel, Toolkit, resume,
-};
-
-/// Hang protection only: no assertion depends on how long anything takes.
-const PATIENCE: Duration = Duration::from_secs(60);
+use toolnexus::{Answer, Client, Request, RunStatus, Toolkit, resume};
 
 const KEY: &str = "replicas-share-this-secret-of-40-bytes!!";
-
-fn one_call(name: &str, args: Value) -> ScriptedModel {
-    ScriptedModel::new([
-        Reply::call("call_1", name, args.to_string()),
-        Reply::text("done"),
-    ])
-}
-
-async fn run_answering(
-    toolkit: &Toolkit,
-    name: &str,
-    args: Value,
-    answer: impl Fn(&Request) -> Answer + Send + Sync + 'static,
-) -> RunResult {
-    let client = Client::new(one_call(name, args)).wait_for(move |request| {
-        let answer = answer(&request);
-        async move { answer }
-    });
-    tokio::time::timeout(PATIENCE, client.run("go", toolkit))
-        .await
-        .expect("the run ends")
-}
 
 /// This crate's suspend server over stdio, every state sealed with `KEY`.
 async fn own_server() -> (McpClient, Toolkit) {
