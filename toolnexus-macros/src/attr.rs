@@ -12,6 +12,13 @@ pub(crate) struct ToolAttr {
     pub(crate) name: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
     pub(crate) krate: Option<Path>,
+    pub(crate) approval: Option<Approval>,
+}
+
+/// `approval` alone (the default prompt), or `approval = "…"` (this prompt).
+pub(crate) enum Approval {
+    Default(Path),
+    Prompt(LitStr),
 }
 
 impl ToolAttr {
@@ -47,6 +54,20 @@ impl ToolAttr {
                 meta,
                 string(meta, "Add two numbers.")?,
             ),
+            symbol::APPROVAL => {
+                let approval = if meta.input.peek(syn::Token![=]) {
+                    Approval::Prompt(string(meta, "Delete the repository?")?)
+                } else if meta.input.is_empty() || meta.input.peek(syn::Token![,]) {
+                    Approval::Default(meta.path.clone())
+                } else {
+                    return Err(syn::Error::new_spanned(
+                        &meta.path,
+                        "write `approval` alone (the prompt names the tool and shows its \
+                         arguments) or `approval = \"…\"` with the prompt",
+                    ));
+                };
+                set(&mut self.approval, meta, approval)
+            }
             symbol::CRATE => {
                 let lit = string(meta, "my_crate::toolnexus")?;
                 let path = lit.parse::<Path>().map_err(|_| {
@@ -173,6 +194,7 @@ mod tests {
         assert_eq!(closest("desciption", TOOL_KEYS), Some("description"));
         assert_eq!(closest("descritpion", TOOL_KEYS), Some("description"));
         assert_eq!(closest("krate", TOOL_KEYS), Some("crate"));
+        assert_eq!(closest("aproval", TOOL_KEYS), Some("approval"));
         assert_eq!(closest("rename", TOOL_KEYS), None);
         assert_eq!(closest("title", TOOL_KEYS), None);
     }

@@ -8,6 +8,7 @@ use syn::spanned::Spanned;
 use syn::{Ident, ReturnType};
 
 use crate::ast::{Role, ToolFn};
+use crate::attr::{Approval, ToolAttr};
 
 /// The names the handler's closure binds, hygienic so no user name can clash.
 pub(crate) struct Names {
@@ -164,6 +165,19 @@ pub(crate) fn with_output(krate: &syn::Path, tool: &ToolFn<'_>, built: TokenStre
     }
     let (returns, _) = returns(krate, tool);
     quote!(#returns.with_output(#built))
+}
+
+/// `built` (a `Tool` expression) behind the approval gate `#[tool(approval)]` asks for.
+pub(crate) fn with_approval(krate: &syn::Path, attr: &ToolAttr, built: TokenStream) -> TokenStream {
+    match &attr.approval {
+        None => built,
+        Some(Approval::Default(path)) => {
+            quote_spanned! {path.span()=> #krate::Tool::with_approval(#built) }
+        }
+        Some(Approval::Prompt(prompt)) => {
+            quote_spanned! {prompt.span()=> #krate::Tool::with_approval_prompt(#built, #prompt) }
+        }
+    }
 }
 
 /// The same tokens, every one of them (and every group) located at `span`.

@@ -94,6 +94,11 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn<'_>) -> TokenStream {
     };
     let state_types = crate::call::state_types(&krate, tool);
     let with_output = crate::call::with_output(&krate, tool, quote!(tool));
+    let approved = crate::call::with_approval(
+        &krate,
+        attr,
+        quote!(#krate::__private::require_states(#with_output, #state_types)),
+    );
 
     let vis = &item.vis;
     let doc = format!(
@@ -127,7 +132,7 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn<'_>) -> TokenStream {
                         #(#concrete_checks)*
                         #dispatch
                     });
-                    #krate::__private::require_states(#with_output, #state_types)
+                    #approved
                 })
             }
         }

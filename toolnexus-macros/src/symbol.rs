@@ -7,8 +7,11 @@ pub(crate) const DESCRIPTION: &str = "description";
 /// `#[tool(crate = "…")]`: the path to the `toolnexus` crate, when it is re-exported.
 pub(crate) const CRATE: &str = "crate";
 
+/// `#[tool(approval)]` / `#[tool(approval = "…")]`: ask for an approval before each call.
+pub(crate) const APPROVAL: &str = "approval";
+
 /// The keys accepted inside `#[tool(…)]`, for error messages and suggestions.
-pub(crate) const TOOL_KEYS: &[&str] = &[NAME, DESCRIPTION, CRATE];
+pub(crate) const TOOL_KEYS: &[&str] = &[NAME, DESCRIPTION, APPROVAL, CRATE];
 
 /// `#[args]` on the one parameter that stands for the whole argument object.
 pub(crate) const ARGS: &str = "args";

@@ -8,7 +8,7 @@ use syn::spanned::Spanned;
 use syn::{Attribute, Ident, ImplItem, ImplItemFn, Item, ItemFn};
 
 use crate::ast::ToolFn;
-use crate::attr::ToolAttr;
+use crate::attr::{Approval, ToolAttr};
 use crate::call::{self, Names};
 use crate::expand::{self, Field};
 use crate::symbol;
@@ -36,6 +36,17 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                 ),
             ));
         }
+    }
+    if let Some(approval) = &attr.approval {
+        let tokens = match approval {
+            Approval::Default(path) => path.to_token_stream(),
+            Approval::Prompt(prompt) => prompt.to_token_stream(),
+        };
+        errors.push(syn::Error::new_spanned(
+            tokens,
+            "`approval` belongs on each method that needs one: `#[tool(approval)]`; \
+             #[toolset(…)] only takes `crate`",
+        ));
     }
     if let Some((_, path, _)) = &block.trait_ {
         errors.push(syn::Error::new_spanned(
@@ -201,6 +212,11 @@ fn method_tool(attr: &ToolAttr, tool: &ToolFn<'_>) -> TokenStream {
     };
     let state_types = call::state_types(&krate, tool);
     let with_output = call::with_output(&krate, tool, quote!(tool));
+    let approved = call::with_approval(
+        &krate,
+        attr,
+        quote!(#krate::__private::require_states(#with_output, #state_types)),
+    );
     let shared = Ident::new("__toolnexus_this", Span::mixed_site());
     quote! {{
         #args_def
@@ -219,7 +235,7 @@ fn method_tool(attr: &ToolAttr, tool: &ToolFn<'_>) -> TokenStream {
                 #dispatch
             },
         );
-        #krate::__private::require_states(#with_output, #state_types)
+        #approved
     }}
 }
 

@@ -6,7 +6,7 @@ use quote::ToTokens;
 use syn::{FnArg, Type};
 
 use crate::ast::{Role, ToolFn};
-use crate::attr::ToolAttr;
+use crate::attr::{Approval, ToolAttr};
 
 /// Where the function stands.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -33,6 +33,15 @@ pub(crate) fn check(
         && let Err(why) = check_name(&name.value())
     {
         fail(name, &why);
+    }
+    if let Some(Approval::Prompt(prompt)) = &attr.approval
+        && prompt.value().trim().is_empty()
+    {
+        fail(
+            prompt,
+            "the approval prompt is empty: write the question to ask, or `approval` alone \
+             for the default prompt (it names the tool and shows its arguments)",
+        );
     }
     if !sig.generics.params.is_empty() {
         fail(

@@ -38,8 +38,10 @@
 
 mod client;
 mod convert;
+mod elicit;
 mod http;
 mod protocol;
+mod seal;
 mod stdio;
 mod trace;
 
@@ -54,7 +56,6 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
-use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::tool::context::Context;
@@ -65,6 +66,7 @@ pub use client::{
     ELICITATION_DATA_KEY, McpClient, McpClientBuilder, McpClientError,
 };
 pub use convert::{PENDING_META_KEY, call_tool_result, mcp_tool};
+pub use elicit::ANSWER_FIELD;
 pub use http::{
     DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS,
     DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, HttpServer, LOOPBACK_HOSTS, LOOPBACK_ORIGINS,
@@ -73,6 +75,7 @@ pub use http::{
 /// The MCP SDK this module is built on, re-exported so its types (transports, HTTP
 /// configuration, the [`ServerHandler`] trait) can be named without a second dependency.
 pub use rmcp;
+pub use seal::{DEFAULT_STATE_TTL, MIN_STATE_SECRET_BYTES, StateKey, StateKeyError};
 
 /// The default bound on one incoming message: a stdio line or an HTTP request body.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 1024 * 1024;
@@ -103,6 +106,12 @@ struct Inner {
     instructions: Option<String>,
     timeout: Option<Duration>,
     max_message_bytes: usize,
+    /// Seals the `requestState` of suspended calls; `None`: the process's random key.
+    state_key: Option<StateKey>,
+    state_ttl: Duration,
+    /// Whether the transport can carry a request to the client during a call (not so in
+    /// stateless HTTP, which answers each POST with one JSON response).
+    mid_call_requests: bool,
 }
 
 impl McpServer {
@@ -117,6 +126,9 @@ impl McpServer {
             instructions: None,
             timeout: None,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            state_key: None,
+            state_ttl: DEFAULT_STATE_TTL,
+            mid_call_requests: true,
         };
         inner.relist();
         McpServer(Arc::new(inner))
@@ -180,6 +192,46 @@ impl McpServer {
     #[must_use]
     pub fn with_max_message_bytes(self, bytes: usize) -> Self {
         self.update(|inner| inner.max_message_bytes = bytes)
+    }
+
+    /// Seals the `requestState` of suspended calls served to MCP 2026-07-28 clients with
+    /// `key`. Give every replica of a deployment the same key, so each accepts the states
+    /// the others made; without one, the server uses [`StateKey::process`], a random key
+    /// of this process (a state then survives neither a restart nor another replica, and
+    /// its retry is refused). [`HttpOptions::with_state_key`] sets it for one HTTP server.
+    #[must_use]
+    pub fn with_state_key(self, key: StateKey) -> Self {
+        self.update(|inner| inner.state_key = Some(key))
+    }
+
+    /// How long a sealed `requestState` stays valid (default [`DEFAULT_STATE_TTL`], 10
+    /// minutes); a retry after that is refused and the tool does not run.
+    #[must_use]
+    pub fn with_state_ttl(self, ttl: Duration) -> Self {
+        self.update(|inner| inner.state_ttl = ttl)
+    }
+
+    /// The key that seals this server's `requestState`s.
+    pub fn state_key(&self) -> StateKey {
+        self.0.state_key.clone().unwrap_or_else(StateKey::process)
+    }
+
+    /// The server as a stateless HTTP replica serves it: no requests to the client during
+    /// a call, and the key of `options` if it has one.
+    pub(crate) fn for_http(self, options: &HttpOptions) -> Self {
+        let key = options.state_key().cloned();
+        let stateless = options.is_stateless();
+        if key.is_none() && !stateless {
+            return self;
+        }
+        self.update(|inner| {
+            if let Some(key) = key {
+                inner.state_key = Some(key);
+            }
+            if stateless {
+                inner.mid_call_requests = false;
+            }
+        })
     }
 
     /// The toolkit being served.
@@ -338,18 +390,11 @@ impl ServerHandler for McpServer {
             ));
         }
         let span = trace::server_span(name, &request, &context);
-        let mut ctx = self.context(&context);
-        let answer = client::answer_in(request.meta.as_ref())
-            .or_else(|| client::answer_in(Some(&context.meta)));
-        if let Some(answer) = answer {
-            ctx = ctx.with_answer(answer);
-        }
-        let args = Value::Object(request.arguments.unwrap_or_default());
         // Started inside the span, so that the tool's own span is its child.
-        let call = span.in_scope(|| self.0.toolkit.execute(name, args, ctx));
-        let result = tracing::Instrument::instrument(call, span.clone()).await;
-        trace::server_ended(&span, &result);
-        Ok(call_tool_result(name, result).into())
+        let call = span.in_scope(|| elicit::call(self, request, context));
+        let response = tracing::Instrument::instrument(call, span.clone()).await;
+        trace::server_responded(&span, &response);
+        response
     }
 
     /// A request the SDK could not parse into its typed form: one MCP defines with params

@@ -11,7 +11,6 @@ use rmcp::service::RequestContext;
 use tracing::Span;
 use tracing::field::Empty;
 
-use crate::tool::result::ToolResult;
 
 /// The server span of one `tools/call`, continuing the caller's trace when its `_meta`
 /// carries one.
@@ -55,9 +54,17 @@ pub(super) fn server_span(
     span
 }
 
-/// Records a tool error on the server span, as the Python SDK does.
-pub(super) fn server_ended(span: &Span, result: &ToolResult) {
-    if result.is_error && !result.is_pending() {
+/// Records a tool error (or a refused call) on the server span, as the Python SDK does.
+pub(super) fn server_responded(
+    span: &Span,
+    response: &Result<rmcp::model::CallToolResponse, rmcp::ErrorData>,
+) {
+    let failed = match response {
+        Ok(rmcp::model::CallToolResponse::Complete(result)) => result.is_error == Some(true),
+        Ok(_) => false,
+        Err(_) => true,
+    };
+    if failed {
         span.record("error.type", "tool_error");
         span.record("otel.status_code", "error");
     }

@@ -58,6 +58,13 @@ impl Context {
         self
     }
 
+    /// The same context without its answer: what a tool gated by an approval runs with once
+    /// the approval is given, so the approval is not mistaken for an answer of its own.
+    pub(crate) fn without_answer(mut self) -> Self {
+        self.answer = None;
+        self
+    }
+
     /// Limits how long the execution may run; past it, the call ends with an error result
     /// saying it timed out. Enforced at the tool's await points (a synchronous tool is run
     /// to completion), and needs a Tokio runtime with the time driver enabled.

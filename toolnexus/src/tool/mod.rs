@@ -4,6 +4,7 @@
 //!
 //! This layer knows nothing of the agent loop or MCP; both are built on it.
 
+pub(crate) mod approval;
 pub(crate) mod args;
 pub(crate) mod call;
 pub(crate) mod content;

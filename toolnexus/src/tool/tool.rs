@@ -14,6 +14,7 @@ use tracing::Instrument as _;
 use crate::schema::entry::{Entries, Entry, EntrySource};
 use crate::schema::output::OutputSchema;
 use crate::schema::profile::{self, Profile, ProfileError};
+use crate::tool::approval;
 use crate::tool::args::Args;
 use crate::tool::call::{Call, Dispatch, Handler, State as CallState};
 use crate::tool::context::Context;
@@ -35,6 +36,9 @@ struct Inner {
     optional_nulls: Vec<String>,
     /// The shared states the tool reads (see `Tool::required_states`).
     states: Vec<StateType>,
+    /// With an approval gate (see `Tool::with_approval`): its prompt, and the handler
+    /// behind the gate.
+    approval: Option<(Option<String>, Arc<Handler>)>,
 }
 
 /// A tool: a name, a description, a JSON schema for its arguments, and a handler.
@@ -151,6 +155,7 @@ impl Tool {
             entries: Entries::default(),
             optional_nulls,
             states: Vec::new(),
+            approval: None,
         }))
     }
 
@@ -213,10 +218,74 @@ impl Tool {
                 entries: Entries::default(),
                 optional_nulls: shared.optional_nulls.clone(),
                 states: shared.states.clone(),
+                approval: shared.approval.clone(),
             },
         };
         change(&mut inner);
         Tool(Arc::new(inner))
+    }
+
+    /// The same tool, asking for an approval before every call: the first execution of a
+    /// call returns a pending [`Request`](crate::Request) of kind `"approval"` whose prompt
+    /// names the tool and shows its arguments (and whose `data` holds both), and the tool
+    /// runs only when the call is executed again with an `ok: true` [`Answer`](crate::Answer)
+    /// to that very request. A declining answer gives an error result saying the call was
+    /// not approved; an answer to anything else asks again. What `#[tool(approval)]` does.
+    ///
+    /// The request's id is derived from the tool's name, the call's arguments and its call
+    /// id, so the gate keeps no state: the loop, [`resume`](crate::resume), a halted run
+    /// resumed in another process and both eras of MCP clients all reach the tool only
+    /// through an approval of that call. The tool itself runs without the approval in its
+    /// [`Context::answer`]; a tool that suspends again after its approval is asked for the
+    /// approval again when that suspension is answered.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolnexus::{Context, Tool, ToolResult};
+    ///
+    /// let drop_table = Tool::new_sync("drop_table", "Drops a table.", json!({"type": "object"}), |args, _| {
+    ///     ToolResult::ok(format!("dropped {}", args["table"]))
+    /// })
+    /// .with_approval();
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let ctx = Context::new().with_call_id("call_1");
+    /// let asked = drop_table.execute(json!({"table": "users"}), ctx.clone()).await;
+    /// let request = asked.pending_request().unwrap();
+    /// assert_eq!(request.kind, "approval");
+    /// assert_eq!(request.prompt, r#"Allow `drop_table` to run with {"table":"users"}?"#);
+    ///
+    /// let approved = ctx.with_answer(request.answer(true));
+    /// let done = drop_table.execute(json!({"table": "users"}), approved).await;
+    /// assert_eq!(done.output, r#"dropped "users""#);
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn with_approval(self) -> Tool {
+        self.approval_gate(None)
+    }
+
+    /// [`Tool::with_approval`] with `prompt` as the approval's prompt (what
+    /// `#[tool(approval = "…")]` does); the arguments still travel in the request's `data`.
+    #[must_use]
+    pub fn with_approval_prompt(self, prompt: impl Into<String>) -> Tool {
+        self.approval_gate(Some(prompt.into()))
+    }
+
+    fn approval_gate(self, prompt: Option<String>) -> Tool {
+        self.modified(|inner| {
+            let ungated = match inner.approval.take() {
+                Some((_, ungated)) => ungated,
+                None => Arc::clone(&inner.handler),
+            };
+            inner.handler =
+                approval::gate(Arc::clone(&ungated), inner.name.clone(), prompt.clone());
+            inner.approval = Some((prompt, ungated));
+        })
+    }
+
+    /// Whether the tool asks for an approval before every call (see [`Tool::with_approval`]).
+    pub fn requires_approval(&self) -> bool {
+        self.0.approval.is_some()
     }
 
     /// Declares that the tool reads a shared state of type `T` (through

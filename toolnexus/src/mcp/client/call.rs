@@ -13,6 +13,7 @@ use tracing::Instrument as _;
 use super::elicit::{ELICITATION_DATA_KEY, InFlight, Parked, reply_for, request_for};
 use super::handler::Elicitation;
 use super::result::tool_result;
+use super::retry::{request_for_input, retry_for};
 use super::{ANSWER_META_KEY, Shared, humanize};
 use crate::mcp::trace;
 use crate::tool::context::Context;
@@ -66,7 +67,12 @@ async fn untraced(shared: Arc<Shared>, remote: Arc<str>, args: Value, ctx: Conte
         Err(error) => return ToolResult::error(format!("{remote}: {error}")),
     };
     let mut params = CallToolRequestParams::new(remote.to_string()).with_arguments(arguments);
-    if let Some(answer) = ctx.answer() {
+    let retry = ctx.answer().and_then(retry_for);
+    if let Some((responses, state)) = retry {
+        // The answer to an `input_required`: the retry carries it with the server's state.
+        params = params.with_input_responses(responses);
+        params.request_state = state;
+    } else if let Some(answer) = ctx.answer() {
         // For a toolnexus server: the answer to the suspension its tool returned earlier.
         let mut meta = Map::new();
         meta.insert(
@@ -170,9 +176,14 @@ fn finish(
                 "{remote}: the result from the MCP server {server} could not be read: {error}"
             )),
         },
-        Ok(CallToolResponse::InputRequired(_)) => ToolResult::error(format!(
-            "{remote}: the MCP server {server} asked for input through an `input_required` result, which this client does not negotiate"
-        )),
+        Ok(CallToolResponse::InputRequired(asked)) => {
+            match request_for_input(&asked, &shared.server_name()) {
+                Ok(request) => ToolResult::pending(request),
+                Err(why) => ToolResult::error(format!(
+                    "{remote}: the MCP server {server} cannot be answered: {why}"
+                )),
+            }
+        }
         Ok(CallToolResponse::Task(_)) => ToolResult::error(format!(
             "{remote}: the MCP server {server} turned the call into a task, which this client does not support"
         )),

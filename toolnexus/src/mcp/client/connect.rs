@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use axum::http::{HeaderName, HeaderValue};
 use rmcp::RoleClient;
-use rmcp::service::{RunningService, ServiceExt as _};
+use rmcp::model::ProtocolVersion;
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 
@@ -61,8 +62,17 @@ impl Endpoint {
         &self,
         handler: Handler,
         limit: Duration,
+        latest: bool,
     ) -> Result<RunningService<RoleClient, Handler>, McpClientError> {
         let label = self.label();
+        // `server/discover` first (MCP 2026-07-28), `initialize` for servers before it.
+        let lifecycle = || match latest {
+            true => ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                legacy_version: None,
+            },
+            false => ClientLifecycleMode::Initialize,
+        };
         let handshake = async {
             match self {
                 Endpoint::Stdio {
@@ -90,7 +100,7 @@ impl Endpoint {
                             source,
                         })?;
                     handler
-                        .serve(transport)
+                        .serve_with_lifecycle(transport, lifecycle())
                         .await
                         .map_err(|error| McpClientError::Connect {
                             server: label.clone(),
@@ -115,7 +125,7 @@ impl Endpoint {
                     }
                     let transport = StreamableHttpClientTransport::from_config(config);
                     handler
-                        .serve(transport)
+                        .serve_with_lifecycle(transport, lifecycle())
                         .await
                         .map_err(|error| McpClientError::Connect {
                             server: label.clone(),

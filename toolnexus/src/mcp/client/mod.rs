@@ -6,6 +6,7 @@ mod elicit;
 mod error;
 mod handler;
 mod result;
+mod retry;
 
 use std::collections::HashSet;
 use std::ffi::OsStr;
@@ -57,6 +58,8 @@ struct Options {
     connect_timeout: Duration,
     elicitation_timeout: Duration,
     reconnect: bool,
+    /// Negotiate MCP 2026-07-28 when the server offers it (see `latest_protocol`).
+    latest: bool,
 }
 
 /// Everything the clones of one client, and the tools it made, share.
@@ -109,7 +112,7 @@ impl Shared {
         };
         let service = self
             .endpoint
-            .open(handler, self.options.connect_timeout)
+            .open(handler, self.options.connect_timeout, self.options.latest)
             .await?;
         if let Some(info) = service.peer().peer_info()
             && let Some(server) = &info.server_info
@@ -177,6 +180,17 @@ impl Shared {
 /// A re-execution whose request is unknown to this client (a resume in a new process)
 /// makes the call afresh and gives the answer to its first elicitation; to a toolnexus
 /// server it also sends the answer in `_meta["toolnexus/answer"]`.
+///
+/// # Input required
+///
+/// With [`McpClientBuilder::latest_protocol`] a server that speaks MCP 2026-07-28 asks by
+/// answering a call with `input_required`. The call returns a pending result: the
+/// server's own [`Request`](crate::Request) when it is a toolnexus server, else one made
+/// from the first elicitation (`"input"` with `data.requestedSchema`, or
+/// `"authorization"` with the URL). The request's id carries the server's `requestState`,
+/// so nothing waits in memory: the re-execution with the [`Answer`](crate::Answer) — in
+/// this process or another — retries the call with `inputResponses` and that state (a
+/// decline is sent as `decline`, an answer whose reason is `"cancel"` as `cancel`).
 ///
 /// # Failure
 ///
@@ -410,6 +424,7 @@ impl McpClientBuilder {
                 connect_timeout: DEFAULT_CONNECT_TIMEOUT,
                 elicitation_timeout: DEFAULT_ELICITATION_TIMEOUT,
                 reconnect: true,
+                latest: false,
             },
         }
     }
@@ -447,6 +462,17 @@ impl McpClientBuilder {
     /// fails with an error result saying the connection is closed.
     pub fn reconnect(mut self, reconnect: bool) -> Self {
         self.options.reconnect = reconnect;
+        self
+    }
+
+    /// Negotiates MCP revision 2026-07-28 with `server/discover` when the server offers
+    /// it, and the `initialize` handshake of earlier revisions otherwise (the default is
+    /// that handshake alone). On 2026-07-28 a server asks for input by answering a call
+    /// with `input_required`: the call returns a pending result whose
+    /// [`Request`](crate::Request) carries the server's `requestState` (see
+    /// [`McpClient`]'s "Input required"), so the answer can come from another process.
+    pub fn latest_protocol(mut self) -> Self {
+        self.options.latest = true;
         self
     }
 

@@ -38,6 +38,7 @@ pub(super) async fn serve(
     addr: impl ToSocketAddrs,
     options: HttpOptions,
 ) -> io::Result<HttpServer> {
+    let server = server.for_http(&options);
     let listener = TcpListener::bind(addr).await?;
     let local_addr = listener.local_addr()?;
     let shutdown = CancellationToken::new();

@@ -60,6 +60,7 @@ pub struct HttpOptions {
     pub(super) header_read_timeout: Duration,
     pub(super) max_connections: usize,
     pub(super) stateless: bool,
+    pub(super) state_key: Option<crate::mcp::StateKey>,
 }
 
 #[derive(Debug, Clone)]
@@ -108,6 +109,7 @@ impl HttpOptions {
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             stateless: false,
+            state_key: None,
         }
     }
 
@@ -206,6 +208,21 @@ impl HttpOptions {
     pub fn stateless(mut self) -> Self {
         self.stateless = true;
         self
+    }
+
+    /// Seals the `requestState` of suspended calls with `key` (replacing the server's
+    /// own, see [`McpServer::with_state_key`](crate::mcp::McpServer::with_state_key)):
+    /// give every replica behind a load balancer the same key, so each accepts the states
+    /// the others made.
+    #[must_use]
+    pub fn with_state_key(mut self, key: crate::mcp::StateKey) -> Self {
+        self.state_key = Some(key);
+        self
+    }
+
+    /// The `requestState` key these options set, if any.
+    pub fn state_key(&self) -> Option<&crate::mcp::StateKey> {
+        self.state_key.as_ref()
     }
 
     /// Whether the server keeps no sessions (see [`HttpOptions::stateless`]).

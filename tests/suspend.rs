@@ -1,0 +1,286 @@
+//! Suspensions every MCP client understands, judged by the official SDKs' clients.
+//!
+//! The server (`tests/suspend/server.rs`, this crate's `McpServer`) has an input tool, an
+//! approval tool (`#[tool(approval)]`), an authorization tool and a tool that asks with a
+//! schema of its own; each tool body that runs writes a line to a side-effect log.
+//! The official Python MCP SDK 2.3 client (`tests/suspend/client.py`) drives it over stdio
+//! and streamable HTTP (stateful and stateless), in modes `2026-07-28` (its retry driver
+//! fulfils `input_required`) and `legacy` (its session answers `elicitation/create`), and
+//! by hand with forged states. Every server binds 127.0.0.1 and is killed by its test.
+
+#[path = "common/example.rs"]
+mod example;
+
+use std::io::{BufRead as _, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use example::example;
+use serde_json::{Value, json};
+
+/// Hang protection only: no assertion depends on how long anything takes.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+const KEY_A: &str = "replicas-share-this-secret-of-40-bytes!!";
+const KEY_B: &str = "another-server-has-another-secret-of-40b";
+
+fn python() -> String {
+    std::env::var("TOOLNEXUS_PYTHON").unwrap_or_else(|_| "python3".to_owned())
+}
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/suspend/client.py")
+}
+
+/// A fresh, empty side-effect log for one server.
+fn log_path(name: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!(
+        "toolnexus-suspend-{}-{name}.log",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+/// The lines the tools wrote.
+fn effects(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// An HTTP server the test owns: killed when dropped.
+struct Served {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve_http(log: &Path, stateless: bool, env: &[(&str, &str)]) -> Served {
+    let mut command = Command::new(example("suspend_server"));
+    command.args(["--http", "127.0.0.1:0"]);
+    if stateless {
+        command.arg("--stateless");
+    }
+    let mut child = command
+        .env("SUSPEND_LOG", log)
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("the suspend server starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("the server reports its URL");
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("not a URL line: {line:?}"))
+        .to_owned();
+    Served { child, url }
+}
+
+/// Runs the Python client with `args`, bounded in time, and reads its JSON report.
+async fn drive(args: &[&str], env: &[(&str, &str)]) -> Value {
+    let mut command = tokio::process::Command::new(python());
+    command
+        .arg(script())
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .kill_on_drop(true);
+    let output = tokio::time::timeout(PATIENCE, command.output())
+        .await
+        .expect("the Python client finishes")
+        .expect("the Python client runs (TOOLNEXUS_PYTHON with mcp==2.3.0; `bash .ci/test` installs it)");
+    assert!(
+        output.status.success(),
+        "the Python client failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not a JSON report ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+/// What `client.py complete` must see when every suspension reached the user.
+fn assert_completed(report: &Value, protocol: &str, log: &Path) {
+    assert_eq!(report["protocol"], protocol, "{report:#}");
+    let calls = &report["calls"];
+    assert_eq!(calls["input"]["text"], "deployed api to prod", "{report:#}");
+    assert_eq!(calls["approval"]["text"], "deleted scratch", "{report:#}");
+    assert_eq!(calls["authorization"]["text"], "connected", "{report:#}");
+    assert_eq!(
+        calls["schema"]["text"], r#"{"size":"l","toppings":["olive"]}"#,
+        "{report:#}"
+    );
+    assert_eq!(calls["declined"]["isError"], true, "{report:#}");
+    assert!(
+        calls["declined"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("not approved"),
+        "{report:#}"
+    );
+
+    let asked = report["elicitations"].as_array().unwrap();
+    assert_eq!(asked.len(), 5, "{report:#}");
+    // The input form: one string field, so `ctx.answer().text()` reads it.
+    assert_eq!(asked[0]["message"], "Which environment for api?");
+    assert_eq!(
+        asked[0]["requestedSchema"]["properties"]["answer"]["type"],
+        "string"
+    );
+    // The approval: a form with no fields, whose prompt names the tool and its arguments.
+    assert_eq!(
+        asked[1]["message"],
+        r#"Allow `delete_repo` to run with {"name":"scratch"}?"#
+    );
+    assert_eq!(asked[1]["requestedSchema"]["properties"], json!({}));
+    // The login: URL mode, since the SDK declares it.
+    assert_eq!(asked[2]["mode"], "url");
+    assert_eq!(asked[2]["url"], "https://example.com/login");
+    // The tool's own schema (its request's `data`, as the tool wrote it) reaches the
+    // client unchanged: defaults, a titled and an untitled enum, a multi-select.
+    let written = &asked[3]["_meta"]["toolnexus/pending"]["data"];
+    assert_eq!(written["properties"]["size"]["oneOf"][1]["title"], "Large");
+    assert_eq!(asked[3]["requestedSchema"], *written, "{report:#}");
+    assert_eq!(asked[3]["_meta"]["toolnexus/pending"]["kind"], "input");
+
+    // Each tool ran once, after its answer; the declined one never ran.
+    assert_eq!(
+        effects(log),
+        [
+            "deploy api prod",
+            "delete scratch",
+            "connect",
+            r#"pick {"size":"l","toppings":["olive"]}"#
+        ]
+    );
+}
+
+#[tokio::test]
+async fn the_python_sdk_completes_every_suspension_over_stdio_in_both_eras() {
+    let server = example("suspend_server");
+    let server = server.to_str().unwrap();
+    for (mode, protocol) in [("2026-07-28", "2026-07-28"), ("legacy", "2025-11-25")] {
+        let log = log_path(&format!("stdio-{mode}"));
+        let log_env = log.to_str().unwrap();
+        let report = drive(
+            &["complete", mode, "stdio", server],
+            &[("SUSPEND_LOG", log_env)],
+        )
+        .await;
+        assert_completed(&report, protocol, &log);
+    }
+}
+
+#[tokio::test]
+async fn the_python_sdk_completes_every_suspension_over_streamable_http() {
+    for (mode, protocol) in [("2026-07-28", "2026-07-28"), ("legacy", "2025-11-25")] {
+        let log = log_path(&format!("http-{mode}"));
+        let served = serve_http(&log, false, &[]);
+        let report = drive(&["complete", mode, "http", &served.url], &[]).await;
+        assert_completed(&report, protocol, &log);
+    }
+}
+
+#[tokio::test]
+async fn stateless_http_completes_for_2026_clients_and_falls_back_for_older_ones() {
+    let log = log_path("stateless-2026");
+    let served = serve_http(&log, true, &[]);
+    let report = drive(&["complete", "2026-07-28", "http", &served.url], &[]).await;
+    assert_completed(&report, "2026-07-28", &log);
+
+    // Without sessions nothing can reach a handshake-era client during a call: it gets the
+    // pending result as before (the prompt as text), and no tool ran.
+    let log = log_path("stateless-legacy");
+    let served = serve_http(&log, true, &[]);
+    let report = drive(&["complete", "legacy", "http", &served.url], &[]).await;
+    let calls = &report["calls"];
+    assert_eq!(calls["input"]["text"], "Which environment for api?");
+    assert_eq!(calls["input"]["isError"], true);
+    assert_eq!(
+        calls["authorization"]["text"],
+        "Log in to connect your account\nhttps://example.com/login"
+    );
+    assert_eq!(report["elicitations"], json!([]));
+    assert!(effects(&log).is_empty());
+}
+
+#[tokio::test]
+async fn forged_replayed_expired_and_foreign_states_are_refused_and_the_tool_does_not_run() {
+    let (log_a, log_b, log_c) = (log_path("a"), log_path("b"), log_path("c"));
+    let a = serve_http(&log_a, false, &[("SUSPEND_KEY", KEY_A)]);
+    let b = serve_http(&log_b, true, &[("SUSPEND_KEY", KEY_B)]);
+    // A replica of A (same key) whose own states expire at once.
+    let c = serve_http(
+        &log_c,
+        true,
+        &[("SUSPEND_KEY", KEY_A), ("SUSPEND_TTL_MS", "1")],
+    );
+    let report = drive(&["tamper", &a.url, &b.url, &c.url], &[]).await;
+
+    let asked = &report["request"];
+    let state = asked["state"].as_str().unwrap();
+    assert!(state.starts_with("tn1."), "{state}");
+    // Opaque: neither the tool's name nor its arguments can be read from the state.
+    assert!(!state.contains("delete") && !state.contains("prod"));
+    assert_eq!(asked["request"]["method"], "elicitation/create");
+    assert_eq!(
+        asked["request"]["params"]["message"],
+        r#"Allow `delete_repo` to run with {"name":"prod-db"}?"#
+    );
+
+    for (case, detail) in [
+        ("flipped", "altered"),
+        ("other_arguments", "other_arguments"),
+        ("other_tool", "other_tool"),
+        ("other_key", "other_key"),
+        ("expired", "expired"),
+    ] {
+        let error = &report[case]["error"];
+        assert_eq!(error["code"], -32602, "{case}: {report:#}");
+        assert_eq!(error["data"]["reason"], "invalid_request_state", "{case}");
+        assert_eq!(error["data"]["detail"], detail, "{case}");
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap()
+                .contains("the tool did not run"),
+            "{case}: {error}"
+        );
+    }
+    assert_eq!(
+        report["no_state"]["error"]["data"]["reason"],
+        "missing_request_state"
+    );
+    assert_eq!(report["declined"]["isError"], true);
+    assert!(
+        report["declined"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("not approved")
+    );
+    // Nothing above ran a tool: only the replica (same key) and A itself did, once each.
+    assert_eq!(report["replica"]["text"], "deleted prod-db", "{report:#}");
+    assert_eq!(report["approved"]["text"], "deleted prod-db");
+    assert_eq!(report["input"]["text"], "deployed web to eu");
+    assert_eq!(effects(&log_a), ["delete prod-db", "deploy web eu"]);
+    assert!(effects(&log_b).is_empty());
+    assert_eq!(effects(&log_c), ["delete prod-db"]);
+}

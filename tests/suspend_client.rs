@@ -1,0 +1,160 @@
+//! `McpClient` on MCP 2026-07-28: a server's `input_required` becomes a pending result,
+//! and the call resumed with an `Answer` (by `wait_for`, by `resume`, or after the run was
+//! serialized and picked up by another client) retries with `inputResponses` and the
+//! server's `requestState`.
+//!
+//! Proven against this crate's own server (`tests/suspend/server.rs`) and a server written
+//! with the official Python SDK 2.3 whose tool returns an `InputRequiredResult`
+//! (`tests/suspend/python_server.py`). Servers are child processes, killed with the client.
+
+#[path = "remote_tools/common.rs"]
+mod common;
+#[path = "common/example.rs"]
+mod example;
+
+use std::path::Path;
+
+use common::{one_call, run_answering};
+use example::example;
+use serde_json::json;
+use toolnexus::mcp::McpClient;
+use toolnexus::{Answer, Client, Request, RunStatus, Toolkit, resume};
+
+const KEY: &str = "replicas-share-this-secret-of-40-bytes!!";
+
+/// This crate's suspend server over stdio, every state sealed with `KEY`.
+async fn own_server() -> (McpClient, Toolkit) {
+    let client = McpClient::stdio(example("suspend_server"), Vec::<String>::new())
+        .env("SUSPEND_KEY", KEY)
+        .latest_protocol()
+        .connect()
+        .await
+        .expect("the suspend server starts");
+    let toolkit = client.tools().await.unwrap().into_iter().collect();
+    (client, toolkit)
+}
+
+#[tokio::test]
+async fn a_toolnexus_server_s_input_required_is_pending_and_resumes() {
+    let (_client, toolkit) = own_server().await;
+    let run = run_answering(&toolkit, "deploy", json!({"service": "api"}), |request| {
+        // The server's own request comes back: same kind and prompt, the retry state in the id.
+        assert_eq!(request.kind, "input");
+        assert_eq!(request.prompt, "Which environment for api?");
+        assert!(request.id.starts_with("mcp-input."), "{}", request.id);
+        request.answer("prod")
+    })
+    .await;
+    assert!(run.is_done(), "{run:?}");
+    assert_eq!(run.calls[0].result.output, "deployed api to prod");
+
+    // An approval, through the loop; a decline leaves the tool unrun.
+    let run = run_answering(&toolkit, "delete_repo", json!({"name": "x"}), |request| {
+        assert_eq!(request.kind, "approval");
+        assert_eq!(
+            request.prompt,
+            r#"Allow `delete_repo` to run with {"name":"x"}?"#
+        );
+        request.answer(true)
+    })
+    .await;
+    assert_eq!(run.calls[0].result.output, "deleted x");
+
+    // A login: the URL comes back, and accepting it completes the call.
+    let run = run_answering(&toolkit, "connect_account", json!({}), |request| {
+        assert_eq!(request.kind, "authorization");
+        assert_eq!(request.url.as_deref(), Some("https://example.com/login"));
+        Answer::accept(&request.id)
+    })
+    .await;
+    assert_eq!(run.calls[0].result.output, "connected");
+}
+
+#[tokio::test]
+async fn a_halted_run_resumes_in_another_process_from_its_serialized_transcript() {
+    let (_client, toolkit) = own_server().await;
+    let halted = Client::new(one_call("deploy", json!({"service": "db"})))
+        .run("go", &toolkit)
+        .await;
+    assert_eq!(halted.status, RunStatus::Pending);
+    let request = halted.pending.clone().unwrap();
+    // Everything travels as JSON: the transcript and the request (with the state inside).
+    let transcript = serde_json::to_string(&halted.transcript).unwrap();
+    let request_json = serde_json::to_string(&request).unwrap();
+    drop((halted, toolkit, _client));
+
+    // Another client and another server process, sharing only the key.
+    let (_other, elsewhere) = own_server().await;
+    let transcript = serde_json::from_str(&transcript).unwrap();
+    let request: Request = serde_json::from_str(&request_json).unwrap();
+    let resumed = resume(&elsewhere, transcript, &request, request.answer("eu"))
+        .await
+        .unwrap();
+    assert_eq!(resumed.calls[0].result.output, "deployed db to eu");
+
+    // A declined answer is sent as `decline`: the tool hears it and says so.
+    let halted = Client::new(one_call("deploy", json!({"service": "web"})))
+        .run("go", &elsewhere)
+        .await;
+    let request = halted.pending.clone().unwrap();
+    let declined = elsewhere
+        .execute(
+            "deploy",
+            json!({"service": "web"}),
+            toolnexus::Context::new().with_answer(request.decline("no")),
+        )
+        .await;
+    assert_eq!(declined.output, "deployment of web cancelled (decline)");
+}
+
+fn python() -> String {
+    std::env::var("TOOLNEXUS_PYTHON").unwrap_or_else(|_| "python3".to_owned())
+}
+
+#[tokio::test]
+async fn a_python_sdk_server_s_input_required_result_is_answered() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/suspend/python_server.py");
+    let client = McpClient::stdio(python(), [script])
+        .quiet()
+        .latest_protocol()
+        .connect()
+        .await
+        .expect("the Python server starts");
+    let toolkit: Toolkit = client.tools().await.unwrap().into_iter().collect();
+    let run = run_answering(&toolkit, "book", json!({"city": "Lisbon"}), |request| {
+        assert_eq!(request.kind, "input");
+        assert_eq!(request.prompt, "How many nights in Lisbon?");
+        let schema = &request.data.as_ref().unwrap()["requestedSchema"];
+        assert_eq!(
+            schema["properties"]["nights"]["type"], "integer",
+            "{schema}"
+        );
+        // A lone value fills the form's only field.
+        request.answer(3)
+    })
+    .await;
+    assert!(run.is_done(), "{run:?}");
+    assert_eq!(run.calls[0].result.output, "booked 3 nights in Lisbon");
+
+    // Halted, then resumed: the sealed state the SDK made comes back to it.
+    let halted = Client::new(one_call("book", json!({"city": "Porto"})))
+        .run("go", &toolkit)
+        .await;
+    let request = halted.pending.clone().unwrap();
+    let resumed = resume(&toolkit, halted.transcript, &request, request.decline("no"))
+        .await
+        .unwrap();
+    // The loop does not re-run a declined call; running it with the answer tells the server.
+    assert!(
+        resumed.calls[0].result.output.starts_with("declined"),
+        "{resumed:?}"
+    );
+    let told = toolkit
+        .execute(
+            "book",
+            json!({"city": "Porto"}),
+            toolnexus::Context::new().with_answer(request.decline("no")),
+        )
+        .await;
+    assert_eq!(told.output, "booking in Porto: decline");
+}

@@ -1,0 +1,411 @@
+//! A suspended call served the way each MCP client understands it.
+//!
+//! - 2026-07-28 clients get `resultType: "input_required"`: one elicitation for the
+//!   pending [`Request`] and a sealed `requestState` (see `seal.rs`); their retry, with
+//!   `inputResponses` and the state, runs the tool again with the [`Answer`].
+//! - Handshake-era clients that declare `elicitation` are asked with
+//!   `elicitation/create` during the call, and the tool runs again with the answer.
+//! - Other clients get the pending result as it always was (the prompt as text, the
+//!   request in `_meta["toolnexus/pending"]`).
+
+use std::time::Duration;
+
+use rmcp::RoleServer;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ElicitRequest,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, ErrorData,
+    InputRequest, InputRequests, InputRequiredResult, MetaObject, ProtocolVersion,
+    RequestMetaObject,
+};
+use rmcp::service::RequestContext;
+use serde_json::{Map, Value, json};
+
+use super::convert::{PENDING_META_KEY, call_tool_result};
+use super::seal::{Claims, StateError, args_digest};
+use super::{McpServer, client};
+use crate::tool::context::Context;
+use crate::tool::request::{Answer, Request};
+use crate::tool::result::ToolResult;
+
+/// The form field a request without a schema of its own asks for.
+pub const ANSWER_FIELD: &str = "answer";
+
+/// How many times one handshake-era call may ask before it gives up.
+const MAX_ROUNDS: usize = 10;
+
+/// How long a handshake-era elicitation waits for the user when the server has no call
+/// timeout: 10 minutes.
+const DEFAULT_ELICITATION_WAIT: Duration = Duration::from_secs(600);
+
+/// Runs one `tools/call` in the way its client's protocol asks for.
+pub(super) async fn call(
+    server: &McpServer,
+    request: CallToolRequestParams,
+    context: RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    let name = request.name.to_string();
+    let args = Value::Object(request.arguments.clone().unwrap_or_default());
+    let ctx = server.context(&context);
+    let capabilities = context.client_capabilities();
+    let modern = context
+        .protocol_version()
+        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
+    if modern {
+        return modern_call(server, &name, args, request, ctx, capabilities.as_ref()).await;
+    }
+    let ctx = match client::answer_in(request.meta.as_ref())
+        .or_else(|| client::answer_in(Some(&context.meta)))
+    {
+        Some(answer) => ctx.with_answer(answer),
+        None => ctx,
+    };
+    let elicits = capabilities
+        .as_ref()
+        .is_some_and(|caps| caps.elicitation.is_some())
+        && server.0.mid_call_requests;
+    if !elicits {
+        let result = server.0.toolkit.execute(&name, args, ctx).await;
+        return Ok(call_tool_result(&name, result).into());
+    }
+    ask_during_call(server, &name, args, ctx, capabilities.as_ref(), &context).await
+}
+
+/// The 2026-07-28 form: answer a suspension with `input_required`, and a retry with the
+/// answer its state and responses make.
+async fn modern_call(
+    server: &McpServer,
+    name: &str,
+    args: Value,
+    request: CallToolRequestParams,
+    mut ctx: Context,
+    capabilities: Option<&ClientCapabilities>,
+) -> Result<CallToolResponse, ErrorData> {
+    let digest = args_digest(&args);
+    match (&request.request_state, &request.input_responses) {
+        (Some(state), responses) => {
+            let claims = server
+                .state_key()
+                .open(state, name, &digest)
+                .map_err(|why| refused(name, why))?;
+            let response = responses
+                .as_ref()
+                .and_then(|r| r.get(&claims.request))
+                .ok_or_else(|| {
+                    ErrorData::invalid_params(
+                        format!(
+                            "{name}: the retry carries no inputResponses entry `{}` for the request it answers",
+                            claims.request
+                        ),
+                        Some(json!({"reason": "missing_input_response"})),
+                    )
+                })?;
+            let result: ElicitResult = serde_json::from_value(response.clone()).map_err(|e| {
+                ErrorData::invalid_params(
+                    format!(
+                        "{name}: inputResponses[`{}`] is not an elicitation result: {e}",
+                        claims.request
+                    ),
+                    Some(json!({"reason": "invalid_input_response"})),
+                )
+            })?;
+            ctx = ctx.with_answer(answer_for(
+                &claims.request,
+                claims.field.as_deref(),
+                &result,
+            ));
+            if let Some(call) = &claims.call {
+                ctx = ctx.with_call_id(call.clone());
+            }
+        }
+        (None, Some(_)) => {
+            return Err(ErrorData::invalid_params(
+                format!("{name}: inputResponses came without the requestState they answer"),
+                Some(json!({"reason": "missing_request_state"})),
+            ));
+        }
+        (None, None) => {}
+    }
+    let call_id = ctx.call_id().map(str::to_owned);
+    let result = server.0.toolkit.execute(name, args, ctx).await;
+    let Some(pending) = result.pending_request() else {
+        return Ok(call_tool_result(name, result).into());
+    };
+    let url_mode = capabilities
+        .and_then(|c| c.elicitation.as_ref())
+        .is_some_and(|e| e.url.is_some());
+    let (params, field) = elicitation_for(&pending, url_mode);
+    let claims = Claims {
+        version: 1,
+        tool: name.to_owned(),
+        args: digest,
+        request: pending.id.clone(),
+        kind: pending.kind.clone(),
+        field,
+        call: call_id,
+        expires: Claims::expiring_in(server.0.state_ttl),
+    };
+    let state = server.state_key().seal(&claims);
+    let mut requests = InputRequests::new();
+    requests.insert(
+        pending.id.clone(),
+        InputRequest::Elicitation(ElicitRequest::new(params)),
+    );
+    Ok(InputRequiredResult::new(Some(requests), Some(state)).into())
+}
+
+fn refused(tool: &str, why: StateError) -> ErrorData {
+    ErrorData::invalid_params(
+        format!(
+            "{tool}: the requestState {why}; the tool did not run: call it again without the state"
+        ),
+        Some(json!({"reason": "invalid_request_state", "detail": why.code()})),
+    )
+}
+
+/// The handshake-era form: ask with `elicitation/create`, run the tool again with the
+/// answer, as long as the tool keeps asking (up to a bound).
+async fn ask_during_call(
+    server: &McpServer,
+    name: &str,
+    args: Value,
+    ctx: Context,
+    capabilities: Option<&ClientCapabilities>,
+    context: &RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    let url_mode = capabilities
+        .and_then(|c| c.elicitation.as_ref())
+        .is_some_and(|e| e.url.is_some());
+    let wait = server.0.timeout.unwrap_or(DEFAULT_ELICITATION_WAIT);
+    let deadline = tokio::time::Instant::now() + wait;
+    let mut answer: Option<Answer> = None;
+    for _ in 0..MAX_ROUNDS {
+        let round = match answer.take() {
+            Some(answer) => ctx.clone().with_answer(answer),
+            None => ctx.clone(),
+        };
+        let result = server.0.toolkit.execute(name, args.clone(), round).await;
+        let Some(pending) = result.pending_request() else {
+            return Ok(call_tool_result(name, result).into());
+        };
+        let (params, field) = elicitation_for(&pending, url_mode);
+        let asked = context.peer.create_elicitation_with_timeout(params, None);
+        let outcome = tokio::select! {
+            outcome = asked => outcome,
+            () = context.ct.cancelled() => {
+                return Ok(call_tool_result(name, ToolResult::error(format!("{name} was cancelled while it waited for the user"))).into());
+            }
+            () = tokio::time::sleep_until(deadline) => {
+                return Ok(call_tool_result(name, ToolResult::error(format!(
+                    "{name}: nobody answered `{}` within {}s; the tool did not finish",
+                    pending.prompt,
+                    wait.as_secs()
+                ))).into());
+            }
+        };
+        match outcome {
+            Ok(reply) => answer = Some(answer_for(&pending.id, field.as_deref(), &reply)),
+            Err(error) => {
+                // The client could not be asked after all: the fallback form, with why.
+                tracing::debug!(tool = name, %error, "elicitation/create failed");
+                return Ok(call_tool_result(name, result).into());
+            }
+        }
+    }
+    Ok(call_tool_result(
+        name,
+        ToolResult::error(format!(
+            "{name} asked for input {MAX_ROUNDS} times in one call; it did not finish"
+        )),
+    )
+    .into())
+}
+
+/// The elicitation that asks for `request`, and the form's only field when the answer is
+/// that field's value alone.
+///
+/// - `approval`: a form with no fields, accepted or declined;
+/// - `authorization` with a URL: a URL-mode elicitation when the client takes them, else a
+///   form with no fields whose message carries the URL;
+/// - any other kind: a form; its schema is the request's `data` when that is a JSON object
+///   schema (or holds one under `requestedSchema`), sent unchanged, else one string field
+///   `answer`.
+///
+/// The request itself travels in the elicitation's `_meta["toolnexus/pending"]`.
+pub(crate) fn elicitation_for(
+    request: &Request,
+    url_mode: bool,
+) -> (ElicitRequestParams, Option<String>) {
+    let mut meta = Map::new();
+    meta.insert(PENDING_META_KEY.to_owned(), request.to_value());
+    let meta = Some(RequestMetaObject(MetaObject(meta)));
+    if request.kind == "authorization"
+        && let Some(url) = &request.url
+    {
+        if url_mode {
+            return (
+                ElicitRequestParams::UrlElicitationParams {
+                    meta,
+                    message: request.prompt.clone(),
+                    url: url.clone(),
+                    elicitation_id: request.id.clone(),
+                },
+                None,
+            );
+        }
+        return (
+            form(meta, format!("{}\n{url}", request.prompt), empty_form()),
+            None,
+        );
+    }
+    if request.kind == "approval" {
+        return (form(meta, request.prompt.clone(), empty_form()), None);
+    }
+    let schema = request
+        .data
+        .as_ref()
+        .and_then(|data| {
+            object_schema(data).or_else(|| data.get("requestedSchema").and_then(object_schema))
+        })
+        .unwrap_or_else(one_field);
+    let field = (schema.properties.len() == 1)
+        .then(|| schema.properties.keys().next().cloned())
+        .flatten();
+    (form(meta, request.prompt.clone(), schema), field)
+}
+
+fn form(
+    meta: Option<RequestMetaObject>,
+    message: String,
+    schema: ElicitationSchema,
+) -> ElicitRequestParams {
+    ElicitRequestParams::FormElicitationParams {
+        meta,
+        message,
+        requested_schema: schema,
+    }
+}
+
+fn object_schema(value: &Value) -> Option<ElicitationSchema> {
+    let object = value.as_object()?;
+    if object.get("type") != Some(&Value::from("object")) || !object.contains_key("properties") {
+        return None;
+    }
+    serde_json::from_value(value.clone()).ok()
+}
+
+fn empty_form() -> ElicitationSchema {
+    serde_json::from_value(json!({"type": "object", "properties": {}}))
+        .unwrap_or_else(|_| one_field())
+}
+
+fn one_field() -> ElicitationSchema {
+    // A fixed, valid schema: this parse cannot fail.
+    serde_json::from_value(json!({
+        "type": "object",
+        "properties": {ANSWER_FIELD: {"type": "string", "title": "Answer"}},
+        "required": [ANSWER_FIELD],
+    }))
+    .unwrap_or_else(|_| unreachable!("the one-field form is a valid elicitation schema"))
+}
+
+/// The [`Answer`] an elicitation result gives the request `id`.
+///
+/// Accept is `ok: true`, with the form's content: the only field's value alone when the
+/// form has one field (so `ctx.answer().text()` reads a string field), the object
+/// otherwise, nothing for an empty form or a URL. Decline and cancel are `ok: false`
+/// with the reason `"decline"` or `"cancel"`.
+pub(crate) fn answer_for(id: &str, field: Option<&str>, result: &ElicitResult) -> Answer {
+    match result.action {
+        ElicitationAction::Accept => {
+            let answer = Answer::accept(id);
+            let content = result.content.clone().filter(|c| match c {
+                Value::Object(map) => !map.is_empty(),
+                Value::Null => false,
+                _ => true,
+            });
+            match (content, field) {
+                (Some(Value::Object(mut map)), Some(field)) if map.contains_key(field) => {
+                    answer.with_data(map.remove(field).unwrap_or(Value::Null))
+                }
+                (Some(content), _) => answer.with_data(content),
+                (None, _) => answer,
+            }
+        }
+        ElicitationAction::Decline => Answer::decline(id, "decline"),
+        _ => Answer::decline(id, "cancel"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schema_of(params: &ElicitRequestParams) -> Value {
+        match params {
+            ElicitRequestParams::FormElicitationParams {
+                requested_schema, ..
+            } => serde_json::to_value(requested_schema).unwrap(),
+            other => panic!("not a form: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn requests_become_elicitations_by_kind() {
+        let plain = Request::input("Which environment?");
+        let (params, field) = elicitation_for(&plain, true);
+        assert_eq!(field.as_deref(), Some(ANSWER_FIELD));
+        assert_eq!(
+            schema_of(&params)["properties"][ANSWER_FIELD]["type"],
+            "string"
+        );
+
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "env": {"type": "string", "enum": ["dev", "prod"], "default": "dev"},
+                "size": {"type": "string", "oneOf": [{"const": "s", "title": "Small"}, {"const": "l", "title": "Large"}]},
+                "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+            },
+            "required": ["env"],
+        });
+        let (params, field) =
+            elicitation_for(&Request::input("Pick").with_data(schema.clone()), true);
+        assert_eq!(field, None);
+        assert_eq!(schema_of(&params), schema);
+
+        let (params, _) = elicitation_for(&Request::approval("Delete?"), true);
+        assert_eq!(
+            schema_of(&params),
+            json!({"type": "object", "properties": {}})
+        );
+
+        let login = Request::authorization("https://example.com/login", "Log in");
+        let (params, _) = elicitation_for(&login, true);
+        assert!(
+            matches!(params, ElicitRequestParams::UrlElicitationParams { ref url, .. } if url == "https://example.com/login")
+        );
+        let (params, _) = elicitation_for(&login, false);
+        assert!(
+            matches!(params, ElicitRequestParams::FormElicitationParams { ref message, .. } if message.ends_with("https://example.com/login"))
+        );
+    }
+
+    #[test]
+    fn elicitation_results_become_answers() {
+        let accept =
+            ElicitResult::new(ElicitationAction::Accept).with_content(json!({"answer": "prod"}));
+        let answer = answer_for("r", Some("answer"), &accept);
+        assert_eq!((answer.ok, answer.text()), (true, Some("prod")));
+        let whole = answer_for("r", None, &accept);
+        assert_eq!(whole.data, Some(json!({"answer": "prod"})));
+        let approved = answer_for("r", None, &ElicitResult::new(ElicitationAction::Accept));
+        assert!(approved.ok && approved.data.is_none());
+        let declined = answer_for("r", None, &ElicitResult::new(ElicitationAction::Decline));
+        assert_eq!(
+            (declined.ok, declined.reason.as_deref()),
+            (false, Some("decline"))
+        );
+        let cancelled = answer_for("r", None, &ElicitResult::new(ElicitationAction::Cancel));
+        assert_eq!(cancelled.reason.as_deref(), Some("cancel"));
+    }
+}

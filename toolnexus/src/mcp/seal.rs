@@ -1,0 +1,408 @@
+//! The sealed `requestState` of a suspended call (MCP 2026-07-28, SEP-2322).
+//!
+//! The client echoes the state back verbatim on its retry, so the server reads it as
+//! attacker-controlled input. It is sealed with AES-256-GCM (authenticated encryption:
+//! nothing in it can be read or changed without the key) and binds the tool's name, a
+//! digest of the call's arguments, the pending request's id and an expiry; opening it
+//! checks each of them.
+//!
+//! Token: `tn1.` then base64url (no padding) of a 4-byte key fingerprint, a 12-byte random
+//! nonce and the ciphertext with its tag. The prefix and the fingerprint are bound into
+//! the associated data, so a token cannot be moved to another format or key.
+
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use aes_gcm::aead::{Aead as _, KeyInit as _, Payload};
+use aes_gcm::{Aes256Gcm, Nonce};
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hkdf::Hkdf;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest as _, Sha256};
+
+const PREFIX: &str = "tn1.";
+const KDF_INFO: &[u8] = b"toolnexus/request-state/v1/aes-256-gcm";
+const FINGERPRINT_INFO: &[u8] = b"toolnexus/request-state/v1/fingerprint";
+const FINGERPRINT_LEN: usize = 4;
+const NONCE_LEN: usize = 12;
+const TAG_LEN: usize = 16;
+
+/// The shortest secret [`StateKey::new`] accepts, in bytes.
+pub const MIN_STATE_SECRET_BYTES: usize = 32;
+
+/// How long a sealed `requestState` stays valid unless
+/// [`McpServer::with_state_ttl`](crate::mcp::McpServer::with_state_ttl) says otherwise:
+/// 10 minutes.
+pub const DEFAULT_STATE_TTL: Duration = Duration::from_secs(600);
+
+/// The key that seals and opens the `requestState` of suspended calls served to MCP
+/// 2026-07-28 clients.
+///
+/// Give every replica of a deployment the same key (through
+/// [`McpServer::with_state_key`](crate::mcp::McpServer::with_state_key) or
+/// [`HttpOptions::with_state_key`](crate::mcp::HttpOptions::with_state_key)), so that any
+/// of them accepts the states the others sealed. Without one, a server uses a random key
+/// made once per process ([`StateKey::process`]): states survive neither a restart nor a
+/// trip to another replica, and such a retry is refused (the client calls the tool anew).
+///
+/// The key is derived from the secret with HKDF-SHA256; `Debug` shows only a fingerprint.
+#[derive(Clone)]
+pub struct StateKey(Arc<KeyInner>);
+
+struct KeyInner {
+    cipher: Aes256Gcm,
+    fingerprint: [u8; FINGERPRINT_LEN],
+}
+
+/// A secret too short to make a [`StateKey`] from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateKeyError {
+    /// How many bytes the secret had.
+    pub len: usize,
+}
+
+impl fmt::Display for StateKeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "a requestState secret must be at least {MIN_STATE_SECRET_BYTES} bytes of secret randomness, got {} (make one with `openssl rand -hex 32`)",
+            self.len
+        )
+    }
+}
+
+impl std::error::Error for StateKeyError {}
+
+impl StateKey {
+    /// The key derived from `secret`, which must be at least
+    /// [`MIN_STATE_SECRET_BYTES`] long (any bytes: a hex or base64 string is fine).
+    pub fn new(secret: impl AsRef<[u8]>) -> Result<StateKey, StateKeyError> {
+        let secret = secret.as_ref();
+        if secret.len() < MIN_STATE_SECRET_BYTES {
+            return Err(StateKeyError { len: secret.len() });
+        }
+        let hkdf = Hkdf::<Sha256>::new(None, secret);
+        let mut key = [0u8; 32];
+        // 32 bytes is far below HKDF-SHA256's limit of 255 × 32: this cannot fail.
+        let _ = hkdf.expand(KDF_INFO, &mut key);
+        let mut hasher = Sha256::new();
+        hasher.update(FINGERPRINT_INFO);
+        hasher.update(key);
+        let digest = hasher.finalize();
+        let mut fingerprint = [0u8; FINGERPRINT_LEN];
+        fingerprint.copy_from_slice(&digest[..FINGERPRINT_LEN]);
+        let cipher = Aes256Gcm::new(&key.into());
+        Ok(StateKey(Arc::new(KeyInner {
+            cipher,
+            fingerprint,
+        })))
+    }
+
+    /// A fresh random key.
+    pub fn random() -> StateKey {
+        let mut secret = [0u8; 32];
+        random_bytes(&mut secret);
+        // A 32-byte secret is long enough.
+        StateKey::new(secret).unwrap_or_else(|_| unreachable!("32 bytes are enough"))
+    }
+
+    /// The random key this process uses for every server that was given none: made on
+    /// first use, the same for every [`McpServer`](crate::mcp::McpServer) in the process,
+    /// gone when the process exits.
+    pub fn process() -> StateKey {
+        static KEY: OnceLock<StateKey> = OnceLock::new();
+        KEY.get_or_init(StateKey::random).clone()
+    }
+
+    /// A short, non-secret name of the key (hex), to tell keys apart in logs.
+    pub fn fingerprint(&self) -> String {
+        self.0
+            .fingerprint
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    fn aad(fingerprint: &[u8]) -> Vec<u8> {
+        let mut aad = PREFIX.as_bytes().to_vec();
+        aad.extend_from_slice(fingerprint);
+        aad
+    }
+
+    /// Seals `claims` into an opaque token.
+    pub(crate) fn seal(&self, claims: &Claims) -> String {
+        // A struct of strings and numbers always serializes.
+        let plain = serde_json::to_vec(claims).unwrap_or_default();
+        let mut nonce = [0u8; NONCE_LEN];
+        random_bytes(&mut nonce);
+        let aad = Self::aad(&self.0.fingerprint);
+        let sealed = self
+            .0
+            .cipher
+            .encrypt(
+                &Nonce::from(nonce),
+                Payload {
+                    msg: &plain,
+                    aad: &aad,
+                },
+            )
+            .unwrap_or_default();
+        let mut raw = Vec::with_capacity(FINGERPRINT_LEN + NONCE_LEN + sealed.len());
+        raw.extend_from_slice(&self.0.fingerprint);
+        raw.extend_from_slice(&nonce);
+        raw.extend_from_slice(&sealed);
+        format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(raw))
+    }
+
+    /// Opens a token and checks it against the call it came back with.
+    pub(crate) fn open(
+        &self,
+        token: &str,
+        tool: &str,
+        args_digest: &str,
+    ) -> Result<Claims, StateError> {
+        let body = token.strip_prefix(PREFIX).ok_or(StateError::Malformed)?;
+        let raw = URL_SAFE_NO_PAD
+            .decode(body)
+            .map_err(|_| StateError::Malformed)?;
+        if raw.len() < FINGERPRINT_LEN + NONCE_LEN + TAG_LEN {
+            return Err(StateError::Malformed);
+        }
+        let (fingerprint, rest) = raw.split_at(FINGERPRINT_LEN);
+        let (nonce, sealed) = rest.split_at(NONCE_LEN);
+        if fingerprint != self.0.fingerprint {
+            return Err(StateError::OtherKey);
+        }
+        let mut nonce_bytes = [0u8; NONCE_LEN];
+        nonce_bytes.copy_from_slice(nonce);
+        let aad = Self::aad(fingerprint);
+        let plain = self
+            .0
+            .cipher
+            .decrypt(
+                &Nonce::from(nonce_bytes),
+                Payload {
+                    msg: sealed,
+                    aad: &aad,
+                },
+            )
+            .map_err(|_| StateError::Altered)?;
+        let claims: Claims = serde_json::from_slice(&plain).map_err(|_| StateError::Altered)?;
+        if claims.version != 1 {
+            return Err(StateError::Malformed);
+        }
+        if claims.tool != tool {
+            return Err(StateError::OtherTool);
+        }
+        if claims.args != args_digest {
+            return Err(StateError::OtherArguments);
+        }
+        if now_ms() >= claims.expires {
+            return Err(StateError::Expired);
+        }
+        Ok(claims)
+    }
+}
+
+impl fmt::Debug for StateKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("StateKey")
+            .field(&self.fingerprint())
+            .finish()
+    }
+}
+
+fn random_bytes(buf: &mut [u8]) {
+    if let Err(error) = getrandom::fill(buf) {
+        // Without the operating system's randomness no key or nonce is safe to use.
+        panic!("the operating system's random number generator failed: {error}");
+    }
+}
+
+/// What a sealed state says about the call that made it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Claims {
+    #[serde(rename = "v")]
+    pub(crate) version: u8,
+    /// The tool's name.
+    #[serde(rename = "t")]
+    pub(crate) tool: String,
+    /// The base64url SHA-256 of the call's canonical arguments.
+    #[serde(rename = "a")]
+    pub(crate) args: String,
+    /// The pending request's id: the answer the retry makes carries it.
+    #[serde(rename = "r")]
+    pub(crate) request: String,
+    /// The pending request's kind.
+    #[serde(rename = "k")]
+    pub(crate) kind: String,
+    /// The form's only field, whose value the answer carries alone.
+    #[serde(rename = "f", default, skip_serializing_if = "Option::is_none")]
+    pub(crate) field: Option<String>,
+    /// The call id of the first round, which every later round runs with.
+    #[serde(rename = "c", default, skip_serializing_if = "Option::is_none")]
+    pub(crate) call: Option<String>,
+    /// When the state expires, in milliseconds since the Unix epoch.
+    #[serde(rename = "e")]
+    pub(crate) expires: u64,
+}
+
+impl Claims {
+    pub(crate) fn expiring_in(ttl: Duration) -> u64 {
+        now_ms().saturating_add(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX))
+    }
+}
+
+/// The digest a state binds the arguments by.
+pub(crate) fn args_digest(args: &serde_json::Value) -> String {
+    URL_SAFE_NO_PAD.encode(crate::tool::approval::digest(args))
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Why a `requestState` was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StateError {
+    Malformed,
+    OtherKey,
+    Altered,
+    OtherTool,
+    OtherArguments,
+    Expired,
+}
+
+impl StateError {
+    /// A stable code for the error's `data.reason`.
+    pub(crate) fn code(self) -> &'static str {
+        match self {
+            StateError::Malformed => "malformed",
+            StateError::OtherKey => "other_key",
+            StateError::Altered => "altered",
+            StateError::OtherTool => "other_tool",
+            StateError::OtherArguments => "other_arguments",
+            StateError::Expired => "expired",
+        }
+    }
+}
+
+impl fmt::Display for StateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StateError::Malformed => "is not a requestState this server made",
+            StateError::OtherKey => {
+                "was sealed under another key (by another server, or by this one before a restart; replicas must share their `StateKey`)"
+            }
+            StateError::Altered => "was altered after this server sealed it",
+            StateError::OtherTool => "was made for another tool",
+            StateError::OtherArguments => "was made for a call with other arguments",
+            StateError::Expired => "has expired",
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn claims(ttl: Duration) -> Claims {
+        Claims {
+            version: 1,
+            tool: "deploy".to_owned(),
+            args: args_digest(&json!({"service": "api"})),
+            request: "req-1".to_owned(),
+            kind: "input".to_owned(),
+            field: Some("answer".to_owned()),
+            call: Some("7".to_owned()),
+            expires: Claims::expiring_in(ttl),
+        }
+    }
+
+    impl Claims {
+        fn with_expiry(mut self, expires: u64) -> Claims {
+            self.expires = expires;
+            self
+        }
+    }
+
+    #[test]
+    fn a_state_opens_only_for_its_own_call_key_and_time() {
+        let key = StateKey::new([7u8; 32]).unwrap();
+        let digest = args_digest(&json!({"service": "api"}));
+        let token = key.seal(&claims(DEFAULT_STATE_TTL));
+        assert!(token.starts_with("tn1."));
+        // Nothing readable: neither the tool's name nor the request id.
+        let raw = URL_SAFE_NO_PAD.decode(&token[4..]).unwrap();
+        let text = String::from_utf8_lossy(&raw);
+        assert!(
+            !text.contains("deploy") && !text.contains("req-1"),
+            "{text}"
+        );
+        let opened = key.open(&token, "deploy", &digest).unwrap();
+        assert_eq!(
+            opened,
+            claims(DEFAULT_STATE_TTL).with_expiry(opened.expires)
+        );
+        // The same secret (a replica) opens it; another secret does not.
+        let replica = StateKey::new([7u8; 32]).unwrap();
+        assert!(replica.open(&token, "deploy", &digest).is_ok());
+        let other = StateKey::new([8u8; 32]).unwrap();
+        assert_eq!(
+            other.open(&token, "deploy", &digest),
+            Err(StateError::OtherKey)
+        );
+        assert_eq!(
+            key.open(&token, "undeploy", &digest),
+            Err(StateError::OtherTool)
+        );
+        let elsewhere = args_digest(&json!({"service": "db"}));
+        assert_eq!(
+            key.open(&token, "deploy", &elsewhere),
+            Err(StateError::OtherArguments)
+        );
+        // Every flipped byte past the fingerprint is caught by the tag.
+        for index in FINGERPRINT_LEN..raw.len() {
+            let mut flipped = raw.clone();
+            flipped[index] ^= 1;
+            let forged = format!("tn1.{}", URL_SAFE_NO_PAD.encode(&flipped));
+            assert_eq!(
+                key.open(&forged, "deploy", &digest),
+                Err(StateError::Altered),
+                "byte {index}"
+            );
+        }
+        assert_eq!(
+            key.open("tn1.!!", "deploy", &digest),
+            Err(StateError::Malformed)
+        );
+        let expired = key.seal(&claims(Duration::ZERO));
+        assert_eq!(
+            key.open(&expired, "deploy", &digest),
+            Err(StateError::Expired)
+        );
+    }
+
+    #[test]
+    fn short_secrets_are_refused_and_keys_do_not_print() {
+        let error = StateKey::new("short").unwrap_err();
+        assert_eq!(error.len, 5);
+        assert!(error.to_string().contains("at least 32 bytes"));
+        let key = StateKey::new([1u8; 40]).unwrap();
+        assert_eq!(
+            format!("{key:?}"),
+            format!("StateKey({:?})", key.fingerprint())
+        );
+        assert_ne!(StateKey::random().fingerprint(), key.fingerprint());
+        assert_eq!(
+            StateKey::process().fingerprint(),
+            StateKey::process().fingerprint()
+        );
+    }
+}
