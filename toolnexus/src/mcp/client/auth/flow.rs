@@ -107,6 +107,11 @@ impl Login {
         self.client.get_access_token().await.ok()
     }
 
+    /// Whether the token changed since a request was sent with `sent`.
+    async fn superseded(&self, sent: Option<&str>) -> bool {
+        matches!(self.token().await, Some(current) if Some(current.as_str()) != sent)
+    }
+
     /// The suspension of a tool call waiting for a login, if there is one.
     pub(crate) fn pending_request(&self) -> Option<Request> {
         lock(&self.pending).as_ref().map(|p| p.request.clone())
@@ -168,9 +173,7 @@ impl Login {
         tool_call: bool,
     ) -> Result<(), AuthError> {
         let _gate = self.gate.lock().await;
-        if let Some(current) = self.token().await
-            && Some(current.as_str()) != sent
-        {
+        if self.superseded(sent).await {
             return Ok(()); // Another request logged in meanwhile.
         }
         if lock(&self.pending).is_some() {
@@ -223,10 +226,8 @@ impl Login {
         tool_call: bool,
     ) -> Result<(), AuthError> {
         let _gate = self.gate.lock().await;
-        if let Some(current) = self.token().await
-            && Some(current.as_str()) != sent
-        {
-            return Ok(());
+        if self.superseded(sent).await {
+            return Ok(()); // Another request logged in meanwhile.
         }
         if !matches!(self.config.grant, Grant::Code) {
             // A machine client asks for its scopes again.
