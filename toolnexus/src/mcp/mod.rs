@@ -65,6 +65,11 @@ pub use client::{
     ANSWER_META_KEY, DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_ELICITATION_TIMEOUT,
     ELICITATION_DATA_KEY, McpClient, McpClientBuilder, McpClientError,
 };
+#[cfg(feature = "mcp-auth")]
+pub use client::{
+    AuthorizationHandler, DEFAULT_MAX_STEP_UPS, DEFAULT_REDIRECT_URI, FileTokenStore,
+    HeadlessLogin, JwtAlgorithm, MemoryTokenStore, OAuth, StoredCredentials, TokenStore,
+};
 pub use convert::{PENDING_META_KEY, call_tool_result, mcp_tool};
 pub use elicit::ANSWER_FIELD;
 pub use http::{

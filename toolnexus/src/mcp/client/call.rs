@@ -53,6 +53,14 @@ async fn untraced(shared: Arc<Shared>, remote: Arc<str>, args: Value, ctx: Conte
         call.slot.waiting(false);
         return drive(&shared, &remote, call).await;
     }
+    // The re-execution after the host answered a login suspension: finish the login,
+    // then make the call afresh (the answer was the login's, not the tool's).
+    #[cfg(feature = "mcp-auth")]
+    let ctx = match super::auth::answer_login(&shared, &ctx).await {
+        Some(Ok(())) => Context::default(),
+        Some(Err(message)) => return ToolResult::error(format!("{remote}: {message}")),
+        None => ctx,
+    };
     let arguments = match args {
         Value::Object(map) => map,
         Value::Null => Map::new(),
@@ -201,6 +209,12 @@ fn finish(
             "{remote}: the MCP server {server} refused the call: {}",
             error.message
         )),
+        #[cfg(feature = "mcp-auth")]
+        Err(ServiceError::TransportSend(_))
+            if let Some(request) = super::auth::login_request(shared) =>
+        {
+            ToolResult::pending(request)
+        }
         Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {
             ToolResult::error(format!(
                 "{remote}: the connection to the MCP server {server} closed during the call (did the server exit?); the next call reconnects"

@@ -23,7 +23,7 @@ pub(super) enum Stderr {
     Null,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub(super) enum Endpoint {
     Stdio {
         program: OsString,
@@ -38,8 +38,59 @@ pub(super) enum Endpoint {
         bearer: Option<String>,
         /// The first invalid header given, reported when connecting.
         invalid: Option<String>,
+        /// How to log in, when the server requires it, and the login once made.
+        #[cfg(feature = "mcp-auth")]
+        oauth: Option<Box<OAuthLogin>>,
     },
 }
+
+/// Header values and tokens are secrets: `Debug` shows header names only.
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Endpoint::Stdio {
+                program,
+                args,
+                cwd,
+                stderr,
+                env,
+            } => f
+                .debug_struct("Stdio")
+                .field("program", program)
+                .field("args", args)
+                .field("env", &env.iter().map(|(k, _)| k).collect::<Vec<_>>())
+                .field("cwd", cwd)
+                .field("stderr", stderr)
+                .finish(),
+            Endpoint::Http {
+                url,
+                headers,
+                bearer,
+                ..
+            } => {
+                let mut s = f.debug_struct("Http");
+                s.field("url", url)
+                    .field("headers", &headers.keys().collect::<Vec<_>>())
+                    .field("bearer", &bearer.as_ref().map(|_| "[redacted]"));
+                #[cfg(feature = "mcp-auth")]
+                if let Endpoint::Http { oauth, .. } = self {
+                    s.field("oauth", &oauth.as_ref().map(|login| &login.0));
+                }
+                s.finish()
+            }
+        }
+    }
+}
+
+#[cfg(feature = "mcp-auth")]
+use super::auth::{Login, LoginClient};
+
+/// An endpoint's OAuth configuration, and the login made from it at the first connection
+/// (shared by the builder's clones).
+#[cfg(feature = "mcp-auth")]
+pub(super) type OAuthLogin = (super::auth::OAuth, Arc<tokio::sync::OnceCell<Arc<Login>>>);
+#[cfg(feature = "mcp-auth")]
+use std::sync::Arc;
 
 impl Endpoint {
     /// How errors name the server before it has told its own name.
@@ -112,6 +163,7 @@ impl Endpoint {
                     headers,
                     bearer,
                     invalid,
+                    ..
                 } => {
                     if let Some(message) = invalid {
                         return Err(McpClientError::Config {
@@ -123,13 +175,43 @@ impl Endpoint {
                     if let Some(token) = bearer {
                         config = config.auth_header(token.clone());
                     }
+                    #[cfg(feature = "mcp-auth")]
+                    if let Some(login) = self.login().await? {
+                        let transport = StreamableHttpClientTransport::with_client(
+                            LoginClient {
+                                login: Arc::clone(&login),
+                            },
+                            config,
+                        );
+                        return handler
+                            .serve_with_lifecycle(transport, lifecycle())
+                            .await
+                            .map_err(|error| match login.take_failure() {
+                                Some(message) => McpClientError::Authorization {
+                                    server: label.clone(),
+                                    message,
+                                },
+                                None => McpClientError::Connect {
+                                    server: label.clone(),
+                                    message: http_hint(url, &error.to_string()),
+                                },
+                            });
+                    }
                     let transport = StreamableHttpClientTransport::from_config(config);
                     handler
                         .serve_with_lifecycle(transport, lifecycle())
                         .await
-                        .map_err(|error| McpClientError::Connect {
-                            server: label.clone(),
-                            message: http_hint(url, &error.to_string()),
+                        .map_err(|error| {
+                            if error.auth_challenge().is_some() {
+                                return McpClientError::Authorization {
+                                    server: label.clone(),
+                                    message: needs_login(bearer.is_some()),
+                                };
+                            }
+                            McpClientError::Connect {
+                                server: label.clone(),
+                                message: http_hint(url, &error.to_string()),
+                            }
                         })
                 }
             }
@@ -142,6 +224,54 @@ impl Endpoint {
                 after: limit,
             }),
         }
+    }
+}
+
+impl Endpoint {
+    /// The login of an HTTP endpoint with OAuth, made at the first connection.
+    #[cfg(feature = "mcp-auth")]
+    pub(super) async fn login(&self) -> Result<Option<Arc<Login>>, McpClientError> {
+        let Endpoint::Http {
+            url,
+            oauth: Some(login),
+            ..
+        } = self
+        else {
+            return Ok(None);
+        };
+        let (oauth, cell) = &**login;
+        cell.get_or_try_init(|| Login::new(url, oauth.clone()))
+            .await
+            .map(|login| Some(Arc::clone(login)))
+            .map_err(|message| McpClientError::Authorization {
+                server: self.label(),
+                message,
+            })
+    }
+
+    /// The login of an HTTP endpoint, if one was made already.
+    #[cfg(feature = "mcp-auth")]
+    pub(super) fn made_login(&self) -> Option<Arc<Login>> {
+        match self {
+            Endpoint::Http {
+                oauth: Some(login), ..
+            } => login.1.get().cloned(),
+            _ => None,
+        }
+    }
+}
+
+/// The error for a server that answered `401` to a client without a login.
+fn needs_login(had_token: bool) -> String {
+    let hint = if cfg!(feature = "mcp-auth") {
+        "give the builder a login with `McpClientBuilder::oauth`"
+    } else {
+        "turn on toolnexus's `mcp-auth` feature and give the builder a login with `McpClientBuilder::oauth`"
+    };
+    if had_token {
+        format!("the server rejected the bearer token (HTTP 401); {hint}, or a valid token")
+    } else {
+        format!("the server requires a login (HTTP 401) and none was configured; {hint}")
     }
 }
 

@@ -154,7 +154,26 @@ pub(super) fn reply_for(answer: &Answer, params: &ElicitRequestParams) -> Elicit
             }
         }
     };
-    accept.with_content(content)
+    accept.with_content(with_defaults(content, requested_schema))
+}
+
+/// `content` with every field it omits that has a `default` in the requested schema
+/// filled in with that default (SEP-1034).
+fn with_defaults(content: Value, schema: &impl serde::Serialize) -> Value {
+    let Value::Object(mut fields) = content else {
+        return content;
+    };
+    let schema = serde_json::to_value(schema).unwrap_or(Value::Null);
+    if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+        for (name, property) in properties {
+            if let Some(default) = property.get("default")
+                && !fields.contains_key(name)
+            {
+                fields.insert(name.clone(), default.clone());
+            }
+        }
+    }
+    Value::Object(fields)
 }
 
 #[cfg(test)]
@@ -193,6 +212,22 @@ mod tests {
         assert_eq!(lone.content, Some(json!({"env": "prod"})));
         let object = reply_for(&request.answer(json!({"env": "dev"})), &one);
         assert_eq!(object.content, Some(json!({"env": "dev"})));
+        let defaults = form(
+            serde_json::from_value(json!({
+                "type": "object",
+                "properties": {
+                    "env": {"type": "string", "default": "staging"},
+                    "replicas": {"type": "integer", "default": 3},
+                    "verbose": {"type": "boolean"}
+                }
+            }))
+            .unwrap(),
+        );
+        let filled = reply_for(&request.answer(json!({"replicas": 5})), &defaults);
+        assert_eq!(
+            filled.content,
+            Some(json!({"replicas": 5, "env": "staging"}))
+        );
         let declined = reply_for(&request.decline("no"), &one);
         assert_eq!(declined.action, ElicitationAction::Decline);
         let cancelled = reply_for(&request.decline("cancel"), &one);

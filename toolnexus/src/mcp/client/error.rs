@@ -44,6 +44,15 @@ pub enum McpClientError {
         /// What went wrong.
         message: String,
     },
+    /// The server requires a login (MCP authorization) and none could be made: no
+    /// login was configured, the authorization server refused to register the client,
+    /// its token endpoint failed, the user gave no authorization, …
+    Authorization {
+        /// The server: its URL.
+        server: String,
+        /// What went wrong, and where.
+        message: String,
+    },
     /// The options given cannot work (an invalid header, an `https://` URL without TLS
     /// support, …).
     Config {
@@ -76,6 +85,9 @@ impl fmt::Display for McpClientError {
                 method,
                 message,
             } => write!(f, "`{method}` to the MCP server {server} failed: {message}"),
+            McpClientError::Authorization { server, message } => {
+                write!(f, "could not log in to the MCP server {server}: {message}")
+            }
             McpClientError::Config { message } => write!(f, "MCP client: {message}"),
         }
     }

@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationCapability, FormElicitationCapability, Implementation, UrlElicitationCapability,
+    ElicitationCapability, FormElicitationCapability, Implementation, ProtocolVersion,
+    UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, ErrorData, RoleClient};
@@ -139,10 +140,14 @@ impl ClientHandler for Handler {
                 .with_form(FormElicitationCapability::default())
                 .with_url(UrlElicitationCapability::default()),
         );
-        ClientConfig::new(
+        let mut config = ClientConfig::new(
             capabilities,
             Implementation::new("toolnexus", env!("CARGO_PKG_VERSION")),
-        )
+        );
+        // The handshake is `initialize`, so the newest revision that has one is offered:
+        // 2026-07-28 has no `initialize`, and offering it there is a version mismatch.
+        config.protocol_version = ProtocolVersion::LATEST_WITH_INITIALIZE;
+        config
     }
 
     async fn create_elicitation(

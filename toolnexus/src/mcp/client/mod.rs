@@ -1,5 +1,7 @@
 //! Use another MCP server's tools: [`McpClient`].
 
+#[cfg(feature = "mcp-auth")]
+mod auth;
 mod call;
 mod connect;
 mod elicit;
@@ -26,6 +28,11 @@ use connect::{Endpoint, Stderr};
 use elicit::Parking;
 use handler::{Handler, Routing};
 
+#[cfg(feature = "mcp-auth")]
+pub use auth::{
+    AuthorizationHandler, DEFAULT_MAX_STEP_UPS, DEFAULT_REDIRECT_URI, FileTokenStore,
+    HeadlessLogin, JwtAlgorithm, MemoryTokenStore, OAuth, StoredCredentials, TokenStore,
+};
 pub use elicit::ELICITATION_DATA_KEY;
 pub use error::McpClientError;
 
@@ -266,6 +273,8 @@ impl McpClient {
             headers: Default::default(),
             bearer: None,
             invalid: None,
+            #[cfg(feature = "mcp-auth")]
+            oauth: None,
         })
     }
 
@@ -380,6 +389,15 @@ impl McpClient {
         self.shared
             .connections
             .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// How many logins (first ones, step-ups) this client has completed.
+    #[cfg(feature = "mcp-auth")]
+    pub fn logins(&self) -> u32 {
+        self.shared
+            .endpoint
+            .made_login()
+            .map_or(0, |login| login.logins())
     }
 
     /// How many calls are parked on an elicitation, waiting for an answer.
@@ -524,6 +542,17 @@ impl McpClientBuilder {
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         if let Endpoint::Http { bearer, .. } = &mut self.endpoint {
             *bearer = Some(token.into());
+        }
+        self
+    }
+
+    /// Logs in to a server that requires MCP authorization (HTTP only): see [`OAuth`].
+    /// The login is made when the server first answers `401`, kept in the OAuth
+    /// configuration's token store, refreshed, and widened on `403 insufficient_scope`.
+    #[cfg(feature = "mcp-auth")]
+    pub fn oauth(mut self, login: OAuth) -> Self {
+        if let Endpoint::Http { oauth, .. } = &mut self.endpoint {
+            *oauth = Some(Box::new((login, Default::default())));
         }
         self
     }
