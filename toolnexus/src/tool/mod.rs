@@ -6,6 +6,7 @@
 
 pub(crate) mod args;
 pub(crate) mod call;
+pub(crate) mod caller;
 pub(crate) mod content;
 pub(crate) mod context;
 pub(crate) mod expansion;
