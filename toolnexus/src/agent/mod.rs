@@ -11,4 +11,5 @@ pub(crate) mod model;
 pub mod providers;
 pub(crate) mod resume;
 pub(crate) mod run;
+pub(crate) mod talk;
 pub(crate) mod turn;
