@@ -39,6 +39,7 @@
 mod client;
 mod convert;
 mod http;
+mod notify;
 mod protocol;
 mod stdio;
 
@@ -69,6 +70,7 @@ pub use http::{
     DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, HttpServer, LOOPBACK_HOSTS, LOOPBACK_ORIGINS,
     ShutdownHandle,
 };
+pub use notify::DEFAULT_LOG_LEVEL;
 /// The MCP SDK this module is built on, re-exported so its types (transports, HTTP
 /// configuration, the [`ServerHandler`] trait) can be named without a second dependency.
 pub use rmcp;
@@ -90,7 +92,7 @@ pub const DEFAULT_SERVER_NAME: &str = "toolnexus";
 /// outlives the connection, and the client can come back for the result (a `GET` with
 /// `Last-Event-ID` replays what its stream missed; see [`HttpOptions`]).
 #[derive(Clone)]
-pub struct McpServer(Arc<Inner>);
+pub struct McpServer(Arc<Inner>, notify::Session);
 
 #[derive(Clone)]
 struct Inner {
@@ -118,13 +120,18 @@ impl McpServer {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
         };
         inner.relist();
-        McpServer(Arc::new(inner))
+        McpServer(Arc::new(inner), notify::Session::default())
     }
 
     fn update(self, f: impl FnOnce(&mut Inner)) -> Self {
         let mut inner = Arc::unwrap_or_clone(self.0);
         f(&mut inner);
-        McpServer(Arc::new(inner))
+        McpServer(Arc::new(inner), self.1)
+    }
+
+    /// The same server with the per-session state (the log level) of a new session.
+    pub(crate) fn for_session(&self) -> Self {
+        McpServer(Arc::clone(&self.0), notify::Session::default())
     }
 
     /// Sets the `serverInfo.name` that `initialize` advertises.
@@ -225,7 +232,7 @@ impl McpServer {
         W: AsyncWrite + Send + Unpin + 'static,
     {
         let transport = stdio::GuardedIo::new(read, write, self.0.max_message_bytes);
-        let running = rmcp::serve_server(self, transport)
+        let running = rmcp::serve_server(self.for_session(), transport)
             .await
             .map_err(io::Error::other)?;
         running.waiting().await.map_err(io::Error::other)?;
@@ -294,8 +301,15 @@ impl std::fmt::Debug for McpServer {
 }
 
 impl ServerHandler for McpServer {
+    // Logging is deprecated by SEP-2577 (2026-07-28) and served to earlier versions.
+    #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
-        let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        // Logging: tools write log lines (`Context::log`); see `notify.rs`.
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        let info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(&self.0.name, &self.0.version));
         match &self.0.instructions {
             Some(text) => info.with_instructions(text),
@@ -337,9 +351,23 @@ impl ServerHandler for McpServer {
         if let Some(answer) = answer {
             ctx = ctx.with_answer(answer);
         }
+        let caller = notify::McpCaller::new(&context, &self.1);
+        ctx = ctx.with_caller(caller.clone());
         let args = Value::Object(request.arguments.unwrap_or_default());
         let result = self.0.toolkit.execute(name, args, ctx).await;
+        caller.drain().await;
         Ok(call_tool_result(name, result).into())
+    }
+
+    /// `logging/setLevel`: the session's tools send log lines at `level` and above.
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.1.set_level(notify::log_level(request.level));
+        Ok(())
     }
 
     /// A request the SDK could not parse into its typed form: one MCP defines with params

@@ -43,6 +43,7 @@ pub(super) async fn call(
             ));
         }
         call.slot.waiting(false);
+        call.slot.report_to(&ctx);
         return drive(&shared, &remote, call).await;
     }
     let arguments = match args {
@@ -69,6 +70,7 @@ pub(super) async fn call(
         params.meta = Some(RequestMetaObject(MetaObject(meta)));
     }
     let (slot, inbox) = shared.routing.enter();
+    slot.report_to(&ctx);
     let future = Box::pin(async move { peer.call_tool_once(params).await });
     let call = InFlight {
         future,
