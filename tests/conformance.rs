@@ -16,14 +16,13 @@
 //! `$TOOLNEXUS_CONFORMANCE_DIR`; `.ci/test` installs both. Without them the test FAILS,
 //! saying how to set them up.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 #[path = "common/example.rs"]
 mod common_example;
-use common_example::example;
+use common_example::Listening;
 
 /// The scenarios a stateless server can pass: all but those that need a session.
 const STATELESS: &[&str] = &[
@@ -73,42 +72,6 @@ fn suite() -> PathBuf {
         .join("node_modules/@modelcontextprotocol/conformance/dist/index.js");
     assert!(cli.exists(), "no conformance CLI at {}", cli.display());
     cli
-}
-
-/// The example server, killed when dropped.
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Server {
-    fn start(extra: &[&str]) -> Server {
-        let mut child = Command::new(example("conformance_server"))
-            .arg("127.0.0.1:0")
-            .args(extra)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the example starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("the example printed {line:?}, not its URL"))
-            .to_owned();
-        Server { child, url }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// Runs the suite's `server` command against `url`; its exit status and output.
@@ -168,7 +131,7 @@ fn summary(text: &str) -> &str {
 
 #[test]
 fn every_server_scenario_passes_over_stateful_http_but_the_listed_out_of_scope_ones() {
-    let server = Server::start(&[]);
+    let server = Listening::start("conformance_server", &["127.0.0.1:0"]);
     let baseline = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/conformance/expected-failures.yml"
@@ -202,7 +165,7 @@ fn every_server_scenario_passes_over_stateful_http_but_the_listed_out_of_scope_o
 
 #[test]
 fn every_scenario_without_a_session_passes_over_stateless_http() {
-    let server = Server::start(&["--stateless"]);
+    let server = Listening::start("conformance_server", &["127.0.0.1:0", "--stateless"]);
     let mut failed = Vec::new();
     for scenario in STATELESS {
         let results = results_dir(&format!("stateless-{scenario}"));

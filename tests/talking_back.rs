@@ -2,11 +2,11 @@
 //! [`Context::sample`]): in the loop its reports become run events, its sampling requests
 //! go to the client's own model; from a remote tool (the conformance example, a child
 //! process, reached through `McpClient` over streamable HTTP) they reach the local run's
-//! events the same way. Sampling and logging over MCP for the official SDK clients are
-//! judged by the conformance suite (tests/conformance.rs).
+//! events the same way. The official Python SDK (`$TOOLNEXUS_PYTHON`, `mcp==2.3.0`) checks
+//! that `logging/setLevel` filters what the server sends and that progress reaches it;
+//! the conformance suite (tests/conformance.rs) judges the rest over MCP.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -19,7 +19,7 @@ use toolnexus::{
 
 #[path = "common/example.rs"]
 mod common_example;
-use common_example::example;
+use common_example::Listening;
 
 /// What a listener saw, as text, in order.
 fn recorder() -> (
@@ -152,42 +152,10 @@ async fn a_hand_written_tool_reports_through_the_same_context() {
     assert_eq!(seen[1..3], ["progress h 0.5/1 -", "progress h 1/1 all"]);
 }
 
-/// The conformance example, killed when dropped.
-struct Server(Child, String);
-
-impl Server {
-    fn start() -> Server {
-        let mut child = Command::new(example("conformance_server"))
-            .arg("127.0.0.1:0")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the example starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap()
-            .to_owned();
-        Server(child, url)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[tokio::test]
 async fn a_remote_tools_progress_and_log_lines_reach_the_local_runs_events() {
-    let server = Server::start();
-    let remote = tokio::time::timeout(Duration::from_secs(20), McpClient::connect(&server.1))
+    let server = Listening::start("conformance_server", &["127.0.0.1:0"]);
+    let remote = tokio::time::timeout(Duration::from_secs(20), McpClient::connect(&server.url))
         .await
         .expect("connected in time")
         .expect("connected");
@@ -221,4 +189,60 @@ async fn a_remote_tools_progress_and_log_lines_reach_the_local_runs_events() {
         ]
     );
     remote.close().await;
+}
+
+#[test]
+fn the_python_sdk_gets_log_lines_at_the_level_it_set_and_every_progress_report() {
+    let python = std::env::var("TOOLNEXUS_PYTHON").unwrap_or_else(|_| {
+        panic!(
+            "TOOLNEXUS_PYTHON is not set: this test drives the official Python MCP SDK and \
+             does not skip; `bash .ci/test` sets it up (target/py-venv, mcp==2.3.0)"
+        )
+    });
+    let server = Listening::start("conformance_server", &["127.0.0.1:0"]);
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_client/talk_back.py");
+    let mut child = Command::new(python)
+        .args([script, &server.url])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the client runs");
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("the Python client did not finish within 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "the client failed:\n{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    // This SDK negotiates 2025-11-25, which still has logging.
+    assert_eq!(report["protocolVersion"], "2025-11-25", "{report}");
+    assert_eq!(
+        report["logsAtWarning"],
+        json!([]),
+        "info lines under `warning`: {report}"
+    );
+    assert_eq!(
+        report["logsAtDebug"],
+        json!([
+            {"level": "info", "data": "Tool execution started"},
+            {"level": "info", "data": "Tool processing data"},
+            {"level": "info", "data": "Tool execution completed"}
+        ]),
+        "{report}"
+    );
+    assert_eq!(
+        report["progress"],
+        json!([
+            [0.0, 100.0, "starting"],
+            [50.0, 100.0, "halfway"],
+            [100.0, 100.0, "done"]
+        ]),
+        "{report}"
+    );
 }
