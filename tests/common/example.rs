@@ -20,3 +20,45 @@ pub(crate) fn example(name: &str) -> PathBuf {
     );
     path
 }
+
+/// A server example started as a child process that prints `listening on URL` first;
+/// killed (SIGKILL) when dropped.
+#[allow(dead_code)]
+pub(crate) struct Listening {
+    pub(crate) child: std::process::Child,
+    pub(crate) url: String,
+}
+
+#[allow(dead_code)]
+impl Listening {
+    /// Starts example `name` with `args` (stdin piped, so it stops when the test goes
+    /// away; stderr discarded) and reads its URL.
+    pub(crate) fn start(name: &str, args: &[&str]) -> Listening {
+        use std::io::BufRead as _;
+        use std::process::{Command, Stdio};
+        let mut child = Command::new(example(name))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("example {name} does not start: {e}"));
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut line)
+            .expect("the example's first line");
+        let Some(url) = line.trim().strip_prefix("listening on ") else {
+            let _ = child.kill();
+            panic!("example {name} printed {line:?}, not `listening on URL`");
+        };
+        let url = url.to_owned();
+        Listening { child, url }
+    }
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -84,6 +84,10 @@ pub use agent::model::{
 pub use agent::resume::{ResumeError, Resumed, resume};
 pub use agent::run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
 pub use schema::listing::Listing;
+pub use tool::caller::{
+    Caller, DEFAULT_SAMPLING_MAX_TOKENS, LogLevel, Sampled, Sampling, SamplingError,
+    SamplingMessage, SamplingRole,
+};
 pub use tool::content::{ContentError, ContentPart, PartKind};
 pub use tool::context::{CancellationToken, Context};
 pub use tool::rejected::{RejectedTool, Rejection};

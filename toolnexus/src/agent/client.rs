@@ -11,6 +11,7 @@ use futures_util::FutureExt as _;
 
 use crate::agent::drive::Opened;
 use crate::agent::events::Event;
+use crate::agent::events::Listener;
 use crate::agent::hooks::{
     AfterTool, AfterTurn, BeforeTool, BeforeTurn, Hooks, Points, ToolDecision,
 };
@@ -18,6 +19,7 @@ use crate::agent::message::{Message, ToolCall};
 use crate::agent::model::{Model, Reply};
 use crate::agent::resume::{ResumeError, halted_turn};
 use crate::agent::run::RunResult;
+use crate::agent::talk::LoopCaller;
 use crate::agent::turn::{ToolOptions, Turn};
 use crate::tool::context::CancellationToken;
 use crate::tool::request::{Answer, Request};
@@ -116,11 +118,15 @@ impl Client {
     /// `wait_for`, no timeouts, no cancellation, no hooks, no event listener, and
     /// concurrent tool calls.
     pub fn new(model: impl Model + 'static) -> Self {
+        let model: Arc<dyn Model> = Arc::new(model);
         Client {
-            model: Arc::new(model),
+            tools: ToolOptions {
+                caller: Some(LoopCaller::shared(None, Arc::clone(&model))),
+                ..ToolOptions::default()
+            },
+            model,
             system: None,
             max_turns: DEFAULT_MAX_TURNS,
-            tools: ToolOptions::default(),
             run_timeout: None,
             cancellation: None,
             name: None,
@@ -303,7 +309,8 @@ impl Client {
     }
 
     /// Sends every [`Event`] of every run to `listener` as it happens: model turns, text
-    /// as the model streams it, tool calls starting and finishing, suspensions, the end
+    /// as the model streams it, tool calls starting, reporting progress and log lines
+    /// ([`Context::progress`](crate::Context::progress)) and finishing, suspensions, the end
     /// of the run. The listener is called on the run's task: keep it quick (send to a
     /// channel). With a listener set, the model is asked through
     /// [`Model::complete_streaming`]. Setting another replaces it.
@@ -312,7 +319,12 @@ impl Client {
     where
         F: Fn(&Event<'_>) + Send + Sync + 'static,
     {
-        self.tools.listener = Some(Arc::new(listener));
+        let listener: Arc<Listener> = Arc::new(listener);
+        self.tools.caller = Some(LoopCaller::shared(
+            Some(Arc::clone(&listener)),
+            Arc::clone(&self.model),
+        ));
+        self.tools.listener = Some(listener);
         self
     }
 

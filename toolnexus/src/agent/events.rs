@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::agent::message::ToolCall;
 use crate::agent::model::Reply;
 use crate::agent::run::{CallStatus, RunResult};
+use crate::tool::caller::LogLevel;
 use crate::tool::request::Request;
 use crate::tool::result::ToolResult;
 
@@ -22,7 +23,9 @@ use crate::tool::result::ToolResult;
 /// then for each call [`ToolCallStarted`](Event::ToolCallStarted) and
 /// [`ToolCallFinished`](Event::ToolCallFinished) (interleaved across calls when they run
 /// concurrently), with [`Pending`](Event::Pending) between them when the call suspends;
-/// and [`RunFinished`](Event::RunFinished) last, exactly once.
+/// and [`RunFinished`](Event::RunFinished) last, exactly once. A running call may report
+/// [`Progress`](Event::Progress) and [`Log`](Event::Log) lines between its start and
+/// finish.
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
 pub enum Event<'a> {
@@ -77,6 +80,30 @@ pub enum Event<'a> {
         call: &'a ToolCall,
         /// What it waits on.
         request: &'a Request,
+    },
+    /// A running tool reported progress ([`Context::progress`](crate::Context::progress)),
+    /// or a remote tool did, through `McpClient` (feature `mcp`). Comes between
+    /// the call's [`ToolCallStarted`](Event::ToolCallStarted) and
+    /// [`ToolCallFinished`](Event::ToolCallFinished).
+    Progress {
+        /// The id of the call reporting (the [`ToolCall::id`] of its `ToolCallStarted`).
+        call_id: &'a str,
+        /// How much is done.
+        done: f64,
+        /// Of how much, when known.
+        total: Option<f64>,
+        /// What the tool says about it.
+        message: Option<&'a str>,
+    },
+    /// A running tool wrote a log line ([`Context::log`](crate::Context::log)), or a
+    /// remote tool did.
+    Log {
+        /// The id of the call logging.
+        call_id: &'a str,
+        /// The line's severity.
+        level: LogLevel,
+        /// The line.
+        message: &'a str,
     },
     /// The run ended, in any status; the last event of the run.
     RunFinished {

@@ -11,5 +11,6 @@ pub(crate) mod model;
 pub mod providers;
 pub(crate) mod resume;
 pub(crate) mod run;
+pub(crate) mod talk;
 pub(crate) mod trace;
 pub(crate) mod turn;

@@ -13,6 +13,7 @@ use crate::agent::events::{Event, Events, Listener, events};
 use crate::agent::hooks::{Gate, HookChain};
 use crate::agent::message::{Message, ToolCall};
 use crate::agent::run::{CallRecord, CallStatus};
+use crate::tool::caller::Caller;
 use crate::tool::context::{CancellationToken, Context};
 use crate::tool::request::{Answer, Request};
 use crate::tool::result::ToolResult;
@@ -31,6 +32,8 @@ pub(crate) struct ToolOptions {
     pub(crate) sequential: bool,
     pub(crate) hooks: HookChain,
     pub(crate) listener: Option<Arc<Listener>>,
+    /// Where the tools' progress, log lines and sampling requests go (see `talk.rs`).
+    pub(crate) caller: Option<Arc<dyn Caller>>,
 }
 
 /// What the calls of one turn run with.
@@ -520,6 +523,9 @@ async fn execute(call: &ToolCall, answer: Option<Answer>, env: &Env<'_>) -> Tool
     }
     if let Some(token) = env.cancel {
         ctx = ctx.with_cancellation(token.clone());
+    }
+    if let Some(caller) = &env.opts.caller {
+        ctx = ctx.with_caller(Arc::clone(caller));
     }
     env.toolkit
         .execute_json(&call.name, &call.arguments, ctx)

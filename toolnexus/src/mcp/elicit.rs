@@ -42,10 +42,11 @@ pub(super) async fn call(
     server: &McpServer,
     request: CallToolRequestParams,
     context: RequestContext<RoleServer>,
+    caller: std::sync::Arc<super::notify::McpCaller>,
 ) -> Result<CallToolResponse, ErrorData> {
     let name = request.name.to_string();
     let args = Value::Object(request.arguments.clone().unwrap_or_default());
-    let ctx = server.context(&context);
+    let ctx = server.context(&context).with_caller(caller);
     let capabilities = context.client_capabilities();
     let modern = context
         .protocol_version()

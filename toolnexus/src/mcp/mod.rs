@@ -40,6 +40,7 @@ mod client;
 mod convert;
 mod elicit;
 mod http;
+mod notify;
 mod protocol;
 mod seal;
 mod stdio;
@@ -77,6 +78,7 @@ pub use http::{
     DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, HttpServer, LOOPBACK_HOSTS, LOOPBACK_ORIGINS,
     ShutdownHandle,
 };
+pub use notify::DEFAULT_LOG_LEVEL;
 /// The MCP SDK this module is built on, re-exported so its types (transports, HTTP
 /// configuration, the [`ServerHandler`] trait) can be named without a second dependency.
 pub use rmcp;
@@ -99,7 +101,7 @@ pub const DEFAULT_SERVER_NAME: &str = "toolnexus";
 /// outlives the connection, and the client can come back for the result (a `GET` with
 /// `Last-Event-ID` replays what its stream missed; see [`HttpOptions`]).
 #[derive(Clone)]
-pub struct McpServer(Arc<Inner>);
+pub struct McpServer(Arc<Inner>, notify::Session);
 
 #[derive(Clone)]
 struct Inner {
@@ -136,13 +138,18 @@ impl McpServer {
             mid_call_requests: true,
         };
         inner.relist();
-        McpServer(Arc::new(inner))
+        McpServer(Arc::new(inner), notify::Session::default())
     }
 
     fn update(self, f: impl FnOnce(&mut Inner)) -> Self {
         let mut inner = Arc::unwrap_or_clone(self.0);
         f(&mut inner);
-        McpServer(Arc::new(inner))
+        McpServer(Arc::new(inner), self.1)
+    }
+
+    /// The same server with the per-session state (the log level) of a new session.
+    pub(crate) fn for_session(&self) -> Self {
+        McpServer(Arc::clone(&self.0), notify::Session::default())
     }
 
     /// Sets the `serverInfo.name` that `initialize` advertises.
@@ -288,7 +295,7 @@ impl McpServer {
         W: AsyncWrite + Send + Unpin + 'static,
     {
         let transport = stdio::GuardedIo::new(read, write, self.0.max_message_bytes);
-        let running = rmcp::serve_server(self, transport)
+        let running = rmcp::serve_server(self.for_session(), transport)
             .await
             .map_err(io::Error::other)?;
         running.waiting().await.map_err(io::Error::other)?;
@@ -357,8 +364,15 @@ impl std::fmt::Debug for McpServer {
 }
 
 impl ServerHandler for McpServer {
+    // Logging is deprecated by SEP-2577 (2026-07-28) and served to earlier versions.
+    #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
-        let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        // Logging: tools write log lines (`Context::log`); see `notify.rs`.
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        let info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(&self.0.name, &self.0.version));
         match &self.0.instructions {
             Some(text) => info.with_instructions(text),
@@ -395,11 +409,25 @@ impl ServerHandler for McpServer {
             ));
         }
         let span = trace::server_span(name, &request, &context);
+        let caller = notify::McpCaller::new(&context, &self.1);
         // Started inside the span, so that the tool's own span is its child.
-        let call = span.in_scope(|| elicit::call(self, request, context));
+        let call = span.in_scope(|| elicit::call(self, request, context, caller.clone()));
         let response = tracing::Instrument::instrument(call, span.clone()).await;
+        // The tool's progress and log notifications go out before its answer.
+        caller.drain().await;
         trace::server_responded(&span, &response);
         response
+    }
+
+    /// `logging/setLevel`: the session's tools send log lines at `level` and above.
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.1.set_level(notify::log_level(request.level));
+        Ok(())
     }
 
     /// A request the SDK could not parse into its typed form: one MCP defines with params

@@ -5,11 +5,14 @@ use std::time::Duration;
 
 pub use tokio_util::sync::CancellationToken;
 
+use crate::tool::caller::{Caller, LogLevel, Sampled, Sampling, SamplingError};
 use crate::tool::request::Answer;
 use crate::tool::state::{State, States};
 
 /// Passed to every execution: the call id, the [`Answer`] when the call is re-run after a
-/// suspension was resolved, a timeout, a cancellation signal and the shared [`State`]s.
+/// suspension was resolved, a timeout, a cancellation signal, the shared [`State`]s, and
+/// the [`Caller`] that [`progress`](Context::progress), [`log`](Context::log) and
+/// [`sample`](Context::sample) talk to while the tool runs.
 ///
 /// `Context::default()` is valid: no call id, no answer, no timeout, never cancelled.
 /// A `#[tool]` function receives it by taking a `&Context` or `Context` parameter, which
@@ -27,7 +30,7 @@ use crate::tool::state::{State, States};
 /// assert_eq!(ctx.answer().and_then(|a| a.text()), Some("prod"));
 /// assert!(!ctx.is_cancelled());
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct Context {
     call_id: Option<String>,
     // Boxed: the answer is rare and large, and a `Context` is moved on every call.
@@ -36,6 +39,21 @@ pub struct Context {
     cancellation: Option<CancellationToken>,
     // Shared, not copied: a toolkit hands the same map to every call.
     states: Option<Arc<States>>,
+    // Shared: the loop hands the same caller to every call of a client.
+    caller: Option<Arc<dyn Caller>>,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("call_id", &self.call_id)
+            .field("answer", &self.answer)
+            .field("timeout", &self.timeout)
+            .field("cancellation", &self.cancellation)
+            .field("states", &self.states)
+            .field("caller", &self.caller.is_some())
+            .finish()
+    }
 }
 
 impl Context {
@@ -160,6 +178,68 @@ impl Context {
         match &self.cancellation {
             Some(token) => token.cancelled().await,
             None => std::future::pending().await,
+        }
+    }
+
+    /// Sets who hears this call's progress and log lines and answers its sampling
+    /// requests (the loop and the MCP server set it; set it to call a tool by hand).
+    #[must_use]
+    pub fn with_caller(mut self, caller: Arc<dyn Caller>) -> Self {
+        self.caller = Some(caller);
+        self
+    }
+
+    /// The caller set with [`Context::with_caller`], if any.
+    pub fn caller(&self) -> Option<&Arc<dyn Caller>> {
+        self.caller.as_ref()
+    }
+
+    /// Reports progress: `done` of `total` (when known), with an optional message. In the
+    /// loop it becomes an [`Event::Progress`](crate::Event::Progress); over MCP, a
+    /// `notifications/progress` for the request's `progressToken` (when the client gave
+    /// one). With no caller it does nothing.
+    ///
+    /// ```
+    /// # use toolnexus::Context;
+    /// let ctx = Context::new();
+    /// ctx.progress(50, 100.0, "halfway");
+    /// ctx.progress(3.5, None, None);
+    /// ```
+    #[inline]
+    pub fn progress<'m>(
+        &self,
+        done: impl Into<f64>,
+        total: impl Into<Option<f64>>,
+        message: impl Into<Option<&'m str>>,
+    ) {
+        if let Some(caller) = &self.caller {
+            caller.progress(self, done.into(), total.into(), message.into());
+        }
+    }
+
+    /// Writes a log line at `level`. In the loop it becomes an
+    /// [`Event::Log`](crate::Event::Log) and a `tracing` event; over MCP, a
+    /// `notifications/message` when the client's `logging/setLevel` lets it through
+    /// (clients on protocol 2026-07-28, which deprecates logging, get none). With no caller
+    /// it does nothing.
+    #[inline]
+    pub fn log(&self, level: LogLevel, message: impl AsRef<str>) {
+        if let Some(caller) = &self.caller {
+            caller.log(self, level, message.as_ref());
+        }
+    }
+
+    /// Asks the caller's model for a reply (MCP's sampling). Over MCP, a
+    /// `sampling/createMessage` to a client that declared `sampling` on a protocol version
+    /// that has it (2026-07-28 deprecates it: such clients get
+    /// [`SamplingError::Unsupported`]); in the loop, the client's own model answers, with
+    /// no tools. With no caller: [`SamplingError::Unsupported`].
+    pub async fn sample(&self, request: impl Into<Sampling>) -> Result<Sampled, SamplingError> {
+        match &self.caller {
+            Some(caller) => caller.sample(self, request.into()).await,
+            None => Err(SamplingError::Unsupported(
+                "the tool was called with no caller to ask (no loop, no MCP client)".to_owned(),
+            )),
         }
     }
 }

@@ -7,6 +7,7 @@
 pub(crate) mod approval;
 pub(crate) mod args;
 pub(crate) mod call;
+pub(crate) mod caller;
 pub(crate) mod content;
 pub(crate) mod context;
 pub(crate) mod expansion;

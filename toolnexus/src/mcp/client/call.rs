@@ -51,6 +51,7 @@ async fn untraced(shared: Arc<Shared>, remote: Arc<str>, args: Value, ctx: Conte
             ));
         }
         call.slot.waiting(false);
+        call.slot.report_to(&ctx);
         return drive(&shared, &remote, call).await;
     }
     // The re-execution after the host answered a login suspension: finish the login,
@@ -91,6 +92,7 @@ async fn untraced(shared: Arc<Shared>, remote: Arc<str>, args: Value, ctx: Conte
     }
     trace::inject(&mut params);
     let (slot, inbox) = shared.routing.enter();
+    slot.report_to(&ctx);
     let future = Box::pin(async move { peer.call_tool_once(params).await });
     let call = InFlight {
         future,

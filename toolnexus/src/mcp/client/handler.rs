@@ -5,11 +5,16 @@
 //! keeps the calls in flight on the connection, oldest first, and hands an elicitation to
 //! the oldest one that is not already waiting on one (a call that waits is not running on
 //! the server, so a new elicitation cannot be its own). With one call at a time, as in a
-//! sequential loop, the match is exact.
+//! sequential loop, the match is exact. A remote tool's progress and log notifications
+//! reach the calling tool's [`Context`] the same way: the oldest running call that has a
+//! caller to report to gets them.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+#[allow(deprecated)]
+use rmcp::model::LoggingMessageNotificationParam;
+use rmcp::model::ProgressNotificationParam;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
     ElicitationCapability, FormElicitationCapability, Implementation, ProtocolVersion,
@@ -18,6 +23,8 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, ErrorData, RoleClient};
 use tokio::sync::{mpsc, oneshot, watch};
+
+use crate::tool::context::Context;
 
 /// An `elicitation/create` on its way to the call it belongs to.
 pub(super) struct Elicitation {
@@ -29,6 +36,9 @@ struct Slot {
     id: u64,
     inbox: mpsc::UnboundedSender<Elicitation>,
     waiting: bool,
+    /// The calling tool's context, when it has a caller to hear the remote tool's
+    /// progress and log lines.
+    reporter: Option<Context>,
 }
 
 /// The calls in flight on one client, and the tool-list generation.
@@ -65,6 +75,7 @@ impl Routing {
             id,
             inbox: tx,
             waiting: false,
+            reporter: None,
         });
         let guard = SlotGuard {
             routing: Arc::clone(self),
@@ -77,6 +88,22 @@ impl Routing {
         if let Some(slot) = self.slots().1.iter_mut().find(|s| s.id == id) {
             slot.waiting = waiting;
         }
+    }
+
+    fn set_reporter(&self, id: u64, ctx: &Context) {
+        if let Some(slot) = self.slots().1.iter_mut().find(|s| s.id == id) {
+            slot.reporter = Some(ctx.clone());
+        }
+    }
+
+    /// The context of the oldest running call that reports, for a notification.
+    fn reporter(&self) -> Option<Context> {
+        let slots = self.slots();
+        slots
+            .1
+            .iter()
+            .filter(|s| !s.waiting)
+            .find_map(|s| s.reporter.clone())
     }
 
     /// Hands an elicitation to the oldest call not waiting on one; false when no call
@@ -117,6 +144,13 @@ impl SlotGuard {
     /// Marks the call as waiting on an elicitation (or running again).
     pub(super) fn waiting(&self, waiting: bool) {
         self.routing.set_waiting(self.id, waiting);
+    }
+
+    /// Sends the remote tool's progress and log lines to `ctx` (when it has a caller).
+    pub(super) fn report_to(&self, ctx: &Context) {
+        if ctx.caller().is_some() {
+            self.routing.set_reporter(self.id, ctx);
+        }
     }
 }
 
@@ -169,6 +203,32 @@ impl ClientHandler for Handler {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.routing.bump();
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if let Some(ctx) = self.routing.reporter() {
+            ctx.progress(params.progress, params.total, params.message.as_deref());
+        }
+    }
+
+    // Logging is deprecated by SEP-2577 (2026-07-28); servers on earlier versions send it.
+    #[allow(deprecated)]
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if let Some(ctx) = self.routing.reporter() {
+            let level = crate::mcp::notify::log_level(params.level);
+            match &params.data {
+                serde_json::Value::String(text) => ctx.log(level, text),
+                other => ctx.log(level, other.to_string()),
+            }
+        }
     }
 }
 

@@ -45,7 +45,7 @@ pub(super) async fn serve(
     let max_body = server.max_message_bytes();
     let mut config = options.sdk_config(max_body);
     config.cancellation_token = shutdown.child_token();
-    let factory = move || Ok(server.clone());
+    let factory = move || Ok(server.for_session());
     let router = if options.stateless {
         let service =
             StreamableHttpService::new(factory, Arc::new(NeverSessionManager::default()), config);
