@@ -53,6 +53,8 @@ pub mod mcp;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub use agent::providers;
 mod schema;
+#[cfg(feature = "search")]
+pub mod search;
 mod tool;
 
 pub use schema::profile;

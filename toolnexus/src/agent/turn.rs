@@ -13,6 +13,7 @@ use crate::agent::events::{Event, Events, Listener, events};
 use crate::agent::hooks::{Gate, HookChain};
 use crate::agent::message::{Message, ToolCall};
 use crate::agent::run::{CallRecord, CallStatus};
+use crate::tool::Tool;
 use crate::tool::context::{CancellationToken, Context};
 use crate::tool::request::{Answer, Request};
 use crate::tool::result::ToolResult;
@@ -39,6 +40,8 @@ pub(crate) struct Env<'a> {
     pub(crate) opts: &'a ToolOptions,
     /// The run's cancellation token, handed to every tool's [`Context`].
     pub(crate) cancel: Option<&'a CancellationToken>,
+    /// A tool the loop provides itself (tool search's), run for calls of its name.
+    pub(crate) builtin: Option<&'a Tool>,
 }
 
 impl Env<'_> {
@@ -521,7 +524,12 @@ async fn execute(call: &ToolCall, answer: Option<Answer>, env: &Env<'_>) -> Tool
     if let Some(token) = env.cancel {
         ctx = ctx.with_cancellation(token.clone());
     }
-    env.toolkit
-        .execute_json(&call.name, &call.arguments, ctx)
-        .await
+    match env.builtin.filter(|tool| tool.name() == call.name) {
+        Some(tool) => tool.execute_json(&call.arguments, ctx).await,
+        None => {
+            env.toolkit
+                .execute_json(&call.name, &call.arguments, ctx)
+                .await
+        }
+    }
 }
