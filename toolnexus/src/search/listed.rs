@@ -151,7 +151,10 @@ fn answer(index: &ToolIndex, query: &str, limit: usize) -> String {
     if hits.is_empty() {
         return format!("No tool matches \"{query}\". Search again with other words.");
     }
-    let mut text = format!("{} tools found; they can be called now:", hits.len());
+    let mut text = match hits.len() {
+        1 => "1 tool found; it can be called now:".to_owned(),
+        n => format!("{n} tools found; they can be called now:"),
+    };
     for tool in hits {
         text.push('\n');
         text.push_str(LINE);

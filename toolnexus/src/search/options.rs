@@ -134,3 +134,33 @@ impl fmt::Debug for ToolSearch {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::tool::result::ToolResult;
+
+    fn toolkit(names: &[&str]) -> Toolkit {
+        names
+            .iter()
+            .map(|n| Tool::new_sync(*n, "", json!({"type": "object"}), |_, _| ToolResult::ok("")))
+            .collect()
+    }
+
+    #[test]
+    fn the_index_is_built_once_per_toolkit() {
+        let search = ToolSearch::new();
+        let one = toolkit(&["a", "b"]);
+        let (first, _) = search.index_for(&one);
+        let (again, _) = search.index_for(&one.clone());
+        assert!(Arc::ptr_eq(&first, &again), "a clone holds the same tools");
+        // Same names, other tools: built again.
+        let (other, _) = search.index_for(&toolkit(&["a", "b"]));
+        assert!(!Arc::ptr_eq(&first, &other));
+        let given = Arc::new(ToolIndex::new(&one));
+        let search = ToolSearch::new().index(Arc::clone(&given));
+        assert!(Arc::ptr_eq(&search.index_for(&toolkit(&["z"])).0, &given));
+    }
+}
