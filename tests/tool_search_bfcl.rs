@@ -137,7 +137,7 @@ fn bfcl_live_recall_request_size_and_the_loop() {
     for question in &questions {
         let hits = index.search(&question.text, 5);
         let found = |tool: &&Tool| question.answers.iter().any(|a| a == tool.name());
-        at1 += usize::from(hits.first().is_some_and(|t| found(t)));
+        at1 += usize::from(hits.first().is_some_and(&found));
         at5 += usize::from(hits.iter().any(found));
     }
     let searched = started.elapsed();

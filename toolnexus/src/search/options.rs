@@ -49,8 +49,11 @@ pub struct ToolSearch {
     pub(crate) results: usize,
     given: Option<Arc<ToolIndex>>,
     /// The index (and the search tool over it) of the last toolkit searched.
-    built: Arc<Mutex<Option<(Arc<ToolIndex>, Tool)>>>,
+    built: Arc<Mutex<Option<Built>>>,
 }
+
+/// An index and the search tool over it.
+type Built = (Arc<ToolIndex>, Tool);
 
 impl ToolSearch {
     /// Search on every run, whatever the size of the toolkit; no always-visible tool,
