@@ -410,3 +410,71 @@ fn readme_before_and_after() {
 fn provider_sdks_agree_except_where_deliberate() {
     sdks::compare(&corpus());
 }
+
+/// Integers list their bounds only where a reader takes them exactly and they say
+/// something; Anthropic's strict tool use, which takes no bounds, lists them in words and
+/// `check` stays `Ok`: the unenforced bound is a warning.
+#[test]
+fn integer_bounds_are_listed_only_where_they_say_something_and_strict_gaps_are_warnings() {
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Widths {
+        big: i64,
+        count: u64,
+        level: u8,
+        offset: i32,
+    }
+    let schema = toolnexus::__private::schema_for::<Widths>();
+    let props = &schema["properties"];
+    assert_eq!(props["big"], json!({"type": "integer"}));
+    assert_eq!(props["count"], json!({"type": "integer", "minimum": 0}));
+    assert_eq!(
+        props["level"],
+        json!({"type": "integer", "minimum": 0, "maximum": 255})
+    );
+    assert_eq!(
+        props["offset"],
+        json!({"type": "integer", "minimum": i32::MIN, "maximum": i32::MAX})
+    );
+    let tool = Tool::new_sync("widths", "Widths.", schema, |_, _| ToolResult::ok(""));
+    let toolkit = Toolkit::new().with(tool);
+    for profile in Profile::ALL {
+        assert!(toolkit.check(profile).is_ok(), "{profile:?}");
+    }
+    let warnings = toolkit.warnings(Profile::AnthropicStrict);
+    let paths: Vec<&str> = warnings.iter().map(|w| w.path()).collect();
+    assert_eq!(
+        paths,
+        [
+            "/properties/count",
+            "/properties/level",
+            "/properties/offset"
+        ]
+    );
+    assert!(warnings.iter().all(|w| !w.is_refusal()));
+    let strict = toolkit.to_anthropic_strict();
+    assert_eq!(strict[0]["strict"], true);
+    assert!(
+        strict[0]["input_schema"]["properties"]["level"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("255"),
+        "{}",
+        strict[0]
+    );
+    // A value past the Rust type is refused with an error naming the field.
+    /// Doubles a number.
+    #[toolnexus::tool]
+    fn double(n: i64) -> Result<i64, String> {
+        n.checked_mul(2).ok_or_else(|| "too big".to_owned())
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let refused = rt.block_on(
+        double::tool().execute_json(r#"{"n": 10000000000000000000}"#, Context::default()),
+    );
+    assert!(refused.is_error);
+    assert!(refused.output.contains("n:"), "{}", refused.output);
+    assert!(refused.output.contains("i64"), "{}", refused.output);
+}

@@ -169,9 +169,7 @@ fn toolset_tools_have_schemas_docs_and_overrides() {
                 "key": {"type": "string", "description": "The counter's key."},
                 "by": {
                     "type": "integer",
-                    "description": "How much to add.",
-                    "minimum": i64::MIN,
-                    "maximum": i64::MAX
+                    "description": "How much to add."
                 },
             },
             "required": ["key", "by"],

@@ -57,6 +57,8 @@ pub use agent::providers;
 mod schema;
 #[cfg(any(feature = "mcp", feature = "skills", feature = "http-tools"))]
 pub mod source;
+#[cfg(feature = "search")]
+pub mod search;
 mod tool;
 pub mod trace;
 

@@ -111,6 +111,9 @@ pub struct Client {
     pub(crate) cancellation: Option<CancellationToken>,
     /// The agent's name in its spans (see [`Client::agent_name`]).
     pub(crate) name: Option<String>,
+    /// Tool search, when on (see [`Client::tool_search`]).
+    #[cfg(feature = "search")]
+    pub(crate) search: Option<crate::search::ToolSearch>,
 }
 
 impl Client {
@@ -130,6 +133,8 @@ impl Client {
             run_timeout: None,
             cancellation: None,
             name: None,
+            #[cfg(feature = "search")]
+            search: None,
         }
     }
 
@@ -346,6 +351,37 @@ impl Client {
         self
     }
 
+    /// Turns tool search on (feature `search`): instead of the whole toolkit, each turn
+    /// lists a built-in `search_tools` tool, the always-visible tools, and the tools found
+    /// so far in the run. See [`ToolSearch`](crate::search::ToolSearch).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolnexus::search::ToolSearch;
+    /// use toolnexus::{Client, Reply, ScriptedModel, Tool, ToolResult, Toolkit};
+    ///
+    /// let toolkit: Toolkit = (0..100)
+    ///     .map(|i| Tool::new_sync(format!("tool_{i}"), format!("Does thing {i}."), json!({"type": "object"}), |_, _| ToolResult::ok("")))
+    ///     .chain([Tool::new_sync("refund_order", "Refunds an order.", json!({"type": "object"}), |_, _| ToolResult::ok("refunded"))])
+    ///     .collect();
+    /// let model = ScriptedModel::new([
+    ///     Reply::call("c1", "search_tools", r#"{"query": "refund an order"}"#),
+    ///     Reply::call("c2", "refund_order", "{}"),
+    ///     Reply::text("Refunded."),
+    /// ]);
+    /// let client = Client::new(model).tool_search(ToolSearch::above(30));
+    /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    /// let run = rt.block_on(client.run("Refund order 42", &toolkit));
+    /// assert!(run.calls[0].result.output.contains("- refund_order: Refunds an order."));
+    /// assert_eq!(run.calls[1].result.output, "refunded");
+    /// ```
+    #[cfg(feature = "search")]
+    #[must_use]
+    pub fn tool_search(mut self, options: crate::search::ToolSearch) -> Self {
+        self.search = Some(options);
+        self
+    }
+
     /// Runs the loop on a new transcript: the system prompt, then `prompt`.
     pub async fn run(&self, prompt: impl Into<String>, toolkit: &Toolkit) -> RunResult {
         let mut transcript = Vec::with_capacity(2);
@@ -415,6 +451,16 @@ impl Client {
     }
 }
 
+impl Client {
+    /// Whether tool search is on (for `Debug`).
+    fn search_on(&self) -> bool {
+        #[cfg(feature = "search")]
+        return self.search.is_some();
+        #[cfg(not(feature = "search"))]
+        false
+    }
+}
+
 /// What a [`wait_for`](Client::wait_for) future may give: an [`Answer`], or a
 /// `Result<Answer, E>` whose error (any `E: Display`) ends the run.
 pub trait IntoWaitOutcome: Send {
@@ -448,6 +494,7 @@ impl fmt::Debug for Client {
             .field("concurrent", &!self.tools.sequential)
             .field("hooks", &self.tools.hooks.len())
             .field("on_event", &self.tools.listener.is_some())
+            .field("tool_search", &self.search_on())
             .finish_non_exhaustive()
     }
 }

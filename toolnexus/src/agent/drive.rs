@@ -13,6 +13,7 @@ use tracing::Instrument as _;
 
 use crate::agent::client::Client;
 use crate::agent::events::{Event, Events, events};
+use crate::agent::listed::Listed;
 use crate::agent::message::Message;
 use crate::agent::model::{Delta, ModelError, Reply, Usage};
 use crate::agent::run::{RunResult, RunStatus, StopReason};
@@ -63,10 +64,12 @@ impl Client {
         stop: &Stop,
         open: Option<Opened>,
     ) {
+        let listed = Listed::new(self, toolkit);
         let env = Env {
             toolkit,
             opts: &self.tools,
             cancel: stop.token(),
+            builtin: listed.builtin(),
         };
         if let Some(Opened { mut turn, answer }) = open {
             let played = stop
@@ -94,7 +97,8 @@ impl Client {
                 return;
             }
             run.turns += 1;
-            let asked = stop.guard(self.model_turn(run.turns, &run.transcript, toolkit));
+            let offered = listed.for_turn(&run.transcript);
+            let asked = stop.guard(self.model_turn(run.turns, &run.transcript, &offered));
             let reply = match asked.await {
                 Ok(Ok(reply)) => reply,
                 Ok(Err(reason)) | Err(reason) => {

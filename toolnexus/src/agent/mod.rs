@@ -5,6 +5,7 @@ pub(crate) mod client;
 pub(crate) mod drive;
 pub(crate) mod events;
 pub(crate) mod hooks;
+pub(crate) mod listed;
 pub(crate) mod message;
 pub(crate) mod model;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]

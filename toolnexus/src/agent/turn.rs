@@ -14,6 +14,7 @@ use crate::agent::hooks::{Gate, HookChain};
 use crate::agent::message::{Message, ToolCall};
 use crate::agent::run::{CallRecord, CallStatus};
 use crate::tool::caller::Caller;
+use crate::tool::Tool;
 use crate::tool::context::{CancellationToken, Context};
 use crate::tool::request::{Answer, Request};
 use crate::tool::result::ToolResult;
@@ -42,6 +43,8 @@ pub(crate) struct Env<'a> {
     pub(crate) opts: &'a ToolOptions,
     /// The run's cancellation token, handed to every tool's [`Context`].
     pub(crate) cancel: Option<&'a CancellationToken>,
+    /// A tool the loop provides itself (tool search's), run for calls of its name.
+    pub(crate) builtin: Option<&'a Tool>,
 }
 
 impl Env<'_> {
@@ -527,7 +530,12 @@ async fn execute(call: &ToolCall, answer: Option<Answer>, env: &Env<'_>) -> Tool
     if let Some(caller) = &env.opts.caller {
         ctx = ctx.with_caller(Arc::clone(caller));
     }
-    env.toolkit
-        .execute_json(&call.name, &call.arguments, ctx)
-        .await
+    match env.builtin.filter(|tool| tool.name() == call.name) {
+        Some(tool) => tool.execute_json(&call.arguments, ctx).await,
+        None => {
+            env.toolkit
+                .execute_json(&call.name, &call.arguments, ctx)
+                .await
+        }
+    }
 }

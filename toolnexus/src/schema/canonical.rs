@@ -9,9 +9,13 @@
 //! - the root is an object with `properties` and `additionalProperties: false`; a type
 //!   with no fields (or `()`) gives `{"type":"object","properties":{},"additionalProperties":false}`;
 //! - only the formats JSON Schema 2020-12 defines (`date-time`, `uuid`, `email`, …) are
-//!   kept: schemars' own `uint32`, `int64`, `float`… become the range they stand for
+//!   kept: schemars' own `uint32`, `int8`, `float`… become the range they stand for
 //!   (`minimum`/`maximum`, in standard terms, so a validator and a model see the bounds the
-//!   Rust type has), and `double` is dropped.
+//!   Rust type has), and `double` is dropped. An integer's bounds are stated only where
+//!   they are narrower than ±(2^53−1), the range every JSON reader takes exactly (`u8`,
+//!   `i32`, `u32`…), or are the minimum 0 of an unsigned type: `i64` lists none, `u64`
+//!   only `minimum: 0`. A value outside the Rust type is refused with an error naming
+//!   the field.
 
 use std::borrow::Cow;
 
@@ -151,7 +155,7 @@ mod tests {
                     "count": {"type": "integer", "description": "How many.", "minimum": 0, "maximum": u32::MAX},
                     "small": {"type": "integer", "minimum": 0, "maximum": 255},
                     "ratio": {"type": "number"},
-                    "maybe": {"type": ["integer", "null"], "minimum": 0, "maximum": u64::MAX}
+                    "maybe": {"type": ["integer", "null"], "minimum": 0}
                 },
                 "required": ["count", "small", "ratio"],
                 "additionalProperties": false

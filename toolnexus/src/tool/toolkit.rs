@@ -283,22 +283,21 @@ impl Toolkit {
 
     /// Checks every tool's schema against one provider profile, so a schema the provider
     /// would reject is found when the toolkit is built rather than at the first request.
-    /// The errors name the tool, the place in its schema and the reason, and are of two
-    /// kinds ([`ProfileError::is_refusal`]):
-    ///
-    /// - a refusal: the profile cannot list the tool. The listings never fail: a strict
-    ///   listing shows such a tool in its plain form (without `"strict": true`) when that
-    ///   fits, and every other listing leaves it out (see [`Toolkit::listing`]);
-    /// - a constraint the listed schema does not enforce (a bound or a format moved into
-    ///   the description, a tuple's positions, a root union listed as one object): the
-    ///   provider may send arguments the tool then refuses, with an error naming the field.
-    ///
-    /// A toolkit that passes `check` for a profile lists every tool, and every argument
-    /// object its listing allows, the tools accept.
+    /// Each error is a refusal ([`ProfileError::is_refusal`]) naming the tool, the place
+    /// in its schema and the reason: the profile cannot list the tool. The listings never
+    /// fail: a strict listing shows such a tool in its plain form (without
+    /// `"strict": true`) when that fits, and every other listing leaves it out (see
+    /// [`Toolkit::listing`]).
     ///
     /// A tool whose shared state is missing (see [`Toolkit::with_state`]) is reported too,
     /// as a refusal whose path is `/` and whose message names the type and the fix;
     /// [`Toolkit::check_states`] reports those alone.
+    ///
+    /// A constraint the listed schema does not enforce is not an error: the tool is listed
+    /// and works. [`Toolkit::warnings`] names those. A toolkit that passes `check` and has
+    /// no warnings for a profile lists every tool, and every argument object its listing
+    /// allows (with integers in the range every JSON reader takes exactly, ±(2^53−1)),
+    /// the tools accept.
     ///
     /// ```
     /// use serde_json::json;
@@ -317,10 +316,7 @@ impl Toolkit {
         let mut errors: Vec<ProfileError> = self
             .tools
             .iter()
-            .flat_map(|tool| {
-                let entry = tool.entry(profile);
-                entry.error.iter().chain(&entry.gaps).cloned()
-            })
+            .filter_map(|tool| tool.entry(profile).error.clone())
             .collect();
         if let Err(missing) = self.check_states() {
             errors.extend(missing.iter().map(|missing| {
@@ -332,6 +328,34 @@ impl Toolkit {
         } else {
             Err(errors)
         }
+    }
+
+    /// The constraints `profile`'s listing states without enforcing, one per tool and
+    /// place (never a refusal): a bound or a format moved into the description, a tuple's
+    /// positions, a root union listed as one object. The tool is listed and works, but
+    /// the provider may send arguments it then refuses, with an error naming the field.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolnexus::{Tool, ToolResult, Toolkit, profile::Profile};
+    ///
+    /// // Anthropic's strict tool use takes no numeric bounds: a `u8` says its range in
+    /// // words, which a model reads but the API does not enforce.
+    /// let percent = json!({"type": "object", "properties": {
+    ///     "percent": {"type": "integer", "minimum": 0, "maximum": 100}
+    /// }, "required": ["percent"]});
+    /// let toolkit = Toolkit::new().with(Tool::new_sync("dim", "Dims.", percent, |_, _| ToolResult::ok("")));
+    /// assert!(toolkit.check(Profile::AnthropicStrict).is_ok());
+    /// let warnings = toolkit.warnings(Profile::AnthropicStrict);
+    /// assert_eq!(warnings[0].path(), "/properties/percent");
+    /// assert!(!warnings[0].is_refusal());
+    /// assert!(toolkit.warnings(Profile::Anthropic).is_empty());
+    /// ```
+    pub fn warnings(&self, profile: Profile) -> Vec<ProfileError> {
+        self.tools
+            .iter()
+            .flat_map(|tool| tool.entry(profile).gaps.iter().cloned())
+            .collect()
     }
 
     /// The tools in `profile`'s provider shape, built once and shared: what

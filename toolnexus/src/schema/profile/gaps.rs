@@ -1,7 +1,7 @@
 //! What a profile lists without enforcing: a constraint of the canonical schema (a bound,
 //! a format, a tuple's positions) that the provider's dialect cannot state, so the profile
 //! says it in the description instead. The provider may then send arguments the tool
-//! refuses; [`Toolkit::check`](crate::Toolkit::check) reports each such place, per tool
+//! refuses; [`Toolkit::warnings`](crate::Toolkit::warnings) reports each such place, per tool
 //! and field, so a user learns it before a model does.
 //!
 //! The profile functions stay `&Value → Result<Value, ProfileError>`; the places they do

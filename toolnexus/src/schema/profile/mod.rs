@@ -15,12 +15,13 @@
 //! | [`mcp`] | `Toolkit::to_mcp` | as is, with `"type": "object"` always at the root |
 //!
 //! What a profile moves into a description is no longer enforced by the provider: each
-//! such place is reported by [`Toolkit::check`](crate::Toolkit::check) as a
+//! such place is reported by [`Toolkit::warnings`](crate::Toolkit::warnings) as a
 //! [`ProfileError`] that is not a refusal ([`ProfileError::is_refusal`]).
 //!
 //! Every profile is a pure function, `&Value → Result<Value, ProfileError>`, and every one
 //! also turns non-standard number formats (`uint32`, `int64`, `float`, …) into the range
-//! they stand for, so a hand-written schema gets the same treatment as a generated one.
+//! they stand for where it is narrower than ±(2^53−1) (or the minimum 0 of an unsigned
+//! type), so a hand-written schema gets the same treatment as a generated one.
 //! A [`Tool`](crate::Tool) computes each profile once, on first use, and caches it.
 //!
 //! ```
@@ -183,7 +184,7 @@ impl fmt::Display for Profile {
 /// list the schema at all, and a constraint the listed schema does *not enforce* (a bound
 /// moved into the description, a tuple's positions): the provider may then send arguments
 /// the tool refuses, with an error naming the field. [`Toolkit::check`](crate::Toolkit::check)
-/// reports both.
+/// reports refusals, [`Toolkit::warnings`](crate::Toolkit::warnings) the others.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProfileError {
     profile: Profile,
@@ -328,9 +329,9 @@ mod tests {
             schema["properties"],
             json!({
                 "a": {"type": "integer", "minimum": 0, "maximum": 4294967295u32},
-                "b": {"type": "integer", "minimum": -3, "maximum": i64::MAX},
+                "b": {"type": "integer", "minimum": -3},
                 "c": {"type": "string", "format": "date-time"},
-                "d": {"type": "integer", "minimum": 1, "maximum": u64::MAX}
+                "d": {"type": "integer", "minimum": 1}
             })
         );
     }

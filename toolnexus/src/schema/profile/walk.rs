@@ -174,36 +174,50 @@ pub(crate) fn tuple_to_items(node: &mut Map<String, Value>, profile: Profile, pa
 ///
 /// 128-bit integers get the 64-bit range: a `serde_json::Value` (the form arguments take
 /// on the value path) holds no larger integer, so a larger one would be refused there.
-fn number_format_range(format: &str) -> Option<(Value, Value)> {
+fn number_format_range(format: &str) -> Option<(Option<Value>, Option<Value>)> {
     use serde_json::json;
+    let both = |min: Value, max: Value| (Some(min), Some(max));
     Some(match format {
-        "int8" => (json!(i8::MIN), json!(i8::MAX)),
-        "int16" => (json!(i16::MIN), json!(i16::MAX)),
-        "int32" => (json!(i32::MIN), json!(i32::MAX)),
-        "int64" | "int128" | "int" => (json!(i64::MIN), json!(i64::MAX)),
-        "uint8" => (json!(0), json!(u8::MAX)),
-        "uint16" => (json!(0), json!(u16::MAX)),
-        "uint32" => (json!(0), json!(u32::MAX)),
-        "uint64" | "uint128" | "uint" => (json!(0), json!(u64::MAX)),
+        "int8" => both(json!(i8::MIN), json!(i8::MAX)),
+        "int16" => both(json!(i16::MIN), json!(i16::MAX)),
+        "int32" => both(json!(i32::MIN), json!(i32::MAX)),
+        // Bounds at or past ±(2^53−1) tell a model nothing, and every JavaScript reader
+        // (so most MCP hosts) rounds them to doubles, 9223372036854775807 becoming
+        // 9223372036854776000: listed, they would promise values the tool refuses. The
+        // type says "integer"; a value outside the Rust type is refused with an error
+        // naming the field.
+        "int64" | "int128" | "int" => (None, None),
+        "uint8" => both(json!(0), json!(u8::MAX)),
+        "uint16" => both(json!(0), json!(u16::MAX)),
+        "uint32" => both(json!(0), json!(u32::MAX)),
+        "uint64" | "uint128" | "uint" => (Some(json!(0)), None),
         // `f32::MAX`, as the `f64` serde reads it as (a larger number is out of range).
-        "float" => (json!(-f64::from(f32::MAX)), json!(f64::from(f32::MAX))),
+        "float" => both(json!(-f64::from(f32::MAX)), json!(f64::from(f32::MAX))),
         _ => return None,
     })
 }
 
 /// Turns non-standard number formats everywhere in `schema` into the range they stand for
-/// (`format: uint32` → `minimum: 0, maximum: 4294967295`), keeping any bound already
-/// there, and drops them; `double` is dropped too (any JSON number fits an `f64`).
+/// where that range says something a reader takes exactly (`format: uint32` → `minimum:
+/// 0, maximum: 4294967295`; `int64` → no bound; `uint64` → `minimum: 0`), keeping any
+/// bound already there, and drops them; `double` is dropped too (any JSON number fits an
+/// `f64`).
 pub(crate) fn fix_integer_formats(schema: &mut Value) {
     match schema {
         Value::Object(node) => {
             if let Some(format) = node.get("format").and_then(Value::as_str) {
                 if let Some((minimum, maximum)) = number_format_range(format) {
                     node.shift_remove("format");
-                    if !node.contains_key("minimum") && !node.contains_key("exclusiveMinimum") {
+                    if let Some(minimum) = minimum
+                        && !node.contains_key("minimum")
+                        && !node.contains_key("exclusiveMinimum")
+                    {
                         node.insert("minimum".into(), minimum);
                     }
-                    if !node.contains_key("maximum") && !node.contains_key("exclusiveMaximum") {
+                    if let Some(maximum) = maximum
+                        && !node.contains_key("maximum")
+                        && !node.contains_key("exclusiveMaximum")
+                    {
                         node.insert("maximum".into(), maximum);
                     }
                 } else if format == "double" {
