@@ -50,6 +50,8 @@
 mod agent;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+#[cfg(feature = "__store")]
+pub mod store;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub use agent::providers;
 mod schema;

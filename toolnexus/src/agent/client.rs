@@ -107,6 +107,9 @@ pub struct Client {
     pub(crate) tools: ToolOptions,
     pub(crate) run_timeout: Option<Duration>,
     pub(crate) cancellation: Option<CancellationToken>,
+    /// The run store, its lease and the next run's id ([`Client::with_store`]).
+    #[cfg(feature = "__store")]
+    pub(crate) store: Option<crate::store::journal::Durable>,
 }
 
 impl Client {
@@ -121,6 +124,8 @@ impl Client {
             tools: ToolOptions::default(),
             run_timeout: None,
             cancellation: None,
+            #[cfg(feature = "__store")]
+            store: None,
         }
     }
 
@@ -338,6 +343,10 @@ impl Client {
             transcript.push(Message::system(system.clone()));
         }
         transcript.push(Message::user(prompt));
+        #[cfg(feature = "__store")]
+        if let Some(durable) = &self.store {
+            return self.run_stored(durable, transcript, toolkit).await;
+        }
         self.drive(transcript, toolkit, None).await
     }
 
@@ -400,6 +409,15 @@ impl Client {
     }
 }
 
+impl Client {
+    fn has_store(&self) -> bool {
+        #[cfg(feature = "__store")]
+        return self.store.is_some();
+        #[cfg(not(feature = "__store"))]
+        false
+    }
+}
+
 /// What a [`wait_for`](Client::wait_for) future may give: an [`Answer`], or a
 /// `Result<Answer, E>` whose error (any `E: Display`) ends the run.
 pub trait IntoWaitOutcome: Send {
@@ -432,6 +450,7 @@ impl fmt::Debug for Client {
             .field("concurrent", &!self.tools.sequential)
             .field("hooks", &self.tools.hooks.len())
             .field("on_event", &self.tools.listener.is_some())
+            .field("store", &self.has_store())
             .finish_non_exhaustive()
     }
 }

@@ -13,9 +13,9 @@ use tokio::time::Instant;
 use crate::agent::client::Client;
 use crate::agent::events::{Event, Events, events};
 use crate::agent::message::Message;
-use crate::agent::model::{Delta, ModelError, Reply, Usage};
+use crate::agent::model::{Delta, ModelError, Reply};
 use crate::agent::run::{RunResult, RunStatus, StopReason};
-use crate::agent::turn::{Env, Played, Turn};
+use crate::agent::turn::{Env, Journal, Played, Turn};
 use crate::tool::context::CancellationToken;
 use crate::tool::request::Answer;
 use crate::tool::toolkit::Toolkit;
@@ -35,17 +35,20 @@ impl Client {
         toolkit: &Toolkit,
         open: Option<Opened>,
     ) -> RunResult {
-        let mut run = RunResult {
-            status: RunStatus::Done,
-            text: String::new(),
-            transcript,
-            calls: Vec::new(),
-            turns: 0,
-            usage: Usage::default(),
-            pending: None,
-        };
+        self.drive_with(transcript, toolkit, open, None).await
+    }
+
+    /// [`Client::drive`], recording the run in `journal` when there is one.
+    pub(crate) async fn drive_with(
+        &self,
+        transcript: Vec<Message>,
+        toolkit: &Toolkit,
+        open: Option<Opened>,
+        journal: Option<&Journal>,
+    ) -> RunResult {
+        let mut run = RunResult::empty(transcript);
         let stop = Stop::new(self.cancellation.as_ref(), self.run_timeout);
-        self.steps(&mut run, toolkit, &stop, open).await;
+        self.steps(&mut run, toolkit, &stop, open, journal).await;
         events(&self.tools.listener).emit(Event::RunFinished { run: &run });
         run
     }
@@ -56,11 +59,13 @@ impl Client {
         toolkit: &Toolkit,
         stop: &Stop,
         open: Option<Opened>,
+        journal: Option<&Journal>,
     ) {
         let env = Env {
             toolkit,
             opts: &self.tools,
             cancel: stop.token(),
+            journal,
         };
         if let Some(Opened { mut turn, answer }) = open {
             let played = stop
@@ -108,6 +113,10 @@ impl Client {
             let mut turn = Turn::fresh(run.transcript.len(), run.turns, reply.tool_calls);
             run.transcript
                 .push(Message::tool_calls(reply.content, turn.calls()));
+            if let Some(Err(reason)) = checkpoint(journal, &run.transcript).await {
+                end_of_turn(run, turn, Err(reason), &env);
+                return;
+            }
             let played = stop.guard(turn.play(&env)).await;
             if end_of_turn(run, turn, played, &env) {
                 return;
@@ -179,6 +188,11 @@ fn end_of_turn(
     played: Result<Played, StopReason>,
     env: &Env<'_>,
 ) -> bool {
+    // A failed store write ends the run after its turn: what was recorded stands.
+    let played = match (played, env.journal.and_then(Journal::failure)) {
+        (Ok(Played::Settled), Some(reason)) => Err(reason),
+        (played, _) => played,
+    };
     let ends = match played {
         Ok(Played::Settled) => false,
         Ok(Played::Halted(request)) => {
@@ -205,6 +219,14 @@ fn end_of_turn(
     turn.write(&mut run.transcript);
     run.calls.extend(turn.records());
     ends
+}
+
+/// Records a model turn that asked for tools, when the run has a journal.
+async fn checkpoint(
+    journal: Option<&Journal>,
+    transcript: &[Message],
+) -> Option<Result<(), StopReason>> {
+    Some(journal?.checkpoint(transcript).await)
 }
 
 /// When a run must stop: its cancellation token, its deadline, neither or both.

@@ -83,6 +83,7 @@ pub async fn resume(
         toolkit,
         opts: &opts,
         cancel: None,
+        journal: None,
     };
     turn.answer(halted, answer, &env).await;
     // Without `wait_for` nothing can fail: the turn settles or halts again.

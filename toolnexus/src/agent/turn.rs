@@ -39,6 +39,29 @@ pub(crate) struct Env<'a> {
     pub(crate) opts: &'a ToolOptions,
     /// The run's cancellation token, handed to every tool's [`Context`].
     pub(crate) cancel: Option<&'a CancellationToken>,
+    /// Where a durable run records its calls.
+    pub(crate) journal: Option<&'a Journal>,
+}
+
+/// The run store's record of a run; nothing without a store feature.
+#[cfg(feature = "__store")]
+pub(crate) use crate::store::journal::Journal;
+/// The run store's record of a run; nothing without a store feature.
+#[cfg(not(feature = "__store"))]
+pub(crate) enum Journal {}
+
+#[cfg(not(feature = "__store"))]
+impl Journal {
+    pub(crate) fn failure(&self) -> Option<crate::agent::run::StopReason> {
+        match *self {}
+    }
+
+    pub(crate) async fn checkpoint(
+        &self,
+        _: &[Message],
+    ) -> Result<(), crate::agent::run::StopReason> {
+        match *self {}
+    }
 }
 
 impl Env<'_> {
@@ -478,11 +501,29 @@ async fn resolve(slot: &mut Slot, answer: Answer, turn: u32, env: &Env<'_>) {
     }
 }
 
+/// Executes one call through the hooks, and records its result in a durable run's
+/// journal. `true` when a before-tool hook denied it.
+async fn run_call(
+    call: &ToolCall,
+    answer: Option<Answer>,
+    turn: u32,
+    env: &Env<'_>,
+) -> (ToolResult, bool) {
+    let Some(journal) = env.journal else {
+        return hooked(call, answer, turn, env).await;
+    };
+    let (result, denied) = Box::pin(hooked(call, answer, turn, env)).await;
+    if !denied {
+        journal_settled(journal, &call.id, &result).await;
+    }
+    (result, denied)
+}
+
 /// Executes one call through the hooks. `true` when a before-tool hook denied it.
 ///
 /// Hooks that are plain functions run inline: with only those, a call makes no future
 /// beyond the tool's own (the loop's per-call overhead stays near that of no hooks).
-async fn run_call(
+async fn hooked(
     call: &ToolCall,
     answer: Option<Answer>,
     turn: u32,
@@ -521,7 +562,36 @@ async fn execute(call: &ToolCall, answer: Option<Answer>, env: &Env<'_>) -> Tool
     if let Some(token) = env.cancel {
         ctx = ctx.with_cancellation(token.clone());
     }
+    if let Some(journal) = env.journal {
+        match journal_started(journal, &call.id).await {
+            Ok(key) => ctx = ctx.with_idempotency_key(key),
+            Err(text) => return ToolResult::error(text),
+        }
+    }
     env.toolkit
         .execute_json(&call.name, &call.arguments, ctx)
         .await
+}
+
+/// Records that a call starts; its idempotency key, or why it must not run.
+#[cfg(feature = "__store")]
+async fn journal_started(journal: &Journal, call_id: &str) -> Result<String, String> {
+    journal.started(call_id).await?;
+    Ok(journal.key(call_id))
+}
+
+#[cfg(not(feature = "__store"))]
+async fn journal_started(journal: &Journal, _: &str) -> Result<String, String> {
+    match *journal {}
+}
+
+/// Records a call's result (the one the model reads).
+#[cfg(feature = "__store")]
+async fn journal_settled(journal: &Journal, call_id: &str, result: &ToolResult) {
+    journal.settled(call_id, result).await;
+}
+
+#[cfg(not(feature = "__store"))]
+async fn journal_settled(journal: &Journal, _: &str, _: &ToolResult) {
+    match *journal {}
 }
