@@ -493,3 +493,42 @@ async fn two_postgres_workers_race_on_200_parked_runs() {
     ran.dedup();
     assert_eq!(ran.len(), 200);
 }
+
+// ---------------------------------------------------------------------------------------
+
+#[path = "common/example.rs"]
+mod common_example;
+
+/// `examples/durable.rs` parks a run, exits, and answers it from a second invocation.
+#[test]
+fn the_durable_example_answers_a_run_parked_by_another_process() {
+    let db = std::env::temp_dir().join(format!(
+        "toolnexus-durable-example-{}.db",
+        std::process::id()
+    ));
+    let run = |extra: &[&str]| {
+        let output = std::process::Command::new(common_example::example("durable"))
+            .args(["--db", db.to_str().unwrap()])
+            .args(extra)
+            .output()
+            .expect("the example runs");
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let first = run(&[]);
+    assert!(
+        first.contains("parked: Deploy build 42 to production?"),
+        "{first}"
+    );
+    let second = run(&["--answer"]);
+    assert!(second.contains("waits on deploy"), "{second}");
+    assert!(
+        second.contains("resumed: Done: deployed build 42 (approved by ana)"),
+        "{second}"
+    );
+    let third = run(&["--answer"]);
+    assert!(third.contains("nothing is waiting"), "{third}");
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+    }
+}
