@@ -165,7 +165,7 @@ async fn recovery<S: RunStore + Clone>(store: S) {
     let run = &recovered[0];
     assert!(run.is_done(), "{:?}", run.status);
     assert_eq!(tool_messages(&run.transcript), 5);
-    let seen = seen.lock().unwrap();
+    let seen = seen.lock().unwrap().clone();
     let runs_of = |n| seen.iter().filter(|s| s.0 == n).count();
     assert_eq!(
         [0, 1, 3, 4].map(runs_of),

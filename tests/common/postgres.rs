@@ -85,6 +85,9 @@ fn as_postgres(program: &Path) -> Command {
     }
 }
 
+// The watcher outlives the test binary on purpose (it stops the server once the binary
+// is gone), so it is never waited on.
+#[allow(clippy::zombie_processes)]
 fn start() -> Postgres {
     let bin = bin_dir();
     let dir = std::env::temp_dir().join(format!("toolnexus-pg-{}", std::process::id()));
