@@ -33,6 +33,15 @@ pub(crate) fn steps(tool: &'static str, calls: usize) -> FnModel {
 /// id when there was one.
 pub(crate) type Seen = Arc<Mutex<Vec<(i64, Option<String>, Option<String>)>>>;
 
+/// Records one execution in `seen`; the call's `n`.
+fn record(seen: &Seen, args: &serde_json::Value, ctx: &toolnexus::Context) -> i64 {
+    let n = args["n"].as_i64().unwrap_or(-1);
+    let key = ctx.idempotency_key().map(str::to_owned);
+    let answer = ctx.answer().map(|a| a.id.clone());
+    seen.lock().unwrap().push((n, key, answer));
+    n
+}
+
 /// A tool `count` that records every execution and says `ok n`.
 pub(crate) fn counting(seen: Seen) -> Tool {
     Tool::new_sync(
@@ -40,11 +49,7 @@ pub(crate) fn counting(seen: Seen) -> Tool {
         "Counts.",
         json!({"type": "object"}),
         move |args, ctx| {
-            let n = args["n"].as_i64().unwrap_or(-1);
-            let key = ctx.idempotency_key().map(str::to_owned);
-            seen.lock()
-                .unwrap()
-                .push((n, key, ctx.answer().map(|a| a.id.clone())));
+            let n = record(&seen, &args, ctx);
             ToolResult::ok(format!("ok {n}"))
         },
     )
@@ -58,11 +63,7 @@ pub(crate) fn approving(seen: Seen, tag: &'static str, expires: Option<&'static 
         "Asks first.",
         json!({"type": "object"}),
         move |args, ctx| {
-            let n = args["n"].as_i64().unwrap_or(-1);
-            let key = ctx.idempotency_key().map(str::to_owned);
-            seen.lock()
-                .unwrap()
-                .push((n, key, ctx.answer().map(|a| a.id.clone())));
+            let n = record(&seen, &args, ctx);
             match ctx.answer() {
                 Some(answer) => {
                     ToolResult::ok(format!("approved {n} by {}", answer.text().unwrap_or("?")))

@@ -174,7 +174,17 @@ impl Engine {
         } else {
             answer.clone()
         };
-        let loaded = self.claim(&mut tx, &run, token, lease, "parked").await?;
+        let loaded = match self.claim(&mut tx, &run, token, lease, "parked").await {
+            Ok(loaded) => loaded,
+            // Another worker answered it and finished the run since the request was read.
+            Err(StoreError::WrongState { .. }) if self.answered(id).await? => {
+                return Err(StoreError::AlreadyAnswered {
+                    request: id.to_owned(),
+                    run,
+                });
+            }
+            Err(error) => return Err(error),
+        };
         let changed = tx
             .exec(
                 "UPDATE toolnexus_requests SET answer = $2, answered_at = {now} \
@@ -191,6 +201,22 @@ impl Engine {
         }
         tx.commit().await.map_err(doing())?;
         Ok((run, loaded, given))
+    }
+
+    /// Whether request `id` has an answer now (read outside any transaction).
+    async fn answered(&self, id: &str) -> Result<bool, StoreError> {
+        let rows = self
+            .pool
+            .fetch(
+                "SELECT answered_at FROM toolnexus_requests WHERE id = $1",
+                &[Arg::Text(id)],
+            )
+            .await
+            .map_err(StoreError::unavailable(format!("reading request `{id}`")))?;
+        Ok(match rows.first() {
+            Some(row) => int(row, 0, "a request")?.is_some(),
+            None => false,
+        })
     }
 
     /// Takes the lease of the run `id` whose worker lost it, and loads the run.
