@@ -52,6 +52,8 @@ mod agent;
 pub mod mcp;
 #[cfg(feature = "otel")]
 pub mod otel;
+#[cfg(feature = "__store")]
+pub mod store;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub use agent::providers;
 mod schema;

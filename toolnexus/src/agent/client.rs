@@ -114,6 +114,9 @@ pub struct Client {
     /// Tool search, when on (see [`Client::tool_search`]).
     #[cfg(feature = "search")]
     pub(crate) search: Option<crate::search::ToolSearch>,
+    /// The run store, its lease and the next run's id ([`Client::with_store`]).
+    #[cfg(feature = "__store")]
+    pub(crate) store: Option<crate::store::journal::Durable>,
 }
 
 impl Client {
@@ -135,6 +138,8 @@ impl Client {
             name: None,
             #[cfg(feature = "search")]
             search: None,
+            #[cfg(feature = "__store")]
+            store: None,
         }
     }
 
@@ -389,6 +394,10 @@ impl Client {
             transcript.push(Message::system(system.clone()));
         }
         transcript.push(Message::user(prompt));
+        #[cfg(feature = "__store")]
+        if let Some(durable) = &self.store {
+            return self.run_stored(durable, transcript, toolkit).await;
+        }
         self.drive(transcript, toolkit, None).await
     }
 
@@ -459,6 +468,14 @@ impl Client {
         #[cfg(not(feature = "search"))]
         false
     }
+
+    /// Whether a run store is set (for `Debug`).
+    fn has_store(&self) -> bool {
+        #[cfg(feature = "__store")]
+        return self.store.is_some();
+        #[cfg(not(feature = "__store"))]
+        false
+    }
 }
 
 /// What a [`wait_for`](Client::wait_for) future may give: an [`Answer`], or a
@@ -495,6 +512,7 @@ impl fmt::Debug for Client {
             .field("hooks", &self.tools.hooks.len())
             .field("on_event", &self.tools.listener.is_some())
             .field("tool_search", &self.search_on())
+            .field("store", &self.has_store())
             .finish_non_exhaustive()
     }
 }

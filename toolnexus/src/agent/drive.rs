@@ -15,10 +15,10 @@ use crate::agent::client::Client;
 use crate::agent::events::{Event, Events, events};
 use crate::agent::listed::Listed;
 use crate::agent::message::Message;
-use crate::agent::model::{Delta, ModelError, Reply, Usage};
+use crate::agent::model::{Delta, ModelError, Reply};
 use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::agent::trace;
-use crate::agent::turn::{Env, Played, Turn};
+use crate::agent::turn::{Env, Journal, Played, Turn};
 use crate::tool::context::CancellationToken;
 use crate::tool::request::Answer;
 use crate::tool::toolkit::Toolkit;
@@ -38,19 +38,22 @@ impl Client {
         toolkit: &Toolkit,
         open: Option<Opened>,
     ) -> RunResult {
-        let mut run = RunResult {
-            status: RunStatus::Done,
-            text: String::new(),
-            transcript,
-            calls: Vec::new(),
-            turns: 0,
-            usage: Usage::default(),
-            pending: None,
-        };
+        self.drive_with(transcript, toolkit, open, None).await
+    }
+
+    /// [`Client::drive`], recording the run in `journal` when there is one.
+    pub(crate) async fn drive_with(
+        &self,
+        transcript: Vec<Message>,
+        toolkit: &Toolkit,
+        open: Option<Opened>,
+        journal: Option<&Journal>,
+    ) -> RunResult {
+        let mut run = RunResult::empty(transcript);
         let stop = Stop::new(self.cancellation.as_ref(), self.run_timeout);
         let resumed = open.as_ref().and_then(|o| o.answer.as_ref());
         let span = trace::run_span(self, resumed.map(|(_, answer)| answer.id.as_str()));
-        let steps = self.steps(&mut run, toolkit, &stop, open);
+        let steps = self.steps(&mut run, toolkit, &stop, open, journal);
         steps.instrument(span.clone()).await;
         trace::run_ended(&span, &run);
         events(&self.tools.listener).emit(Event::RunFinished { run: &run });
@@ -63,6 +66,7 @@ impl Client {
         toolkit: &Toolkit,
         stop: &Stop,
         open: Option<Opened>,
+        journal: Option<&Journal>,
     ) {
         let listed = Listed::new(self, toolkit);
         let env = Env {
@@ -70,6 +74,7 @@ impl Client {
             opts: &self.tools,
             cancel: stop.token(),
             builtin: listed.builtin(),
+            journal,
         };
         if let Some(Opened { mut turn, answer }) = open {
             let played = stop
@@ -118,6 +123,10 @@ impl Client {
             let mut turn = Turn::fresh(run.transcript.len(), run.turns, reply.tool_calls);
             run.transcript
                 .push(Message::tool_calls(reply.content, turn.calls()));
+            if let Some(Err(reason)) = checkpoint(journal, &run.transcript).await {
+                end_of_turn(run, turn, Err(reason), &env);
+                return;
+            }
             let played = stop.guard(turn.play(&env)).await;
             if end_of_turn(run, turn, played, &env) {
                 return;
@@ -188,6 +197,11 @@ fn end_of_turn(
     played: Result<Played, StopReason>,
     env: &Env<'_>,
 ) -> bool {
+    // A failed store write ends the run after its turn: what was recorded stands.
+    let played = match (played, env.journal.and_then(Journal::failure)) {
+        (Ok(Played::Settled), Some(reason)) => Err(reason),
+        (played, _) => played,
+    };
     let ends = match played {
         Ok(Played::Settled) => false,
         Ok(Played::Halted(request)) => {
@@ -214,6 +228,14 @@ fn end_of_turn(
     turn.write(&mut run.transcript);
     run.calls.extend(turn.records());
     ends
+}
+
+/// Records a model turn that asked for tools, when the run has a journal.
+async fn checkpoint(
+    journal: Option<&Journal>,
+    transcript: &[Message],
+) -> Option<Result<(), StopReason>> {
+    Some(journal?.checkpoint(transcript).await)
 }
 
 /// When a run must stop: its cancellation token, its deadline, neither or both.

@@ -84,6 +84,7 @@ pub async fn resume(
         opts: &opts,
         cancel: None,
         builtin: None,
+        journal: None,
     };
     turn.answer(halted, answer, &env).await;
     // Without `wait_for` nothing can fail: the turn settles or halts again.

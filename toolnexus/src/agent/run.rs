@@ -39,9 +39,27 @@ pub struct RunResult {
     /// [`RunStatus::Pending`] (or incomplete on [`StopReason::WaitFor`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending: Option<Request>,
+    /// The run's id in the run store, for a client
+    /// [with a store](crate::Client::with_store); `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
 }
 
 impl RunResult {
+    /// A run on `transcript` that has not called the model yet.
+    pub(crate) fn empty(transcript: Vec<Message>) -> RunResult {
+        RunResult {
+            status: RunStatus::Done,
+            text: String::new(),
+            transcript,
+            calls: Vec::new(),
+            turns: 0,
+            usage: Usage::default(),
+            pending: None,
+            id: None,
+        }
+    }
+
     /// Whether the model gave its final answer.
     pub fn is_done(&self) -> bool {
         self.status == RunStatus::Done
@@ -118,6 +136,13 @@ pub enum StopReason {
         /// Which hook, and what it said.
         message: String,
     },
+    /// The [run store](crate::Client::with_store) refused or failed a write (unreachable,
+    /// locked, or the lease was lost to another worker). The last checkpoint stands:
+    /// [`Client::recover`](crate::Client::recover) continues from it.
+    Store {
+        /// What the store said.
+        message: String,
+    },
 }
 
 impl fmt::Display for StopReason {
@@ -133,6 +158,7 @@ impl fmt::Display for StopReason {
                 write!(f, "wait_for failed on request `{request}`: {message}")
             }
             StopReason::Hook { message } => write!(f, "hook failed: {message}"),
+            StopReason::Store { message } => write!(f, "run store failed: {message}"),
         }
     }
 }

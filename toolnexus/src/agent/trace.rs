@@ -70,6 +70,7 @@ fn stop_kind(reason: &StopReason) -> &'static str {
         StopReason::Deadline { .. } => "deadline",
         StopReason::WaitFor { .. } => "wait_for",
         StopReason::Hook { .. } => "hook",
+        StopReason::Store { .. } => "store",
     }
 }
 

@@ -45,6 +45,29 @@ pub(crate) struct Env<'a> {
     pub(crate) cancel: Option<&'a CancellationToken>,
     /// A tool the loop provides itself (tool search's), run for calls of its name.
     pub(crate) builtin: Option<&'a Tool>,
+    /// Where a durable run records its calls.
+    pub(crate) journal: Option<&'a Journal>,
+}
+
+/// The run store's record of a run; nothing without a store feature.
+#[cfg(feature = "__store")]
+pub(crate) use crate::store::journal::Journal;
+/// The run store's record of a run; nothing without a store feature.
+#[cfg(not(feature = "__store"))]
+pub(crate) enum Journal {}
+
+#[cfg(not(feature = "__store"))]
+impl Journal {
+    pub(crate) fn failure(&self) -> Option<crate::agent::run::StopReason> {
+        match *self {}
+    }
+
+    pub(crate) async fn checkpoint(
+        &self,
+        _: &[Message],
+    ) -> Result<(), crate::agent::run::StopReason> {
+        match *self {}
+    }
 }
 
 impl Env<'_> {
@@ -484,11 +507,29 @@ async fn resolve(slot: &mut Slot, answer: Answer, turn: u32, env: &Env<'_>) {
     }
 }
 
+/// Executes one call through the hooks, and records its result in a durable run's
+/// journal. `true` when a before-tool hook denied it.
+async fn run_call(
+    call: &ToolCall,
+    answer: Option<Answer>,
+    turn: u32,
+    env: &Env<'_>,
+) -> (ToolResult, bool) {
+    let Some(journal) = env.journal else {
+        return hooked(call, answer, turn, env).await;
+    };
+    let (result, denied) = Box::pin(hooked(call, answer, turn, env)).await;
+    if !denied {
+        journal_settled(journal, &call.id, &result).await;
+    }
+    (result, denied)
+}
+
 /// Executes one call through the hooks. `true` when a before-tool hook denied it.
 ///
 /// Hooks that are plain functions run inline: with only those, a call makes no future
 /// beyond the tool's own (the loop's per-call overhead stays near that of no hooks).
-async fn run_call(
+async fn hooked(
     call: &ToolCall,
     answer: Option<Answer>,
     turn: u32,
@@ -530,6 +571,12 @@ async fn execute(call: &ToolCall, answer: Option<Answer>, env: &Env<'_>) -> Tool
     if let Some(caller) = &env.opts.caller {
         ctx = ctx.with_caller(Arc::clone(caller));
     }
+    if let Some(journal) = env.journal {
+        match journal_started(journal, &call.id).await {
+            Ok(key) => ctx = ctx.with_idempotency_key(key),
+            Err(text) => return ToolResult::error(text),
+        }
+    }
     match env.builtin.filter(|tool| tool.name() == call.name) {
         Some(tool) => tool.execute_json(&call.arguments, ctx).await,
         None => {
@@ -538,4 +585,27 @@ async fn execute(call: &ToolCall, answer: Option<Answer>, env: &Env<'_>) -> Tool
                 .await
         }
     }
+}
+
+/// Records that a call starts; its idempotency key, or why it must not run.
+#[cfg(feature = "__store")]
+async fn journal_started(journal: &Journal, call_id: &str) -> Result<String, String> {
+    journal.started(call_id).await?;
+    Ok(journal.key(call_id))
+}
+
+#[cfg(not(feature = "__store"))]
+async fn journal_started(journal: &Journal, _: &str) -> Result<String, String> {
+    match *journal {}
+}
+
+/// Records a call's result (the one the model reads).
+#[cfg(feature = "__store")]
+async fn journal_settled(journal: &Journal, call_id: &str, result: &ToolResult) {
+    journal.settled(call_id, result).await;
+}
+
+#[cfg(not(feature = "__store"))]
+async fn journal_settled(journal: &Journal, _: &str, _: &ToolResult) {
+    match *journal {}
 }

@@ -41,6 +41,7 @@ pub struct Context {
     states: Option<Arc<States>>,
     // Shared: the loop hands the same caller to every call of a client.
     caller: Option<Arc<dyn Caller>>,
+    idempotency_key: Option<Box<str>>,
 }
 
 impl std::fmt::Debug for Context {
@@ -52,6 +53,7 @@ impl std::fmt::Debug for Context {
             .field("cancellation", &self.cancellation)
             .field("states", &self.states)
             .field("caller", &self.caller.is_some())
+            .field("idempotency_key", &self.idempotency_key)
             .finish()
     }
 }
@@ -143,6 +145,24 @@ impl Context {
             });
         }
         self
+    }
+
+    /// Sets the key that stays the same on every attempt of this call (see
+    /// [`Context::idempotency_key`]).
+    #[must_use]
+    pub fn with_idempotency_key(mut self, key: impl Into<String>) -> Self {
+        self.idempotency_key = Some(key.into().into_boxed_str());
+        self
+    }
+
+    /// A key unique to this call that stays the same when the call runs again: in a run
+    /// kept in a [run store](crate::Client::with_store), the run id, the turn and the call
+    /// id. A call in flight when its worker died runs again on recovery with the same
+    /// key, so a tool that changes an outside system can pass it along (as an
+    /// `Idempotency-Key` header, a unique column) and have the second attempt deduped.
+    /// `None` outside a durable run.
+    pub fn idempotency_key(&self) -> Option<&str> {
+        self.idempotency_key.as_deref()
     }
 
     /// The id the model gave this tool call, if known.

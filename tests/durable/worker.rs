@@ -1,0 +1,113 @@
+//! The crash test's worker (tests/durable_crash.rs): drives one durable run whose model
+//! makes 10 tool calls, each appending its idempotency key to a side-effect log, or
+//! recovers it after the worker before it was killed.
+//!
+//! `durable_worker <store> run <run-id> <log>` starts the run; `… recover <run-id> <log>`
+//! waits for the dead worker's lease to expire, takes the run over and drives it to its
+//! end, then checks the stored result (exit 0 when the run is done with its 10 calls).
+//! `<store>` is a `postgres://` URL or a SQLite file.
+
+use std::io::Write as _;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use toolnexus::store::{PostgresStore, RunStore, SqliteStore};
+use toolnexus::{Client, Message, Tool, ToolResult, Toolkit};
+
+#[path = "fixture.rs"]
+mod fixture;
+
+/// The lease of the crash test's runs: short, so that recovery starts soon after a kill.
+const LEASE: Duration = Duration::from_millis(100);
+
+fn append(log: &str, line: &str) {
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .expect("the side-effect log opens");
+    // One write per line: a kill never leaves half a line.
+    file.write_all(format!("{line}\n").as_bytes())
+        .expect("the side-effect log takes the line");
+}
+
+fn appender(log: String) -> Tool {
+    Tool::new(
+        "append",
+        "Appends to the log.",
+        json!({"type": "object"}),
+        move |_, ctx| {
+            let log = log.clone();
+            async move {
+                tokio::time::sleep(Duration::from_millis(2)).await;
+                append(&log, ctx.idempotency_key().unwrap_or("no key"));
+                tokio::time::sleep(Duration::from_millis(2)).await;
+                ToolResult::ok("appended")
+            }
+        },
+    )
+}
+
+async fn drive<S: RunStore + Clone>(store: S, mode: &str, run_id: &str, log: &str) -> i32 {
+    let toolkit = Toolkit::new().with(appender(log.to_owned()));
+    // 10 turns of calls and the answer: 11 model turns.
+    let client = Client::new(fixture::steps("append", 10))
+        .max_turns(11)
+        .with_store(store.clone())
+        .lease(LEASE);
+    if mode == "run" {
+        let run = client
+            .run_id(run_id)
+            .run("append ten times", &toolkit)
+            .await;
+        if run.is_done() {
+            append(log, &format!("FINISHED {run_id}"));
+        }
+        return 0;
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        match store.result(run_id).await {
+            Ok(Some(run)) => {
+                let calls = run
+                    .transcript
+                    .iter()
+                    .filter(|m| matches!(m, Message::Tool { .. }))
+                    .count();
+                return if run.is_done() && calls == 10 { 0 } else { 2 };
+            }
+            Ok(None) => {}
+            // Killed before the run was even recorded: there is nothing to recover.
+            Err(toolnexus::store::StoreError::UnknownRun(_)) => return 3,
+            Err(e) => panic!("{e}"),
+        }
+        for run in client.recover(&toolkit).await.expect("recover") {
+            if run.is_done() && run.id.as_deref() == Some(run_id) {
+                append(log, &format!("FINISHED {run_id}"));
+            }
+        }
+        if Instant::now() > deadline {
+            return 4;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let [_, store, mode, run_id, log] = args.as_slice() else {
+        eprintln!("usage: durable_worker <store> run|recover <run-id> <log>");
+        std::process::exit(64);
+    };
+    let code = if store.starts_with("postgres://") {
+        let store = PostgresStore::connect(store)
+            .await
+            .expect("PostgreSQL store");
+        drive(store, mode, run_id, log).await
+    } else {
+        let store = SqliteStore::open(store).await.expect("SQLite store");
+        drive(store, mode, run_id, log).await
+    };
+    std::process::exit(code);
+}

@@ -1,0 +1,126 @@
+//! Durable runs: every model turn and every settled tool call recorded in a database, so
+//! a run survives its process, a parked run is answered from any worker, and a settled
+//! call never runs twice.
+//!
+//! Two backends, behind cargo features: [`SqliteStore`] (feature `sqlite`, one file in
+//! WAL mode, or `:memory:`; the SQLite library is bundled, nothing to install) and
+//! [`PostgresStore`] (feature `postgres`, for many workers on many machines). Both open
+//! with their schema migrated to the newest version, and refuse a database written by a
+//! newer toolnexus.
+//!
+//! ```no_run
+//! # #[cfg(feature = "sqlite")]
+//! # async fn demo(model: toolnexus::ScriptedModel, toolkit: toolnexus::Toolkit) -> Result<(), toolnexus::store::StoreError> {
+//! use toolnexus::Client;
+//! use toolnexus::store::{RunStore, SqliteStore};
+//!
+//! let store = SqliteStore::open("runs.db").await?;
+//! let client = Client::new(model).with_store(store.clone());
+//! let run = client.run("Deploy the service", &toolkit).await;      // checkpointed
+//! for waiting in store.pending().await? {                          // across runs
+//!     println!("{} asks: {}", waiting.run_id, waiting.prompt);
+//! }
+//! let recovered = client.recover(&toolkit).await?;                 // runs whose worker died
+//! # let _ = (run, recovered); Ok(()) }
+//! ```
+//!
+//! # The guarantee
+//!
+//! Before a tool call runs, the store records that it started; after it, its result, in
+//! one transaction with its place in the transcript. A call whose result is recorded is
+//! **settled: it runs exactly once**, whatever crashes later; recovery feeds its recorded
+//! result to the model. A call that was running when its worker died (started, not
+//! settled) **runs again, at least once**, with the same call id:
+//! [`Context::idempotency_key`](crate::Context::idempotency_key) is the same on every
+//! attempt, so a tool can dedupe against the system it changes. A model turn is recorded
+//! as soon as it asks for tools; a crash during the model call itself asks the model again.
+//!
+//! One worker drives a run at a time: it holds the run's lease, renewed while it runs
+//! ([`Client::lease`](crate::Client::lease), 30 s by default). Another worker that tries
+//! gets [`StoreError::HeldByAnotherWorker`]; once the lease expires (its worker died),
+//! [`Client::recover`](crate::Client::recover) on any worker takes the run over.
+
+mod db;
+mod durable;
+mod error;
+mod inbox;
+pub(crate) mod journal;
+#[cfg(feature = "postgres")]
+mod postgres;
+mod runs;
+mod schema;
+pub(crate) mod session;
+mod sessions;
+#[cfg(feature = "sqlite")]
+mod sqlite;
+mod time;
+
+use futures_util::FutureExt as _;
+use futures_util::future::BoxFuture;
+
+pub use error::StoreError;
+pub use inbox::{PendingPage, PendingRequest};
+pub use journal::DEFAULT_LEASE;
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresStore;
+pub use session::Session;
+#[cfg(feature = "sqlite")]
+pub use sqlite::SqliteStore;
+
+use crate::agent::run::RunResult;
+use runs::Engine;
+
+/// The largest page [`RunStore::pending`] reads at once.
+const PAGE: usize = 500;
+
+/// A database that keeps runs: [`SqliteStore`] or [`PostgresStore`]. Hand one to
+/// [`Client::with_store`](crate::Client::with_store); keep a clone to list what waits.
+///
+/// The trait is sealed (the two backends share one engine); its methods are the store's
+/// reading side.
+pub trait RunStore: sealed::Sealed + Send + Sync + std::fmt::Debug + 'static {
+    /// Every request waiting for a human, across runs, oldest first. Requests past their
+    /// `expires_at` are answered as expired on the way (whoever looks first), their runs
+    /// left to [`Client::recover`](crate::Client::recover), and not listed.
+    fn pending(&self) -> BoxFuture<'_, Result<Vec<PendingRequest>, StoreError>> {
+        async move {
+            let mut all = Vec::new();
+            let mut after: Option<String> = None;
+            loop {
+                let page = self.engine().pending_page(PAGE, after.as_deref()).await?;
+                all.extend(page.requests);
+                match page.next {
+                    Some(next) => after = Some(next),
+                    None => return Ok(all),
+                }
+            }
+        }
+        .boxed()
+    }
+
+    /// Up to `limit` waiting requests, oldest first, after the cursor `after` (the
+    /// [`next`](PendingPage::next) of the page before; `None` for the first page).
+    fn pending_page<'a>(
+        &'a self,
+        limit: usize,
+        after: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<PendingPage, StoreError>> {
+        self.engine().pending_page(limit, after).boxed()
+    }
+
+    /// The result run `run_id` ended with (for a parked run, the result it halted with);
+    /// `None` while it is still running. [`StoreError::UnknownRun`] for an id never stored.
+    fn result<'a>(
+        &'a self,
+        run_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<RunResult>, StoreError>> {
+        self.engine().result(run_id).boxed()
+    }
+}
+
+mod sealed {
+    /// Only this crate's stores: they share [`Engine`](super::Engine).
+    pub trait Sealed {
+        fn engine(&self) -> &super::Engine;
+    }
+}

@@ -1,0 +1,462 @@
+//! The run rows: creating a run, its checkpoints, the "started" and "settled" record of
+//! each tool call, its end, and the lease that lets one worker at a time drive it.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::agent::message::Message;
+use crate::agent::run::RunResult;
+use crate::store::db::{Arg, Pool, Row, Tx};
+use crate::store::error::StoreError;
+use crate::store::schema::FORMAT;
+use crate::tool::request::{Answer, Request};
+
+/// The store's engine: one pool, the SQL shared by both backends.
+#[derive(Clone, Debug)]
+pub struct Engine {
+    pub(crate) pool: Pool,
+}
+
+/// A run as a worker takes it up: the transcript rebuilt from the checkpoint and the
+/// settled calls, the calls that were started and not settled, and the answers recorded
+/// for its requests.
+pub(crate) struct Loaded {
+    pub(crate) transcript: Vec<Message>,
+    pub(crate) in_flight: usize,
+    pub(crate) answers: Vec<Answer>,
+}
+
+/// A parked call: which call, which tool, what it waits on.
+pub(crate) struct Parked<'a> {
+    pub(crate) call_id: &'a str,
+    pub(crate) tool: &'a str,
+    pub(crate) request: &'a Request,
+}
+
+pub(crate) fn to_json<T: Serialize + ?Sized>(value: &T) -> String {
+    // Messages, results and answers are plain data: serializing them cannot fail.
+    serde_json::to_string(value).unwrap_or_else(|_| "null".to_owned())
+}
+
+pub(crate) fn from_json<T: DeserializeOwned>(row: &str, text: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::corrupted(row, e))
+}
+
+pub(crate) fn text(row: &Row, i: usize, what: &str) -> Result<String, StoreError> {
+    row.text(i)
+        .map_err(|e| StoreError::corrupted(what, e))?
+        .ok_or_else(|| StoreError::corrupted(what, format!("column {i} is NULL")))
+}
+
+pub(crate) fn int(row: &Row, i: usize, what: &str) -> Result<Option<i64>, StoreError> {
+    row.int(i).map_err(|e| StoreError::corrupted(what, e))
+}
+
+fn check_format(row: &Row, i: usize, what: &str) -> Result<(), StoreError> {
+    let found = int(row, i, what)?.unwrap_or(0);
+    if found > FORMAT {
+        return Err(StoreError::NewerFormat {
+            row: what.to_owned(),
+            found,
+            known: FORMAT,
+        });
+    }
+    Ok(())
+}
+
+fn lease_ms(lease: std::time::Duration) -> i64 {
+    i64::try_from(lease.as_millis()).unwrap_or(i64::MAX / 4)
+}
+
+const CLAIM: &str = "UPDATE toolnexus_runs SET lease_token = $2, lease_until = {now} + $3, \
+     status = 'running', updated_at = {now} \
+     WHERE id = (SELECT id FROM toolnexus_runs WHERE id = $1 AND status = $4 \
+     AND lease_until < {now} {lock}) \
+     RETURNING format, transcript, turn_at";
+
+impl Engine {
+    /// Records a new run, leased to `token`.
+    pub(crate) async fn create(
+        &self,
+        id: &str,
+        transcript: &[Message],
+        token: &str,
+        lease: std::time::Duration,
+    ) -> Result<(), StoreError> {
+        let doing = || StoreError::unavailable(format!("creating run `{id}`"));
+        let json = to_json(transcript);
+        let inserted = self
+            .pool
+            .exec(
+                "INSERT INTO toolnexus_runs (id, format, status, transcript, turn_at, \
+                 lease_token, lease_until, created_at, updated_at) \
+                 VALUES ($1, $2, 'running', $3, -1, $4, {now} + $5, {now}, {now}) \
+                 ON CONFLICT (id) DO NOTHING",
+                &[
+                    Arg::Text(id),
+                    Arg::Int(FORMAT),
+                    Arg::Text(&json),
+                    Arg::Text(token),
+                    Arg::Int(lease_ms(lease)),
+                ],
+            )
+            .await
+            .map_err(doing())?;
+        if inserted == 0 {
+            return Err(StoreError::RunExists(id.to_owned()));
+        }
+        Ok(())
+    }
+
+    /// Takes the lease of run `id` for `token`, if the run is `status` (`running` with
+    /// an expired lease, or `parked`), and loads it.
+    pub(crate) async fn claim(
+        &self,
+        tx: &mut Tx,
+        id: &str,
+        token: &str,
+        lease: std::time::Duration,
+        status: &str,
+    ) -> Result<Loaded, StoreError> {
+        let doing = || StoreError::unavailable(format!("taking the lease of run `{id}`"));
+        let rows = tx
+            .fetch(
+                CLAIM,
+                &[
+                    Arg::Text(id),
+                    Arg::Text(token),
+                    Arg::Int(lease_ms(lease)),
+                    Arg::Text(status),
+                ],
+            )
+            .await
+            .map_err(doing())?;
+        let Some(row) = rows.first() else {
+            return Err(self.why_not_claimed(tx, id, status).await);
+        };
+        let what = format!("run `{id}`");
+        check_format(row, 0, &what)?;
+        let mut transcript: Vec<Message> = from_json(&what, &text(row, 1, &what)?)?;
+        let turn_at = int(row, 2, &what)?.unwrap_or(-1);
+        let mut in_flight = 0;
+        if let Ok(at) = usize::try_from(turn_at) {
+            let calls = tx
+                .fetch(
+                    "SELECT call_id, message FROM toolnexus_calls \
+                     WHERE run_id = $1 AND turn_at = $2",
+                    &[Arg::Text(id), Arg::Int(turn_at)],
+                )
+                .await
+                .map_err(doing())?;
+            let mut settled = Vec::with_capacity(calls.len());
+            for row in &calls {
+                let call_id = text(row, 0, &what)?;
+                match row.text(1).map_err(|e| StoreError::corrupted(&what, e))? {
+                    Some(message) => {
+                        let row = format!("call `{call_id}` of run `{id}`");
+                        settled.push((call_id, from_json::<Message>(&row, &message)?));
+                    }
+                    None => in_flight += 1,
+                }
+            }
+            let order = transcript.get(at).map(|m| m.calls().to_vec());
+            for call in order.unwrap_or_default() {
+                if let Some(i) = settled.iter().position(|(c, _)| *c == call.id) {
+                    transcript.push(settled.swap_remove(i).1);
+                }
+            }
+        }
+        let rows = tx
+            .fetch(
+                "SELECT answer FROM toolnexus_requests WHERE run_id = $1 AND answer IS NOT NULL",
+                &[Arg::Text(id)],
+            )
+            .await
+            .map_err(doing())?;
+        let mut answers = Vec::with_capacity(rows.len());
+        for row in &rows {
+            answers.push(from_json(&what, &text(row, 0, &what)?)?);
+        }
+        Ok(Loaded {
+            transcript,
+            in_flight,
+            answers,
+        })
+    }
+
+    /// Why run `id` could not be claimed from `status`: unknown, held, or elsewhere.
+    async fn why_not_claimed(&self, tx: &mut Tx, id: &str, status: &str) -> StoreError {
+        let rows = tx
+            .fetch(
+                "SELECT status FROM toolnexus_runs WHERE id = $1",
+                &[Arg::Text(id)],
+            )
+            .await;
+        let found = match rows {
+            Err(source) => {
+                let doing = format!("reading run `{id}`");
+                return StoreError::Unavailable { doing, source };
+            }
+            Ok(rows) => rows.first().and_then(|r| r.text(0).ok().flatten()),
+        };
+        match found {
+            None => StoreError::UnknownRun(id.to_owned()),
+            Some(found) if found == "running" => {
+                StoreError::HeldByAnotherWorker { run: id.to_owned() }
+            }
+            // A parked run whose row another transaction locks is being taken now.
+            Some(found) if found == status => {
+                StoreError::HeldByAnotherWorker { run: id.to_owned() }
+            }
+            Some(found) => StoreError::WrongState {
+                run: id.to_owned(),
+                status: found,
+                wanted: format!("take up a {status}"),
+            },
+        }
+    }
+
+    /// Extends the lease of `token` on run `id`.
+    pub(crate) async fn renew(
+        &self,
+        id: &str,
+        token: &str,
+        lease: std::time::Duration,
+    ) -> Result<(), StoreError> {
+        let changed = self
+            .pool
+            .exec(
+                "UPDATE toolnexus_runs SET lease_until = {now} + $3 \
+                 WHERE id = $1 AND lease_token = $2 AND status = 'running'",
+                &[Arg::Text(id), Arg::Text(token), Arg::Int(lease_ms(lease))],
+            )
+            .await
+            .map_err(StoreError::unavailable(format!(
+                "renewing the lease of run `{id}`"
+            )))?;
+        lease_held(changed, id)
+    }
+
+    /// Records the transcript after a model turn that asked for tools (the assistant
+    /// message at `at` is its last), and forgets the calls of the turns before it, all in
+    /// one transaction.
+    pub(crate) async fn checkpoint(
+        &self,
+        id: &str,
+        token: &str,
+        transcript: &[Message],
+        at: usize,
+    ) -> Result<(), StoreError> {
+        let doing = || StoreError::unavailable(format!("checkpointing run `{id}`"));
+        let json = to_json(transcript);
+        let at = i64::try_from(at).unwrap_or(i64::MAX);
+        let mut tx = self.pool.begin().await.map_err(doing())?;
+        let changed = tx
+            .exec(
+                "UPDATE toolnexus_runs SET transcript = $3, turn_at = $4, updated_at = {now} \
+                 WHERE id = $1 AND lease_token = $2 AND status = 'running'",
+                &[
+                    Arg::Text(id),
+                    Arg::Text(token),
+                    Arg::Text(&json),
+                    Arg::Int(at),
+                ],
+            )
+            .await
+            .map_err(doing())?;
+        lease_held(changed, id)?;
+        tx.exec(
+            "DELETE FROM toolnexus_calls WHERE run_id = $1 AND turn_at < $2",
+            &[Arg::Text(id), Arg::Int(at)],
+        )
+        .await
+        .map_err(doing())?;
+        tx.commit().await.map_err(doing())
+    }
+
+    /// Records that call `call_id` of the turn at `at` is about to run.
+    pub(crate) async fn started(
+        &self,
+        id: &str,
+        token: &str,
+        at: usize,
+        call_id: &str,
+    ) -> Result<(), StoreError> {
+        let doing = || StoreError::unavailable(format!("recording call `{call_id}` of run `{id}`"));
+        let at = i64::try_from(at).unwrap_or(i64::MAX);
+        let mut tx = self.pool.begin().await.map_err(doing())?;
+        self.holds(&mut tx, id, token).await?;
+        tx.exec(
+            "INSERT INTO toolnexus_calls (run_id, turn_at, call_id, attempts, message) \
+             VALUES ($1, $2, $3, 1, NULL) ON CONFLICT (run_id, turn_at, call_id) \
+             DO UPDATE SET attempts = toolnexus_calls.attempts + 1, message = NULL",
+            &[Arg::Text(id), Arg::Int(at), Arg::Text(call_id)],
+        )
+        .await
+        .map_err(doing())?;
+        tx.commit().await.map_err(doing())
+    }
+
+    /// Records the tool message of call `call_id` of the turn at `at`: from here on, the
+    /// call is settled and never runs again.
+    pub(crate) async fn settled(
+        &self,
+        id: &str,
+        token: &str,
+        at: usize,
+        call_id: &str,
+        message: &Message,
+    ) -> Result<(), StoreError> {
+        let doing = || StoreError::unavailable(format!("settling call `{call_id}` of run `{id}`"));
+        let at = i64::try_from(at).unwrap_or(i64::MAX);
+        let json = to_json(message);
+        let mut tx = self.pool.begin().await.map_err(doing())?;
+        self.holds(&mut tx, id, token).await?;
+        tx.exec(
+            "UPDATE toolnexus_calls SET message = $4 \
+             WHERE run_id = $1 AND turn_at = $2 AND call_id = $3",
+            &[
+                Arg::Text(id),
+                Arg::Int(at),
+                Arg::Text(call_id),
+                Arg::Text(&json),
+            ],
+        )
+        .await
+        .map_err(doing())?;
+        tx.commit().await.map_err(doing())
+    }
+
+    /// Fails unless `token` holds the lease of run `id` (locking the row until the end of
+    /// `tx`, so a takeover waits for the write).
+    async fn holds(&self, tx: &mut Tx, id: &str, token: &str) -> Result<(), StoreError> {
+        let rows = tx
+            .fetch(
+                "SELECT lease_token FROM toolnexus_runs WHERE id = $1 AND lease_token = $2 \
+                 AND status = 'running' {lock_row}",
+                &[Arg::Text(id), Arg::Text(token)],
+            )
+            .await
+            .map_err(StoreError::unavailable(format!(
+                "checking the lease of run `{id}`"
+            )))?;
+        lease_held(rows.len() as u64, id)
+    }
+
+    /// Records how the run ended, in one transaction: the whole transcript, the result,
+    /// its requests if it parked; the lease is released.
+    pub(crate) async fn finish(
+        &self,
+        id: &str,
+        token: &str,
+        run: &RunResult,
+        parked: &[Parked<'_>],
+    ) -> Result<(), StoreError> {
+        let doing = || StoreError::unavailable(format!("recording the end of run `{id}`"));
+        let transcript = to_json(&run.transcript);
+        let result = to_json(run);
+        let status = if parked.is_empty() {
+            "finished"
+        } else {
+            "parked"
+        };
+        let mut tx = self.pool.begin().await.map_err(doing())?;
+        let changed = tx
+            .exec(
+                "UPDATE toolnexus_runs SET status = $3, transcript = $4, result = $5, \
+                 turn_at = -1, lease_token = NULL, lease_until = 0, updated_at = {now} \
+                 WHERE id = $1 AND lease_token = $2 AND status = 'running'",
+                &[
+                    Arg::Text(id),
+                    Arg::Text(token),
+                    Arg::Text(status),
+                    Arg::Text(&transcript),
+                    Arg::Text(&result),
+                ],
+            )
+            .await
+            .map_err(doing())?;
+        lease_held(changed, id)?;
+        tx.exec(
+            "DELETE FROM toolnexus_calls WHERE run_id = $1",
+            &[Arg::Text(id)],
+        )
+        .await
+        .map_err(doing())?;
+        for p in parked {
+            let request = to_json(p.request);
+            let expires = p
+                .request
+                .expires_at
+                .as_deref()
+                .and_then(super::time::unix_ms);
+            let changed = tx
+                .exec(
+                    "INSERT INTO toolnexus_requests (id, run_id, call_id, tool, prompt, request, \
+                 created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, {now}, $7) \
+                 ON CONFLICT (id) DO UPDATE SET run_id = excluded.run_id \
+                 WHERE toolnexus_requests.run_id = excluded.run_id",
+                    &[
+                        Arg::Text(&p.request.id),
+                        Arg::Text(id),
+                        Arg::Text(p.call_id),
+                        Arg::Text(p.tool),
+                        Arg::Text(&p.request.prompt),
+                        Arg::Text(&request),
+                        Arg::OptInt(expires),
+                    ],
+                )
+                .await
+                .map_err(doing())?;
+            if changed == 0 {
+                return Err(StoreError::RequestIdTaken {
+                    request: p.request.id.clone(),
+                    run: id.to_owned(),
+                });
+            }
+        }
+        tx.commit().await.map_err(doing())
+    }
+
+    /// The result a finished or parked run ended with, if it has one yet.
+    pub(crate) async fn result(&self, id: &str) -> Result<Option<RunResult>, StoreError> {
+        let what = format!("run `{id}`");
+        let rows = self
+            .pool
+            .fetch(
+                "SELECT format, result FROM toolnexus_runs WHERE id = $1",
+                &[Arg::Text(id)],
+            )
+            .await
+            .map_err(StoreError::unavailable(format!("reading run `{id}`")))?;
+        let row = rows
+            .first()
+            .ok_or_else(|| StoreError::UnknownRun(id.to_owned()))?;
+        check_format(row, 0, &what)?;
+        match row.text(1).map_err(|e| StoreError::corrupted(&what, e))? {
+            Some(json) => from_json(&what, &json).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Runs whose worker lost its lease (died, hung), oldest first, at most `limit`.
+    pub(crate) async fn orphans(&self, limit: i64) -> Result<Vec<String>, StoreError> {
+        let rows = self
+            .pool
+            .fetch(
+                "SELECT id FROM toolnexus_runs WHERE status = 'running' \
+                 AND lease_until < {now} ORDER BY lease_until LIMIT $1",
+                &[Arg::Int(limit)],
+            )
+            .await
+            .map_err(StoreError::unavailable("listing runs whose lease expired"))?;
+        rows.iter().map(|r| text(r, 0, "an expired run")).collect()
+    }
+}
+
+fn lease_held(changed: u64, id: &str) -> Result<(), StoreError> {
+    if changed == 0 {
+        return Err(StoreError::LeaseLost { run: id.to_owned() });
+    }
+    Ok(())
+}

@@ -1,0 +1,80 @@
+//! [`SqliteStore`]: runs in one SQLite file (WAL), or in memory.
+
+use std::str::FromStr as _;
+use std::time::Duration;
+
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+
+use crate::store::db::Pool;
+use crate::store::error::StoreError;
+use crate::store::runs::Engine;
+use crate::store::{RunStore, schema, sealed};
+
+/// The embedded run store: one SQLite file in WAL mode (or `:memory:`), the SQLite
+/// library bundled. Cheap to clone; clones share the connections.
+///
+/// Several processes may share the file: writes are serialized by SQLite, each in one
+/// transaction. Commits are synchronous in WAL's `NORMAL` mode: a process that dies
+/// loses nothing it committed; an operating-system crash or power loss may lose the last
+/// commits (never corrupting the file).
+#[derive(Clone, Debug)]
+pub struct SqliteStore {
+    engine: Engine,
+}
+
+impl SqliteStore {
+    /// Opens (creating if missing) the store at `path`, or a private in-memory store for
+    /// `":memory:"`, and migrates its schema. A locked file is waited on for 5 seconds,
+    /// then reported.
+    pub async fn open(path: impl AsRef<str>) -> Result<SqliteStore, StoreError> {
+        SqliteStore::open_with_busy_timeout(path, Duration::from_secs(5)).await
+    }
+
+    /// As [`SqliteStore::open`], waiting up to `busy_timeout` for a file another
+    /// connection has locked before failing with [`StoreError::Unavailable`].
+    pub async fn open_with_busy_timeout(
+        path: impl AsRef<str>,
+        busy_timeout: Duration,
+    ) -> Result<SqliteStore, StoreError> {
+        let path = path.as_ref();
+        let doing = || StoreError::unavailable(format!("opening SQLite store `{path}`"));
+        let memory = path == ":memory:" || path.is_empty();
+        let options = if memory {
+            SqliteConnectOptions::from_str("sqlite::memory:").map_err(doing())?
+        } else {
+            SqliteConnectOptions::new()
+                .filename(path)
+                .create_if_missing(true)
+                .journal_mode(SqliteJournalMode::Wal)
+        }
+        .synchronous(SqliteSynchronous::Normal)
+        .busy_timeout(busy_timeout);
+        let pool = if memory {
+            // One connection, kept for the store's life: the database is that connection.
+            SqlitePoolOptions::new()
+                .max_connections(1)
+                .min_connections(1)
+                .idle_timeout(None)
+                .max_lifetime(None)
+        } else {
+            SqlitePoolOptions::new().max_connections(4)
+        }
+        .acquire_timeout(busy_timeout.max(Duration::from_secs(1)))
+        .connect_with(options)
+        .await
+        .map_err(doing())?;
+        let pool = Pool::Sqlite(pool);
+        schema::migrate(&pool).await?;
+        Ok(SqliteStore {
+            engine: Engine { pool },
+        })
+    }
+}
+
+impl sealed::Sealed for SqliteStore {
+    fn engine(&self) -> &Engine {
+        &self.engine
+    }
+}
+
+impl RunStore for SqliteStore {}
