@@ -57,10 +57,10 @@ pub mod store;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub use agent::providers;
 mod schema;
-#[cfg(any(feature = "mcp", feature = "skills", feature = "http-tools"))]
-pub mod source;
 #[cfg(feature = "search")]
 pub mod search;
+#[cfg(any(feature = "mcp", feature = "skills", feature = "http-tools"))]
+pub mod source;
 mod tool;
 pub mod trace;
 
