@@ -36,7 +36,9 @@ impl ToolSpan {
         let span = tracing::info_span!(
             target: "toolnexus",
             "execute_tool",
-            otel.name = format!("execute_tool {name}"),
+            // Formatted only for a live span (below): tracing's `log` feature, which
+            // dependencies such as sqlx turn on, would otherwise evaluate it on every call.
+            otel.name = Empty,
             "gen_ai.operation.name" = "execute_tool",
             "gen_ai.tool.name" = name,
             "gen_ai.tool.type" = "function",
@@ -47,6 +49,9 @@ impl ToolSpan {
             "error.type" = Empty,
             otel.status_code = Empty,
         );
+        if !span.is_disabled() {
+            span.record("otel.name", format!("execute_tool {name}").as_str());
+        }
         if !span.is_disabled() && captures_content() {
             match args {
                 Args::Text(text) => span.record("gen_ai.tool.call.arguments", *text),
