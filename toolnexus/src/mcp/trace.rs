@@ -11,7 +11,6 @@ use rmcp::service::RequestContext;
 use tracing::Span;
 use tracing::field::Empty;
 
-
 /// The server span of one `tools/call`, continuing the caller's trace when its `_meta`
 /// carries one.
 pub(super) fn server_span(
