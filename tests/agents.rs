@@ -186,9 +186,11 @@ async fn a_run_halted_three_agents_down_resumes_from_its_serialized_result() {
     assert_eq!(sorted(effects.seen()), once_each());
 }
 
-#[tokio::test]
-async fn a_run_halted_three_agents_down_resumes_in_a_new_process() {
-    let dir = std::env::temp_dir().join(format!("toolnexus-agents-{}", std::process::id()));
+/// Halts the stack in this process, resumes it with `verdict` in a new one: the finished
+/// run and the effects of both processes.
+async fn halt_here_resume_there(verdict: &str) -> (RunResult, RunResult, Vec<String>) {
+    let dir =
+        std::env::temp_dir().join(format!("toolnexus-agents-{}-{verdict}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let effects_file = dir.join("effects");
     let run_file = dir.join("run.json");
@@ -202,7 +204,7 @@ async fn a_run_halted_three_agents_down_resumes_in_a_new_process() {
     let child = tokio::process::Command::new(example::example("agents_resume"))
         .arg(&run_file)
         .arg(&effects_file)
-        .arg("accept")
+        .arg(verdict)
         .kill_on_drop(true)
         .output();
     let out = tokio::time::timeout(Duration::from_secs(60), child)
@@ -215,13 +217,30 @@ async fn a_run_halted_three_agents_down_resumes_in_a_new_process() {
         String::from_utf8_lossy(&out.stderr)
     );
     let done: RunResult = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(done.is_done(), "{done:?}");
-    assert_eq!(done.text, APPROVED);
     let effects = std::fs::read_to_string(&effects_file).unwrap();
     let effects = sorted(effects.lines().map(str::to_owned).collect());
+    let _ = std::fs::remove_dir_all(&dir);
+    (halted, done, effects)
+}
+
+#[tokio::test]
+async fn a_run_halted_three_agents_down_resumes_in_a_new_process() {
+    let (halted, done, effects) = halt_here_resume_there("accept").await;
+    assert!(done.is_done(), "{done:?}");
+    assert_eq!(done.text, APPROVED);
     assert_eq!(effects, once_each());
     assert_eq!(halted.usage + done.usage, Usage::new(60, 6));
-    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn a_decline_in_a_new_process_reaches_the_deepest_model() {
+    let (_, done, effects) = halt_here_resume_there("decline").await;
+    assert!(done.is_done(), "{done:?}");
+    assert_eq!(
+        done.text,
+        format!("lead[noted; platform[v2; ops[declined/expired: {PROMPT}]]]")
+    );
+    assert_eq!(effects, vec!["lookup", "note"]);
 }
 
 #[tokio::test]
