@@ -52,3 +52,19 @@ fn quickstart_prints_schemas_and_the_results() {
         "{out}"
     );
 }
+
+#[test]
+fn sub_agents_answers_the_nested_approval_at_the_top_and_posts_once() {
+    let out = run("sub_agents");
+    for line in [
+        "[research] runs search",
+        "[publish] runs post",
+        "approval asked: Publish the post? (publish)",
+        "research -> Rust async is mature: 3 good articles.",
+        "publish -> Published.",
+        "answer: Researched and published.",
+        "posts: 1",
+    ] {
+        assert!(out.contains(line), "missing {line}:\n{out}");
+    }
+}

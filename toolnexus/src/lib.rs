@@ -77,6 +77,7 @@ pub mod dispatch {
     pub use crate::tool::tool::sanitize_name;
 }
 
+pub use agent::as_tool::{AGENT_KEY, AGENT_STATE_KEY, DEFAULT_MAX_DEPTH};
 pub use agent::client::{Client, DEFAULT_MAX_TURNS, IntoWaitOutcome};
 pub use agent::events::Event;
 pub use agent::hooks::{HookFuture, Hooks, ToolDecision};

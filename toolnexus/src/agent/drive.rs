@@ -4,18 +4,21 @@
 use std::future::{Future, pending};
 use std::panic::AssertUnwindSafe;
 use std::pin::pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::FutureExt as _;
 use futures_util::future::{Either, select};
+use serde::Deserialize as _;
 use tokio::time::Instant;
 use tracing::Instrument as _;
 
+use crate::agent::as_tool::{self, AGENT_KEY};
 use crate::agent::client::Client;
 use crate::agent::events::{Event, Events, events};
 use crate::agent::listed::Listed;
 use crate::agent::message::Message;
-use crate::agent::model::{Delta, ModelError, Reply};
+use crate::agent::model::{Delta, ModelError, Reply, Usage};
 use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::agent::trace;
 use crate::agent::turn::{Env, Journal, Played, Turn};
@@ -53,8 +56,20 @@ impl Client {
         let stop = Stop::new(self.cancellation.as_ref(), self.run_timeout);
         let resumed = open.as_ref().and_then(|o| o.answer.as_ref());
         let span = trace::run_span(self, resumed.map(|(_, answer)| answer.id.as_str()));
-        let steps = self.steps(&mut run, toolkit, &stop, open, journal);
-        steps.instrument(span.clone()).await;
+        let steps = self
+            .steps(&mut run, toolkit, &stop, open, journal)
+            .instrument(span.clone());
+        match &self.tools.listener {
+            // Agents run as tools below this run forward their events to its listener.
+            Some(listener) => {
+                let scope = as_tool::Scope {
+                    listener: Some(Arc::clone(listener)),
+                    ..as_tool::current()
+                };
+                as_tool::SCOPE.scope(scope, steps).await;
+            }
+            None => steps.await,
+        }
         trace::run_ended(&span, &run);
         events(&self.tools.listener).emit(Event::RunFinished { run: &run });
         run
@@ -226,7 +241,9 @@ fn end_of_turn(
         }
     };
     turn.write(&mut run.transcript);
+    let from = run.calls.len();
     run.calls.extend(turn.records());
+    run.usage += run.calls[from..].iter().map(inner_usage).sum();
     ends
 }
 
@@ -236,6 +253,17 @@ async fn checkpoint(
     transcript: &[Message],
 ) -> Option<Result<(), StopReason>> {
     Some(journal?.checkpoint(transcript).await)
+}
+
+/// The usage of the inner run of an agent called as a tool (none for other tools).
+fn inner_usage(call: &crate::agent::run::CallRecord) -> Usage {
+    let Some(meta) = call.result.metadata.as_ref() else {
+        return Usage::default();
+    };
+    meta.get(AGENT_KEY)
+        .and_then(|agent| agent.get("usage"))
+        .and_then(|usage| Usage::deserialize(usage).ok())
+        .unwrap_or_default()
 }
 
 /// When a run must stop: its cancellation token, its deadline, neither or both.

@@ -105,6 +105,15 @@ pub enum Event<'a> {
         /// The line.
         message: &'a str,
     },
+    /// An event of an agent run as a tool ([`Client::as_tool`](crate::Client::as_tool))
+    /// somewhere below this run: `path` names the agents from this run down to the one
+    /// the event is from (`["research", "search"]` for an agent two levels down).
+    Agent {
+        /// The names of the nested agents, outermost first.
+        path: &'a [String],
+        /// The event, as that agent's run reported it.
+        event: &'a Event<'a>,
+    },
     /// The run ended, in any status; the last event of the run.
     RunFinished {
         /// The whole result, as the run returns it.

@@ -1,6 +1,7 @@
 //! The agent loop: a [`Client`](crate::Client) drives a [`Model`](crate::Model) through
 //! turns, runs the tool calls it asks for, and returns a [`RunResult`](crate::RunResult).
 
+pub(crate) mod as_tool;
 pub(crate) mod client;
 pub(crate) mod drive;
 pub(crate) mod events;

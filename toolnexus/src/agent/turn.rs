@@ -488,11 +488,13 @@ async fn resolve(slot: &mut Slot, answer: Answer, turn: u32, env: &Env<'_>) {
             turn,
             events,
         );
-    } else if !answer.ok {
+    } else if !answer.ok && !crate::agent::as_tool::carries_state(slot.request.as_ref()) {
+        // (An agent run as a tool takes its decline down to the inner call that asked.)
         let text = format!("declined/expired: {prompt}");
         slot.finish(ToolResult::error(text), CallStatus::Declined, turn, events);
     } else {
-        let (result, denied) = run_call(&slot.call, Some(answer), turn, env).await;
+        let resumed = (answer, slot.request.clone());
+        let (result, denied) = run_call(&slot.call, Some(resumed), turn, env).await;
         if result.is_pending() && !denied {
             let text = format!("unresolved: {prompt}");
             slot.finish(
@@ -511,7 +513,7 @@ async fn resolve(slot: &mut Slot, answer: Answer, turn: u32, env: &Env<'_>) {
 /// journal. `true` when a before-tool hook denied it.
 async fn run_call(
     call: &ToolCall,
-    answer: Option<Answer>,
+    answer: Option<(Answer, Option<Request>)>,
     turn: u32,
     env: &Env<'_>,
 ) -> (ToolResult, bool) {
@@ -531,7 +533,7 @@ async fn run_call(
 /// beyond the tool's own (the loop's per-call overhead stays near that of no hooks).
 async fn hooked(
     call: &ToolCall,
-    answer: Option<Answer>,
+    answer: Option<(Answer, Option<Request>)>,
     turn: u32,
     env: &Env<'_>,
 ) -> (ToolResult, bool) {
@@ -557,13 +559,20 @@ async fn hooked(
     (result, false)
 }
 
-async fn execute(call: &ToolCall, answer: Option<Answer>, env: &Env<'_>) -> ToolResult {
+async fn execute(
+    call: &ToolCall,
+    answer: Option<(Answer, Option<Request>)>,
+    env: &Env<'_>,
+) -> ToolResult {
     let mut ctx = Context::new().with_call_id(call.id.as_str());
     if let Some(timeout) = env.opts.timeout {
         ctx = ctx.with_timeout(timeout);
     }
-    if let Some(answer) = answer {
+    if let Some((answer, request)) = answer {
         ctx = ctx.with_answer(answer);
+        if let Some(request) = request {
+            ctx = ctx.with_request(request);
+        }
     }
     if let Some(token) = env.cancel {
         ctx = ctx.with_cancellation(token.clone());

@@ -6,7 +6,7 @@ use std::time::Duration;
 pub use tokio_util::sync::CancellationToken;
 
 use crate::tool::caller::{Caller, LogLevel, Sampled, Sampling, SamplingError};
-use crate::tool::request::Answer;
+use crate::tool::request::{Answer, Request};
 use crate::tool::state::{State, States};
 
 /// Passed to every execution: the call id, the [`Answer`] when the call is re-run after a
@@ -35,6 +35,8 @@ pub struct Context {
     call_id: Option<String>,
     // Boxed: the answer is rare and large, and a `Context` is moved on every call.
     answer: Option<Box<Answer>>,
+    // The request the answer resolves, as the call suspended on it (rare, so boxed too).
+    request: Option<Box<Request>>,
     timeout: Option<Duration>,
     cancellation: Option<CancellationToken>,
     // Shared, not copied: a toolkit hands the same map to every call.
@@ -49,6 +51,7 @@ impl std::fmt::Debug for Context {
         f.debug_struct("Context")
             .field("call_id", &self.call_id)
             .field("answer", &self.answer)
+            .field("request", &self.request)
             .field("timeout", &self.timeout)
             .field("cancellation", &self.cancellation)
             .field("states", &self.states)
@@ -78,10 +81,20 @@ impl Context {
         self
     }
 
+    /// Sets the request this call suspended on, beside its [`answer`](Context::with_answer):
+    /// the loop hands it back on the re-run, `data` included, so a tool can carry state
+    /// across its suspension (as an agent run as a tool does).
+    #[must_use]
+    pub fn with_request(mut self, request: Request) -> Self {
+        self.request = Some(Box::new(request));
+        self
+    }
+
     /// The same context without its answer: what a tool gated by an approval runs with once
     /// the approval is given, so the approval is not mistaken for an answer of its own.
     pub(crate) fn without_answer(mut self) -> Self {
         self.answer = None;
+        self.request = None;
         self
     }
 
@@ -174,6 +187,12 @@ impl Context {
     /// suspension was resolved; `None` on a first run.
     pub fn answer(&self) -> Option<&Answer> {
         self.answer.as_deref()
+    }
+
+    /// The request this call suspended on, when it is re-run with its
+    /// [`answer`](Context::answer) by the loop; `None` on a first run.
+    pub fn request(&self) -> Option<&Request> {
+        self.request.as_deref()
     }
 
     /// The execution's time limit, if any.

@@ -1,0 +1,436 @@
+//! Agents run as tools (`Client::as_tool`): the inner run's text, usage and events, its
+//! limits, and a suspension three agents down answered at the top, by `wait_for`, by
+//! `resume` after a halt, and by `resume` in another process.
+
+#[path = "common/example.rs"]
+mod example;
+#[path = "agents/stack.rs"]
+mod stack;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use serde_json::json;
+use stack::{APPROVAL, APPROVED, Effects, PROMPT};
+use toolnexus::{
+    AGENT_STATE_KEY, Answer, CallStatus, Client, Context, DEFAULT_MAX_DEPTH, Event, FnModel, Reply,
+    Request, RunResult, RunStatus, ScriptedModel, StopReason, Tool, ToolResult, Toolkit, Usage,
+};
+
+fn sorted(mut effects: Vec<String>) -> Vec<String> {
+    effects.sort();
+    effects
+}
+
+fn once_each() -> Vec<String> {
+    vec!["deploy".into(), "lookup".into(), "note".into()]
+}
+
+#[tokio::test]
+async fn an_agent_tool_gives_the_inner_text_usage_and_turns() {
+    let inner = Client::new(ScriptedModel::new([
+        Reply::call("a1", "add", r#"{"a": 2, "b": 3}"#).with_usage(Usage::new(7, 2)),
+        Reply::text("it is 5").with_usage(Usage::new(9, 3)),
+    ]));
+    let add = Tool::new_sync("add", "Adds.", json!({"type": "object"}), |args, _| {
+        ToolResult::ok((args["a"].as_i64().unwrap() + args["b"].as_i64().unwrap()).to_string())
+    });
+    let math = inner.as_tool("math", "Does sums.", Toolkit::new().with(add));
+    assert_eq!(math.name(), "math");
+    assert_eq!(math.input_schema()["required"], json!(["input"]));
+    let outer = Client::new(ScriptedModel::new([
+        Reply::call("c1", "math", r#"{"input": "2 + 3?"}"#).with_usage(Usage::new(100, 10)),
+        Reply::text("5").with_usage(Usage::new(200, 20)),
+    ]));
+    let run = outer.run("sum", &Toolkit::new().with(math)).await;
+    assert!(run.is_done(), "{run:?}");
+    let result = &run.calls[0].result;
+    assert_eq!(result.output, "it is 5");
+    let agent = &result.metadata.as_ref().unwrap()["agent"];
+    assert_eq!(agent["name"], "math");
+    assert_eq!(agent["turns"], 2);
+    assert_eq!(
+        agent["usage"],
+        json!({"prompt_tokens": 16, "completion_tokens": 5})
+    );
+    assert_eq!(run.usage, Usage::new(316, 35));
+    assert_eq!(run.turns, 2);
+
+    // A call without a string `input` is an error the model reads.
+    let outer = Client::new(ScriptedModel::new([
+        Reply::call("c1", "math", r#"{"task": 1}"#),
+        Reply::text("ok"),
+    ]));
+    let inner = Client::new(ScriptedModel::default());
+    let run = outer
+        .run(
+            "x",
+            &Toolkit::new().with(inner.as_tool("math", "m", Toolkit::new())),
+        )
+        .await;
+    assert_eq!(run.calls[0].status, CallStatus::Error);
+    assert!(run.calls[0].result.output.contains("`input`"), "{run:?}");
+}
+
+#[tokio::test]
+async fn an_approval_three_agents_down_is_answered_at_the_top_and_runs_once() {
+    let effects = Effects::default();
+    let (client, toolkit) = stack::lead(&effects);
+    let asked = Arc::new(Mutex::new(Vec::<Request>::new()));
+    let log = Arc::clone(&asked);
+    let client = client.wait_for(move |request: Request| {
+        log.lock().unwrap().push(request.clone());
+        async move { request.answer(true) }
+    });
+    let run = client.run("ship v2", &toolkit).await;
+    assert!(run.is_done(), "{run:?}");
+    assert_eq!(run.text, APPROVED);
+    assert_eq!(sorted(effects.seen()), once_each());
+    let asked = asked.lock().unwrap();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(
+        (
+            asked[0].id.as_str(),
+            asked[0].kind.as_str(),
+            asked[0].prompt.as_str()
+        ),
+        (APPROVAL, "approval", PROMPT)
+    );
+    // Three agents of two turns each, 10 + 1 tokens a turn.
+    assert_eq!(run.usage, Usage::new(60, 6));
+}
+
+#[tokio::test]
+async fn a_decline_three_agents_down_reaches_the_deepest_model_as_declined() {
+    let effects = Effects::default();
+    let (client, toolkit) = stack::lead(&effects);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let client = client
+        .wait_for(|request: Request| async move { request.decline("not today") })
+        .on_event(move |event| {
+            if let Event::Agent {
+                path,
+                event: Event::ToolCallFinished { call, status, .. },
+            } = event
+            {
+                log.lock()
+                    .unwrap()
+                    .push((path.join("/"), call.name.clone(), *status));
+            }
+        });
+    let run = client.run("ship v2", &toolkit).await;
+    assert!(run.is_done(), "{run:?}");
+    assert_eq!(
+        run.text,
+        format!("lead[noted; platform[v2; ops[declined/expired: {PROMPT}]]]")
+    );
+    assert_eq!(sorted(effects.seen()), vec!["lookup", "note"]);
+    let seen = seen.lock().unwrap();
+    assert!(
+        seen.contains(&("platform/ops".into(), "deploy".into(), CallStatus::Declined)),
+        "{seen:?}"
+    );
+    assert!(
+        seen.contains(&("platform".into(), "lookup".into(), CallStatus::Ok)),
+        "{seen:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_run_halted_three_agents_down_resumes_from_its_serialized_result() {
+    let effects = Effects::default();
+    let (client, toolkit) = stack::lead(&effects);
+    let halted = client.run("ship v2", &toolkit).await;
+    assert!(halted.is_pending(), "{halted:?}");
+    let request = halted.pending.clone().unwrap();
+    assert_eq!(
+        (request.id.as_str(), request.prompt.as_str()),
+        (APPROVAL, PROMPT)
+    );
+    assert_eq!(request.kind, "approval");
+    assert!(
+        request
+            .data
+            .as_ref()
+            .unwrap()
+            .get(AGENT_STATE_KEY)
+            .is_some()
+    );
+    assert_eq!(sorted(effects.seen()), vec!["lookup", "note"]);
+
+    let text = serde_json::to_string(&halted).unwrap();
+    let read: RunResult = serde_json::from_str(&text).unwrap();
+    let answer = read.pending.as_ref().unwrap().answer(true);
+    let done = client
+        .resume(&toolkit, read.transcript, &request, answer)
+        .await
+        .unwrap();
+    assert!(done.is_done(), "{done:?}");
+    assert_eq!(done.text, APPROVED);
+    assert_eq!(sorted(effects.seen()), once_each());
+    assert_eq!(halted.usage + done.usage, Usage::new(60, 6));
+
+    // Answering the wrong request is refused, and nothing runs.
+    let (client, toolkit) = stack::lead(&effects);
+    let wrong = client
+        .resume(
+            &toolkit,
+            halted.transcript,
+            &request,
+            Answer::accept("other"),
+        )
+        .await;
+    assert!(wrong.is_err());
+    assert_eq!(sorted(effects.seen()), once_each());
+}
+
+/// Halts the stack in this process, resumes it with `verdict` in a new one: the finished
+/// run and the effects of both processes.
+async fn halt_here_resume_there(verdict: &str) -> (RunResult, RunResult, Vec<String>) {
+    let dir =
+        std::env::temp_dir().join(format!("toolnexus-agents-{}-{verdict}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let effects_file = dir.join("effects");
+    let run_file = dir.join("run.json");
+    let _ = std::fs::remove_file(&effects_file);
+    let (client, toolkit) = stack::lead(&Effects::to_file(effects_file.clone()));
+    let halted = client.run("ship v2", &toolkit).await;
+    assert!(halted.is_pending(), "{halted:?}");
+    std::fs::write(&run_file, serde_json::to_vec(&halted).unwrap()).unwrap();
+    drop((client, toolkit));
+
+    let child = tokio::process::Command::new(example::example("agents_resume"))
+        .arg(&run_file)
+        .arg(&effects_file)
+        .arg(verdict)
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(60), child)
+        .await
+        .expect("the resume finishes in time")
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let done: RunResult = serde_json::from_slice(&out.stdout).unwrap();
+    let effects = std::fs::read_to_string(&effects_file).unwrap();
+    let effects = sorted(effects.lines().map(str::to_owned).collect());
+    let _ = std::fs::remove_dir_all(&dir);
+    (halted, done, effects)
+}
+
+#[tokio::test]
+async fn a_run_halted_three_agents_down_resumes_in_a_new_process() {
+    let (halted, done, effects) = halt_here_resume_there("accept").await;
+    assert!(done.is_done(), "{done:?}");
+    assert_eq!(done.text, APPROVED);
+    assert_eq!(effects, once_each());
+    assert_eq!(halted.usage + done.usage, Usage::new(60, 6));
+}
+
+#[tokio::test]
+async fn a_decline_in_a_new_process_reaches_the_deepest_model() {
+    let (_, done, effects) = halt_here_resume_there("decline").await;
+    assert!(done.is_done(), "{done:?}");
+    assert_eq!(
+        done.text,
+        format!("lead[noted; platform[v2; ops[declined/expired: {PROMPT}]]]")
+    );
+    assert_eq!(effects, vec!["lookup", "note"]);
+}
+
+#[tokio::test]
+async fn inner_events_reach_the_outer_listener_tagged_with_the_agent_path() {
+    let effects = Effects::default();
+    let (client, toolkit) = stack::lead(&effects);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let client = client
+        .wait_for(|request: Request| async move { request.answer(true) })
+        .on_event(move |event| {
+            let tag = match event {
+                Event::Agent { path, event } => {
+                    let kind = match event {
+                        Event::ModelTurnStarted { .. } => "turn",
+                        Event::Pending { .. } => "pending",
+                        Event::RunFinished { .. } => "finished",
+                        _ => return,
+                    };
+                    format!("{}:{kind}", path.join("/"))
+                }
+                Event::RunFinished { .. } => "finished".into(),
+                _ => return,
+            };
+            log.lock().unwrap().push(tag);
+        });
+    let run = client.run("ship v2", &toolkit).await;
+    assert!(run.is_done(), "{run:?}");
+    let seen = seen.lock().unwrap().clone();
+    for tag in [
+        "platform:turn",
+        "platform/ops:turn",
+        "platform/ops:pending",
+        "platform/ops:finished",
+        "platform:finished",
+    ] {
+        assert!(
+            seen.contains(&tag.to_owned()),
+            "{tag} missing from {seen:?}"
+        );
+    }
+    assert_eq!(seen.last().map(String::as_str), Some("finished"));
+    // ops halts once (pending) and finishes after the answer: two runs end down there.
+    let ops_ends = seen
+        .iter()
+        .filter(|t| *t == "platform/ops:finished")
+        .count();
+    assert_eq!(ops_ends, 2, "{seen:?}");
+}
+
+#[tokio::test]
+async fn an_inner_run_out_of_turns_is_an_error_the_outer_model_reads() {
+    let looping = FnModel::new_sync(|_, _| Ok(Reply::call("x", "echo", "{}")));
+    let echo = Tool::new_sync("echo", "Echo.", json!({"type": "object"}), |_, _| {
+        ToolResult::ok("again")
+    });
+    let inner =
+        Client::new(looping)
+            .max_turns(2)
+            .as_tool("spinner", "Spins.", Toolkit::new().with(echo));
+    let outer = Client::new(ScriptedModel::new([
+        Reply::call("c1", "spinner", r#"{"input": "go"}"#),
+        Reply::text("it gave up"),
+    ]));
+    let run = outer.run("go", &Toolkit::new().with(inner)).await;
+    assert!(run.is_done(), "{run:?}");
+    assert_eq!(run.calls[0].status, CallStatus::Error);
+    assert!(
+        run.calls[0]
+            .result
+            .output
+            .starts_with("agent `spinner` stopped: stopped after 2 model turns"),
+        "{}",
+        run.calls[0].result.output
+    );
+}
+
+#[tokio::test]
+async fn a_panic_inside_an_agent_is_an_error_result() {
+    let panicking = FnModel::new_sync(|_, _| panic!("the inner model broke"));
+    let inner = Client::new(panicking).as_tool("broken", "Breaks.", Toolkit::new());
+    let outer = Client::new(ScriptedModel::new([
+        Reply::call("c1", "broken", r#"{"input": "go"}"#),
+        Reply::text("recovered"),
+    ]));
+    let run = outer.run("go", &Toolkit::new().with(inner)).await;
+    assert!(run.is_done(), "{run:?}");
+    assert_eq!(run.text, "recovered");
+    assert_eq!(run.calls[0].status, CallStatus::Error);
+    assert!(run.calls[0].result.output.contains("panicked"), "{run:?}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_outer_deadline_and_cancellation_reach_the_inner_run() {
+    let saw_token = Arc::new(AtomicBool::new(false));
+    let saw = Arc::clone(&saw_token);
+    let slow = Tool::new(
+        "slow",
+        "Sleeps.",
+        json!({"type": "object"}),
+        move |_, ctx: Context| {
+            let saw = Arc::clone(&saw);
+            async move {
+                saw.store(ctx.cancellation().is_some(), Ordering::SeqCst);
+                ctx.cancelled().await;
+                ToolResult::ok("never")
+            }
+        },
+    );
+    let inner = Client::new(ScriptedModel::new([Reply::call("s1", "slow", "{}")])).as_tool(
+        "worker",
+        "Works.",
+        Toolkit::new().with(slow),
+    );
+    let outer = Client::new(ScriptedModel::new([Reply::call(
+        "c1",
+        "worker",
+        r#"{"input": "go"}"#,
+    )]))
+    .run_timeout(Duration::from_secs(5));
+    let run = outer.run("go", &Toolkit::new().with(inner)).await;
+    assert_eq!(
+        run.status,
+        RunStatus::Incomplete {
+            reason: StopReason::Deadline { limit_ms: 5000 }
+        }
+    );
+    assert!(
+        saw_token.load(Ordering::SeqCst),
+        "the inner tool had no token"
+    );
+    assert_eq!(run.calls[0].status, CallStatus::Cancelled);
+}
+
+#[tokio::test]
+async fn an_agent_that_reaches_itself_stops_at_the_depth_limit() {
+    // `loop` delegates to a toolkit that holds `loop` itself.
+    let toolkit: Arc<OnceLock<Toolkit>> = Arc::default();
+    let slot = Arc::clone(&toolkit);
+    let delegate = Tool::new(
+        "delegate",
+        "Delegates.",
+        json!({"type": "object"}),
+        move |_, ctx| {
+            let slot = Arc::clone(&slot);
+            async move {
+                let kit = slot.get().unwrap();
+                kit.execute_json("loop", r#"{"input": "again"}"#, ctx).await
+            }
+        },
+    );
+    let model = FnModel::new_sync(|transcript, _| match transcript.last() {
+        Some(toolnexus::Message::User { .. }) => Ok(Reply::call("d", "delegate", "{}")),
+        _ => Ok(Reply::text(
+            transcript.last().unwrap().text().unwrap_or("").to_owned(),
+        )),
+    });
+    let agent = Client::new(model).as_tool("loop", "Loops.", Toolkit::new().with(delegate));
+    toolkit.set(Toolkit::new().with(agent)).ok().unwrap();
+    let result = toolkit
+        .get()
+        .unwrap()
+        .execute_json("loop", r#"{"input": "go"}"#, Context::new())
+        .await;
+    let expected = format!("agents run as tools nest at most {DEFAULT_MAX_DEPTH} deep");
+    assert!(result.output.contains(&expected), "{}", result.output);
+    assert!(
+        result.output.contains("loop > loop > loop"),
+        "{}",
+        result.output
+    );
+}
+
+#[tokio::test]
+async fn a_resume_without_the_inner_state_is_an_error() {
+    let inner = Client::new(ScriptedModel::default()).as_tool("a", "A.", Toolkit::new());
+    let request = Request::approval("ok?").with_id("r1");
+    let ctx = Context::new()
+        .with_answer(request.answer(true))
+        .with_request(
+            request
+                .clone()
+                .with_data(json!({AGENT_STATE_KEY: {"transcript": 3}})),
+        );
+    let result = inner.execute_json(r#"{"input": "x"}"#, ctx).await;
+    assert!(result.is_error);
+    assert!(result.output.contains("malformed"), "{}", result.output);
+    let ctx = Context::new()
+        .with_answer(request.answer(true))
+        .with_request(request);
+    let result = inner.execute_json(r#"{"input": "x"}"#, ctx).await;
+    assert!(result.output.contains("carries no"), "{}", result.output);
+}

@@ -1,0 +1,287 @@
+//! [`Client::as_tool`]: an agent, with its own model, prompt and toolkit, run as one tool of
+//! another agent; its suspensions surface as the outer call's and resume back down.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::agent::client::Client;
+use crate::agent::events::{Event, Listener};
+use crate::agent::message::Message;
+use crate::agent::model::Usage;
+use crate::agent::run::{RunResult, RunStatus};
+use crate::tool::context::Context;
+use crate::tool::request::{Answer, Request};
+use crate::tool::result::ToolResult;
+use crate::tool::tool::Tool;
+use crate::tool::toolkit::Toolkit;
+
+/// How deep agents run as tools may nest (an agent that reaches itself stops here).
+pub const DEFAULT_MAX_DEPTH: u32 = 8;
+
+/// The key of a suspended agent's state in its request's `data`.
+pub const AGENT_STATE_KEY: &str = "toolnexus.agent";
+
+/// The key, in an agent tool's result `metadata`, of the inner run's name, turns and usage.
+pub const AGENT_KEY: &str = "agent";
+
+/// Where a run stands among agents run as tools: how deep, under which agents, and the
+/// nearest listener above (which gets the events of every run below, tagged).
+#[derive(Clone, Default)]
+pub(crate) struct Scope {
+    pub(crate) depth: u32,
+    pub(crate) path: Vec<String>,
+    pub(crate) listener: Option<Arc<Listener>>,
+}
+
+tokio::task_local! {
+    pub(crate) static SCOPE: Scope;
+}
+
+/// The scope of the current task (the top level when none was set).
+pub(crate) fn current() -> Scope {
+    SCOPE.try_with(Clone::clone).unwrap_or_default()
+}
+
+/// What an inner run keeps while it is halted: enough to resume it, from data alone.
+#[derive(Serialize, Deserialize)]
+struct Halted {
+    transcript: Vec<Message>,
+    turns: u32,
+    usage: Usage,
+}
+
+impl Client {
+    /// This agent as one [`Tool`] of another agent: its input schema takes the task as
+    /// `{"input": string}`; a call runs this client (its model, system prompt, limits,
+    /// hooks and events) on `toolkit` with that input as the prompt, and the result is the
+    /// run's final text, with `metadata.agent` = `{"name", "turns", "usage"}` of the inner
+    /// run (the outer run adds that usage to its own).
+    ///
+    /// - When a tool of the inner run suspends, the call suspends on the same [`Request`]
+    ///   (id, kind, prompt, URL; its `data` gains the inner run's state under
+    ///   [`AGENT_STATE_KEY`], and non-object data moves under `"value"`). Answering it, by
+    ///   `wait_for` or by [`resume`](Client::resume) after a halt, resumes the inner run
+    ///   where it stopped: no settled call runs again, at any depth.
+    /// - The outer run's cancellation (and deadline) cancels the inner run. An inner run
+    ///   that stops early (max turns, deadline, model error) is an error result saying why.
+    /// - Agents nest at most [`DEFAULT_MAX_DEPTH`] deep; deeper, the call is an error.
+    /// - The inner run's events reach the outer run's listener as [`Event::Agent`], tagged
+    ///   with the path of agent names.
+    ///
+    /// ```
+    /// use toolnexus::{Client, Reply, ScriptedModel, Toolkit};
+    ///
+    /// let researcher = Client::new(ScriptedModel::new([Reply::text("Rust is a language.")]))
+    ///     .system("You research topics.")
+    ///     .as_tool("research", "Research a topic.", Toolkit::new());
+    /// let lead = Client::new(ScriptedModel::new([
+    ///     Reply::call("c1", "research", r#"{"input": "Rust"}"#),
+    ///     Reply::text("Done."),
+    /// ]));
+    /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    /// let run = rt.block_on(lead.run("Tell me about Rust.", &Toolkit::new().with(researcher)));
+    /// assert_eq!(run.calls[0].result.output, "Rust is a language.");
+    /// ```
+    pub fn as_tool(
+        &self,
+        name: impl Into<String>,
+        description: impl Into<String>,
+        toolkit: Toolkit,
+    ) -> Tool {
+        let agent = Arc::new(Agent {
+            name: crate::tool::tool::sanitize_name(&name.into()),
+            client: self.clone(),
+            toolkit,
+        });
+        let schema = json!({
+            "type": "object",
+            "properties": {"input": {"type": "string", "description": "The task for the agent."}},
+            "required": ["input"],
+        });
+        let name = agent.name.clone();
+        Tool::new(name, description, schema, move |args, ctx| {
+            let agent = Arc::clone(&agent);
+            async move { agent.call(args, ctx).await }
+        })
+    }
+}
+
+struct Agent {
+    name: String,
+    client: Client,
+    toolkit: Toolkit,
+}
+
+impl Agent {
+    async fn call(&self, args: Value, ctx: Context) -> ToolResult {
+        let parent = current();
+        if parent.depth >= DEFAULT_MAX_DEPTH {
+            return ToolResult::error(format!(
+                "agent `{}` not run: agents run as tools nest at most {DEFAULT_MAX_DEPTH} deep \
+                 (path: {} > {})",
+                self.name,
+                parent.path.join(" > "),
+                self.name
+            ));
+        }
+        let mut path = parent.path.clone();
+        path.push(self.name.clone());
+        let client = self.client_for(&ctx, &parent, &path);
+        let scope = Scope {
+            depth: parent.depth + 1,
+            path,
+            listener: parent.listener,
+        };
+        let (run, before, turns) = match (ctx.answer(), ctx.request()) {
+            (Some(answer), Some(request)) => {
+                let resumed = self.resume(&client, answer.clone(), request);
+                match SCOPE.scope(scope, resumed).await {
+                    Ok(resumed) => resumed,
+                    Err(message) => return ToolResult::error(message),
+                }
+            }
+            _ => {
+                let Some(input) = args.get("input").and_then(Value::as_str) else {
+                    return ToolResult::error(format!(
+                        "agent `{}`: the argument `input` must be a string (the task)",
+                        self.name
+                    ));
+                };
+                let fresh = client.run(input, &self.toolkit);
+                (SCOPE.scope(scope, fresh).await, Usage::default(), 0)
+            }
+        };
+        self.result(run, before, turns)
+    }
+
+    /// The inner client for one call: the outer call's cancellation, and a listener that
+    /// also forwards to the outer one.
+    fn client_for(&self, ctx: &Context, parent: &Scope, path: &[String]) -> Client {
+        let mut client = self.client.clone();
+        // The outer call's token (cancelled by the outer run's cancellation or deadline)
+        // stops the inner run; one of the inner client's own stops it as well, since the
+        // outer run then drops the call.
+        if client.cancellation.is_none()
+            && let Some(token) = ctx.cancellation()
+        {
+            client.cancellation = Some(token.clone());
+        }
+        if let Some(outer) = parent.listener.clone() {
+            let own = client.tools.listener.clone();
+            let path: Arc<[String]> = path.into();
+            client.tools.listener = Some(Arc::new(move |event: &Event<'_>| {
+                if let Some(own) = &own {
+                    own(event);
+                }
+                match event {
+                    Event::Agent { .. } => outer(event),
+                    _ => outer(&Event::Agent { path: &path, event }),
+                }
+            }));
+        }
+        client
+    }
+
+    /// Resumes the halted inner run whose state `request` carries, with `answer`.
+    async fn resume(
+        &self,
+        client: &Client,
+        answer: Answer,
+        request: &Request,
+    ) -> Result<(RunResult, Usage, u32), String> {
+        let state = request
+            .data
+            .as_ref()
+            .and_then(|d| d.get(AGENT_STATE_KEY))
+            .ok_or_else(|| {
+                format!(
+                    "agent `{}` cannot resume: request `{}` carries no `{AGENT_STATE_KEY}` state",
+                    self.name, request.id
+                )
+            })?;
+        let halted = Halted::deserialize(state).map_err(|error| {
+            format!(
+                "agent `{}` cannot resume: its state in request `{}` is malformed: {error}",
+                self.name, request.id
+            )
+        })?;
+        let inner = parked(&halted.transcript, &request.id).ok_or_else(|| {
+            format!(
+                "agent `{}` cannot resume: its run is not waiting on request `{}`",
+                self.name, request.id
+            )
+        })?;
+        let run = client
+            .resume(&self.toolkit, halted.transcript, &inner, answer)
+            .await
+            .map_err(|error| format!("agent `{}` cannot resume: {error}", self.name))?;
+        Ok((run, halted.usage, halted.turns))
+    }
+
+    /// The tool result for an inner run (with the usage and turns of its earlier legs).
+    fn result(&self, run: RunResult, before: Usage, turns: u32) -> ToolResult {
+        let usage = before + run.usage;
+        let turns = turns + run.turns;
+        let meta = json!({"name": self.name, "turns": turns, "usage": usage});
+        match &run.status {
+            RunStatus::Done => ToolResult::ok(run.text).with_metadata(AGENT_KEY, meta),
+            RunStatus::Pending => match run.pending {
+                Some(request) => {
+                    let halted = Halted {
+                        transcript: run.transcript,
+                        turns,
+                        usage,
+                    };
+                    ToolResult::pending(carry(request, &halted))
+                }
+                None => ToolResult::error(format!(
+                    "agent `{}` halted without a request to answer",
+                    self.name
+                )),
+            },
+            RunStatus::Incomplete { reason } => {
+                let last = if run.text.is_empty() {
+                    String::new()
+                } else {
+                    format!("; its last text: {}", run.text)
+                };
+                ToolResult::error(format!("agent `{}` stopped: {reason}{last}", self.name))
+                    .with_metadata(AGENT_KEY, meta)
+            }
+        }
+    }
+}
+
+/// Whether `request` carries the state of a halted inner run (an answer to it, even a
+/// decline, goes back to the agent tool, which takes it down to the call that asked).
+pub(crate) fn carries_state(request: Option<&Request>) -> bool {
+    request
+        .and_then(|r| r.data.as_ref())
+        .is_some_and(|data| data.get(AGENT_STATE_KEY).is_some())
+}
+
+/// The request an inner run halted on, from its transcript's parked tool message.
+fn parked(transcript: &[Message], id: &str) -> Option<Request> {
+    transcript.iter().rev().find_map(|m| match m {
+        Message::Tool {
+            pending: Some(request),
+            ..
+        } if request.id == id => Some(Request::clone(request)),
+        _ => None,
+    })
+}
+
+/// `request`, its data carrying the inner run's state beside its own.
+fn carry(mut request: Request, halted: &Halted) -> Request {
+    let mut data = match request.data.take() {
+        Some(Value::Object(map)) => map,
+        None | Some(Value::Null) => Map::new(),
+        Some(other) => Map::from_iter([("value".to_owned(), other)]),
+    };
+    let state = serde_json::to_value(halted).unwrap_or(Value::Null);
+    data.insert(AGENT_STATE_KEY.to_owned(), state);
+    request.data = Some(Value::Object(data));
+    request
+}
