@@ -6,6 +6,7 @@ pub(crate) mod client;
 pub(crate) mod drive;
 pub(crate) mod events;
 pub(crate) mod hooks;
+pub(crate) mod journal;
 pub(crate) mod listed;
 pub(crate) mod message;
 pub(crate) mod model;

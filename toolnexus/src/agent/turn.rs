@@ -49,26 +49,8 @@ pub(crate) struct Env<'a> {
     pub(crate) journal: Option<&'a Journal>,
 }
 
-/// The run store's record of a run; nothing without a store feature.
-#[cfg(feature = "__store")]
-pub(crate) use crate::store::journal::Journal;
-/// The run store's record of a run; nothing without a store feature.
-#[cfg(not(feature = "__store"))]
-pub(crate) enum Journal {}
-
-#[cfg(not(feature = "__store"))]
-impl Journal {
-    pub(crate) fn failure(&self) -> Option<crate::agent::run::StopReason> {
-        match *self {}
-    }
-
-    pub(crate) async fn checkpoint(
-        &self,
-        _: &[Message],
-    ) -> Result<(), crate::agent::run::StopReason> {
-        match *self {}
-    }
-}
+pub(crate) use crate::agent::journal::Journal;
+use crate::agent::journal::{journal_settled, journal_started};
 
 impl Env<'_> {
     fn events(&self) -> Events<'_> {
@@ -594,27 +576,4 @@ async fn execute(
                 .await
         }
     }
-}
-
-/// Records that a call starts; its idempotency key, or why it must not run.
-#[cfg(feature = "__store")]
-async fn journal_started(journal: &Journal, call_id: &str) -> Result<String, String> {
-    journal.started(call_id).await?;
-    Ok(journal.key(call_id))
-}
-
-#[cfg(not(feature = "__store"))]
-async fn journal_started(journal: &Journal, _: &str) -> Result<String, String> {
-    match *journal {}
-}
-
-/// Records a call's result (the one the model reads).
-#[cfg(feature = "__store")]
-async fn journal_settled(journal: &Journal, call_id: &str, result: &ToolResult) {
-    journal.settled(call_id, result).await;
-}
-
-#[cfg(not(feature = "__store"))]
-async fn journal_settled(journal: &Journal, _: &str, _: &ToolResult) {
-    match *journal {}
 }
