@@ -174,7 +174,11 @@ async fn headers_are_sent_with_every_request() {
     let head = seen.join().unwrap();
     assert!(head.contains("x-api-key: k-123"), "{head}");
     assert!(head.contains("authorization: bearer s3cret"), "{head}");
-    assert!(matches!(error, McpClientError::Connect { .. }), "{error}");
+    // A 401 to a client without a login is an authorization error that says so.
+    assert!(
+        matches!(error, McpClientError::Authorization { .. }),
+        "{error}"
+    );
     assert!(error.to_string().contains(&url), "{error}");
 
     let invalid = McpClient::http(&url)

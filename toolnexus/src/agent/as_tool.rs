@@ -17,8 +17,10 @@ use crate::tool::result::ToolResult;
 use crate::tool::tool::Tool;
 use crate::tool::toolkit::Toolkit;
 
-/// How deep agents run as tools may nest (an agent that reaches itself stops here).
-pub const DEFAULT_MAX_DEPTH: u32 = 8;
+/// How deep agents run as tools may nest (an agent that reaches itself stops here). Each
+/// level's run is polled from inside the level above it, on the same thread's stack; four
+/// levels leave room on a 2 MiB thread stack (tokio's default) even in a debug build.
+pub const DEFAULT_MAX_DEPTH: u32 = 4;
 
 /// The key of a suspended agent's state in its request's `data`.
 pub const AGENT_STATE_KEY: &str = "toolnexus.agent";
@@ -136,7 +138,10 @@ impl Agent {
         };
         let (run, before, turns) = match (ctx.answer(), ctx.request()) {
             (Some(answer), Some(request)) => {
-                let resumed = self.resume(&client, answer.clone(), request);
+                // Boxed, like the fresh run below: each nested agent's run lives on the
+                // heap, so a deep nest does not grow the polling thread's stack by a
+                // whole run's state machine per level.
+                let resumed = Box::pin(self.resume(&client, answer.clone(), request));
                 match SCOPE.scope(scope, resumed).await {
                     Ok(resumed) => resumed,
                     Err(message) => return ToolResult::error(message),
@@ -149,7 +154,7 @@ impl Agent {
                         self.name
                     ));
                 };
-                let fresh = client.run(input, &self.toolkit);
+                let fresh = Box::pin(client.run(input, &self.toolkit));
                 (SCOPE.scope(scope, fresh).await, Usage::default(), 0)
             }
         };
