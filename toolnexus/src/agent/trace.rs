@@ -24,10 +24,10 @@ impl Client {
 /// The span of one run; `resumed` is the id of the request whose answer it continues.
 pub(crate) fn run_span(client: &Client, resumed: Option<&str>) -> Span {
     let agent = client.name.as_deref();
-    tracing::info_span!(
+    let span = tracing::info_span!(
         target: "toolnexus",
         "invoke_agent",
-        otel.name = agent.map_or_else(|| "invoke_agent".to_owned(), |n| format!("invoke_agent {n}")),
+        otel.name = Empty,
         "gen_ai.operation.name" = "invoke_agent",
         "gen_ai.agent.name" = agent,
         "gen_ai.provider.name" = client.model.provider_name(),
@@ -39,7 +39,13 @@ pub(crate) fn run_span(client: &Client, resumed: Option<&str>) -> Span {
         "error.type" = Empty,
         otel.status_code = Empty,
         otel.status_description = Empty,
-    )
+    );
+    crate::trace::named(span, || {
+        agent.map_or_else(
+            || "invoke_agent".to_owned(),
+            |n| format!("invoke_agent {n}"),
+        )
+    })
 }
 
 /// Records how the run ended on its span.
@@ -104,10 +110,10 @@ where
 
 fn chat_span(model: &dyn Model) -> Span {
     let name = model.model_name();
-    tracing::info_span!(
+    let span = tracing::info_span!(
         target: "toolnexus",
         "chat",
-        otel.name = name.map_or_else(|| "chat".to_owned(), |n| format!("chat {n}")),
+        otel.name = Empty,
         otel.kind = "client",
         "gen_ai.operation.name" = "chat",
         "gen_ai.provider.name" = model.provider_name(),
@@ -118,7 +124,10 @@ fn chat_span(model: &dyn Model) -> Span {
         "error.type" = Empty,
         otel.status_code = Empty,
         otel.status_description = Empty,
-    )
+    );
+    crate::trace::named(span, || {
+        name.map_or_else(|| "chat".to_owned(), |n| format!("chat {n}"))
+    })
 }
 
 /// The OpenTelemetry spelling of a finish reason (the providers' common vocabulary).

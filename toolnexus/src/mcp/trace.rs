@@ -21,7 +21,7 @@ pub(super) fn server_span(
     let span = tracing::info_span!(
         target: "toolnexus",
         "tools/call",
-        otel.name = format!("tools/call {name}"),
+        otel.name = Empty,
         otel.kind = "server",
         "mcp.method.name" = "tools/call",
         "mcp.protocol.version" = Empty,
@@ -31,6 +31,7 @@ pub(super) fn server_span(
         "error.type" = Empty,
         otel.status_code = Empty,
     );
+    let span = crate::trace::named(span, || format!("tools/call {name}"));
     if span.is_disabled() {
         return span;
     }
@@ -71,15 +72,16 @@ pub(super) fn server_responded(
 
 /// The client span of one `tools/call` of the remote tool `name`.
 pub(super) fn client_span(name: &str) -> Span {
-    tracing::info_span!(
+    let span = tracing::info_span!(
         target: "toolnexus",
         "tools/call",
-        otel.name = format!("tools/call {name}"),
+        otel.name = Empty,
         otel.kind = "client",
         "mcp.method.name" = "tools/call",
         "gen_ai.operation.name" = "execute_tool",
         "gen_ai.tool.name" = name,
-    )
+    );
+    crate::trace::named(span, || format!("tools/call {name}"))
 }
 
 /// Writes the current span's trace context into the call's `_meta` (feature `otel`).

@@ -26,7 +26,9 @@
 pub(crate) mod tool;
 
 use std::sync::OnceLock;
+
 use std::sync::atomic::{AtomicU8, Ordering};
+use tracing::Span;
 
 /// The `tracing` target of every span and event toolnexus emits.
 pub const TARGET: &str = "toolnexus";
@@ -79,4 +81,15 @@ pub fn captures_content() -> bool {
             })
         }
     }
+}
+
+/// Gives a live span its OpenTelemetry name (`otel.name`), and hands it back. The name is
+/// never formatted for a disabled span: written among a span macro's fields it would be,
+/// on every call, whenever tracing's `log` feature is on (sqlx, for one, turns it on).
+/// Every span declares `otel.name = Empty` and is named through here.
+pub(crate) fn named(span: Span, name: impl FnOnce() -> String) -> Span {
+    if !span.is_disabled() {
+        span.record("otel.name", name().as_str());
+    }
+    span
 }

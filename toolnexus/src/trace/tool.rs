@@ -36,8 +36,6 @@ impl ToolSpan {
         let span = tracing::info_span!(
             target: "toolnexus",
             "execute_tool",
-            // Formatted only for a live span (below): tracing's `log` feature, which
-            // dependencies such as sqlx turn on, would otherwise evaluate it on every call.
             otel.name = Empty,
             "gen_ai.operation.name" = "execute_tool",
             "gen_ai.tool.name" = name,
@@ -49,9 +47,7 @@ impl ToolSpan {
             "error.type" = Empty,
             otel.status_code = Empty,
         );
-        if !span.is_disabled() {
-            span.record("otel.name", format!("execute_tool {name}").as_str());
-        }
+        let span = crate::trace::named(span, || format!("execute_tool {name}"));
         if !span.is_disabled() && captures_content() {
             match args {
                 Args::Text(text) => span.record("gen_ai.tool.call.arguments", *text),
