@@ -1,9 +1,12 @@
 //! Agents run as tools (`Client::as_tool`): the inner run's text, usage and events, its
 //! limits, and a suspension three agents down answered at the top, by `wait_for`, by
-//! `resume` after a halt, and by `resume` in another process.
+//! `resume` after a halt, and by `resume` in another process; over MCP (agents/mcp.rs),
+//! the official Python SDK's client answers a sub-agent's approval.
 
 #[path = "common/example.rs"]
 mod example;
+#[path = "agents/mcp.rs"]
+mod mcp;
 #[path = "agents/stack.rs"]
 mod stack;
 

@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
@@ -11,6 +13,8 @@ use crate::agent::events::{Event, Listener};
 use crate::agent::message::Message;
 use crate::agent::model::Usage;
 use crate::agent::run::{RunResult, RunStatus};
+use crate::schema::canonical::schema_for;
+use crate::tool::args::Args;
 use crate::tool::context::Context;
 use crate::tool::request::{Answer, Request};
 use crate::tool::result::ToolResult;
@@ -52,7 +56,13 @@ struct Halted {
     transcript: Vec<Message>,
     turns: u32,
     usage: Usage,
+    /// The deepest request's own `data` was not an object, and moved under `"value"`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    wrapped: bool,
 }
+
+/// How a call's arguments become the inner run's prompt (or an error naming the field).
+type Prompt = Box<dyn Fn(Value) -> Result<String, String> + Send + Sync>;
 
 impl Client {
     /// This agent as one [`Tool`] of another agent: its input schema takes the task as
@@ -92,17 +102,83 @@ impl Client {
         description: impl Into<String>,
         toolkit: Toolkit,
     ) -> Tool {
-        let agent = Arc::new(Agent {
-            name: crate::tool::tool::sanitize_name(&name.into()),
-            client: self.clone(),
-            toolkit,
-        });
         let schema = json!({
             "type": "object",
             "properties": {"input": {"type": "string", "description": "The task for the agent."}},
             "required": ["input"],
         });
-        let name = agent.name.clone();
+        let name = crate::tool::tool::sanitize_name(&name.into());
+        let label = name.clone();
+        let prompt: Prompt = Box::new(move |args: Value| match args.get("input") {
+            Some(Value::String(input)) => Ok(input.clone()),
+            _ => Err(format!(
+                "agent `{label}`: the argument `input` must be a string (the task)"
+            )),
+        });
+        self.agent_tool(name, description.into(), schema, toolkit, prompt)
+    }
+
+    /// This agent as one [`Tool`] whose input is typed: its input schema is `T`'s, as
+    /// `#[tool]` derives it for an `#[args]` struct (the struct's own object schema), a
+    /// call's arguments are read into a `T` (arguments that do not fit are an error result
+    /// naming the tool and the field, and the agent does not run), and `prompt` makes the
+    /// inner run's prompt from it. Everything else is as [`as_tool`](Client::as_tool).
+    ///
+    /// ```
+    /// use serde::Deserialize;
+    /// use toolnexus::{Client, Reply, ScriptedModel, Toolkit};
+    ///
+    /// /// A topic to research.
+    /// #[derive(Deserialize, schemars::JsonSchema)]
+    /// struct Topic {
+    ///     /// What to look into.
+    ///     subject: String,
+    ///     /// How many sources to read.
+    ///     sources: u8,
+    /// }
+    ///
+    /// let researcher = Client::new(ScriptedModel::new([Reply::text("Rust is a language.")]))
+    ///     .as_typed_tool("research", "Research a topic.", Toolkit::new(), |t: Topic| {
+    ///         format!("Research {} in {} sources.", t.subject, t.sources)
+    ///     });
+    /// assert_eq!(researcher.input_schema()["required"], serde_json::json!(["subject", "sources"]));
+    /// ```
+    pub fn as_typed_tool<T, F>(
+        &self,
+        name: impl Into<String>,
+        description: impl Into<String>,
+        toolkit: Toolkit,
+        prompt: F,
+    ) -> Tool
+    where
+        T: DeserializeOwned + JsonSchema + 'static,
+        F: Fn(T) -> String + Send + Sync + 'static,
+    {
+        let name = crate::tool::tool::sanitize_name(&name.into());
+        let label = name.clone();
+        let prompt: Prompt = Box::new(move |args: Value| {
+            Args::Value(args)
+                .parse::<T>(&label)
+                .map(&prompt)
+                .map_err(|error| ToolResult::from(error).output)
+        });
+        self.agent_tool(name, description.into(), schema_for::<T>(), toolkit, prompt)
+    }
+
+    fn agent_tool(
+        &self,
+        name: String,
+        description: String,
+        schema: Value,
+        toolkit: Toolkit,
+        prompt: Prompt,
+    ) -> Tool {
+        let agent = Arc::new(Agent {
+            name: name.clone(),
+            client: self.clone(),
+            toolkit,
+            prompt,
+        });
         Tool::new(name, description, schema, move |args, ctx| {
             let agent = Arc::clone(&agent);
             async move { agent.call(args, ctx).await }
@@ -114,6 +190,7 @@ struct Agent {
     name: String,
     client: Client,
     toolkit: Toolkit,
+    prompt: Prompt,
 }
 
 impl Agent {
@@ -147,12 +224,19 @@ impl Agent {
                     Err(message) => return ToolResult::error(message),
                 }
             }
-            _ => {
-                let Some(input) = args.get("input").and_then(Value::as_str) else {
-                    return ToolResult::error(format!(
-                        "agent `{}`: the argument `input` must be a string (the task)",
-                        self.name
-                    ));
+            (Some(answer), None) => {
+                // Without the request there is no halted run to take the answer to, and a
+                // fresh run would run its settled calls again.
+                return ToolResult::error(format!(
+                    "agent `{}` got an answer to request `{}` without that request, which \
+                     carries its halted run; call it again without an answer to start anew",
+                    self.name, answer.id
+                ));
+            }
+            (None, _) => {
+                let input = match (self.prompt)(args) {
+                    Ok(input) => input,
+                    Err(message) => return ToolResult::error(message),
                 };
                 let fresh = Box::pin(client.run(input, &self.toolkit));
                 (SCOPE.scope(scope, fresh).await, Usage::default(), 0)
@@ -238,8 +322,9 @@ impl Agent {
                         transcript: run.transcript,
                         turns,
                         usage,
+                        wrapped: false,
                     };
-                    ToolResult::pending(carry(request, &halted))
+                    ToolResult::pending(carry(request, halted))
                 }
                 None => ToolResult::error(format!(
                     "agent `{}` halted without a request to answer",
@@ -279,14 +364,80 @@ fn parked(transcript: &[Message], id: &str) -> Option<Request> {
 }
 
 /// `request`, its data carrying the inner run's state beside its own.
-fn carry(mut request: Request, halted: &Halted) -> Request {
+fn carry(mut request: Request, mut halted: Halted) -> Request {
     let mut data = match request.data.take() {
-        Some(Value::Object(map)) => map,
+        Some(Value::Object(map)) => {
+            // A request from an agent below: whether its deepest data was wrapped.
+            halted.wrapped = map.get(AGENT_STATE_KEY).is_some_and(was_wrapped);
+            map
+        }
         None | Some(Value::Null) => Map::new(),
-        Some(other) => Map::from_iter([("value".to_owned(), other)]),
+        Some(other) => {
+            halted.wrapped = true;
+            Map::from_iter([("value".to_owned(), other)])
+        }
     };
-    let state = serde_json::to_value(halted).unwrap_or(Value::Null);
+    let state = serde_json::to_value(&halted).unwrap_or(Value::Null);
     data.insert(AGENT_STATE_KEY.to_owned(), state);
     request.data = Some(Value::Object(data));
     request
+}
+
+fn was_wrapped(state: &Value) -> bool {
+    state.get("wrapped").and_then(Value::as_bool) == Some(true)
+}
+
+/// `request` as whoever answers it may see it: without the halted runs' state, its data
+/// as the tool that asked wrote it. (A server that hands a request to a client keeps the
+/// whole one to itself, sealed, and gives it back to the agent tool with the answer.)
+pub(crate) fn shown(request: &Request) -> Request {
+    let mut shown = request.clone();
+    if let Some(Value::Object(data)) = &mut shown.data
+        && let Some(state) = data.remove(AGENT_STATE_KEY)
+    {
+        shown.data = match data.remove("value") {
+            Some(value) if was_wrapped(&state) && data.is_empty() => Some(value),
+            Some(value) => {
+                data.insert("value".to_owned(), value);
+                Some(Value::Object(std::mem::take(data)))
+            }
+            None if data.is_empty() => None,
+            None => Some(Value::Object(std::mem::take(data))),
+        };
+    }
+    shown
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn halted() -> Halted {
+        Halted {
+            transcript: vec![Message::user("secret task")],
+            turns: 1,
+            usage: Usage::default(),
+            wrapped: false,
+        }
+    }
+
+    #[test]
+    fn a_shown_request_has_its_own_data_and_no_agent_state() {
+        let cases = [
+            None,
+            Some(json!({"type": "object", "properties": {}})),
+            Some(json!("a string")),
+            Some(json!({"value": 3})),
+        ];
+        for data in cases {
+            let mut asked = Request::approval("Deploy?").with_id("r1");
+            asked.data = data.clone();
+            // Two agents up: the request carries both states, the data as the tool wrote it.
+            let carried = carry(carry(asked.clone(), halted()), halted());
+            assert!(carries_state(Some(&carried)));
+            let shown = shown(&carried);
+            assert_eq!(shown, asked, "{data:?}");
+            assert!(!carries_state(Some(&shown)));
+        }
+    }
 }

@@ -72,7 +72,8 @@ fn raw_tool(tool: &Tool) -> rmcp::model::Tool {
 /// - `is_error` becomes `isError`;
 /// - a pending result (a suspension) is an error result whose text is the request's prompt,
 ///   followed by the request's URL as a second text item when it has one; the request
-///   itself travels in `_meta["toolnexus/pending"]` for hosts that can resolve it.
+///   itself travels in `_meta["toolnexus/pending"]` for hosts that can resolve it (without
+///   the state of a halted agent run as a tool, which is not the client's to read).
 ///
 /// `metadata` other than `pending` and `structured` is bookkeeping for the host and is not
 /// sent.
@@ -83,12 +84,18 @@ pub fn call_tool_result(tool: &str, mut result: ToolResult) -> CallToolResult {
             content.push(ContentBlock::text(url.clone()));
         }
         // The request travels as the tool wrote it into `metadata.pending`, not serialized
-        // a second time.
-        let pending = result
+        // a second time, unless it carries a halted agent's state, which stays here.
+        let pending = match result
             .metadata
             .as_mut()
             .and_then(|metadata| metadata.remove(PENDING_KEY))
-            .unwrap_or(Value::Null);
+        {
+            _ if crate::agent::as_tool::carries_state(Some(&request)) => {
+                crate::agent::as_tool::shown(&request).to_value()
+            }
+            Some(pending) => pending,
+            None => Value::Null,
+        };
         let mut meta = Map::new();
         meta.insert(PENDING_META_KEY.to_owned(), pending);
         let mut mapped = CallToolResult::error(content);

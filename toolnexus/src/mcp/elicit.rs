@@ -23,6 +23,7 @@ use serde_json::{Map, Value, json};
 use super::convert::{PENDING_META_KEY, call_tool_result};
 use super::seal::{Claims, StateError, args_digest};
 use super::{McpServer, client};
+use crate::agent::as_tool::shown;
 use crate::tool::context::Context;
 use crate::tool::request::{Answer, Request};
 use crate::tool::result::ToolResult;
@@ -117,6 +118,9 @@ async fn modern_call(
             if let Some(call) = &claims.call {
                 ctx = ctx.with_call_id(call.clone());
             }
+            if let Some(pending) = claims.pending {
+                ctx = ctx.with_request(*pending);
+            }
         }
         (None, Some(_)) => {
             return Err(ErrorData::invalid_params(
@@ -134,7 +138,7 @@ async fn modern_call(
     let url_mode = capabilities
         .and_then(|c| c.elicitation.as_ref())
         .is_some_and(|e| e.url.is_some());
-    let (params, field) = elicitation_for(&pending, url_mode);
+    let (params, field) = elicitation_for(&shown(&pending), url_mode);
     let claims = Claims {
         version: 1,
         tool: name.to_owned(),
@@ -144,6 +148,7 @@ async fn modern_call(
         field,
         call: call_id,
         expires: Claims::expiring_in(server.0.state_ttl),
+        pending: Some(Box::new(pending.clone())),
     };
     let state = server.state_key().seal(&claims);
     let mut requests = InputRequests::new();
@@ -178,17 +183,17 @@ async fn ask_during_call(
         .is_some_and(|e| e.url.is_some());
     let wait = server.0.timeout.unwrap_or(DEFAULT_ELICITATION_WAIT);
     let deadline = tokio::time::Instant::now() + wait;
-    let mut answer: Option<Answer> = None;
+    let mut answer: Option<(Answer, Request)> = None;
     for _ in 0..MAX_ROUNDS {
         let round = match answer.take() {
-            Some(answer) => ctx.clone().with_answer(answer),
+            Some((answer, request)) => ctx.clone().with_answer(answer).with_request(request),
             None => ctx.clone(),
         };
         let result = server.0.toolkit.execute(name, args.clone(), round).await;
         let Some(pending) = result.pending_request() else {
             return Ok(call_tool_result(name, result).into());
         };
-        let (params, field) = elicitation_for(&pending, url_mode);
+        let (params, field) = elicitation_for(&shown(&pending), url_mode);
         let asked = context.peer.create_elicitation_with_timeout(params, None);
         let outcome = tokio::select! {
             outcome = asked => outcome,
@@ -204,7 +209,9 @@ async fn ask_during_call(
             }
         };
         match outcome {
-            Ok(reply) => answer = Some(answer_for(&pending.id, field.as_deref(), &reply)),
+            Ok(reply) => {
+                answer = Some((answer_for(&pending.id, field.as_deref(), &reply), pending));
+            }
             Err(error) => {
                 // The client could not be asked after all: the fallback form, with why.
                 tracing::debug!(tool = name, %error, "elicitation/create failed");

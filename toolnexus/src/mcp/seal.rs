@@ -222,7 +222,7 @@ fn random_bytes(buf: &mut [u8]) {
 }
 
 /// What a sealed state says about the call that made it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Claims {
     #[serde(rename = "v")]
     pub(crate) version: u8,
@@ -247,6 +247,11 @@ pub(crate) struct Claims {
     /// When the state expires, in milliseconds since the Unix epoch.
     #[serde(rename = "e")]
     pub(crate) expires: u64,
+    /// The pending request whole, as the tool raised it (its `data` may carry state the
+    /// client must neither read nor change, such as a halted inner agent's run): the
+    /// retry hands it back to the tool beside the answer.
+    #[serde(rename = "q", default, skip_serializing_if = "Option::is_none")]
+    pub(crate) pending: Option<Box<crate::tool::request::Request>>,
 }
 
 impl Claims {
@@ -322,6 +327,11 @@ mod tests {
             field: Some("answer".to_owned()),
             call: Some("7".to_owned()),
             expires: Claims::expiring_in(ttl),
+            pending: Some(Box::new(
+                crate::Request::approval("Deploy?")
+                    .with_id("req-1")
+                    .with_data(json!({"secret": "inner-state"})),
+            )),
         }
     }
 
@@ -342,7 +352,7 @@ mod tests {
         let raw = URL_SAFE_NO_PAD.decode(&token[4..]).unwrap();
         let text = String::from_utf8_lossy(&raw);
         assert!(
-            !text.contains("deploy") && !text.contains("req-1"),
+            !text.contains("deploy") && !text.contains("req-1") && !text.contains("inner-state"),
             "{text}"
         );
         let opened = key.open(&token, "deploy", &digest).unwrap();
