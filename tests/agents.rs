@@ -437,3 +437,84 @@ async fn a_resume_without_the_inner_state_is_an_error() {
     let result = inner.execute_json(r#"{"input": "x"}"#, ctx).await;
     assert!(result.output.contains("carries no"), "{}", result.output);
 }
+
+/// A topic to research.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)]
+struct Topic {
+    /// What to look into.
+    subject: String,
+    /// How many sources to read.
+    sources: u8,
+}
+
+/// Research a topic.
+#[toolnexus::tool]
+fn research_by_hand(#[args] topic: Topic) -> Result<String, std::convert::Infallible> {
+    Ok(topic.subject)
+}
+
+#[tokio::test]
+async fn an_agent_with_typed_input_has_its_structs_schema_and_checks_the_arguments() {
+    let prompts = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&prompts);
+    let model = FnModel::new_sync(move |transcript: &[toolnexus::Message], _| {
+        if let Some(toolnexus::Message::User { .. }) = transcript.last() {
+            seen.lock().unwrap().push(
+                transcript
+                    .last()
+                    .unwrap()
+                    .text()
+                    .unwrap_or_default()
+                    .to_owned(),
+            );
+        }
+        Ok(Reply::text("3 sources on Rust"))
+    });
+    let researcher = Client::new(model).as_typed_tool(
+        "research",
+        "Research a topic.",
+        Toolkit::new(),
+        |t: Topic| format!("Research {} in {} sources.", t.subject, t.sources),
+    );
+    // The schema is the struct's own, exactly as `#[args]` derives it.
+    assert_eq!(
+        researcher.input_schema(),
+        research_by_hand::tool().input_schema()
+    );
+    assert_eq!(
+        researcher.input_schema()["required"],
+        json!(["subject", "sources"])
+    );
+
+    let lead = Client::new(ScriptedModel::new([
+        Reply::calls([
+            toolnexus::ToolCall::new("c1", "research", r#"{"subject": "Rust", "sources": 300}"#),
+            toolnexus::ToolCall::new("c2", "research", r#"{"subject": "Rust"}"#),
+            toolnexus::ToolCall::new("c3", "research", r#"{"subject": "Rust", "sources": 3}"#),
+        ]),
+        Reply::text("Done."),
+    ]));
+    let run = lead
+        .run("Look into Rust.", &Toolkit::new().with(researcher))
+        .await;
+    assert!(run.is_done(), "{run:?}");
+    let [too_many, missing, fine] = &run.calls[..] else {
+        panic!("{:?}", run.calls)
+    };
+    // Arguments that do not fit are the tool's error, naming the field; the agent never ran.
+    assert!(too_many.result.is_error);
+    assert!(
+        too_many.result.output.contains("research") && too_many.result.output.contains("sources"),
+        "{}",
+        too_many.result.output
+    );
+    assert!(missing.result.is_error);
+    assert!(
+        missing.result.output.contains("sources"),
+        "{}",
+        missing.result.output
+    );
+    assert_eq!(fine.result.output, "3 sources on Rust");
+    assert_eq!(*prompts.lock().unwrap(), ["Research Rust in 3 sources."]);
+}
