@@ -334,3 +334,61 @@ async fn metrics_count_model_turns_tokens_and_tool_calls() {
     assert_eq!(outcome("add"), Some((Some("ok".to_owned()), 1)));
     assert_eq!(outcome("fail"), Some((Some("error".to_owned()), 1)));
 }
+
+#[tokio::test(start_paused = true)]
+async fn an_agent_run_as_a_tool_nests_its_spans_under_the_outer_call() {
+    let _capture = CAPTURE.lock().await;
+    let collector = Collector::new();
+    let _guard = tracing::subscriber::set_default(collector.subscriber());
+
+    let ops = Client::new(ScriptedModel::new([
+        calls(&[("a1", "add")]),
+        Reply::text("5"),
+    ]))
+    .agent_name("ops")
+    .as_tool("ops", "Adds.", toolkit());
+    let researcher = Client::new(ScriptedModel::new([
+        Reply::call("o1", "ops", r#"{"input": "add"}"#),
+        Reply::text("ops says 5"),
+    ]))
+    .agent_name("researcher")
+    .as_tool("research", "Researches.", Toolkit::new().with(ops));
+    let lead = Client::new(ScriptedModel::new([
+        Reply::call("r1", "research", r#"{"input": "what is 2 + 3?"}"#),
+        Reply::text("done"),
+    ]))
+    .agent_name("lead");
+    let run = lead.run("go", &Toolkit::new().with(researcher)).await;
+    assert!(run.is_done(), "{:?}", run.status);
+
+    let spans = collector.finished();
+    let top = span(&spans, "invoke_agent lead");
+    let trace = top.span_context.trace_id();
+    // lead > execute_tool research > invoke_agent researcher > execute_tool ops >
+    // invoke_agent ops > execute_tool add: one trace, each span the child of the one before.
+    let chain = [
+        "execute_tool research",
+        "invoke_agent researcher",
+        "execute_tool ops",
+        "invoke_agent ops",
+        "execute_tool add",
+    ];
+    let mut parent = top;
+    for name in chain {
+        let child = span(&spans, name);
+        assert_eq!(child.parent_span_id, id(parent), "{name}");
+        assert_eq!(child.span_context.trace_id(), trace, "{name}");
+        parent = child;
+    }
+    assert_eq!(
+        text(span(&spans, "invoke_agent ops"), GEN_AI_AGENT_NAME),
+        "ops"
+    );
+    // Each inner model turn is a child of its own agent's span.
+    let ops_chats = spans
+        .iter()
+        .filter(|s| s.parent_span_id == id(span(&spans, "invoke_agent ops")))
+        .filter(|s| text(s, GEN_AI_OPERATION_NAME) == "chat")
+        .count();
+    assert_eq!(ops_chats, 2);
+}
