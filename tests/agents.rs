@@ -236,6 +236,67 @@ async fn a_run_halted_three_agents_down_resumes_in_a_new_process() {
 }
 
 #[tokio::test]
+async fn a_durable_run_halted_three_agents_down_resumes_from_sqlite_in_a_new_process() {
+    use toolnexus::store::{RunStore as _, SqliteStore};
+    let dir = std::env::temp_dir().join(format!("toolnexus-agents-store-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (db, effects_file) = (dir.join("runs.db"), dir.join("effects"));
+    let store = SqliteStore::open(db.to_str().unwrap()).await.unwrap();
+    let (client, toolkit) = stack::lead(&Effects::to_file(effects_file.clone()));
+    let halted = client
+        .with_store(store.clone())
+        .run("ship v2", &toolkit)
+        .await;
+    assert!(halted.is_pending(), "{halted:?}");
+    let id = halted.id.clone().expect("a durable run");
+    let waiting = store.pending().await.unwrap();
+    assert_eq!(waiting.len(), 1, "{waiting:?}");
+    assert_eq!(
+        (waiting[0].request.id.as_str(), waiting[0].tool.as_str()),
+        (APPROVAL, "platform")
+    );
+    drop((store, toolkit));
+
+    let child = tokio::process::Command::new(example::example("agents_resume"))
+        .args([
+            "--store",
+            db.to_str().unwrap(),
+            effects_file.to_str().unwrap(),
+            "accept",
+        ])
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(60), child)
+        .await
+        .expect("the resume finishes in time")
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let done: RunResult = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(done.is_done(), "{done:?}");
+    assert_eq!(done.text, APPROVED);
+    assert_eq!(done.id.as_deref(), Some(id.as_str()));
+    // One effect per tool, across both processes and three agents.
+    let effects = std::fs::read_to_string(&effects_file).unwrap();
+    assert_eq!(
+        sorted(effects.lines().map(str::to_owned).collect()),
+        once_each()
+    );
+    // The store holds the finished run and nothing waits any more.
+    let store = SqliteStore::open(db.to_str().unwrap()).await.unwrap();
+    assert!(store.pending().await.unwrap().is_empty());
+    assert_eq!(
+        store.result(&id).await.unwrap().map(|r| r.text),
+        Some(APPROVED.to_owned())
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
 async fn a_decline_in_a_new_process_reaches_the_deepest_model() {
     let (_, done, effects) = halt_here_resume_there("decline").await;
     assert!(done.is_done(), "{done:?}");
