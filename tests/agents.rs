@@ -189,6 +189,25 @@ async fn a_run_halted_three_agents_down_resumes_from_its_serialized_result() {
     assert_eq!(sorted(effects.seen()), once_each());
 }
 
+/// Runs `agents_resume` with `args` in a process of its own, bounded in time, and reads
+/// the finished run it prints.
+async fn resume_in_child(args: &[&str]) -> RunResult {
+    let child = tokio::process::Command::new(example::example("agents_resume"))
+        .args(args)
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(60), child)
+        .await
+        .expect("the resume finishes in time")
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// Halts the stack in this process, resumes it with `verdict` in a new one: the finished
 /// run and the effects of both processes.
 async fn halt_here_resume_there(verdict: &str) -> (RunResult, RunResult, Vec<String>) {
@@ -204,22 +223,12 @@ async fn halt_here_resume_there(verdict: &str) -> (RunResult, RunResult, Vec<Str
     std::fs::write(&run_file, serde_json::to_vec(&halted).unwrap()).unwrap();
     drop((client, toolkit));
 
-    let child = tokio::process::Command::new(example::example("agents_resume"))
-        .arg(&run_file)
-        .arg(&effects_file)
-        .arg(verdict)
-        .kill_on_drop(true)
-        .output();
-    let out = tokio::time::timeout(Duration::from_secs(60), child)
-        .await
-        .expect("the resume finishes in time")
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let done: RunResult = serde_json::from_slice(&out.stdout).unwrap();
+    let done = resume_in_child(&[
+        run_file.to_str().unwrap(),
+        effects_file.to_str().unwrap(),
+        verdict,
+    ])
+    .await;
     let effects = std::fs::read_to_string(&effects_file).unwrap();
     let effects = sorted(effects.lines().map(str::to_owned).collect());
     let _ = std::fs::remove_dir_all(&dir);
@@ -258,25 +267,13 @@ async fn a_durable_run_halted_three_agents_down_resumes_from_sqlite_in_a_new_pro
     );
     drop((store, toolkit));
 
-    let child = tokio::process::Command::new(example::example("agents_resume"))
-        .args([
-            "--store",
-            db.to_str().unwrap(),
-            effects_file.to_str().unwrap(),
-            "accept",
-        ])
-        .kill_on_drop(true)
-        .output();
-    let out = tokio::time::timeout(Duration::from_secs(60), child)
-        .await
-        .expect("the resume finishes in time")
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let done: RunResult = serde_json::from_slice(&out.stdout).unwrap();
+    let done = resume_in_child(&[
+        "--store",
+        db.to_str().unwrap(),
+        effects_file.to_str().unwrap(),
+        "accept",
+    ])
+    .await;
     assert!(done.is_done(), "{done:?}");
     assert_eq!(done.text, APPROVED);
     assert_eq!(done.id.as_deref(), Some(id.as_str()));

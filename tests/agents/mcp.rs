@@ -4,14 +4,13 @@
 //! and the answer resumes the agents where they stopped. The servers bind 127.0.0.1 and
 //! are killed by their test.
 
-use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use super::example::example;
+use super::example::{Listening, example};
 use super::stack::PROMPT;
 
 /// Hang protection only: no assertion depends on how long anything takes.
@@ -39,39 +38,14 @@ fn effects(log: &Path) -> Vec<String> {
     lines
 }
 
-/// An HTTP server the test owns: killed when dropped.
-struct Served {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve_http(log: &Path) -> Served {
-    let mut child = Command::new(example("agents_server"))
-        .args(["--http", "127.0.0.1:0"])
-        .env("AGENTS_LOG", log)
-        .env("AGENTS_KEY", KEY)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("the agents server starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("the server reports its URL");
-    let Some(url) = line.trim().strip_prefix("listening on ") else {
-        let _ = child.kill();
-        panic!("not a URL line: {line:?}");
-    };
-    let url = url.to_owned();
-    Served { child, url }
+/// An HTTP server the test owns, killed (SIGKILL) when dropped.
+fn serve_http(log: &Path) -> Listening {
+    let log = log.to_str().unwrap();
+    Listening::start_with(
+        "agents_server",
+        &["--http", "127.0.0.1:0"],
+        &[("AGENTS_LOG", log), ("AGENTS_KEY", KEY)],
+    )
 }
 
 /// Runs the Python client with `args`, bounded in time, and reads its JSON report.

@@ -34,10 +34,16 @@ impl Listening {
     /// Starts example `name` with `args` (stdin piped, so it stops when the test goes
     /// away; stderr discarded) and reads its URL.
     pub(crate) fn start(name: &str, args: &[&str]) -> Listening {
+        Listening::start_with(name, args, &[])
+    }
+
+    /// As [`Listening::start`], with `env` set for the example.
+    pub(crate) fn start_with(name: &str, args: &[&str], env: &[(&str, &str)]) -> Listening {
         use std::io::BufRead as _;
         use std::process::{Command, Stdio};
         let mut child = Command::new(example(name))
             .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
