@@ -169,3 +169,32 @@ async fn a_sub_agents_sealed_state_can_be_neither_read_nor_forged() {
     assert_eq!(report["approved"]["text"], APPROVED, "{report:#}");
     assert_eq!(effects(&log), ["deploy", "lookup"]);
 }
+
+/// A client that can take no suspension form gets the pending result: the deepest
+/// request, without the agents' state (which stays on the server).
+#[tokio::test]
+async fn the_fallback_pending_result_shows_no_agent_state() {
+    use toolnexus::Toolkit;
+    use toolnexus::mcp::{PENDING_META_KEY, call_tool_result};
+
+    let effects = super::stack::Effects::default();
+    let platform = super::stack::platform(&effects);
+    let result = Toolkit::new()
+        .with(platform)
+        .execute_json(
+            "platform",
+            r#"{"input": "ship v2"}"#,
+            toolnexus::Context::new(),
+        )
+        .await;
+    let carried = result.pending_request().expect("pending");
+    assert!(
+        carried.data.is_some(),
+        "the loop's request carries the state"
+    );
+    let mapped = serde_json::to_value(call_tool_result("platform", result)).unwrap();
+    let pending = &mapped["_meta"][PENDING_META_KEY];
+    assert_eq!(pending["id"], super::stack::APPROVAL, "{mapped:#}");
+    assert_eq!(pending["prompt"], PROMPT);
+    assert_eq!(pending.get("data"), None, "{mapped:#}");
+}
