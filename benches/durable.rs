@@ -82,12 +82,17 @@ fn temp_db(name: &str) -> String {
     path.display().to_string()
 }
 
-fn checkpointing(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
+/// One worker thread: the store's driver threads get the other core.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
         .build()
-        .unwrap();
+        .unwrap()
+}
+
+fn checkpointing(c: &mut Criterion) {
+    let rt = runtime();
     let toolkit = tools();
     let client = || Client::new(model()).max_turns(TURNS as u32 + 1);
     let bare = client();
@@ -185,11 +190,7 @@ async fn parked_store(n: usize) -> (Client, Toolkit) {
 }
 
 fn resume(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     let mut group = c.benchmark_group("resume");
     for n in [1_000, 100_000] {
         let (client, toolkit) = rt.block_on(parked_store(n));
