@@ -1,6 +1,7 @@
 //! The durable side of [`Client`]: runs under a run id in a store, answering parked
 //! runs, recovering runs whose worker died.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -113,18 +114,36 @@ impl Client {
     /// other: settled calls are not run again (their recorded results are used), calls
     /// that were in flight run again with the same idempotency key. Runs another worker
     /// takes first are skipped. Gives back the runs it drove, oldest lease first.
+    ///
+    /// A run it cannot read (a damaged row, or one written by a newer toolnexus) is left
+    /// untouched in the store and does not stop the others: it is given back as an
+    /// incomplete run with that run's id and [`StopReason::Store`](crate::StopReason::Store)
+    /// saying what is wrong with which row.
     pub async fn recover(&self, toolkit: &Toolkit) -> Result<Vec<RunResult>, StoreError> {
         let durable = self.durable()?;
         let engine = durable.store.engine();
         let mut recovered = Vec::new();
+        let mut unreadable = HashSet::new();
         loop {
             let orphans = engine.orphans(RECOVER_BATCH).await?;
             let mut took = 0;
             for id in &orphans {
+                if unreadable.contains(id) {
+                    continue;
+                }
                 let token = new_id("");
                 let loaded = match engine.take_over(id, &token, durable.lease).await {
                     Ok(loaded) => loaded,
                     Err(StoreError::HeldByAnotherWorker { .. }) => continue,
+                    // A run this build cannot read (damaged, or written by a newer
+                    // toolnexus) is left as it is, and reported; the others go on.
+                    Err(
+                        error @ (StoreError::Corrupted { .. } | StoreError::NewerFormat { .. }),
+                    ) => {
+                        unreadable.insert(id.clone());
+                        recovered.push(refused(Vec::new(), Some(id.clone()), &error));
+                        continue;
+                    }
                     Err(error) => return Err(error),
                 };
                 took += 1;

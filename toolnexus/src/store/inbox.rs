@@ -68,7 +68,7 @@ impl Engine {
         let rows = self
             .pool
             .fetch(
-                "SELECT run_id, call_id, tool, prompt, request, created_at, {now} FROM \
+                "SELECT run_id, call_id, tool, prompt, request, created_at, {now}, id FROM \
                  toolnexus_requests WHERE answered_at IS NULL \
                  AND (created_at > $1 OR (created_at = $1 AND id > $2)) \
                  ORDER BY created_at, id LIMIT $3",
@@ -78,7 +78,7 @@ impl Engine {
             .map_err(StoreError::unavailable("listing waiting requests"))?;
         let mut requests = Vec::with_capacity(rows.len());
         for row in &rows {
-            let what = "a waiting request";
+            let what = &format!("request `{}`", text(row, 7, "a waiting request")?);
             let created_at_ms = int(row, 5, what)?.unwrap_or(0);
             let now = int(row, 6, what)?.unwrap_or(created_at_ms);
             requests.push(PendingRequest {

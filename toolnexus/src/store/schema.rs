@@ -58,8 +58,9 @@ const MIGRATIONS: &[&str] = &[
 
 /// Brings the database's schema to the newest version, one transaction per migration (a
 /// failed one leaves the version before it); refuses a schema newer than this build's.
-pub(crate) async fn migrate(pool: &Pool) -> Result<(), StoreError> {
-    let doing = || StoreError::unavailable("migrating the schema");
+/// `store` names the database in errors.
+pub(crate) async fn migrate(pool: &Pool, store: &str) -> Result<(), StoreError> {
+    let doing = || StoreError::unavailable(format!("migrating the schema of {store}"));
     loop {
         let mut tx = pool.begin().await.map_err(doing())?;
         if tx.dialect().is_postgres() {

@@ -64,7 +64,7 @@ impl SqliteStore {
         .await
         .map_err(doing())?;
         let pool = Pool::Sqlite(pool);
-        schema::migrate(&pool).await?;
+        schema::migrate(&pool, &format!("SQLite store `{path}`")).await?;
         Ok(SqliteStore {
             engine: Engine { pool },
         })
