@@ -9,6 +9,7 @@ mod error;
 mod handler;
 mod result;
 mod retry;
+mod task;
 
 use std::collections::HashSet;
 use std::ffi::OsStr;
