@@ -38,8 +38,8 @@ struct Handle {
     /// A URL elicitation: accepting it sends no content.
     #[serde(rename = "u", default, skip_serializing_if = "std::ops::Not::not")]
     url: bool,
-    /// The task (SEP-2663) that asked, and the server it runs on: the answer goes back
-    /// with `tasks/update` to that task, and only on a connection to that server.
+    /// The task (SEP-2663) that asked, and where its server is: the answer goes back
+    /// with `tasks/update` to that task, and only to that server.
     #[serde(rename = "t", default, skip_serializing_if = "Option::is_none")]
     task: Option<TaskRef>,
 }
@@ -50,7 +50,8 @@ pub(super) struct TaskRef {
     /// The server's `taskId`, verbatim.
     #[serde(rename = "i")]
     pub(super) id: String,
-    /// The name the server advertised, which a resumed call's server must also have.
+    /// Where the server is (its command line or URL): a resumed call sends the answer
+    /// only to a server at the same place.
     #[serde(rename = "s")]
     pub(super) server: String,
 }

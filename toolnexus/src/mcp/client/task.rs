@@ -12,8 +12,8 @@
 //!
 //! A call that stops following without an end (its run was cancelled, its deadline
 //! passed, its future was dropped) sends `tasks/cancel`. A task id is the server's data:
-//! it is checked before it is used, and a resumed call sends it only to a server of the
-//! same name.
+//! it is checked before it is used, and a resumed call sends it only to the server it
+//! came from (the same command line or URL).
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -104,6 +104,8 @@ pub(super) struct Labels {
     pub(super) remote: String,
     pub(super) server: String,
     pub(super) server_name: String,
+    /// Where the server is (its command line or URL), which a task is bound to.
+    pub(super) endpoint: String,
 }
 
 impl Labels {
@@ -112,6 +114,7 @@ impl Labels {
             remote: remote.to_owned(),
             server: shared.server(),
             server_name: shared.server_name(),
+            endpoint: shared.endpoint.label(),
         }
     }
 }
@@ -143,6 +146,7 @@ pub(super) async fn follow<P: TaskPeer>(
         remote,
         server,
         server_name,
+        endpoint,
     } = &labels;
     if !valid_task_id(&id) {
         return ToolResult::error(format!(
@@ -172,10 +176,12 @@ pub(super) async fn follow<P: TaskPeer>(
         let polled = match polled {
             Ok(polled) => polled,
             Err(stop) => {
-                guard.armed = false;
+                // Still armed while the cancel is on its way: a future dropped now (as the
+                // loop does when the run is cancelled) sends it again from the guard.
                 let acknowledged = tokio::time::timeout(CANCEL_TIMEOUT, peer.cancel(&id))
                     .await
                     .is_ok_and(|ack| ack.is_ok());
+                guard.armed = false;
                 let told = match acknowledged {
                     true => "it was cancelled on the server (`tasks/cancel`)",
                     false => "`tasks/cancel` was sent, but the server did not acknowledge it",
@@ -233,7 +239,7 @@ pub(super) async fn follow<P: TaskPeer>(
                     .collect();
                 let task = TaskRef {
                     id: id.clone(),
-                    server: server_name.clone(),
+                    server: endpoint.clone(),
                 };
                 guard.armed = false;
                 return match request_for_task_input(&pending, server_name, task) {
@@ -305,10 +311,10 @@ pub(super) async fn resume(
             "{remote}: the answer names a task whose id is not usable; call the tool again"
         ));
     }
-    if task.server != labels.server_name {
+    if task.server != labels.endpoint {
         return ToolResult::error(format!(
-            "{remote}: the answer is for the task {id} of the MCP server `{}`, but this client is connected to {server}; the answer was not sent",
-            task.server
+            "{remote}: the answer is for the task {id} of the MCP server {}, but this client is connected to {server} {}; the answer was not sent",
+            task.server, labels.endpoint
         ));
     }
     let limit = shared.options.timeout;
@@ -418,6 +424,7 @@ mod tests {
             remote: "build".to_owned(),
             server: "`ci`".to_owned(),
             server_name: "ci".to_owned(),
+            endpoint: "at http://127.0.0.1:1/mcp".to_owned(),
         }
     }
 
