@@ -7,16 +7,23 @@
 //! (`tests/task_client/rmcp_server.rs`, nothing of toolnexus), started as a child process on
 //! 127.0.0.1 and killed by the test. It journals what it was asked, so every case checks
 //! the wire too: how many `tools/call`s, which `tasks/update` and `tasks/cancel`.
+//!
+//! The official SDKs' servers: the TypeScript SDK 1.32 makes tasks in the 2025-11-25 form
+//! only for a call that asks (`tests/task_client/ts_task_server.cjs`); the TypeScript
+//! `@modelcontextprotocol/server` 2.4 and the Python SDK 2.3 make none.
 
 #[path = "remote_tools/common.rs"]
 mod common;
 #[path = "common/example.rs"]
 mod example;
+#[path = "common/node.rs"]
+mod node;
 
 use std::time::Duration;
 
-use common::{PATIENCE, one_call};
+use common::{PATIENCE, one_call, root};
 use example::Listening;
+use node::node_command;
 use serde_json::json;
 use toolnexus::mcp::McpClient;
 use toolnexus::{CancellationToken, Client, Context, Request, RunStatus, Toolkit, resume};
@@ -266,4 +273,36 @@ async fn a_server_gone_mid_poll_ends_the_call_with_an_error_saying_so() {
         "{}",
         gone.output
     );
+}
+
+/// The official TypeScript SDK 1.32 makes tasks in the 2025-11-25 form only when a call
+/// asks for one (`params.task`), which McpClient does not: a tool whose task is optional
+/// is answered synchronously, one whose task is required is refused with a readable error.
+#[tokio::test]
+async fn a_typescript_sdk_task_tool_answers_synchronously_when_its_task_is_optional() {
+    let mut command = node_command(root().join("tests/task_client/ts_task_server.cjs"));
+    let program = command.get_program().to_owned();
+    let args: Vec<_> = command.get_args().map(|a| a.to_owned()).collect();
+    let modules = std::env::var("TOOLNEXUS_NODE_MODULES").unwrap_or_default();
+    command.env_clear();
+    let client = McpClient::stdio(program, args)
+        .env("NODE_PATH", modules)
+        .quiet()
+        .connect()
+        .await
+        .expect("the TypeScript server starts");
+    let toolkit: Toolkit = client.tools().await.unwrap().into_iter().collect();
+    let baked = call(&toolkit, "bake", json!({"ms": 100}), Context::new()).await;
+    assert_eq!(
+        (baked.output.as_str(), baked.is_error),
+        ("baked for 100ms", false)
+    );
+    let strict = call(&toolkit, "bake_strict", json!({"ms": 100}), Context::new()).await;
+    assert!(strict.is_error);
+    assert!(
+        strict.output.contains("requires task augmentation"),
+        "{}",
+        strict.output
+    );
+    client.close().await;
 }
