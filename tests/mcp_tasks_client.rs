@@ -269,7 +269,8 @@ async fn a_server_gone_mid_poll_ends_the_call_with_an_error_saying_so() {
     assert!(gone.is_error);
     assert!(gone.output.contains("task-1"), "{}", gone.output);
     assert!(
-        gone.output.contains("closed while its task") || gone.output.contains("failed"),
+        gone.output
+            .contains("closed while its task task-1 was running"),
         "{}",
         gone.output
     );
@@ -305,4 +306,22 @@ async fn a_typescript_sdk_task_tool_answers_synchronously_when_its_task_is_optio
         strict.output
     );
     client.close().await;
+}
+
+/// With `latest_protocol()` (MCP 2026-07-28 when the server offers it, where the client's
+/// capabilities travel in every request's `_meta`), a task is followed the same way.
+#[tokio::test]
+async fn on_2026_07_28_the_extension_travels_with_each_request() {
+    let server = server();
+    let client = McpClient::http(&server.url)
+        .latest_protocol()
+        .connect()
+        .await
+        .expect("the task server is reachable");
+    let toolkit: Toolkit = client.tools().await.unwrap().into_iter().collect();
+    let built = call(&toolkit, "build", json!({"ms": 100}), Context::new()).await;
+    assert_eq!(
+        (built.output.as_str(), built.is_error),
+        ("built in 100ms", false)
+    );
 }
