@@ -13,7 +13,8 @@ use tracing::Instrument as _;
 use super::elicit::{ELICITATION_DATA_KEY, InFlight, Parked, reply_for, request_for};
 use super::handler::Elicitation;
 use super::result::tool_result;
-use super::retry::{request_for_input, retry_for};
+use super::retry::{Retry, request_for_input, retry_for};
+use super::task;
 use super::{ANSWER_META_KEY, Shared, humanize};
 use crate::mcp::trace;
 use crate::tool::context::Context;
@@ -52,7 +53,7 @@ async fn untraced(shared: Arc<Shared>, remote: Arc<str>, args: Value, ctx: Conte
         }
         call.slot.waiting(false);
         call.slot.report_to(&ctx);
-        return drive(&shared, &remote, call).await;
+        return drive(&shared, &remote, call, &ctx).await;
     }
     // The re-execution after the host answered a login suspension: finish the login,
     // then make the call afresh (the answer was the login's, not the tool's).
@@ -77,7 +78,18 @@ async fn untraced(shared: Arc<Shared>, remote: Arc<str>, args: Value, ctx: Conte
     };
     let mut params = CallToolRequestParams::new(remote.to_string()).with_arguments(arguments);
     let retry = ctx.answer().and_then(retry_for);
-    if let Some((responses, state)) = retry {
+    if let Some(Retry {
+        responses,
+        task: Some(task),
+        ..
+    }) = retry
+    {
+        // The answer to a task's `input_required`: it goes to the same task, which runs on.
+        return task::resume(&shared, &remote, task, responses, &ctx).await;
+    } else if let Some(Retry {
+        responses, state, ..
+    }) = retry
+    {
         // The answer to an `input_required`: the retry carries it with the server's state.
         params = params.with_input_responses(responses);
         params.request_state = state;
@@ -100,7 +112,7 @@ async fn untraced(shared: Arc<Shared>, remote: Arc<str>, args: Value, ctx: Conte
         slot,
         preset: ctx.answer().cloned(),
     };
-    drive(&shared, &remote, call).await
+    drive(&shared, &remote, call, &ctx).await
 }
 
 enum Step {
@@ -109,8 +121,9 @@ enum Step {
     TimedOut,
 }
 
-/// Waits for the call's result, its next elicitation, or the call timeout.
-async fn drive(shared: &Shared, remote: &str, mut call: InFlight) -> ToolResult {
+/// Waits for the call's result, its next elicitation, or the call timeout; a task the
+/// server makes of the call is followed to its end within the same timeout.
+async fn drive(shared: &Shared, remote: &str, mut call: InFlight, ctx: &Context) -> ToolResult {
     let limit = shared.options.timeout;
     let deadline = Instant::now() + limit;
     loop {
@@ -120,6 +133,20 @@ async fn drive(shared: &Shared, remote: &str, mut call: InFlight) -> ToolResult 
             () = tokio::time::sleep_until(deadline) => Step::TimedOut,
         };
         match step {
+            Step::Done(Ok(CallToolResponse::Task(created))) => {
+                drop(call);
+                let peer = match shared.peer().await {
+                    Ok(peer) => peer,
+                    Err(error) => return ToolResult::error(format!("{remote}: {error}")),
+                };
+                let start = task::Start {
+                    first: task::poll_interval(created.task.poll_interval_ms),
+                    id: created.task.task_id,
+                    answered: Default::default(),
+                };
+                let labels = task::Labels::of(shared, remote);
+                return task::follow(peer, labels, start, (deadline, limit), ctx).await;
+            }
             Step::Done(outcome) => return finish(shared, remote, outcome),
             Step::Elicited(elicitation) => {
                 if let Some(answer) = call.preset.take() {
@@ -194,9 +221,6 @@ fn finish(
                 )),
             }
         }
-        Ok(CallToolResponse::Task(_)) => ToolResult::error(format!(
-            "{remote}: the MCP server {server} turned the call into a task, which this client does not support"
-        )),
         Ok(_) => ToolResult::error(format!(
             "{remote}: the MCP server {server} answered with a result of an unknown kind"
         )),

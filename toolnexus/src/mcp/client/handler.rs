@@ -17,8 +17,8 @@ use rmcp::model::LoggingMessageNotificationParam;
 use rmcp::model::ProgressNotificationParam;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationCapability, FormElicitationCapability, Implementation, ProtocolVersion,
-    UrlElicitationCapability,
+    ElicitationCapability, ExtensionCapabilities, FormElicitationCapability, Implementation,
+    JsonObject, ProtocolVersion, TASKS_EXTENSION_ID, UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, ErrorData, RoleClient};
@@ -174,6 +174,11 @@ impl ClientHandler for Handler {
                 .with_form(FormElicitationCapability::default())
                 .with_url(UrlElicitationCapability::default()),
         );
+        // Calls follow tasks (SEP-2663) to their end, so a server may make one of any call.
+        capabilities.extensions = Some(ExtensionCapabilities::from_iter([(
+            TASKS_EXTENSION_ID.to_owned(),
+            JsonObject::new(),
+        )]));
         let mut config = ClientConfig::new(
             capabilities,
             Implementation::new("toolnexus", env!("CARGO_PKG_VERSION")),

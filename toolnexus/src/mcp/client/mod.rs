@@ -9,6 +9,7 @@ mod error;
 mod handler;
 mod result;
 mod retry;
+mod task;
 
 use std::collections::HashSet;
 use std::ffi::OsStr;
@@ -198,6 +199,20 @@ impl Shared {
 /// so nothing waits in memory: the re-execution with the [`Answer`](crate::Answer) — in
 /// this process or another — retries the call with `inputResponses` and that state (a
 /// decline is sent as `decline`, an answer whose reason is `"cancel"` as `cancel`).
+///
+/// # Tasks
+///
+/// The client declares the tasks extension (`io.modelcontextprotocol/tasks`), so a
+/// server may answer a call with a task. The call follows it with `tasks/get` at the
+/// server's `pollIntervalMs` (clamped to 50 ms–10 s), within the
+/// [call timeout](McpClientBuilder::timeout): `completed` gives the task's result,
+/// `failed` and `cancelled` an error result saying so. A task's `input_required` is a
+/// pending result as above, whose request id carries the task id bound to this server's
+/// command line or URL; the re-execution with the [`Answer`](crate::Answer) — in this
+/// process or another — sends it with `tasks/update` and follows the same task on,
+/// without calling the tool again. A call that stops following a running task (its
+/// context is cancelled, the call timeout passes, its future is dropped) sends
+/// `tasks/cancel`.
 ///
 /// # Failure
 ///

@@ -10,8 +10,8 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rmcp::model::{
-    ElicitRequestParams, ElicitResult, ElicitationAction, InputRequest, InputRequiredResult,
-    InputResponses, RequestMetaObject,
+    ElicitRequestParams, ElicitResult, ElicitationAction, InputRequest, InputRequests,
+    InputRequiredResult, InputResponses, RequestMetaObject,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -38,6 +38,33 @@ struct Handle {
     /// A URL elicitation: accepting it sends no content.
     #[serde(rename = "u", default, skip_serializing_if = "std::ops::Not::not")]
     url: bool,
+    /// The task (SEP-2663) that asked, and where its server is: the answer goes back
+    /// with `tasks/update` to that task, and only to that server.
+    #[serde(rename = "t", default, skip_serializing_if = "Option::is_none")]
+    task: Option<TaskRef>,
+}
+
+/// A task that asked for input mid-task, bound to the server that runs it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(super) struct TaskRef {
+    /// The server's `taskId`, verbatim.
+    #[serde(rename = "i")]
+    pub(super) id: String,
+    /// Where the server is (its command line or URL): a resumed call sends the answer
+    /// only to a server at the same place.
+    #[serde(rename = "s")]
+    pub(super) server: String,
+}
+
+/// What the re-execution after an answer to a request from [`request_for_input`] sends.
+#[derive(Debug)]
+pub(super) struct Retry {
+    /// The `inputResponses`: one, under the input request's key.
+    pub(super) responses: InputResponses,
+    /// The server's `requestState`, for a retried `tools/call`.
+    pub(super) state: Option<String>,
+    /// The task to send the responses to with `tasks/update`, instead of a retry.
+    pub(super) task: Option<TaskRef>,
 }
 
 /// The pending request for an `input_required` result from the server `server`, or why
@@ -51,6 +78,25 @@ struct Handle {
 pub(super) fn request_for_input(
     result: &InputRequiredResult,
     server: &str,
+) -> Result<Request, String> {
+    request_with(result, server, None)
+}
+
+/// The pending request for a task whose status is `input_required`: as
+/// [`request_for_input`], with the task (and the server it runs on) in the request's id.
+pub(super) fn request_for_task_input(
+    requests: &InputRequests,
+    server: &str,
+    task: TaskRef,
+) -> Result<Request, String> {
+    let result = InputRequiredResult::new(Some(requests.clone()), None);
+    request_with(&result, server, Some(task))
+}
+
+fn request_with(
+    result: &InputRequiredResult,
+    server: &str,
+    task: Option<TaskRef>,
 ) -> Result<Request, String> {
     let requests = result.input_requests.clone().unwrap_or_default();
     let Some((key, params, extension)) = requests.iter().find_map(|(key, request)| match request {
@@ -94,6 +140,7 @@ pub(super) fn request_for_input(
         state: result.request_state.clone(),
         field,
         url,
+        task,
     };
     let text = serde_json::to_vec(&handle).unwrap_or_default();
     let id = format!("{ID_PREFIX}{}", URL_SAFE_NO_PAD.encode(text));
@@ -123,14 +170,15 @@ fn params_meta(params: &ElicitRequestParams) -> Option<&Map<String, Value>> {
     }
 }
 
-/// The `inputResponses` and `requestState` of the retry an answer to a request from
-/// [`request_for_input`] makes; `None` for an answer to any other request.
+/// The `inputResponses`, `requestState` and task of the retry an answer to a request from
+/// [`request_for_input`] or [`request_for_task_input`] makes; `None` for an answer to any
+/// other request.
 ///
 /// A negative answer declines (or cancels, when its reason is `"cancel"`). A positive one
 /// accepts: a URL with no content, a form with the answer's object, a lone value in the
 /// form's only field, or an empty form when there is no data (or a lone value and no
 /// single field, as for an approval's `true`).
-pub(super) fn retry_for(answer: &Answer) -> Option<(InputResponses, Option<String>)> {
+pub(super) fn retry_for(answer: &Answer) -> Option<Retry> {
     let encoded = answer.id.strip_prefix(ID_PREFIX)?;
     let handle: Handle = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(encoded).ok()?).ok()?;
     let result = if !answer.ok {
@@ -159,12 +207,16 @@ pub(super) fn retry_for(answer: &Answer) -> Option<(InputResponses, Option<Strin
         handle.key,
         serde_json::to_value(result).unwrap_or(Value::Null),
     );
-    Some((responses, handle.state))
+    Some(Retry {
+        responses,
+        state: handle.state,
+        task: handle.task,
+    })
 }
 
 #[cfg(test)]
 mod tests {
-    use rmcp::model::{ElicitRequest, ElicitationSchema, InputRequests};
+    use rmcp::model::{ElicitRequest, ElicitationSchema};
 
     use super::*;
 
@@ -204,15 +256,17 @@ mod tests {
         // A serialized and read-back request still carries everything the retry needs.
         let request: Request =
             serde_json::from_value(serde_json::to_value(&request).unwrap()).unwrap();
-        let (responses, state) = retry_for(&request.answer("prod")).unwrap();
+        let Retry {
+            responses, state, ..
+        } = retry_for(&request.answer("prod")).unwrap();
         assert_eq!(state.as_deref(), Some("opaque-state"));
         assert_eq!(
             responses["q1"],
             json!({"action": "accept", "content": {"env": "prod"}})
         );
-        let (declined, _) = retry_for(&request.decline("no")).unwrap();
+        let declined = retry_for(&request.decline("no")).unwrap().responses;
         assert_eq!(declined["q1"], json!({"action": "decline"}));
-        let (cancelled, _) = retry_for(&request.decline("cancel")).unwrap();
+        let cancelled = retry_for(&request.decline("cancel")).unwrap().responses;
         assert_eq!(cancelled["q1"], json!({"action": "cancel"}));
         assert!(retry_for(&Answer::accept("req-1")).is_none());
     }
@@ -235,7 +289,7 @@ mod tests {
         });
         let request = request_for_input(&result, "tn").unwrap();
         assert_eq!(request.kind, "approval");
-        let (responses, _) = retry_for(&request.answer(true)).unwrap();
+        let responses = retry_for(&request.answer(true)).unwrap().responses;
         assert_eq!(responses["q1"], json!({"action": "accept"}));
     }
 }
