@@ -4,7 +4,10 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{CallToolRequestParams, CallToolResponse, MetaObject, RequestMetaObject};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, MetaObject,
+    RequestMetaObject,
+};
 use rmcp::service::ServiceError;
 use serde_json::{Map, Value, json};
 use tokio::time::Instant;
@@ -207,11 +210,14 @@ fn finish(
 ) -> ToolResult {
     let server = shared.server();
     match outcome {
-        Ok(CallToolResponse::Complete(result)) => match serde_json::to_value(&result) {
-            Ok(wire) => tool_result(&wire),
-            Err(error) => ToolResult::error(format!(
-                "{remote}: the result from the MCP server {server} could not be read: {error}"
-            )),
+        Ok(CallToolResponse::Complete(mut result)) => match text_only(&mut result) {
+            Some(done) => done,
+            None => match serde_json::to_value(&result) {
+                Ok(wire) => tool_result(&wire),
+                Err(error) => ToolResult::error(format!(
+                    "{remote}: the result from the MCP server {server} could not be read: {error}"
+                )),
+            },
         },
         Ok(CallToolResponse::InputRequired(asked)) => {
             match request_for_input(&asked, &shared.server_name()) {
@@ -249,5 +255,76 @@ fn finish(
         Err(error) => ToolResult::error(format!(
             "{remote}: the call to the MCP server {server} failed: {error}"
         )),
+    }
+}
+
+/// A result of text blocks only, without structured content or `_meta` (what most tools
+/// return), read as [`tool_result`] reads its JSON form, without building that form:
+/// the texts joined by newlines (taken out of `result`). `None`, and `result` untouched,
+/// for every other result.
+fn text_only(result: &mut CallToolResult) -> Option<ToolResult> {
+    let plain = result.structured_content.is_none()
+        && result.meta.is_none()
+        && result.content.iter().all(|block| block.as_text().is_some());
+    if !plain {
+        return None;
+    }
+    let mut texts = result.content.iter_mut().filter_map(|block| match block {
+        ContentBlock::Text(text) => Some(std::mem::take(&mut text.text)),
+        _ => None,
+    });
+    let mut output = texts.next().unwrap_or_default();
+    for text in texts {
+        output.push('\n');
+        output.push_str(&text);
+    }
+    Some(ToolResult {
+        output,
+        is_error: result.is_error.unwrap_or(false),
+        parts: None,
+        metadata: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::{CallToolResult, ContentBlock};
+    use serde_json::json;
+
+    use super::{text_only, tool_result};
+
+    /// The short path gives what the general one gives, and leaves every result it does
+    /// not cover to it.
+    #[test]
+    fn text_only_results_read_as_their_json_form_reads() {
+        let cases = [
+            CallToolResult::success(vec![ContentBlock::text("5")]),
+            CallToolResult::error(vec![ContentBlock::text("no"), ContentBlock::text("way")]),
+            CallToolResult::success(vec![]),
+        ];
+        for mut result in cases {
+            let general = tool_result(&serde_json::to_value(&result).unwrap());
+            let short = text_only(&mut result).expect("text only");
+            assert_eq!(
+                serde_json::to_value(&short).unwrap(),
+                serde_json::to_value(&general).unwrap()
+            );
+        }
+        let mut with_meta = CallToolResult::success(vec![ContentBlock::text("5")]);
+        with_meta.meta = Some(Default::default());
+        let others = [
+            CallToolResult::structured(json!({"sum": 5})),
+            with_meta,
+            CallToolResult::success(vec![ContentBlock::image("aGk=", "image/png")]),
+        ];
+        for mut other in others {
+            let before = serde_json::to_value(&other).unwrap();
+            assert!(text_only(&mut other).is_none());
+            assert_eq!(
+                serde_json::to_value(&other).unwrap(),
+                before,
+                "left as it was"
+            );
+        }
     }
 }

@@ -1,10 +1,14 @@
 //! The layer in front of the SDK's streamable-HTTP service: what the SDK does not check or
 //! answers in a way clients do not expect.
 //!
-//! - a `POST` body is read up to the message bound (`413` past it) and parsed once here:
-//!   malformed JSON gets `400` with a `-32700` JSON-RPC error, a message that is not
-//!   JSON-RPC `400` with `-32600` (`-32602` for params that are not an object), each with
-//!   the request's `id` when it can be found;
+//! - a `POST` body is read up to the message bound (`413` past it); malformed JSON gets
+//!   `400` with a `-32700` JSON-RPC error, a message that is not JSON-RPC `400` with
+//!   `-32600` (`-32602` for params that are not an object), each with the request's `id`
+//!   when it can be found. The body is parsed once on the common path: by the SDK, whose
+//!   refusal (`415` to a JSON body) is replaced here with that diagnosis. The guard parses
+//!   it itself only where it needs the message first: a session-less `POST` to a server
+//!   with sessions (an `initialize`, admitted against the session cap) and a body that may
+//!   be an `initialize` (for the protocol version it names);
 //! - `initialize` past the session cap gets `503` with a JSON-RPC error;
 //! - `DELETE` of an unknown session gets `404`, of a known one `200` (the SDK says `202`,
 //!   which clients log as a failure);
@@ -95,7 +99,6 @@ pub(super) async fn guard(State(guard): State<Guard>, request: Request, next: Ne
         .unwrap_or(UNSTATED_VERSION)
         .to_owned();
     let stateful = guard.0.sessions.is_some();
-    let mut admitted = None;
     let request = match *request.method() {
         Method::POST if is_json(&request) => {
             let (parts, body) = request.into_parts();
@@ -103,24 +106,40 @@ pub(super) async fn guard(State(guard): State<Guard>, request: Request, next: Ne
                 Ok(bytes) => bytes,
                 Err(response) => return response,
             };
-            let message = match protocol::parse(&bytes) {
-                Ok(message) => message,
-                Err(rejection) => {
-                    return json_response(StatusCode::BAD_REQUEST, &rejection.to_json());
-                }
-            };
-            if let ClientJsonRpcMessage::Request(request) = &message
-                && let ClientRequest::InitializeRequest(init) = &request.request
-            {
-                version = init.params.protocol_version.as_str().to_owned();
-                if stateful && session.is_none() {
-                    match admit(&guard).await {
-                        Ok(ticket) => admitted = Some(ticket),
-                        Err((open, max)) => return too_many_sessions(&request.id, open, max),
+            let mut admitted = None;
+            if (stateful && session.is_none()) || may_initialize(&bytes) {
+                let message = match protocol::parse(&bytes) {
+                    Ok(message) => message,
+                    Err(rejection) => {
+                        return json_response(StatusCode::BAD_REQUEST, &rejection.to_json());
+                    }
+                };
+                if let ClientJsonRpcMessage::Request(request) = &message
+                    && let ClientRequest::InitializeRequest(init) = &request.request
+                {
+                    version = init.params.protocol_version.as_str().to_owned();
+                    if stateful && session.is_none() {
+                        match admit(&guard).await {
+                            Ok(ticket) => admitted = Some(ticket),
+                            Err((open, max)) => {
+                                return too_many_sessions(&request.id, open, max);
+                            }
+                        }
                     }
                 }
             }
-            Request::from_parts(parts, Body::from(bytes))
+            let response = next
+                .run(Request::from_parts(parts, Body::from(bytes.clone())))
+                .await;
+            // The SDK answers `415` to a JSON body it cannot parse (the content type was
+            // checked above): say what is wrong with it, with its `id`.
+            if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE
+                && let Err(rejection) = protocol::parse(&bytes)
+            {
+                return json_response(StatusCode::BAD_REQUEST, &rejection.to_json());
+            }
+            drop(admitted);
+            return without_old_priming(&version, response);
         }
         Method::DELETE if stateful => {
             if let Some(id) = &session
@@ -140,8 +159,19 @@ pub(super) async fn guard(State(guard): State<Guard>, request: Request, next: Ne
         _ => request,
     };
     let response = next.run(request).await;
-    drop(admitted);
-    if version.as_str() < PRIMING_SINCE && is_event_stream(&response) {
+    without_old_priming(&version, response)
+}
+
+/// Whether a body may be an `initialize` request: it names the method, or holds a
+/// `\u` escape that could spell it. Every other message goes to the SDK unparsed here.
+fn may_initialize(body: &[u8]) -> bool {
+    const METHOD: &[u8] = b"initialize";
+    body.windows(METHOD.len()).any(|w| w == METHOD) || body.windows(2).any(|w| w == b"\\u")
+}
+
+/// The response, without priming events for a protocol version that predates them.
+fn without_old_priming(version: &str, response: Response) -> Response {
+    if version < PRIMING_SINCE && is_event_stream(&response) {
         without_priming_events(response)
     } else {
         response
