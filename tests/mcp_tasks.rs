@@ -317,3 +317,288 @@ async fn a_raw_client_follows_the_extension_text() {
     result(&ack);
     assert_eq!(result(&get(port, &id).await)["status"], "completed");
 }
+
+/// A fresh directory for one test's database and nginx files.
+fn scratch(test: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("toolnexus-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    dir
+}
+
+#[tokio::test]
+async fn a_server_killed_and_restarted_keeps_its_tasks() {
+    let dir = scratch("tasks-restart");
+    let file = dir.join("tasks.db");
+    let file = file.to_str().expect("a UTF-8 path");
+    let first = start("first", file, Some(600));
+    let done = task_id(&call(first.port, "build", json!({"ms": 1}), true).await);
+    assert_eq!(settled(first.port, &done).await["status"], "completed");
+    let waiting = task_id(&call(first.port, "deploy", json!({}), true).await);
+    let asked = settled(first.port, &waiting).await;
+    assert_eq!(asked["status"], "input_required", "{asked}");
+    let running = task_id(&call(first.port, "hang", json!({}), true).await);
+    assert_eq!(
+        result(&get(first.port, &running).await)["status"],
+        "working"
+    );
+    drop(first); // SIGKILL
+
+    let second = start("second", file, Some(600));
+    // An ended task keeps its result.
+    let kept = result(&get(second.port, &done).await).clone();
+    assert_eq!(kept["status"], "completed", "{kept}");
+    assert_eq!(
+        kept["result"]["content"][0]["text"],
+        "built in 1 ms by first"
+    );
+    // A waiting task still waits, with the same request, and runs on here when answered.
+    let still = result(&get(second.port, &waiting).await).clone();
+    assert_eq!(still["inputRequests"], asked["inputRequests"], "{still}");
+    let key = asked["inputRequests"]
+        .as_object()
+        .and_then(|requests| requests.keys().next().cloned())
+        .expect("a key");
+    let answer = json!({"taskId": waiting, "inputResponses": {
+        key: {"action": "accept", "content": {"answer": "staging"}}}});
+    result(&rpc(second.port, "tasks/update", &waiting, answer, true).await);
+    let deployed = settled(second.port, &waiting).await;
+    assert_eq!(
+        deployed["result"]["content"][0]["text"], "deployed to staging by second",
+        "{deployed}"
+    );
+    // The task that was running when the server died is reported failed once its lease
+    // lapses, saying why: it is not started again behind the client's back.
+    let failed = settled(second.port, &running).await;
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert_eq!(failed["error"]["code"], -32603, "{failed}");
+    let why = failed["error"]["message"].as_str().expect("a message");
+    assert!(why.contains("stopped (a restart or a crash)"), "{why}");
+    assert_eq!(failed["statusMessage"], why);
+    drop(second);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn nginx() -> String {
+    std::env::var("TOOLNEXUS_NGINX").unwrap_or_else(|_| "/usr/sbin/nginx".to_owned())
+}
+
+/// nginx in the foreground, round robin over `upstreams`, on 127.0.0.1; killed on drop.
+fn start_nginx(dir: &std::path::Path, upstreams: &[u16]) -> Server {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let servers: String = upstreams
+        .iter()
+        .map(|p| format!("server 127.0.0.1:{p};"))
+        .collect();
+    let d = dir.display();
+    let conf = format!(
+        "daemon off; master_process off; worker_processes 1; pid {d}/nginx.pid; \
+         error_log {d}/error.log warn; events {{ worker_connections 64; }} \
+         http {{ access_log off; client_body_temp_path {d}/body; proxy_temp_path {d}/proxy; \
+         fastcgi_temp_path {d}/fastcgi; uwsgi_temp_path {d}/uwsgi; scgi_temp_path {d}/scgi; \
+         upstream mcp {{ {servers} }} server {{ listen 127.0.0.1:{port}; \
+         location /mcp {{ proxy_pass http://mcp; proxy_http_version 1.1; \
+         proxy_set_header Host $http_host; proxy_buffering off; }} }} }}"
+    );
+    std::fs::write(dir.join("nginx.conf"), conf).expect("nginx.conf");
+    let child = Command::new(nginx())
+        .arg("-p")
+        .arg(dir)
+        .arg("-c")
+        .arg(dir.join("nginx.conf"))
+        .arg("-e")
+        .arg(dir.join("error.log"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!("nginx does not start ({e}): install nginx-light or set TOOLNEXUS_NGINX")
+        });
+    let server = Server { child, port };
+    let deadline = Instant::now() + PATIENCE;
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "nginx did not start listening");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    server
+}
+
+#[tokio::test]
+async fn a_task_started_on_one_replica_is_followed_on_the_other() {
+    let dir = scratch("tasks-lb");
+    let file = dir.join("tasks.db");
+    let file = file.to_str().expect("a UTF-8 path");
+    let (a, b) = (start("a", file, Some(300)), start("b", file, Some(300)));
+    let lb = start_nginx(&dir, &[a.port, b.port]);
+
+    // Started on a, read on b until it ends there: b answers from the shared rows.
+    let built = task_id(&call(a.port, "build", json!({"ms": 300}), true).await);
+    let done = settled(b.port, &built).await;
+    assert_eq!(done["result"]["content"][0]["text"], "built in 300 ms by a");
+
+    // Through the balancer (round robin: consecutive requests alternate replicas).
+    let deploy = task_id(&call(lb.port, "deploy", json!({}), true).await);
+    let asked = settled(lb.port, &deploy).await;
+    for replica in [a.port, b.port, lb.port, lb.port] {
+        let seen = result(&get(replica, &deploy).await).clone();
+        assert_eq!(seen["inputRequests"], asked["inputRequests"], "{seen}");
+    }
+    let key = asked["inputRequests"]
+        .as_object()
+        .and_then(|requests| requests.keys().next().cloned())
+        .expect("a key");
+    let answer = json!({"taskId": deploy, "inputResponses": {
+        key: {"action": "accept", "content": {"answer": "prod"}}}});
+    result(&rpc(lb.port, "tasks/update", &deploy, answer.clone(), true).await);
+    let deployed = settled(lb.port, &deploy).await;
+    let text = deployed["result"]["content"][0]["text"]
+        .as_str()
+        .expect("text");
+    assert!(
+        text == "deployed to prod by a" || text == "deployed to prod by b",
+        "{deployed}"
+    );
+    // The same answer again, on either replica, is ignored: the tool ran once.
+    result(&rpc(a.port, "tasks/update", &deploy, answer.clone(), true).await);
+    result(&rpc(b.port, "tasks/update", &deploy, answer, true).await);
+    assert_eq!(
+        result(&get(lb.port, &deploy).await)["result"],
+        deployed["result"]
+    );
+
+    // Cancelled through b while it runs on a: a's runner reads the flag at its next
+    // lease renewal and trips the tool's token.
+    let hang = task_id(&call(a.port, "hang", json!({}), true).await);
+    result(&rpc(b.port, "tasks/cancel", &hang, json!({"taskId": hang}), true).await);
+    let cancelled = settled(lb.port, &hang).await;
+    assert_eq!(cancelled["status"], "cancelled", "{cancelled}");
+    drop((lb, a, b));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+mod rmcp_client {
+    use super::*;
+    use toolnexus::mcp::rmcp::model::{
+        CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
+        ClientConfig, DetailedTask, GetTaskParams, Implementation, InputResponses, ProtocolVersion,
+        TaskPayload, UpdateTaskParams,
+    };
+    use toolnexus::mcp::rmcp::service::{
+        ClientLifecycleMode, RoleClient, RunningService, serve_client_with_lifecycle,
+    };
+    use toolnexus::mcp::rmcp::transport::StreamableHttpClientTransport;
+
+    type Client = RunningService<RoleClient, ClientConfig>;
+
+    async fn connect(port: u16, tasks: bool) -> Client {
+        let capabilities = if tasks {
+            ClientCapabilities::builder().enable_tasks().build()
+        } else {
+            ClientCapabilities::default()
+        };
+        let info = ClientConfig::new(capabilities, Implementation::new("rmcp-judge", "0"));
+        let transport =
+            StreamableHttpClientTransport::from_uri(format!("http://127.0.0.1:{port}/mcp"));
+        // `server/discover` and per-request `_meta` (2026-07-28), as the stateless server asks.
+        let lifecycle = ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        };
+        serve_client_with_lifecycle(info, transport, lifecycle)
+            .await
+            .expect("rmcp connects")
+    }
+
+    fn params(tool: &str, args: Value) -> CallToolRequestParams {
+        CallToolRequestParams::new(tool.to_owned())
+            .with_arguments(args.as_object().cloned().unwrap_or_default())
+    }
+
+    async fn started(client: &Client, tool: &str, args: Value) -> String {
+        match client
+            .call_tool_once(params(tool, args))
+            .await
+            .expect("tools/call")
+        {
+            CallToolResponse::Task(created) => created.task.task_id,
+            other => panic!("not a task: {other:?}"),
+        }
+    }
+
+    async fn until_settled(client: &Client, id: &str) -> DetailedTask {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let got = client
+                .get_task(GetTaskParams::new(id.to_owned()))
+                .await
+                .expect("tasks/get");
+            if !matches!(got.task.payload, TaskPayload::Working) {
+                return got.task;
+            }
+            assert!(Instant::now() < deadline, "task {id} is still working");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn rmcp_s_client_follows_tasks_to_their_end() {
+        let server = start("a", "memory", None);
+        let client = connect(server.port, true).await;
+
+        let id = started(&client, "build", json!({"ms": 50})).await;
+        match until_settled(&client, &id).await.payload {
+            TaskPayload::Completed { result } => {
+                assert_eq!(result["content"][0]["text"], "built in 50 ms by a")
+            }
+            other => panic!("not completed: {other:?}"),
+        }
+
+        let id = started(&client, "deploy", json!({})).await;
+        let key = match until_settled(&client, &id).await.payload {
+            TaskPayload::InputRequired { input_requests } => {
+                input_requests.keys().next().cloned().expect("a request")
+            }
+            other => panic!("not waiting for input: {other:?}"),
+        };
+        let mut responses = InputResponses::new();
+        responses.insert(
+            key,
+            json!({"action": "accept", "content": {"answer": "qa"}}),
+        );
+        client
+            .update_task(UpdateTaskParams::new(id.clone(), responses))
+            .await
+            .expect("tasks/update");
+        match until_settled(&client, &id).await.payload {
+            TaskPayload::Completed { result } => {
+                assert_eq!(result["content"][0]["text"], "deployed to qa by a")
+            }
+            other => panic!("not completed: {other:?}"),
+        }
+
+        let id = started(&client, "hang", json!({})).await;
+        client
+            .cancel_task(CancelTaskParams::new(id.clone()))
+            .await
+            .expect("tasks/cancel");
+        let ended = until_settled(&client, &id).await;
+        assert!(matches!(ended.payload, TaskPayload::Cancelled), "{ended:?}");
+
+        // The same server, a client without the extension: the ordinary call.
+        let plain = connect(server.port, false).await;
+        match plain
+            .call_tool_once(params("build", json!({"ms": 1})))
+            .await
+            .expect("tools/call")
+        {
+            CallToolResponse::Complete(result) => {
+                assert_eq!(result.is_error, Some(false), "{result:?}")
+            }
+            other => panic!("a client without the extension got {other:?}"),
+        }
+        let _ = (client.cancel().await, plain.cancel().await);
+    }
+}
