@@ -602,3 +602,50 @@ mod rmcp_client {
         let _ = (client.cancel().await, plain.cancel().await);
     }
 }
+
+/// The official Python SDK 2.3, which has no task support of its own, through its
+/// client-extension hook (`tests/tasks/client.py`): the extension declared on every
+/// request, the `resultType: "task"` result claimed and followed to its end.
+#[tokio::test]
+async fn the_python_sdk_s_extension_hook_follows_tasks() {
+    let server = start("py", "memory", None);
+    let python = std::env::var("TOOLNEXUS_PYTHON").unwrap_or_else(|_| "python3".to_owned());
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tasks/client.py");
+    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    let run = tokio::process::Command::new(&python)
+        .arg(&script)
+        .arg(&url)
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(PATIENCE, run)
+        .await
+        .expect("the Python client finishes in time")
+        .unwrap_or_else(|e| panic!("{python} does not run ({e}): .ci/test installs mcp==2.3.0"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "the Python client failed: {stderr}"
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
+    let results = &report["results"];
+    assert_eq!(results["build"]["text"], "built in 50 ms by py", "{report}");
+    assert_eq!(
+        results["deploy"]["text"], "deployed to prod by py",
+        "{report}"
+    );
+    assert_eq!(results["hang"]["text"], "cancelled", "{report}");
+    assert_eq!(results["echo"]["text"], "hi", "{report}");
+    // Three task tools became tasks; `echo` did not.
+    let tasks = report["tasks"].as_array().expect("tasks");
+    let tools: Vec<&str> = tasks.iter().filter_map(|t| t["tool"].as_str()).collect();
+    assert_eq!(tools, ["build", "deploy", "hang"], "{report}");
+    assert_eq!(tasks[1]["asked"], "Which environment?", "{report}");
+    assert_eq!(
+        tasks[1]["statuses"].as_array().and_then(|s| s.last()),
+        Some(&json!("completed"))
+    );
+    assert_eq!(
+        tasks[2]["statuses"].as_array().and_then(|s| s.last()),
+        Some(&json!("cancelled"))
+    );
+}
