@@ -12,12 +12,15 @@
 
 #[path = "common/example.rs"]
 mod common_example;
+#[path = "common/nginx.rs"]
+mod common_nginx;
 
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common_example::example;
+use common_nginx::{free_port, start_nginx};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
@@ -379,61 +382,17 @@ async fn a_server_killed_and_restarted_keeps_its_tasks() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-fn nginx() -> String {
-    std::env::var("TOOLNEXUS_NGINX").unwrap_or_else(|_| "/usr/sbin/nginx".to_owned())
-}
-
-/// nginx in the foreground, round robin over `upstreams`, on 127.0.0.1; killed on drop.
-fn start_nginx(dir: &std::path::Path, upstreams: &[u16]) -> Server {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
-    let servers: String = upstreams
-        .iter()
-        .map(|p| format!("server 127.0.0.1:{p};"))
-        .collect();
-    let d = dir.display();
-    let conf = format!(
-        "daemon off; master_process off; worker_processes 1; pid {d}/nginx.pid; \
-         error_log {d}/error.log warn; events {{ worker_connections 64; }} \
-         http {{ access_log off; client_body_temp_path {d}/body; proxy_temp_path {d}/proxy; \
-         fastcgi_temp_path {d}/fastcgi; uwsgi_temp_path {d}/uwsgi; scgi_temp_path {d}/scgi; \
-         upstream mcp {{ {servers} }} server {{ listen 127.0.0.1:{port}; \
-         location /mcp {{ proxy_pass http://mcp; proxy_http_version 1.1; \
-         proxy_set_header Host $http_host; proxy_buffering off; }} }} }}"
-    );
-    std::fs::write(dir.join("nginx.conf"), conf).expect("nginx.conf");
-    let child = Command::new(nginx())
-        .arg("-p")
-        .arg(dir)
-        .arg("-c")
-        .arg(dir.join("nginx.conf"))
-        .arg("-e")
-        .arg(dir.join("error.log"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap_or_else(|e| {
-            panic!("nginx does not start ({e}): install nginx-light or set TOOLNEXUS_NGINX")
-        });
-    let server = Server { child, port };
-    let deadline = Instant::now() + PATIENCE;
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "nginx did not start listening");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    server
-}
-
 #[tokio::test]
 async fn a_task_started_on_one_replica_is_followed_on_the_other() {
     let dir = scratch("tasks-lb");
     let file = dir.join("tasks.db");
     let file = file.to_str().expect("a UTF-8 path");
     let (a, b) = (start("a", file, Some(300)), start("b", file, Some(300)));
-    let lb = start_nginx(&dir, &[a.port, b.port]);
+    let port = free_port();
+    let lb = Server {
+        child: start_nginx(&dir, port, &[a.port, b.port]),
+        port,
+    };
 
     // Started on a, read on b until it ends there: b answers from the shared rows.
     let built = task_id(&call(a.port, "build", json!({"ms": 300}), true).await);

@@ -50,7 +50,8 @@ pub(crate) const FAILED: &str = "failed";
 pub(crate) const CANCELLED: &str = "cancelled";
 
 /// What a task says when its runner went away (the server restarted, crashed or lost its
-/// store) before it finished.
+/// store) before it finished (only a store's tasks outlive their runner).
+#[cfg_attr(not(feature = "__store"), allow(dead_code))]
 pub(crate) const ORPHANED: &str = "the server running this task stopped (a restart or a crash) \
      before the tool finished; its work may be partly done: call the tool again to retry";
 
