@@ -24,7 +24,7 @@ use criterion::Criterion;
 use serde_json::json;
 use toolnexus::mcp::McpServer;
 use toolnexus::mcp::rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientInfo, GetTaskParams,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, GetTaskParams,
     Implementation, TaskPayload,
 };
 use toolnexus::mcp::rmcp::serve_client;
@@ -42,13 +42,13 @@ fn toolkit() -> Toolkit {
     Toolkit::new().with(work)
 }
 
-type Client = RunningService<RoleClient, ClientInfo>;
+type Client = RunningService<RoleClient, ClientConfig>;
 
 async fn connect(capabilities: ClientCapabilities) -> Client {
     let (client_side, server_side) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server_side);
     tokio::spawn(McpServer::new(toolkit()).serve_io(server_read, server_write));
-    let info = ClientInfo::new(capabilities, Implementation::new("bench", "0"));
+    let info = ClientConfig::new(capabilities, Implementation::new("bench", "0"));
     serve_client(info, tokio::io::split(client_side))
         .await
         .expect("the client connects")
