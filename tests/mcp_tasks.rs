@@ -6,7 +6,8 @@
 //!   text (the rules are quoted where they are tested);
 //! - rmcp 3.11's own client, the one official client that implements the extension (the
 //!   Python SDK 2.3 and the TypeScript SDK 2.x clients do not: see the README);
-//! - a server killed with SIGKILL and restarted on the same SQLite file keeps its tasks;
+//! - a server killed with SIGKILL and restarted on the same SQLite file (and PostgreSQL
+//!   database) keeps its tasks;
 //! - a task started on one replica is read, answered and cancelled through the other,
 //!   behind nginx (`$TOOLNEXUS_NGINX`).
 
@@ -14,6 +15,8 @@
 mod common_example;
 #[path = "common/nginx.rs"]
 mod common_nginx;
+#[path = "common/postgres.rs"]
+mod common_postgres;
 
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -49,7 +52,7 @@ fn start(name: &str, store: &str, lease_ms: Option<u64>) -> Server {
         .args([name, "127.0.0.1:0", store, "stateless"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null());
+        .stderr(Stdio::inherit());
     if let Some(ms) = lease_ms {
         command.env("TASK_LEASE_MS", ms.to_string());
     }
@@ -333,7 +336,18 @@ fn scratch(test: &str) -> std::path::PathBuf {
 async fn a_server_killed_and_restarted_keeps_its_tasks() {
     let dir = scratch("tasks-restart");
     let file = dir.join("tasks.db");
-    let file = file.to_str().expect("a UTF-8 path");
+    restart_keeps_tasks(file.to_str().expect("a UTF-8 path")).await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The same on PostgreSQL (the server the store tests start).
+#[tokio::test]
+async fn a_server_killed_and_restarted_keeps_its_tasks_on_postgres() {
+    let url = common_postgres::server().database("toolnexus_tasks_restart");
+    restart_keeps_tasks(&url).await;
+}
+
+async fn restart_keeps_tasks(file: &str) {
     let first = start("first", file, Some(600));
     let done = task_id(&call(first.port, "build", json!({"ms": 1}), true).await);
     assert_eq!(settled(first.port, &done).await["status"], "completed");
@@ -378,8 +392,6 @@ async fn a_server_killed_and_restarted_keeps_its_tasks() {
     let why = failed["error"]["message"].as_str().expect("a message");
     assert!(why.contains("stopped (a restart or a crash)"), "{why}");
     assert_eq!(failed["statusMessage"], why);
-    drop(second);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]

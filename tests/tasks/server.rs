@@ -5,8 +5,8 @@
 //! cargo run -p toolnexus-suite --example task_server -- NAME ADDR STORE [stateless]
 //! ```
 //!
-//! `STORE` is `memory` (tasks in this process) or the path of a SQLite file (tasks in the
-//! run store, shared by every server on the file). Tools, each result naming the server:
+//! `STORE` is `memory` (tasks in this process), a `postgres://` URL, or the path of a
+//! SQLite file (tasks in the run store, shared by every server on the database). Tools, each result naming the server:
 //! `build` (task: `built in MS ms by NAME` after `ms` milliseconds), `hang` (task: waits
 //! until cancelled), `deploy` (task: asks which environment, then deploys there), `echo`
 //! (not a task). `TASK_LEASE_MS` sets the task lease. The first line on stdout is
@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use toolnexus::mcp::{HttpOptions, McpServer};
-use toolnexus::store::SqliteStore;
+use toolnexus::store::{PostgresStore, SqliteStore};
 use toolnexus::{Context, Request, Tool, ToolResult, Toolkit};
 
 fn toolkit(name: &'static str) -> Toolkit {
@@ -37,7 +37,6 @@ fn toolkit(name: &'static str) -> Toolkit {
         "Runs until it is cancelled.",
         json!({"type": "object"}),
         |_, _| async move {
-            eprintln!("hang started");
             tokio::time::sleep(Duration::from_secs(3600)).await;
             ToolResult::ok("never")
         },
@@ -93,7 +92,12 @@ async fn main() -> std::io::Result<()> {
             .expect("TASK_LEASE_MS is a number of milliseconds");
         server = server.with_task_lease(Duration::from_millis(ms));
     }
-    if store != "memory" {
+    if store.starts_with("postgres://") {
+        let store = PostgresStore::connect(store)
+            .await
+            .map_err(std::io::Error::other)?;
+        server = server.with_task_store(&store);
+    } else if store != "memory" {
         let store = SqliteStore::open(store)
             .await
             .map_err(std::io::Error::other)?;
