@@ -26,8 +26,11 @@ use serde_json::Value;
 #[path = "common/example.rs"]
 mod common_example;
 use common_example::example;
+#[path = "common/nginx.rs"]
+mod common_nginx;
 #[path = "common/node.rs"]
 mod common_node;
+use common_nginx::{free_port, start_nginx};
 use common_node::node_command;
 
 /// Hang protection only.
@@ -85,67 +88,6 @@ fn start_replica(name: &str) -> Replica {
         port,
         slow_started,
     }
-}
-
-fn nginx() -> String {
-    if let Ok(path) = std::env::var("TOOLNEXUS_NGINX") {
-        return path;
-    }
-    for candidate in ["nginx", "/usr/sbin/nginx"] {
-        if Command::new(candidate).arg("-v").output().is_ok() {
-            return candidate.to_owned();
-        }
-    }
-    panic!(
-        "nginx is missing: this test runs a real load balancer and does not skip. Install it \
-         with `apt-get install nginx-light` (.ci/test does), or set TOOLNEXUS_NGINX"
-    );
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// nginx in the foreground, one process, round robin over the replicas, on 127.0.0.1.
-fn start_nginx(dir: &std::path::Path, port: u16, upstreams: &[u16]) -> Process {
-    let servers: String = upstreams
-        .iter()
-        .map(|p| format!("    server 127.0.0.1:{p} max_fails=1 fail_timeout=30s;\n"))
-        .collect();
-    let d = dir.display();
-    let conf = format!(
-        "daemon off;\nmaster_process off;\nworker_processes 1;\npid {d}/nginx.pid;\n\
-         error_log {d}/error.log warn;\nevents {{ worker_connections 1024; }}\nhttp {{\n  \
-         access_log off;\n  client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n  \
-         fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n  \
-         upstream mcp {{\n{servers}  }}\n  server {{\n    listen 127.0.0.1:{port};\n    \
-         location /mcp {{\n      proxy_pass http://mcp;\n      proxy_http_version 1.1;\n      \
-         proxy_set_header Host $http_host;\n      proxy_buffering off;\n      \
-         proxy_read_timeout 60s;\n    }}\n  }}\n}}\n"
-    );
-    std::fs::write(dir.join("nginx.conf"), conf).unwrap();
-    let child = Command::new(nginx())
-        .arg("-p")
-        .arg(dir)
-        .arg("-c")
-        .arg(dir.join("nginx.conf"))
-        .arg("-e")
-        .arg(dir.join("error.log"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("nginx starts");
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "nginx did not start listening");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Process(child)
 }
 
 struct Client {
@@ -260,7 +202,7 @@ fn stateless_replicas_behind_nginx_answer_every_call_once_even_when_one_dies() {
     let mut a = start_replica("A");
     let b = start_replica("B");
     let port = free_port();
-    let _nginx = start_nginx(&dir, port, &[a.port, b.port]);
+    let _nginx = Process(start_nginx(&dir, port, &[a.port, b.port]));
     let url = format!("http://127.0.0.1:{port}/mcp");
 
     let began = Instant::now();

@@ -13,6 +13,8 @@ pub(crate) struct ToolAttr {
     pub(crate) description: Option<LitStr>,
     pub(crate) krate: Option<Path>,
     pub(crate) approval: Option<Approval>,
+    /// `task`, kept for its span.
+    pub(crate) task: Option<Path>,
 }
 
 /// `approval` alone (the default prompt), or `approval = "…"` (this prompt).
@@ -67,6 +69,16 @@ impl ToolAttr {
                     ));
                 };
                 set(&mut self.approval, meta, approval)
+            }
+            symbol::TASK => {
+                if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                    return Err(syn::Error::new_spanned(
+                        &meta.path,
+                        "`task` takes no value: write `#[tool(task)]` to mark the tool \
+                         long-running, or leave it out",
+                    ));
+                }
+                set(&mut self.task, meta, meta.path.clone())
             }
             symbol::CRATE => {
                 let lit = string(meta, "my_crate::toolnexus")?;

@@ -167,8 +167,13 @@ pub(crate) fn with_output(krate: &syn::Path, tool: &ToolFn<'_>, built: TokenStre
     quote!(#returns.with_output(#built))
 }
 
-/// `built` (a `Tool` expression) behind the approval gate `#[tool(approval)]` asks for.
+/// `built` (a `Tool` expression) behind the approval gate `#[tool(approval)]` asks for,
+/// and marked long-running when `#[tool(task)]` says so.
 pub(crate) fn with_approval(krate: &syn::Path, attr: &ToolAttr, built: TokenStream) -> TokenStream {
+    let built = match &attr.task {
+        None => built,
+        Some(path) => quote_spanned! {path.span()=> #krate::Tool::with_task(#built) },
+    };
     match &attr.approval {
         None => built,
         Some(Approval::Default(path)) => {

@@ -10,8 +10,11 @@ pub(crate) const CRATE: &str = "crate";
 /// `#[tool(approval)]` / `#[tool(approval = "…")]`: ask for an approval before each call.
 pub(crate) const APPROVAL: &str = "approval";
 
+/// `#[tool(task)]`: long-running; an MCP server may run its calls as tasks.
+pub(crate) const TASK: &str = "task";
+
 /// The keys accepted inside `#[tool(…)]`, for error messages and suggestions.
-pub(crate) const TOOL_KEYS: &[&str] = &[NAME, DESCRIPTION, APPROVAL, CRATE];
+pub(crate) const TOOL_KEYS: &[&str] = &[NAME, DESCRIPTION, APPROVAL, TASK, CRATE];
 
 /// `#[args]` on the one parameter that stands for the whole argument object.
 pub(crate) const ARGS: &str = "args";

@@ -48,6 +48,13 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
              #[toolset(…)] only takes `crate`",
         ));
     }
+    if let Some(path) = &attr.task {
+        errors.push(syn::Error::new_spanned(
+            path,
+            "`task` belongs on each method that runs long: `#[tool(task)]`; #[toolset(…)] \
+             only takes `crate`",
+        ));
+    }
     if let Some((_, path, _)) = &block.trait_ {
         errors.push(syn::Error::new_spanned(
             path,

@@ -44,6 +44,7 @@ mod notify;
 mod protocol;
 mod seal;
 mod stdio;
+pub(crate) mod task;
 mod trace;
 
 use std::collections::HashSet;
@@ -83,6 +84,7 @@ pub use notify::DEFAULT_LOG_LEVEL;
 /// configuration, the [`ServerHandler`] trait) can be named without a second dependency.
 pub use rmcp;
 pub use seal::{DEFAULT_STATE_TTL, MIN_STATE_SECRET_BYTES, StateKey, StateKeyError};
+pub use task::{DEFAULT_TASK_LEASE, DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL};
 
 /// The default bound on one incoming message: a stdio line or an HTTP request body.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 1024 * 1024;
@@ -119,6 +121,8 @@ struct Inner {
     /// Whether the transport can carry a request to the client during a call (not so in
     /// stateless HTTP, which answers each POST with one JSON response).
     mid_call_requests: bool,
+    /// The tasks of long-running tools (`task/`).
+    tasks: task::Tasks,
 }
 
 impl McpServer {
@@ -136,6 +140,7 @@ impl McpServer {
             state_key: None,
             state_ttl: DEFAULT_STATE_TTL,
             mid_call_requests: true,
+            tasks: task::Tasks::default(),
         };
         inner.relist();
         McpServer(Arc::new(inner), notify::Session::default())
@@ -368,10 +373,15 @@ impl ServerHandler for McpServer {
     #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
         // Logging: tools write log lines (`Context::log`); see `notify.rs`.
-        let capabilities = ServerCapabilities::builder()
+        let builder = ServerCapabilities::builder()
             .enable_tools()
-            .enable_logging()
-            .build();
+            .enable_logging();
+        // The tasks extension (SEP-2663), when some tool may run as a task.
+        let capabilities = if self.serves_tasks() {
+            builder.enable_tasks().build()
+        } else {
+            builder.build()
+        };
         let info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(&self.0.name, &self.0.version));
         match &self.0.instructions {
@@ -408,6 +418,9 @@ impl ServerHandler for McpServer {
                 Some(serde_json::json!({ "tool": name })),
             ));
         }
+        if let Some(task) = task::start(self, &request, &context).await {
+            return task;
+        }
         let span = trace::server_span(name, &request, &context);
         let caller = notify::McpCaller::new(&context, &self.1);
         // Started inside the span, so that the tool's own span is its child.
@@ -417,6 +430,33 @@ impl ServerHandler for McpServer {
         caller.drain().await;
         trace::server_responded(&span, &response);
         response
+    }
+
+    /// `tasks/get`: a task of a long-running tool, with its result when it has ended.
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        task::get(self, request).await
+    }
+
+    /// `tasks/update`: the answer to what a task asked; the tool runs on with it.
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        task::update(self, request).await
+    }
+
+    /// `tasks/cancel`: trips the task's cancellation token.
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        task::cancel(self, request).await
     }
 
     /// `logging/setLevel`: the session's tools send log lines at `level` and above.

@@ -53,6 +53,7 @@ pub(crate) mod session;
 mod sessions;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+pub(crate) mod tasks;
 mod time;
 
 use futures_util::FutureExt as _;

@@ -54,6 +54,8 @@ const MIGRATIONS: &[&str] = &[
         message TEXT NOT NULL,
         PRIMARY KEY (session_id, seq)
     )",
+    // 2: the tasks of long-running MCP tools (`store/tasks.rs`).
+    crate::store::tasks::MIGRATION,
 ];
 
 /// Brings the database's schema to the newest version, one transaction per migration (a

@@ -39,6 +39,8 @@ struct Inner {
     /// With an approval gate (see `Tool::with_approval`): its prompt, and the handler
     /// behind the gate.
     approval: Option<(Option<String>, Arc<Handler>)>,
+    /// Long-running: may run as a task (see `Tool::with_task`).
+    task: bool,
 }
 
 /// A tool: a name, a description, a JSON schema for its arguments, and a handler.
@@ -156,6 +158,7 @@ impl Tool {
             optional_nulls,
             states: Vec::new(),
             approval: None,
+            task: false,
         }))
     }
 
@@ -219,6 +222,7 @@ impl Tool {
                 optional_nulls: shared.optional_nulls.clone(),
                 states: shared.states.clone(),
                 approval: shared.approval.clone(),
+                task: shared.task,
             },
         };
         change(&mut inner);
@@ -286,6 +290,20 @@ impl Tool {
     /// Whether the tool asks for an approval before every call (see [`Tool::with_approval`]).
     pub fn requires_approval(&self) -> bool {
         self.0.approval.is_some()
+    }
+
+    /// The same tool, marked long-running (what `#[tool(task)]` does): a server that knows
+    /// tasks (the MCP server, for clients that declare the tasks extension) answers a
+    /// call at once with a task to poll, and runs the tool in the background. Executed
+    /// directly, the tool behaves exactly as before.
+    #[must_use]
+    pub fn with_task(self) -> Tool {
+        self.modified(|inner| inner.task = true)
+    }
+
+    /// Whether the tool is marked long-running (see [`Tool::with_task`]).
+    pub fn is_task(&self) -> bool {
+        self.0.task
     }
 
     /// Declares that the tool reads a shared state of type `T` (through

@@ -1,0 +1,119 @@
+//! A server whose long-running tools run as MCP tasks, for the task tests
+//! (`tests/mcp_tasks.rs`) and the task bench.
+//!
+//! ```text
+//! cargo run -p toolnexus-suite --example task_server -- NAME ADDR STORE [stateless]
+//! ```
+//!
+//! `STORE` is `memory` (tasks in this process), a `postgres://` URL, or the path of a
+//! SQLite file (tasks in the run store, shared by every server on the database). Tools, each result naming the server:
+//! `build` (task: `built in MS ms by NAME` after `ms` milliseconds), `hang` (task: waits
+//! until cancelled), `deploy` (task: asks which environment, then deploys there), `echo`
+//! (not a task). `TASK_LEASE_MS` sets the task lease. The first line on stdout is
+//! `listening on URL`; closing stdin stops it.
+
+use std::io::Read as _;
+use std::time::Duration;
+
+use serde_json::json;
+use toolnexus::mcp::{HttpOptions, McpServer};
+use toolnexus::store::{PostgresStore, SqliteStore};
+use toolnexus::{Context, Request, Tool, ToolResult, Toolkit};
+
+fn toolkit(name: &'static str) -> Toolkit {
+    let build = Tool::new(
+        "build",
+        "Builds, taking `ms` milliseconds.",
+        json!({"type": "object", "properties": {"ms": {"type": "integer"}}}),
+        move |args, _| async move {
+            let ms = args["ms"].as_u64().unwrap_or(100);
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            ToolResult::ok(format!("built in {ms} ms by {name}"))
+        },
+    )
+    .with_task();
+    let hang = Tool::new(
+        "hang",
+        "Runs until it is cancelled.",
+        json!({"type": "object"}),
+        |_, _| async move {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            ToolResult::ok("never")
+        },
+    )
+    .with_task();
+    let deploy = Tool::new(
+        "deploy",
+        "Asks where to deploy, then deploys.",
+        json!({"type": "object"}),
+        move |_, ctx: Context| async move {
+            match ctx.answer() {
+                Some(answer) if answer.ok => ToolResult::ok(format!(
+                    "deployed to {} by {name}",
+                    answer.text().unwrap_or("?")
+                )),
+                Some(_) => ToolResult::error("deploy: declined"),
+                None => ToolResult::pending(Request::input("Which environment?")),
+            }
+        },
+    )
+    .with_task();
+    let echo = Tool::new_sync(
+        "echo",
+        "Echoes `text`.",
+        json!({"type": "object", "properties": {"text": {"type": "string"}}}),
+        |args, _| ToolResult::ok(args["text"].as_str().unwrap_or_default()),
+    );
+    Toolkit::new()
+        .with(build)
+        .with(hang)
+        .with(deploy)
+        .with(echo)
+}
+
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (name, addr, store, stateless) = match &args[..] {
+        [name, addr, store] => (name, addr, store, false),
+        [name, addr, store, mode] if mode == "stateless" => (name, addr, store, true),
+        _ => {
+            eprintln!("usage: task_server NAME ADDR STORE [stateless]");
+            std::process::exit(2);
+        }
+    };
+    let name: &'static str = Box::leak(name.clone().into_boxed_str());
+    let mut server = McpServer::new(toolkit(name))
+        .with_name(format!("tasks-{name}"))
+        .with_task_poll_interval(Duration::from_millis(50));
+    if let Ok(ms) = std::env::var("TASK_LEASE_MS") {
+        let ms = ms
+            .parse()
+            .expect("TASK_LEASE_MS is a number of milliseconds");
+        server = server.with_task_lease(Duration::from_millis(ms));
+    }
+    if store.starts_with("postgres://") {
+        let store = PostgresStore::connect(store)
+            .await
+            .map_err(std::io::Error::other)?;
+        server = server.with_task_store(&store);
+    } else if store != "memory" {
+        let store = SqliteStore::open(store)
+            .await
+            .map_err(std::io::Error::other)?;
+        server = server.with_task_store(&store);
+    }
+    let options = if stateless {
+        HttpOptions::new().stateless()
+    } else {
+        HttpOptions::new()
+    };
+    let http = server.serve_http_with(addr.as_str(), options).await?;
+    println!("listening on {}", http.url());
+    let handle = http.shutdown_handle();
+    std::thread::spawn(move || {
+        let _ = std::io::stdin().read_to_end(&mut Vec::new());
+        handle.shutdown();
+    });
+    http.wait().await
+}

@@ -1,0 +1,206 @@
+//! The task side of `tools/call`, and `tasks/get`, `tasks/update`, `tasks/cancel`.
+//!
+//! Every task id a client sends is untrusted: one that is not of the form this server
+//! issues, unknown here, or past its time to live is a JSON-RPC invalid-params error
+//! (`-32602`) saying which, with `data.reason` (`invalid_task_id`, `unknown_task`,
+//! `expired_task`); the server never runs anything for it.
+
+use rmcp::RoleServer;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CreateTaskResult, ElicitResult,
+    ErrorData, GetTaskParams, GetTaskResult, UpdateTaskParams,
+};
+use rmcp::service::RequestContext;
+use serde_json::{Value, json};
+
+use super::record::{INPUT_REQUIRED, Pending, TaskRow};
+use super::{McpServer, ms, run};
+
+/// The longest task id accepted (ids this server makes are 36 characters).
+const MAX_ID_LEN: usize = 64;
+
+/// Runs `request` as a task when its tool is long-running and the client declared the
+/// tasks extension on it (a retry that carries MRTR input stays synchronous); `None`:
+/// the ordinary call.
+pub(in crate::mcp) async fn start(
+    server: &McpServer,
+    request: &CallToolRequestParams,
+    context: &RequestContext<RoleServer>,
+) -> Option<Result<CallToolResponse, ErrorData>> {
+    let name = request.name.as_ref();
+    let tool = server.0.toolkit.get(name)?;
+    if !tool.is_task() || request.request_state.is_some() || request.input_responses.is_some() {
+        return None;
+    }
+    if !context
+        .client_capabilities()
+        .is_some_and(|caps| caps.supports_tasks())
+    {
+        return None;
+    }
+    Some(create(server, name, request).await)
+}
+
+async fn create(
+    server: &McpServer,
+    name: &str,
+    request: &CallToolRequestParams,
+) -> Result<CallToolResponse, ErrorData> {
+    let tasks = &server.0.tasks;
+    if let Err(why) = tasks.backend.sweep().await {
+        tracing::warn!(%why, "expired tasks were not swept");
+    }
+    let args = Value::Object(request.arguments.clone().unwrap_or_default());
+    let text = serde_json::to_string(&args).unwrap_or_else(|_| "{}".to_owned());
+    let id = uuid::Uuid::new_v4().to_string();
+    let row = tasks
+        .backend
+        .create(
+            &id,
+            name,
+            &text,
+            &tasks.owner,
+            ms(tasks.lease),
+            ms(tasks.ttl),
+        )
+        .await
+        .map_err(|why| {
+            ErrorData::internal_error(
+                format!("{name}: the task could not be recorded, so the tool did not run: {why}"),
+                None,
+            )
+        })?;
+    run::spawn(server.clone(), &row, args, None);
+    Ok(CallToolResponse::Task(CreateTaskResult::new(
+        row.task(tasks.poll_ms()),
+    )))
+}
+
+fn refused(id: &str, reason: &str, message: String) -> ErrorData {
+    ErrorData::invalid_params(message, Some(json!({"reason": reason, "taskId": id})))
+}
+
+/// The task `id` names, checked: well-formed, known, not expired.
+async fn lookup(server: &McpServer, id: &str) -> Result<TaskRow, ErrorData> {
+    let shown: String = id.chars().take(MAX_ID_LEN).collect();
+    if id.is_empty()
+        || id.len() > MAX_ID_LEN
+        || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+    {
+        return Err(refused(
+            &shown,
+            "invalid_task_id",
+            format!("`{shown}` is not a task id this server issued (ids are UUIDs)"),
+        ));
+    }
+    let found = server.0.tasks.backend.get(id).await.map_err(|why| {
+        ErrorData::internal_error(format!("task `{id}` could not be read: {why}"), None)
+    })?;
+    match found {
+        None => Err(refused(
+            id,
+            "unknown_task",
+            format!(
+                "unknown task `{id}`: this server never issued it, or it expired and was deleted"
+            ),
+        )),
+        Some((row, now)) if row.expires_at < now => Err(refused(
+            id,
+            "expired_task",
+            format!(
+                "task `{id}` expired {} ms ago (its ttlMs was {}); it is no longer kept",
+                now - row.expires_at,
+                row.ttl_ms
+            ),
+        )),
+        Some((row, _)) => Ok(row),
+    }
+}
+
+/// `tasks/get`.
+pub(in crate::mcp) async fn get(
+    server: &McpServer,
+    params: GetTaskParams,
+) -> Result<GetTaskResult, ErrorData> {
+    let row = lookup(server, &params.task_id).await?;
+    Ok(GetTaskResult::new(row.detailed(server.0.tasks.poll_ms())))
+}
+
+/// `tasks/update`: the answer to the outstanding request runs the tool again with it.
+/// Responses under keys that are not outstanding are ignored, as the extension says.
+pub(in crate::mcp) async fn update(
+    server: &McpServer,
+    params: UpdateTaskParams,
+) -> Result<(), ErrorData> {
+    let id = params.task_id.as_str();
+    let row = lookup(server, id).await?;
+    if row.status != INPUT_REQUIRED {
+        return Ok(());
+    }
+    let pending: Pending = row
+        .pending
+        .as_deref()
+        .and_then(|text| serde_json::from_str(text).ok())
+        .ok_or_else(|| {
+            ErrorData::internal_error(
+                format!("task `{id}`: the request it waits on does not read back"),
+                None,
+            )
+        })?;
+    let Some(response) = params.input_responses.get(&pending.key) else {
+        return Ok(());
+    };
+    let result: ElicitResult = serde_json::from_value(response.clone()).map_err(|e| {
+        refused(
+            id,
+            "invalid_input_response",
+            format!(
+                "task `{id}`: inputResponses[`{}`] is not an elicitation result: {e}",
+                pending.key
+            ),
+        )
+    })?;
+    let answer = crate::mcp::elicit::answer_for(&pending.id, pending.field.as_deref(), &result);
+    let tasks = &server.0.tasks;
+    let resumed = tasks
+        .backend
+        .resume(
+            id,
+            &tasks.owner,
+            ms(tasks.lease),
+            "running again with the answer",
+        )
+        .await
+        .map_err(|why| {
+            ErrorData::internal_error(format!("task `{id}` could not be resumed: {why}"), None)
+        })?;
+    // `None`: another replica took the answer first, or the task was cancelled meanwhile.
+    if let Some(row) = resumed {
+        let args = serde_json::from_str(&row.args).unwrap_or_else(|_| json!({}));
+        run::spawn(server.clone(), &row, args, Some(answer));
+    }
+    Ok(())
+}
+
+/// `tasks/cancel`: flags the task and trips its tool's token when it runs here (another
+/// replica's runner sees the flag when it renews its lease). A task waiting for input is
+/// cancelled at once; an ended task stays as it ended.
+pub(in crate::mcp) async fn cancel(
+    server: &McpServer,
+    params: CancelTaskParams,
+) -> Result<(), ErrorData> {
+    let id = params.task_id.as_str();
+    lookup(server, id).await?;
+    let tasks = &server.0.tasks;
+    tasks
+        .backend
+        .cancel(id, "cancelled by the client")
+        .await
+        .map_err(|why| {
+            ErrorData::internal_error(format!("task `{id}` could not be cancelled: {why}"), None)
+        })?;
+    if let Some(token) = tasks.live().get(id) {
+        token.cancel();
+    }
+    Ok(())
+}

@@ -1,0 +1,281 @@
+//! The rows of MCP tasks (`toolnexus::mcp`, long-running tools): one row per task, its
+//! status, result and cancellation, so that any replica on the same database answers for
+//! it and a restarted server still knows it.
+//!
+//! Every change is one conditional statement: a runner settles a task only while it holds
+//! it (`owner`, `status = 'working'`), an answer resumes it only from `input_required`, so
+//! two replicas never both win.
+
+/// The table (migration 2 of `schema.rs`).
+pub(crate) const MIGRATION: &str = "CREATE TABLE toolnexus_tasks (
+        id TEXT PRIMARY KEY,
+        format BIGINT NOT NULL,
+        tool TEXT NOT NULL,
+        args TEXT NOT NULL,
+        status TEXT NOT NULL,
+        message TEXT,
+        payload TEXT,
+        pending TEXT,
+        rounds BIGINT NOT NULL,
+        cancel BIGINT NOT NULL,
+        owner TEXT,
+        lease_until BIGINT NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        ttl_ms BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+    );
+    CREATE INDEX toolnexus_tasks_expiry ON toolnexus_tasks (expires_at)";
+
+#[cfg(feature = "mcp")]
+pub(crate) use rows::TaskRows;
+
+#[cfg(feature = "mcp")]
+mod rows {
+    use crate::mcp::task::record::{CANCELLED, FAILED, INPUT_REQUIRED, ORPHANED, TaskRow, WORKING};
+    use crate::store::RunStore;
+    use crate::store::db::{Arg, Pool, Row};
+    use crate::store::error::StoreError;
+    use crate::store::runs::{int, text};
+    use crate::store::schema::FORMAT;
+
+    const COLS: &str = "id, tool, args, status, message, payload, pending, rounds, cancel, \
+         lease_until, created_at, updated_at, ttl_ms, expires_at, format";
+
+    /// The task rows of one store.
+    #[derive(Clone, Debug)]
+    pub(crate) struct TaskRows {
+        pool: Pool,
+    }
+
+    fn row(r: &Row) -> Result<TaskRow, StoreError> {
+        let what = "toolnexus_tasks";
+        let format = int(r, 14, what)?.unwrap_or(0);
+        if format > FORMAT {
+            return Err(StoreError::NewerFormat {
+                row: what.to_owned(),
+                found: format,
+                known: FORMAT,
+            });
+        }
+        let opt = |i| r.text(i).map_err(|e| StoreError::corrupted(what, e));
+        let num = |i| Ok::<_, StoreError>(int(r, i, what)?.unwrap_or(0));
+        Ok(TaskRow {
+            id: text(r, 0, what)?,
+            tool: text(r, 1, what)?,
+            args: text(r, 2, what)?,
+            status: text(r, 3, what)?,
+            message: opt(4)?,
+            payload: opt(5)?,
+            pending: opt(6)?,
+            rounds: num(7)?,
+            cancel: num(8)? != 0,
+            lease_until: num(9)?,
+            created_at: num(10)?,
+            updated_at: num(11)?,
+            ttl_ms: num(12)?,
+            expires_at: num(13)?,
+        })
+    }
+
+    fn one(rows: Vec<Row>) -> Result<Option<TaskRow>, StoreError> {
+        rows.first().map(row).transpose()
+    }
+
+    impl TaskRows {
+        /// The task rows of `store`.
+        pub(crate) fn of<S: RunStore + ?Sized>(store: &S) -> TaskRows {
+            TaskRows {
+                pool: store.engine().pool.clone(),
+            }
+        }
+
+        /// Records a new task, `working`, held by `owner`.
+        pub(crate) async fn create(
+            &self,
+            id: &str,
+            tool: &str,
+            args: &str,
+            owner: &str,
+            lease_ms: i64,
+            ttl_ms: i64,
+        ) -> Result<TaskRow, StoreError> {
+            let sql = format!(
+                "INSERT INTO toolnexus_tasks ({COLS}, owner) VALUES ($1, $2, $3, '{WORKING}', \
+                 NULL, NULL, NULL, 0, 0, {{now}} + $5, {{now}}, {{now}}, $6, {{now}} + $6, $7, $4) \
+                 RETURNING {COLS}"
+            );
+            let args = [
+                Arg::Text(id),
+                Arg::Text(tool),
+                Arg::Text(args),
+                Arg::Text(owner),
+                Arg::Int(lease_ms),
+                Arg::Int(ttl_ms),
+                Arg::Int(FORMAT),
+            ];
+            let rows = self
+                .pool
+                .fetch(&sql, &args)
+                .await
+                .map_err(StoreError::unavailable("recording a task"))?;
+            one(rows)?
+                .ok_or_else(|| StoreError::corrupted("toolnexus_tasks", "INSERT returned no row"))
+        }
+
+        /// The task `id` and the store's clock, a `working` task whose runner's lease has
+        /// lapsed marked failed first. `None`: no such task.
+        pub(crate) async fn get(&self, id: &str) -> Result<Option<(TaskRow, i64)>, StoreError> {
+            let doing = || StoreError::unavailable(format!("reading task `{id}`"));
+            let error =
+                serde_json::to_string(&crate::mcp::task::record::error_object(-32603, ORPHANED))
+                    .unwrap_or_default();
+            let orphaned = format!(
+                "UPDATE toolnexus_tasks SET status = '{FAILED}', payload = $2, message = $3, \
+                 owner = NULL, updated_at = {{now}} \
+                 WHERE id = $1 AND status = '{WORKING}' AND lease_until < {{now}}"
+            );
+            self.pool
+                .exec(
+                    &orphaned,
+                    &[Arg::Text(id), Arg::Text(&error), Arg::Text(ORPHANED)],
+                )
+                .await
+                .map_err(doing())?;
+            let sql = format!("SELECT {COLS}, {{now}} FROM toolnexus_tasks WHERE id = $1");
+            let rows = self
+                .pool
+                .fetch(&sql, &[Arg::Text(id)])
+                .await
+                .map_err(doing())?;
+            let Some(first) = rows.first() else {
+                return Ok(None);
+            };
+            let now = int(first, 15, "toolnexus_tasks")?.unwrap_or(0);
+            Ok(Some((row(first)?, now)))
+        }
+
+        /// Renews `owner`'s lease on a `working` task; whether a cancellation was asked
+        /// for, `None` when the task is no longer `owner`'s to run.
+        pub(crate) async fn renew(
+            &self,
+            id: &str,
+            owner: &str,
+            lease_ms: i64,
+        ) -> Result<Option<bool>, StoreError> {
+            let sql = format!(
+                "UPDATE toolnexus_tasks SET lease_until = {{now}} + $3 \
+                 WHERE id = $1 AND owner = $2 AND status = '{WORKING}' RETURNING cancel"
+            );
+            let rows = self
+                .pool
+                .fetch(&sql, &[Arg::Text(id), Arg::Text(owner), Arg::Int(lease_ms)])
+                .await
+                .map_err(StoreError::unavailable(format!("renewing task `{id}`")))?;
+            match rows.first() {
+                Some(r) => Ok(Some(int(r, 0, "toolnexus_tasks")?.unwrap_or(0) != 0)),
+                None => Ok(None),
+            }
+        }
+
+        /// Ends `owner`'s `working` task with `status` and `payload`, or parks it in
+        /// `input_required` (then `pending` says on what). `false`: it was not `owner`'s
+        /// to end.
+        pub(crate) async fn settle(
+            &self,
+            id: &str,
+            owner: &str,
+            status: &str,
+            message: &str,
+            payload: &str,
+            pending: Option<&str>,
+        ) -> Result<bool, StoreError> {
+            let rounds = i64::from(status == INPUT_REQUIRED);
+            // `$7` appears only with a value: PostgreSQL refuses a parameter it cannot type.
+            let sql = format!(
+                "UPDATE toolnexus_tasks SET status = $3, message = $4, payload = $6, pending = {}, \
+                 rounds = rounds + $5, owner = NULL, updated_at = {{now}} \
+                 WHERE id = $1 AND owner = $2 AND status = '{WORKING}'",
+                if pending.is_some() { "$7" } else { "NULL" },
+            );
+            let mut args = vec![
+                Arg::Text(id),
+                Arg::Text(owner),
+                Arg::Text(status),
+                Arg::Text(message),
+                Arg::Int(rounds),
+                Arg::Text(payload),
+            ];
+            if let Some(pending) = pending {
+                args.push(Arg::Text(pending));
+            }
+            let changed = self
+                .pool
+                .exec(&sql, &args)
+                .await
+                .map_err(StoreError::unavailable(format!("settling task `{id}`")))?;
+            Ok(changed == 1)
+        }
+
+        /// Takes a task in `input_required` (and not cancelled) back to `working`, held
+        /// by `owner`; `None` when it was not waiting (another replica took it first).
+        pub(crate) async fn resume(
+            &self,
+            id: &str,
+            owner: &str,
+            lease_ms: i64,
+            message: &str,
+        ) -> Result<Option<TaskRow>, StoreError> {
+            let sql = format!(
+                "UPDATE toolnexus_tasks SET status = '{WORKING}', owner = $2, \
+                 lease_until = {{now}} + $3, message = $4, payload = NULL, updated_at = {{now}} \
+                 WHERE id = $1 AND status = '{INPUT_REQUIRED}' AND cancel = 0 RETURNING {COLS}"
+            );
+            let rows = self
+                .pool
+                .fetch(
+                    &sql,
+                    &[
+                        Arg::Text(id),
+                        Arg::Text(owner),
+                        Arg::Int(lease_ms),
+                        Arg::Text(message),
+                    ],
+                )
+                .await
+                .map_err(StoreError::unavailable(format!("resuming task `{id}`")))?;
+            one(rows)
+        }
+
+        /// Asks task `id` to stop: a waiting task (`input_required`) is cancelled at once,
+        /// a working one when its runner sees the flag. The task after the change; `None`
+        /// when there is no such task.
+        pub(crate) async fn cancel(
+            &self,
+            id: &str,
+            message: &str,
+        ) -> Result<Option<TaskRow>, StoreError> {
+            let sql = format!(
+                "UPDATE toolnexus_tasks SET cancel = 1, \
+                 status = CASE WHEN status = '{INPUT_REQUIRED}' THEN '{CANCELLED}' ELSE status END, \
+                 payload = CASE WHEN status = '{INPUT_REQUIRED}' THEN NULL ELSE payload END, \
+                 message = CASE WHEN status = '{INPUT_REQUIRED}' THEN $2 ELSE message END, \
+                 updated_at = {{now}} WHERE id = $1 RETURNING {COLS}"
+            );
+            let rows = self
+                .pool
+                .fetch(&sql, &[Arg::Text(id), Arg::Text(message)])
+                .await
+                .map_err(StoreError::unavailable(format!("cancelling task `{id}`")))?;
+            one(rows)
+        }
+
+        /// Deletes the tasks past their time to live; how many.
+        pub(crate) async fn sweep(&self) -> Result<u64, StoreError> {
+            self.pool
+                .exec("DELETE FROM toolnexus_tasks WHERE expires_at < {now}", &[])
+                .await
+                .map_err(StoreError::unavailable("sweeping expired tasks"))
+        }
+    }
+}
