@@ -7,8 +7,9 @@ use serde_json::value::RawValue;
 
 use crate::agent::message::{Message, ToolCall};
 use crate::agent::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
-use crate::agent::providers::http::{Auth, Transport, base_from_env, describe_error, key_from_env};
-use crate::agent::providers::sse::{Events, parse_body, read_body};
+use crate::agent::providers::http::{Auth, Transport, describe_error};
+use crate::agent::providers::skeleton::{Protocol, encode, listing, provider_spec};
+use crate::agent::providers::sse::{Events, parse_body};
 use crate::agent::providers::wire::{Assembly, arguments_object, omitted, pending_text};
 use crate::agent::providers::{http_settings, turn_model};
 use crate::schema::profile::Profile;
@@ -16,10 +17,14 @@ use crate::tool::content::{ContentPart, PartKind};
 use crate::tool::toolkit::Toolkit;
 
 const PROVIDER: &str = "Anthropic";
-const KEY_VAR: &str = "ANTHROPIC_API_KEY";
-const BASE_VAR: &str = "ANTHROPIC_BASE_URL";
-const DEFAULT_BASE: &str = "https://api.anthropic.com";
-const VERSION: &str = "2023-06-01";
+provider_spec!(Anthropic {
+    provider: PROVIDER,
+    key_var: "ANTHROPIC_API_KEY",
+    base_var: "ANTHROPIC_BASE_URL",
+    default_base: "https://api.anthropic.com",
+    auth: Auth::Header("x-api-key"),
+    headers: &[("anthropic-version", "2023-06-01")],
+});
 
 /// Anthropic's Messages API (`POST {base}/v1/messages`, `anthropic-version: 2023-06-01`).
 ///
@@ -50,34 +55,13 @@ impl Anthropic {
     /// The default [`Anthropic::with_max_tokens`]: the Messages API requires a cap.
     pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 
-    /// Anthropic with this key, at `https://api.anthropic.com`.
-    pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> Self {
+    fn over(http: Transport, model: String) -> Self {
         Anthropic {
-            http: Transport::new(
-                PROVIDER,
-                KEY_VAR,
-                DEFAULT_BASE,
-                None,
-                Auth::Header("x-api-key"),
-            )
-            .with_header("anthropic-version", VERSION),
-            model: model.into(),
+            http,
+            model,
             strict: false,
             max_tokens: Anthropic::DEFAULT_MAX_TOKENS,
         }
-        .with_api_key(api_key)
-    }
-
-    /// Anthropic with the key in `ANTHROPIC_API_KEY`, at `ANTHROPIC_BASE_URL` when that is
-    /// set. A missing key is an error that names the variable.
-    pub fn from_env(model: impl Into<String>) -> Result<Self, ModelError> {
-        let key = key_from_env(KEY_VAR, PROVIDER, "Anthropic")?;
-        let mut model = Anthropic::new("", model);
-        model.http.key = Some(key);
-        if let Some(base) = base_from_env(BASE_VAR) {
-            model = model.with_base_url(base);
-        }
-        Ok(model)
     }
 
     /// Lists the tools for strict tool use ([`Profile::AnthropicStrict`]).
@@ -107,7 +91,7 @@ impl Anthropic {
         } else {
             Profile::Anthropic
         };
-        let listing = (!toolkit.is_empty()).then(|| toolkit.listing(profile));
+        let listing = listing(toolkit, profile);
         let (system, messages) = messages(transcript);
         let body = Body {
             model: &self.model,
@@ -117,9 +101,7 @@ impl Anthropic {
             tools: listing.as_ref().map(|l| l.raw()),
             stream,
         };
-        serde_json::to_vec(&body).map_err(|e| {
-            ModelError::with_source(format!("{PROVIDER}: could not write the request"), e)
-        })
+        encode(PROVIDER, &body)
     }
 
     /// The turn in a (non-streamed) response body.
@@ -155,23 +137,28 @@ impl Anthropic {
             finish_reason: response.stop_reason.as_deref().map(finish_reason),
         })
     }
+}
 
-    async fn turn(
+impl Protocol for Anthropic {
+    fn url(&self, _stream: bool) -> String {
+        format!("{}/v1/messages", self.http.base_url)
+    }
+
+    fn body(
         &self,
         transcript: &[Message],
         toolkit: &Toolkit,
-        sink: Option<DeltaSink<'_>>,
-    ) -> Result<Reply, ModelError> {
-        let stream = sink.is_some();
-        let body = self.request_body(transcript, toolkit, stream)?;
-        let url = format!("{}/v1/messages", self.http.base_url);
-        let response = self.http.post(&url, body, &self.model).await?;
-        if !stream {
-            let body = read_body(response, PROVIDER).await?;
-            return Anthropic::parse_response(body.as_ref());
-        }
-        let mut events = Events::new(response, PROVIDER);
-        let mut turn = Assembly::new(sink);
+        stream: bool,
+    ) -> Result<Vec<u8>, ModelError> {
+        self.request_body(transcript, toolkit, stream)
+    }
+
+    fn parse(&self, body: &[u8]) -> Result<Reply, ModelError> {
+        Anthropic::parse_response(body)
+    }
+
+    async fn stream(&self, mut events: Events, sink: DeltaSink<'_>) -> Result<Reply, ModelError> {
+        let mut turn = Assembly::new(Some(sink));
         // Content block index -> position of its call in the turn.
         let mut calls: Vec<(usize, usize)> = Vec::new();
         let mut input_tokens = 0;

@@ -7,8 +7,9 @@ use serde_json::value::RawValue;
 
 use crate::agent::message::{Message, ToolCall};
 use crate::agent::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
-use crate::agent::providers::http::{Auth, Transport, base_from_env, describe_error, key_from_env};
-use crate::agent::providers::sse::{Events, parse_body, read_body};
+use crate::agent::providers::http::{Auth, Transport, describe_error};
+use crate::agent::providers::skeleton::{Protocol, encode, listing, provider_spec};
+use crate::agent::providers::sse::{Events, parse_body};
 use crate::agent::providers::wire::{Assembly, data_url, omitted, tool_text};
 use crate::agent::providers::{http_settings, turn_model};
 use crate::schema::profile::Profile;
@@ -16,9 +17,14 @@ use crate::tool::content::{ContentPart, PartKind};
 use crate::tool::toolkit::Toolkit;
 
 const PROVIDER: &str = "OpenAI";
-const KEY_VAR: &str = "OPENAI_API_KEY";
-const BASE_VAR: &str = "OPENAI_BASE_URL";
-const DEFAULT_BASE: &str = "https://api.openai.com/v1";
+provider_spec!(OpenAi {
+    provider: PROVIDER,
+    key_var: "OPENAI_API_KEY",
+    base_var: "OPENAI_BASE_URL",
+    default_base: "https://api.openai.com/v1",
+    auth: Auth::Bearer,
+    headers: &[],
+});
 
 /// OpenAI's Chat Completions API (`POST {base}/chat/completions`), and any server that
 /// speaks it: Ollama, vLLM, llama.cpp's server, LM Studio, hosted compatible APIs.
@@ -51,28 +57,17 @@ http_settings!(OpenAi);
 turn_model!(OpenAi, "openai");
 
 impl OpenAi {
-    /// OpenAI with this key, at `https://api.openai.com/v1`.
-    pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> Self {
-        OpenAi::compatible(DEFAULT_BASE, model).with_api_key(api_key)
-    }
-
-    /// OpenAI with the key in `OPENAI_API_KEY`, at `OPENAI_BASE_URL` when that is set.
-    /// A missing key is an error that names the variable.
-    pub fn from_env(model: impl Into<String>) -> Result<Self, ModelError> {
-        let key = key_from_env(KEY_VAR, PROVIDER, "OpenAi")?;
-        let base = base_from_env(BASE_VAR).unwrap_or_else(|| DEFAULT_BASE.to_owned());
-        let mut model = OpenAi::compatible(base, model);
-        model.http.key = Some(key);
-        Ok(model)
-    }
-
     /// Any OpenAI-compatible server at `base_url` (the URL that `/chat/completions` is
     /// appended to, e.g. `http://localhost:11434/v1` for Ollama), with no API key; add one
     /// with [`OpenAi::with_api_key`] if the server wants it.
     pub fn compatible(base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        OpenAi::over(SPEC.transport(base_url, None), model.into())
+    }
+
+    fn over(http: Transport, model: String) -> Self {
         OpenAi {
-            http: Transport::new(PROVIDER, KEY_VAR, base_url, None, Auth::Bearer),
-            model: model.into(),
+            http,
+            model,
             strict: false,
             max_tokens: None,
         }
@@ -106,7 +101,7 @@ impl OpenAi {
         } else {
             Profile::OpenAi
         };
-        let listing = (!toolkit.is_empty()).then(|| toolkit.listing(profile));
+        let listing = listing(toolkit, profile);
         let body = Body {
             model: &self.model,
             messages: messages(transcript),
@@ -117,9 +112,7 @@ impl OpenAi {
                 include_usage: true,
             }),
         };
-        serde_json::to_vec(&body).map_err(|e| {
-            ModelError::with_source(format!("{PROVIDER}: could not write the request"), e)
-        })
+        encode(PROVIDER, &body)
     }
 
     /// The turn in a (non-streamed) response body.
@@ -159,23 +152,28 @@ impl OpenAi {
             finish_reason: finish,
         })
     }
+}
 
-    async fn turn(
+impl Protocol for OpenAi {
+    fn url(&self, _stream: bool) -> String {
+        format!("{}/chat/completions", self.http.base_url)
+    }
+
+    fn body(
         &self,
         transcript: &[Message],
         toolkit: &Toolkit,
-        sink: Option<DeltaSink<'_>>,
-    ) -> Result<Reply, ModelError> {
-        let stream = sink.is_some();
-        let body = self.request_body(transcript, toolkit, stream)?;
-        let url = format!("{}/chat/completions", self.http.base_url);
-        let response = self.http.post(&url, body, &self.model).await?;
-        if !stream {
-            let body = read_body(response, PROVIDER).await?;
-            return OpenAi::parse_response(body.as_ref());
-        }
-        let mut events = Events::new(response, PROVIDER);
-        let mut turn = Assembly::new(sink);
+        stream: bool,
+    ) -> Result<Vec<u8>, ModelError> {
+        self.request_body(transcript, toolkit, stream)
+    }
+
+    fn parse(&self, body: &[u8]) -> Result<Reply, ModelError> {
+        OpenAi::parse_response(body)
+    }
+
+    async fn stream(&self, mut events: Events, sink: DeltaSink<'_>) -> Result<Reply, ModelError> {
+        let mut turn = Assembly::new(Some(sink));
         let mut refusal = String::new();
         while let Some(event) = events.next().await? {
             if event.data.trim() == "[DONE]" {
