@@ -5,8 +5,11 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::agent::message::{Message, ToolCall};
+use crate::agent::message::{Message, NativeTurn, ToolCall};
 use crate::agent::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
+use crate::agent::providers::anthropic_search::{
+    DeferLoading, NATIVE, Replayed, Streamed, is_native, replay,
+};
 use crate::agent::providers::http::{Auth, Transport, describe_error};
 use crate::agent::providers::skeleton::{Protocol, encode, listing, provider_spec};
 use crate::agent::providers::sse::{Events, parse_body};
@@ -46,6 +49,7 @@ pub struct Anthropic {
     model: String,
     strict: bool,
     max_tokens: u32,
+    defer: Option<DeferLoading>,
 }
 
 http_settings!(Anthropic);
@@ -61,6 +65,7 @@ impl Anthropic {
             model,
             strict: false,
             max_tokens: Anthropic::DEFAULT_MAX_TOKENS,
+            defer: None,
         }
     }
 
@@ -78,6 +83,17 @@ impl Anthropic {
         self
     }
 
+    /// Lets Anthropic search the toolkit itself: the tools are listed with
+    /// `defer_loading: true` next to the tool-search server tool (see [`DeferLoading`]).
+    /// The turns that searched keep their `server_tool_use` and `tool_search_tool_result`
+    /// blocks in the transcript ([`NativeTurn`](crate::NativeTurn)), and later requests
+    /// send them back.
+    #[must_use]
+    pub fn with_defer_loading(mut self, defer: DeferLoading) -> Self {
+        self.defer = Some(defer);
+        self
+    }
+
     /// The JSON body of the request for one turn.
     #[doc(hidden)]
     pub fn request_body(
@@ -92,13 +108,25 @@ impl Anthropic {
             Profile::Anthropic
         };
         let listing = listing(toolkit, profile);
+        let deferred = match (&self.defer, &listing) {
+            (Some(defer), Some(_)) => Some(
+                serde_json::value::to_raw_value(&defer.listing(toolkit, profile)).map_err(|e| {
+                    ModelError::with_source(format!("{PROVIDER}: could not write the tools"), e)
+                })?,
+            ),
+            _ => None,
+        };
+        let tools = match &deferred {
+            Some(raw) => Some(&**raw),
+            None => listing.as_ref().map(|l| l.raw()),
+        };
         let (system, messages) = messages(transcript);
         let body = Body {
             model: &self.model,
             max_tokens: self.max_tokens,
             system,
             messages,
-            tools: listing.as_ref().map(|l| l.raw()),
+            tools,
             stream,
         };
         encode(PROVIDER, &body)
@@ -116,7 +144,27 @@ impl Anthropic {
         }
         let mut text = String::new();
         let mut tool_calls = Vec::new();
-        for block in response.content {
+        let mut native = false;
+        let mut blocks = Vec::with_capacity(response.content.len());
+        for raw in &response.content {
+            let block: Block = parse_body(PROVIDER, raw.get().as_bytes())?;
+            native |= is_native(&block.kind);
+            blocks.push(block);
+        }
+        let native = match native {
+            true => Some(Box::new(NativeTurn::new(
+                NATIVE,
+                serde_json::Value::Array(
+                    response
+                        .content
+                        .iter()
+                        .map(|raw| parse_body(PROVIDER, raw.get().as_bytes()))
+                        .collect::<Result<_, _>>()?,
+                ),
+            ))),
+            false => None,
+        };
+        for block in blocks {
             match block.kind.as_str() {
                 "text" => text.push_str(block.text.as_deref().unwrap_or_default()),
                 "tool_use" => {
@@ -135,6 +183,7 @@ impl Anthropic {
             tool_calls,
             usage: response.usage.map(Usage::from).unwrap_or_default(),
             finish_reason: response.stop_reason.as_deref().map(finish_reason),
+            native,
         })
     }
 }
@@ -161,6 +210,7 @@ impl Protocol for Anthropic {
         let mut turn = Assembly::new(Some(sink));
         // Content block index -> position of its call in the turn.
         let mut calls: Vec<(usize, usize)> = Vec::new();
+        let mut blocks = Streamed::default();
         let mut input_tokens = 0;
         while let Some(event) = events.next().await? {
             match event.json::<StreamEvent>(PROVIDER)? {
@@ -171,21 +221,36 @@ impl Protocol for Anthropic {
                 }
                 StreamEvent::ContentBlockStart {
                     index,
-                    content_block,
-                } => match content_block.kind.as_str() {
-                    "text" => turn.text(content_block.text.as_deref().unwrap_or_default()),
-                    "tool_use" => {
-                        let position = calls.len();
-                        calls.push((index, position));
-                        // The input comes in `input_json_delta`s.
-                        let id = content_block.id.as_deref();
-                        turn.call(position, id, content_block.name.as_deref(), "");
+                    content_block: raw,
+                } => {
+                    let content_block = StartBlock::deserialize(&raw).map_err(|e| {
+                        ModelError::with_source(
+                            format!("{PROVIDER}: a streamed content block is not as expected"),
+                            e,
+                        )
+                    })?;
+                    let mut call = None;
+                    match content_block.kind.as_str() {
+                        "text" => turn.text(content_block.text.as_deref().unwrap_or_default()),
+                        "tool_use" => {
+                            let position = calls.len();
+                            calls.push((index, position));
+                            call = Some(position);
+                            // The input comes in `input_json_delta`s.
+                            let id = content_block.id.as_deref();
+                            turn.call(position, id, content_block.name.as_deref(), "");
+                        }
+                        _ => {}
                     }
-                    _ => {}
-                },
+                    blocks.start(index, &raw, call);
+                }
                 StreamEvent::ContentBlockDelta { index, delta } => match delta {
-                    BlockDelta::TextDelta { text } => turn.text(&text),
+                    BlockDelta::TextDelta { text } => {
+                        blocks.text(index, &text);
+                        turn.text(&text);
+                    }
                     BlockDelta::InputJsonDelta { partial_json } => {
+                        blocks.input(index, &partial_json);
                         if let Some(&(_, position)) = calls.iter().find(|(i, _)| *i == index) {
                             turn.call(position, None, None, &partial_json);
                         }
@@ -210,7 +275,11 @@ impl Protocol for Anthropic {
                 StreamEvent::Other => {}
             }
         }
-        Ok(turn.finish())
+        let native = blocks.finish(&turn.calls);
+        Ok(Reply {
+            native,
+            ..turn.finish()
+        })
     }
 }
 
@@ -269,6 +338,9 @@ enum WireBlock<'a> {
     Document {
         source: Source<'a>,
     },
+    /// A block of a kept [`NativeTurn`], as it came.
+    #[serde(untagged)]
+    Native(&'a serde_json::Value),
 }
 
 #[derive(Serialize)]
@@ -296,16 +368,21 @@ fn messages(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Wire<'_>>) {
             Message::Assistant {
                 content,
                 tool_calls,
+                native,
             } => {
+                if let Some(blocks) = replay(native.as_deref(), tool_calls) {
+                    let blocks = blocks.into_iter().map(|block| match block {
+                        Replayed::Block(block) => WireBlock::Native(block),
+                        Replayed::Call(call) => tool_use(call),
+                    });
+                    push(&mut out, "assistant", blocks.collect());
+                    continue;
+                }
                 let mut blocks = Vec::with_capacity(tool_calls.len() + 1);
                 if let Some(content) = content.as_deref().filter(|c| !c.is_empty()) {
                     blocks.push(text(content));
                 }
-                blocks.extend(tool_calls.iter().map(|call| WireBlock::ToolUse {
-                    id: &call.id,
-                    name: &call.name,
-                    input: arguments_object(&call.arguments),
-                }));
+                blocks.extend(tool_calls.iter().map(tool_use));
                 ("assistant", blocks)
             }
             Message::Tool {
@@ -332,20 +409,32 @@ fn messages(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Wire<'_>>) {
                 ("user", vec![block])
             }
         };
-        if blocks.is_empty() {
-            continue;
-        }
-        // Consecutive messages of one role (the results of parallel calls, a user prompt
-        // after them) make one message: the API wants the roles to alternate.
-        match out.last_mut() {
-            Some(last) if last.role == role => last.content.extend(blocks),
-            _ => out.push(Wire {
-                role,
-                content: blocks,
-            }),
-        }
+        push(&mut out, role, blocks);
     }
     (system, out)
+}
+
+/// Adds a message's blocks. Consecutive messages of one role (the results of parallel
+/// calls, a user prompt after them) make one message: the API wants the roles to alternate.
+fn push<'a>(out: &mut Vec<Wire<'a>>, role: &'static str, blocks: Vec<WireBlock<'a>>) {
+    if blocks.is_empty() {
+        return;
+    }
+    match out.last_mut() {
+        Some(last) if last.role == role => last.content.extend(blocks),
+        _ => out.push(Wire {
+            role,
+            content: blocks,
+        }),
+    }
+}
+
+fn tool_use(call: &ToolCall) -> WireBlock<'_> {
+    WireBlock::ToolUse {
+        id: &call.id,
+        name: &call.name,
+        input: arguments_object(&call.arguments),
+    }
 }
 
 fn text(content: &str) -> WireBlock<'_> {
@@ -374,7 +463,7 @@ fn block(part: &ContentPart) -> WireBlock<'_> {
 #[derive(Deserialize)]
 struct Response {
     #[serde(default)]
-    content: Vec<Block>,
+    content: Vec<Box<RawValue>>,
     stop_reason: Option<String>,
     usage: Option<WireUsage>,
     error: Option<serde_json::Value>,
@@ -430,7 +519,7 @@ enum StreamEvent {
     },
     ContentBlockStart {
         index: usize,
-        content_block: StartBlock,
+        content_block: serde_json::Value,
     },
     ContentBlockDelta {
         index: usize,

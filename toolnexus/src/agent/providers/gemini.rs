@@ -365,6 +365,7 @@ fn contents<'a>(
             Message::Assistant {
                 content,
                 tool_calls,
+                ..
             } => {
                 let mut parts = Vec::with_capacity(tool_calls.len() + 1);
                 if let Some(content) = content.as_deref().filter(|c| !c.is_empty()) {

@@ -56,6 +56,8 @@
 
 #[cfg(feature = "anthropic")]
 mod anthropic;
+#[cfg(feature = "anthropic")]
+mod anthropic_search;
 #[cfg(feature = "gemini")]
 mod gemini;
 mod http;
@@ -68,6 +70,8 @@ mod wire;
 
 #[cfg(feature = "anthropic")]
 pub use anthropic::Anthropic;
+#[cfg(feature = "anthropic")]
+pub use anthropic_search::DeferLoading;
 #[cfg(feature = "gemini")]
 pub use gemini::Gemini;
 #[cfg(feature = "openai")]

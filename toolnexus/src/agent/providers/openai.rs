@@ -150,6 +150,7 @@ impl OpenAi {
             tool_calls,
             usage: completion.usage.map(Usage::from).unwrap_or_default(),
             finish_reason: finish,
+            native: None,
         })
     }
 }
@@ -321,6 +322,7 @@ fn messages(transcript: &[Message]) -> Vec<Wire<'_>> {
             Message::Assistant {
                 content,
                 tool_calls,
+                ..
             } => Wire::Assistant {
                 content: content.as_deref(),
                 tool_calls,
