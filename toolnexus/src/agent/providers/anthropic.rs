@@ -11,7 +11,9 @@ use crate::agent::providers::anthropic_search::{
     DeferLoading, NATIVE, Replayed, Streamed, is_native, replay,
 };
 use crate::agent::providers::http::{Auth, Transport, describe_error};
-use crate::agent::providers::skeleton::{Protocol, encode, listing, provider_spec};
+use crate::agent::providers::skeleton::{
+    Protocol, encode, listing, max_tokens_setting, provider_spec, strict_setting,
+};
 use crate::agent::providers::sse::{Events, parse_body};
 use crate::agent::providers::wire::{Assembly, arguments_object, omitted, pending_text};
 use crate::agent::providers::{http_settings, turn_model};
@@ -48,11 +50,21 @@ pub struct Anthropic {
     http: Transport,
     model: String,
     strict: bool,
-    max_tokens: u32,
+    max_tokens: Option<u32>,
     defer: Option<DeferLoading>,
 }
 
 http_settings!(Anthropic);
+strict_setting!(
+    Anthropic,
+    Profile::Anthropic,
+    Profile::AnthropicStrict,
+    "Lists the tools for strict tool use ([`Profile::AnthropicStrict`])."
+);
+max_tokens_setting!(
+    Anthropic,
+    "Caps the tokens of each turn (`max_tokens`, default [`Anthropic::DEFAULT_MAX_TOKENS`])."
+);
 turn_model!(Anthropic, "anthropic");
 
 impl Anthropic {
@@ -64,23 +76,9 @@ impl Anthropic {
             http,
             model,
             strict: false,
-            max_tokens: Anthropic::DEFAULT_MAX_TOKENS,
+            max_tokens: None,
             defer: None,
         }
-    }
-
-    /// Lists the tools for strict tool use ([`Profile::AnthropicStrict`]).
-    #[must_use]
-    pub fn strict(mut self, strict: bool) -> Self {
-        self.strict = strict;
-        self
-    }
-
-    /// Caps the tokens of each turn (`max_tokens`, default [`Anthropic::DEFAULT_MAX_TOKENS`]).
-    #[must_use]
-    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
-        self.max_tokens = max_tokens;
-        self
     }
 
     /// Lets Anthropic search the toolkit itself: the tools are listed with
@@ -102,11 +100,7 @@ impl Anthropic {
         toolkit: &Toolkit,
         stream: bool,
     ) -> Result<Vec<u8>, ModelError> {
-        let profile = if self.strict {
-            Profile::AnthropicStrict
-        } else {
-            Profile::Anthropic
-        };
+        let profile = self.profile();
         let listing = listing(toolkit, profile);
         let deferred = match (&self.defer, &listing) {
             (Some(defer), Some(_)) => Some(
@@ -123,7 +117,7 @@ impl Anthropic {
         let (system, messages) = messages(transcript);
         let body = Body {
             model: &self.model,
-            max_tokens: self.max_tokens,
+            max_tokens: self.max_tokens.unwrap_or(Anthropic::DEFAULT_MAX_TOKENS),
             system,
             messages,
             tools,

@@ -11,7 +11,9 @@ use serde_json::value::RawValue;
 use crate::agent::message::{Message, ToolCall};
 use crate::agent::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
 use crate::agent::providers::http::{Auth, Transport, describe_error};
-use crate::agent::providers::skeleton::{Protocol, encode, listing, provider_spec};
+use crate::agent::providers::skeleton::{
+    Protocol, encode, listing, max_tokens_setting, provider_spec,
+};
 use crate::agent::providers::sse::{Events, parse_body};
 use crate::agent::providers::wire::{Assembly, arguments_object, pending_text};
 use crate::agent::providers::{http_settings, turn_model};
@@ -68,6 +70,10 @@ struct Signatures {
 }
 
 http_settings!(Gemini);
+max_tokens_setting!(
+    Gemini,
+    "Caps the tokens of each turn (`generationConfig.maxOutputTokens`)."
+);
 turn_model!(Gemini, "gcp.gemini");
 
 impl Gemini {
@@ -78,13 +84,6 @@ impl Gemini {
             max_tokens: None,
             signatures: Arc::default(),
         }
-    }
-
-    /// Caps the tokens of each turn (`generationConfig.maxOutputTokens`).
-    #[must_use]
-    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
-        self.max_tokens = Some(max_tokens);
-        self
     }
 
     /// The JSON body of the request for one turn.

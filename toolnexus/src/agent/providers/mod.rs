@@ -51,7 +51,7 @@
 // One provider alone leaves some shared helpers unused.
 #![cfg_attr(
     not(all(feature = "openai", feature = "anthropic", feature = "gemini")),
-    allow(dead_code, unused_imports)
+    allow(dead_code, unused_imports, unused_macros)
 )]
 
 #[cfg(feature = "anthropic")]

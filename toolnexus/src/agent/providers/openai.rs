@@ -8,7 +8,9 @@ use serde_json::value::RawValue;
 use crate::agent::message::{Message, ToolCall};
 use crate::agent::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
 use crate::agent::providers::http::{Auth, Transport, describe_error};
-use crate::agent::providers::skeleton::{Protocol, encode, listing, provider_spec};
+use crate::agent::providers::skeleton::{
+    Protocol, encode, listing, max_tokens_setting, provider_spec, strict_setting,
+};
 use crate::agent::providers::sse::{Events, parse_body};
 use crate::agent::providers::wire::{Assembly, data_url, omitted, tool_text};
 use crate::agent::providers::{http_settings, turn_model};
@@ -54,6 +56,16 @@ pub struct OpenAi {
 }
 
 http_settings!(OpenAi);
+strict_setting!(
+    OpenAi,
+    Profile::OpenAi,
+    Profile::OpenAiStrict,
+    "Lists the tools for strict mode ([`Profile::OpenAiStrict`]): the model's arguments are then guaranteed to fit the schemas."
+);
+max_tokens_setting!(
+    OpenAi,
+    "Caps the tokens of each turn (`max_completion_tokens`)."
+);
 turn_model!(OpenAi, "openai");
 
 impl OpenAi {
@@ -73,21 +85,6 @@ impl OpenAi {
         }
     }
 
-    /// Lists the tools for strict mode ([`Profile::OpenAiStrict`]): the model's arguments
-    /// are then guaranteed to fit the schemas.
-    #[must_use]
-    pub fn strict(mut self, strict: bool) -> Self {
-        self.strict = strict;
-        self
-    }
-
-    /// Caps the tokens of each turn (`max_completion_tokens`).
-    #[must_use]
-    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
-        self.max_tokens = Some(max_tokens);
-        self
-    }
-
     /// The JSON body of the request for one turn.
     #[doc(hidden)]
     pub fn request_body(
@@ -96,11 +93,7 @@ impl OpenAi {
         toolkit: &Toolkit,
         stream: bool,
     ) -> Result<Vec<u8>, ModelError> {
-        let profile = if self.strict {
-            Profile::OpenAiStrict
-        } else {
-            Profile::OpenAi
-        };
+        let profile = self.profile();
         let listing = listing(toolkit, profile);
         let body = Body {
             model: &self.model,

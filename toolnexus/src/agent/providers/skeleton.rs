@@ -160,6 +160,41 @@ macro_rules! provider_spec {
 }
 pub(crate) use provider_spec;
 
+/// A provider's `with_max_tokens` builder, over its `max_tokens: Option<u32>` field.
+macro_rules! max_tokens_setting {
+    ($ty:ident, $doc:literal) => {
+        impl $ty {
+            #[doc = $doc]
+            #[must_use]
+            pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+                self.max_tokens = Some(max_tokens);
+                self
+            }
+        }
+    };
+}
+pub(crate) use max_tokens_setting;
+
+/// A provider's `strict` builder, over its `strict: bool` field, and the listing profile
+/// it picks.
+macro_rules! strict_setting {
+    ($ty:ident, $plain:expr, $strict:expr, $doc:literal) => {
+        impl $ty {
+            #[doc = $doc]
+            #[must_use]
+            pub fn strict(mut self, strict: bool) -> Self {
+                self.strict = strict;
+                self
+            }
+
+            fn profile(&self) -> $crate::schema::profile::Profile {
+                if self.strict { $strict } else { $plain }
+            }
+        }
+    };
+}
+pub(crate) use strict_setting;
+
 /// The toolkit's shared listing for `profile`, or none for an empty toolkit (providers
 /// refuse an empty `tools` array or ignore it).
 pub(crate) fn listing(toolkit: &Toolkit, profile: Profile) -> Option<Listing> {
