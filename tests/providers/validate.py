@@ -1,7 +1,8 @@
 """Checks request bodies against the providers' official Python SDK request types.
 
 Usage: validate.py PROVIDER FILE, where PROVIDER is openai, anthropic or gemini and FILE
-holds a JSON list of request bodies. Prints JSON {"versions": {...}, "errors": [...]}, one
+holds a JSON list of request bodies (or anthropic-response, for Messages API response
+bodies, checked with the SDK's `Message` model). Prints JSON {"versions": {...}, "errors": [...]}, one
 error per offending place, with its path; exits 3 when the SDK is not installed.
 
 - openai: `openai.types.chat.completion_create_params.CompletionCreateParams{Streaming,
@@ -119,6 +120,27 @@ def validate_anthropic(bodies):
     return {"anthropic": anthropic.__version__}, errors
 
 
+def validate_anthropic_response(bodies):
+    """Response bodies (not requests) against the SDK's `Message` model: every content block
+    must parse as the block class its `type` names."""
+    import anthropic
+    import pydantic
+    from anthropic.types import Message
+
+    errors = []
+    for i, body in enumerate(bodies):
+        try:
+            message = Message.model_validate(body)
+        except pydantic.ValidationError as error:
+            for detail in error.errors():
+                errors.append((f"body {i}: /" + "/".join(str(p) for p in detail["loc"]), detail["msg"]))
+            continue
+        for b, block in enumerate(message.content):
+            if getattr(block, "type", None) != body["content"][b]["type"]:
+                errors.append((f"body {i}: /content/{b}", f"parsed as {type(block).__name__}"))
+    return {"anthropic": anthropic.__version__}, errors
+
+
 def validate_gemini(bodies):
     import pydantic
     from google import genai
@@ -157,7 +179,12 @@ def main():
     provider, file = sys.argv[1], sys.argv[2]
     with open(file, encoding="utf-8") as handle:
         bodies = json.load(handle)
-    validate = {"openai": validate_openai, "anthropic": validate_anthropic, "gemini": validate_gemini}[provider]
+    validate = {
+        "openai": validate_openai,
+        "anthropic": validate_anthropic,
+        "anthropic-response": validate_anthropic_response,
+        "gemini": validate_gemini,
+    }[provider]
     try:
         versions, errors = validate(bodies)
     except ImportError as error:

@@ -81,7 +81,7 @@ pub use agent::as_tool::{AGENT_KEY, AGENT_STATE_KEY, DEFAULT_MAX_DEPTH};
 pub use agent::client::{Client, DEFAULT_MAX_TURNS, IntoWaitOutcome};
 pub use agent::events::Event;
 pub use agent::hooks::{HookFuture, Hooks, ToolDecision};
-pub use agent::message::{Message, ToolCall};
+pub use agent::message::{Message, NativeTurn, ToolCall};
 pub use agent::model::{
     Delta, DeltaSink, FinishReason, FnModel, Model, ModelError, ModelFuture, Reply, ScriptedModel,
     Usage,

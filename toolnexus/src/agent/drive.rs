@@ -132,12 +132,16 @@ impl Client {
                 run.transcript.push(Message::Assistant {
                     content: reply.content,
                     tool_calls: Vec::new(),
+                    native: reply.native,
                 });
                 return;
             }
             let mut turn = Turn::fresh(run.transcript.len(), run.turns, reply.tool_calls);
-            run.transcript
-                .push(Message::tool_calls(reply.content, turn.calls()));
+            run.transcript.push(Message::Assistant {
+                content: reply.content,
+                tool_calls: turn.calls(),
+                native: reply.native,
+            });
             if let Some(Err(reason)) = checkpoint(journal, &run.transcript).await {
                 end_of_turn(run, turn, Err(reason), &env);
                 return;

@@ -53,6 +53,10 @@ pub enum Message {
         /// The tools the model asked to run, in its order.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<ToolCall>,
+        /// The provider's own form of the turn, when it holds blocks this shape has no room
+        /// for (see [`NativeTurn`]); `None` for every other turn.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        native: Option<Box<NativeTurn>>,
     },
     /// The result of one tool call.
     Tool {
@@ -71,6 +75,32 @@ pub enum Message {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pending: Option<Box<Request>>,
     },
+}
+
+/// An assistant turn as the provider wrote it, kept in the transcript when it holds blocks
+/// the shared shape has no room for: Anthropic's `server_tool_use` and
+/// `tool_search_tool_result` blocks (with their `tool_reference`s), which the next request
+/// must carry back for the tools they loaded to stay callable. The provider that wrote it
+/// sends it back in place of the turn's text and calls (whose ids it keeps in step);
+/// other providers read only the text and calls.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct NativeTurn {
+    /// The provider that wrote it, as [`Model::provider_name`](crate::Model::provider_name)
+    /// says (`"anthropic"`).
+    pub provider: String,
+    /// The turn's content in the provider's own JSON (Anthropic: the `content` array).
+    pub content: serde_json::Value,
+}
+
+impl NativeTurn {
+    /// A turn in `provider`'s own JSON.
+    pub fn new(provider: impl Into<String>, content: serde_json::Value) -> Self {
+        NativeTurn {
+            provider: provider.into(),
+            content,
+        }
+    }
 }
 
 fn is_false(b: &bool) -> bool {
@@ -97,6 +127,7 @@ impl Message {
         Message::Assistant {
             content: Some(content.into()),
             tool_calls: Vec::new(),
+            native: None,
         }
     }
 
@@ -105,6 +136,7 @@ impl Message {
         Message::Assistant {
             content,
             tool_calls,
+            native: None,
         }
     }
 

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use futures_util::FutureExt as _;
 use serde::{Deserialize, Serialize};
 
-use crate::agent::message::{Message, ToolCall};
+use crate::agent::message::{Message, NativeTurn, ToolCall};
 use crate::tool::call::BoxFuture;
 use crate::tool::toolkit::Toolkit;
 
@@ -166,6 +166,10 @@ pub struct Reply {
     /// Why the model stopped writing, when it says (the HTTP providers always do).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<FinishReason>,
+    /// The provider's own form of the turn, when it holds blocks the transcript's shape
+    /// has no room for; the loop keeps it on the turn's [`Message::Assistant`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native: Option<Box<NativeTurn>>,
 }
 
 /// Why a model ended its turn, in one vocabulary across providers (see

@@ -5,10 +5,16 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::agent::message::{Message, ToolCall};
+use crate::agent::message::{Message, NativeTurn, ToolCall};
 use crate::agent::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
-use crate::agent::providers::http::{Auth, Transport, base_from_env, describe_error, key_from_env};
-use crate::agent::providers::sse::{Events, parse_body, read_body};
+use crate::agent::providers::anthropic_search::{
+    DeferLoading, NATIVE, Replayed, Streamed, is_native, replay,
+};
+use crate::agent::providers::http::{Auth, Transport, describe_error};
+use crate::agent::providers::skeleton::{
+    Protocol, encode, listing, max_tokens_setting, provider_spec, strict_setting,
+};
+use crate::agent::providers::sse::{Events, parse_body};
 use crate::agent::providers::wire::{Assembly, arguments_object, omitted, pending_text};
 use crate::agent::providers::{http_settings, turn_model};
 use crate::schema::profile::Profile;
@@ -16,10 +22,14 @@ use crate::tool::content::{ContentPart, PartKind};
 use crate::tool::toolkit::Toolkit;
 
 const PROVIDER: &str = "Anthropic";
-const KEY_VAR: &str = "ANTHROPIC_API_KEY";
-const BASE_VAR: &str = "ANTHROPIC_BASE_URL";
-const DEFAULT_BASE: &str = "https://api.anthropic.com";
-const VERSION: &str = "2023-06-01";
+provider_spec!(Anthropic {
+    provider: PROVIDER,
+    key_var: "ANTHROPIC_API_KEY",
+    base_var: "ANTHROPIC_BASE_URL",
+    default_base: "https://api.anthropic.com",
+    auth: Auth::Header("x-api-key"),
+    headers: &[("anthropic-version", "2023-06-01")],
+});
 
 /// Anthropic's Messages API (`POST {base}/v1/messages`, `anthropic-version: 2023-06-01`).
 ///
@@ -40,57 +50,45 @@ pub struct Anthropic {
     http: Transport,
     model: String,
     strict: bool,
-    max_tokens: u32,
+    max_tokens: Option<u32>,
+    defer: Option<DeferLoading>,
 }
 
 http_settings!(Anthropic);
+strict_setting!(
+    Anthropic,
+    Profile::Anthropic,
+    Profile::AnthropicStrict,
+    "Lists the tools for strict tool use ([`Profile::AnthropicStrict`])."
+);
+max_tokens_setting!(
+    Anthropic,
+    "Caps the tokens of each turn (`max_tokens`, default [`Anthropic::DEFAULT_MAX_TOKENS`])."
+);
 turn_model!(Anthropic, "anthropic");
 
 impl Anthropic {
     /// The default [`Anthropic::with_max_tokens`]: the Messages API requires a cap.
     pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 
-    /// Anthropic with this key, at `https://api.anthropic.com`.
-    pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> Self {
+    fn over(http: Transport, model: String) -> Self {
         Anthropic {
-            http: Transport::new(
-                PROVIDER,
-                KEY_VAR,
-                DEFAULT_BASE,
-                None,
-                Auth::Header("x-api-key"),
-            )
-            .with_header("anthropic-version", VERSION),
-            model: model.into(),
+            http,
+            model,
             strict: false,
-            max_tokens: Anthropic::DEFAULT_MAX_TOKENS,
+            max_tokens: None,
+            defer: None,
         }
-        .with_api_key(api_key)
     }
 
-    /// Anthropic with the key in `ANTHROPIC_API_KEY`, at `ANTHROPIC_BASE_URL` when that is
-    /// set. A missing key is an error that names the variable.
-    pub fn from_env(model: impl Into<String>) -> Result<Self, ModelError> {
-        let key = key_from_env(KEY_VAR, PROVIDER, "Anthropic")?;
-        let mut model = Anthropic::new("", model);
-        model.http.key = Some(key);
-        if let Some(base) = base_from_env(BASE_VAR) {
-            model = model.with_base_url(base);
-        }
-        Ok(model)
-    }
-
-    /// Lists the tools for strict tool use ([`Profile::AnthropicStrict`]).
+    /// Lets Anthropic search the toolkit itself: the tools are listed with
+    /// `defer_loading: true` next to the tool-search server tool (see [`DeferLoading`]).
+    /// The turns that searched keep their `server_tool_use` and `tool_search_tool_result`
+    /// blocks in the transcript ([`NativeTurn`](crate::NativeTurn)), and later requests
+    /// send them back.
     #[must_use]
-    pub fn strict(mut self, strict: bool) -> Self {
-        self.strict = strict;
-        self
-    }
-
-    /// Caps the tokens of each turn (`max_tokens`, default [`Anthropic::DEFAULT_MAX_TOKENS`]).
-    #[must_use]
-    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
-        self.max_tokens = max_tokens;
+    pub fn with_defer_loading(mut self, defer: DeferLoading) -> Self {
+        self.defer = Some(defer);
         self
     }
 
@@ -102,24 +100,30 @@ impl Anthropic {
         toolkit: &Toolkit,
         stream: bool,
     ) -> Result<Vec<u8>, ModelError> {
-        let profile = if self.strict {
-            Profile::AnthropicStrict
-        } else {
-            Profile::Anthropic
+        let profile = self.profile();
+        let listing = listing(toolkit, profile);
+        let deferred = match (&self.defer, &listing) {
+            (Some(defer), Some(_)) => Some(
+                serde_json::value::to_raw_value(&defer.listing(toolkit, profile)).map_err(|e| {
+                    ModelError::with_source(format!("{PROVIDER}: could not write the tools"), e)
+                })?,
+            ),
+            _ => None,
         };
-        let listing = (!toolkit.is_empty()).then(|| toolkit.listing(profile));
+        let tools = match &deferred {
+            Some(raw) => Some(&**raw),
+            None => listing.as_ref().map(|l| l.raw()),
+        };
         let (system, messages) = messages(transcript);
         let body = Body {
             model: &self.model,
-            max_tokens: self.max_tokens,
+            max_tokens: self.max_tokens.unwrap_or(Anthropic::DEFAULT_MAX_TOKENS),
             system,
             messages,
-            tools: listing.as_ref().map(|l| l.raw()),
+            tools,
             stream,
         };
-        serde_json::to_vec(&body).map_err(|e| {
-            ModelError::with_source(format!("{PROVIDER}: could not write the request"), e)
-        })
+        encode(PROVIDER, &body)
     }
 
     /// The turn in a (non-streamed) response body.
@@ -134,7 +138,27 @@ impl Anthropic {
         }
         let mut text = String::new();
         let mut tool_calls = Vec::new();
-        for block in response.content {
+        let mut native = false;
+        let mut blocks = Vec::with_capacity(response.content.len());
+        for raw in &response.content {
+            let block: Block = parse_body(PROVIDER, raw.get().as_bytes())?;
+            native |= is_native(&block.kind);
+            blocks.push(block);
+        }
+        let native = match native {
+            true => Some(Box::new(NativeTurn::new(
+                NATIVE,
+                serde_json::Value::Array(
+                    response
+                        .content
+                        .iter()
+                        .map(|raw| parse_body(PROVIDER, raw.get().as_bytes()))
+                        .collect::<Result<_, _>>()?,
+                ),
+            ))),
+            false => None,
+        };
+        for block in blocks {
             match block.kind.as_str() {
                 "text" => text.push_str(block.text.as_deref().unwrap_or_default()),
                 "tool_use" => {
@@ -153,27 +177,34 @@ impl Anthropic {
             tool_calls,
             usage: response.usage.map(Usage::from).unwrap_or_default(),
             finish_reason: response.stop_reason.as_deref().map(finish_reason),
+            native,
         })
     }
+}
 
-    async fn turn(
+impl Protocol for Anthropic {
+    fn url(&self, _stream: bool) -> String {
+        format!("{}/v1/messages", self.http.base_url)
+    }
+
+    fn body(
         &self,
         transcript: &[Message],
         toolkit: &Toolkit,
-        sink: Option<DeltaSink<'_>>,
-    ) -> Result<Reply, ModelError> {
-        let stream = sink.is_some();
-        let body = self.request_body(transcript, toolkit, stream)?;
-        let url = format!("{}/v1/messages", self.http.base_url);
-        let response = self.http.post(&url, body, &self.model).await?;
-        if !stream {
-            let body = read_body(response, PROVIDER).await?;
-            return Anthropic::parse_response(body.as_ref());
-        }
-        let mut events = Events::new(response, PROVIDER);
-        let mut turn = Assembly::new(sink);
+        stream: bool,
+    ) -> Result<Vec<u8>, ModelError> {
+        self.request_body(transcript, toolkit, stream)
+    }
+
+    fn parse(&self, body: &[u8]) -> Result<Reply, ModelError> {
+        Anthropic::parse_response(body)
+    }
+
+    async fn stream(&self, mut events: Events, sink: DeltaSink<'_>) -> Result<Reply, ModelError> {
+        let mut turn = Assembly::new(Some(sink));
         // Content block index -> position of its call in the turn.
         let mut calls: Vec<(usize, usize)> = Vec::new();
+        let mut blocks = Streamed::default();
         let mut input_tokens = 0;
         while let Some(event) = events.next().await? {
             match event.json::<StreamEvent>(PROVIDER)? {
@@ -184,21 +215,36 @@ impl Anthropic {
                 }
                 StreamEvent::ContentBlockStart {
                     index,
-                    content_block,
-                } => match content_block.kind.as_str() {
-                    "text" => turn.text(content_block.text.as_deref().unwrap_or_default()),
-                    "tool_use" => {
-                        let position = calls.len();
-                        calls.push((index, position));
-                        // The input comes in `input_json_delta`s.
-                        let id = content_block.id.as_deref();
-                        turn.call(position, id, content_block.name.as_deref(), "");
+                    content_block: raw,
+                } => {
+                    let content_block = StartBlock::deserialize(&raw).map_err(|e| {
+                        ModelError::with_source(
+                            format!("{PROVIDER}: a streamed content block is not as expected"),
+                            e,
+                        )
+                    })?;
+                    let mut call = None;
+                    match content_block.kind.as_str() {
+                        "text" => turn.text(content_block.text.as_deref().unwrap_or_default()),
+                        "tool_use" => {
+                            let position = calls.len();
+                            calls.push((index, position));
+                            call = Some(position);
+                            // The input comes in `input_json_delta`s.
+                            let id = content_block.id.as_deref();
+                            turn.call(position, id, content_block.name.as_deref(), "");
+                        }
+                        _ => {}
                     }
-                    _ => {}
-                },
+                    blocks.start(index, &raw, call);
+                }
                 StreamEvent::ContentBlockDelta { index, delta } => match delta {
-                    BlockDelta::TextDelta { text } => turn.text(&text),
+                    BlockDelta::TextDelta { text } => {
+                        blocks.text(index, &text);
+                        turn.text(&text);
+                    }
                     BlockDelta::InputJsonDelta { partial_json } => {
+                        blocks.input(index, &partial_json);
                         if let Some(&(_, position)) = calls.iter().find(|(i, _)| *i == index) {
                             turn.call(position, None, None, &partial_json);
                         }
@@ -223,7 +269,11 @@ impl Anthropic {
                 StreamEvent::Other => {}
             }
         }
-        Ok(turn.finish())
+        let native = blocks.finish(&turn.calls);
+        Ok(Reply {
+            native,
+            ..turn.finish()
+        })
     }
 }
 
@@ -282,6 +332,9 @@ enum WireBlock<'a> {
     Document {
         source: Source<'a>,
     },
+    /// A block of a kept [`NativeTurn`], as it came.
+    #[serde(untagged)]
+    Native(&'a serde_json::Value),
 }
 
 #[derive(Serialize)]
@@ -309,16 +362,21 @@ fn messages(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Wire<'_>>) {
             Message::Assistant {
                 content,
                 tool_calls,
+                native,
             } => {
+                if let Some(blocks) = replay(native.as_deref(), tool_calls) {
+                    let blocks = blocks.into_iter().map(|block| match block {
+                        Replayed::Block(block) => WireBlock::Native(block),
+                        Replayed::Call(call) => tool_use(call),
+                    });
+                    push(&mut out, "assistant", blocks.collect());
+                    continue;
+                }
                 let mut blocks = Vec::with_capacity(tool_calls.len() + 1);
                 if let Some(content) = content.as_deref().filter(|c| !c.is_empty()) {
                     blocks.push(text(content));
                 }
-                blocks.extend(tool_calls.iter().map(|call| WireBlock::ToolUse {
-                    id: &call.id,
-                    name: &call.name,
-                    input: arguments_object(&call.arguments),
-                }));
+                blocks.extend(tool_calls.iter().map(tool_use));
                 ("assistant", blocks)
             }
             Message::Tool {
@@ -345,20 +403,32 @@ fn messages(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Wire<'_>>) {
                 ("user", vec![block])
             }
         };
-        if blocks.is_empty() {
-            continue;
-        }
-        // Consecutive messages of one role (the results of parallel calls, a user prompt
-        // after them) make one message: the API wants the roles to alternate.
-        match out.last_mut() {
-            Some(last) if last.role == role => last.content.extend(blocks),
-            _ => out.push(Wire {
-                role,
-                content: blocks,
-            }),
-        }
+        push(&mut out, role, blocks);
     }
     (system, out)
+}
+
+/// Adds a message's blocks. Consecutive messages of one role (the results of parallel
+/// calls, a user prompt after them) make one message: the API wants the roles to alternate.
+fn push<'a>(out: &mut Vec<Wire<'a>>, role: &'static str, blocks: Vec<WireBlock<'a>>) {
+    if blocks.is_empty() {
+        return;
+    }
+    match out.last_mut() {
+        Some(last) if last.role == role => last.content.extend(blocks),
+        _ => out.push(Wire {
+            role,
+            content: blocks,
+        }),
+    }
+}
+
+fn tool_use(call: &ToolCall) -> WireBlock<'_> {
+    WireBlock::ToolUse {
+        id: &call.id,
+        name: &call.name,
+        input: arguments_object(&call.arguments),
+    }
 }
 
 fn text(content: &str) -> WireBlock<'_> {
@@ -387,7 +457,7 @@ fn block(part: &ContentPart) -> WireBlock<'_> {
 #[derive(Deserialize)]
 struct Response {
     #[serde(default)]
-    content: Vec<Block>,
+    content: Vec<Box<RawValue>>,
     stop_reason: Option<String>,
     usage: Option<WireUsage>,
     error: Option<serde_json::Value>,
@@ -443,7 +513,7 @@ enum StreamEvent {
     },
     ContentBlockStart {
         index: usize,
-        content_block: StartBlock,
+        content_block: serde_json::Value,
     },
     ContentBlockDelta {
         index: usize,

@@ -10,8 +10,11 @@ use serde_json::value::RawValue;
 
 use crate::agent::message::{Message, ToolCall};
 use crate::agent::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
-use crate::agent::providers::http::{Auth, Transport, base_from_env, describe_error, key_from_env};
-use crate::agent::providers::sse::{Events, parse_body, read_body};
+use crate::agent::providers::http::{Auth, Transport, describe_error};
+use crate::agent::providers::skeleton::{
+    Protocol, encode, listing, max_tokens_setting, provider_spec,
+};
+use crate::agent::providers::sse::{Events, parse_body};
 use crate::agent::providers::wire::{Assembly, arguments_object, pending_text};
 use crate::agent::providers::{http_settings, turn_model};
 use crate::schema::profile::Profile;
@@ -19,9 +22,14 @@ use crate::tool::content::{ContentPart, PartKind};
 use crate::tool::toolkit::Toolkit;
 
 const PROVIDER: &str = "Gemini";
-const KEY_VAR: &str = "GEMINI_API_KEY";
-const BASE_VAR: &str = "GEMINI_BASE_URL";
-const DEFAULT_BASE: &str = "https://generativelanguage.googleapis.com";
+provider_spec!(Gemini {
+    provider: PROVIDER,
+    key_var: "GEMINI_API_KEY",
+    base_var: "GEMINI_BASE_URL",
+    default_base: "https://generativelanguage.googleapis.com",
+    auth: Auth::Header("x-goog-api-key"),
+    headers: &[],
+});
 /// Ids toolnexus gives calls that came without one; they are not sent back.
 const LOCAL_ID: &str = "gemini_call_";
 /// How many thought signatures are kept (the oldest are dropped past it).
@@ -62,44 +70,20 @@ struct Signatures {
 }
 
 http_settings!(Gemini);
+max_tokens_setting!(
+    Gemini,
+    "Caps the tokens of each turn (`generationConfig.maxOutputTokens`)."
+);
 turn_model!(Gemini, "gcp.gemini");
 
 impl Gemini {
-    /// Gemini with this key, at `https://generativelanguage.googleapis.com`.
-    pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> Self {
-        let model: String = model.into();
+    fn over(http: Transport, model: String) -> Self {
         Gemini {
-            http: Transport::new(
-                PROVIDER,
-                KEY_VAR,
-                DEFAULT_BASE,
-                None,
-                Auth::Header("x-goog-api-key"),
-            ),
+            http,
             model: model.strip_prefix("models/").unwrap_or(&model).to_owned(),
             max_tokens: None,
             signatures: Arc::default(),
         }
-        .with_api_key(api_key)
-    }
-
-    /// Gemini with the key in `GEMINI_API_KEY`, at `GEMINI_BASE_URL` when that is set. A
-    /// missing key is an error that names the variable.
-    pub fn from_env(model: impl Into<String>) -> Result<Self, ModelError> {
-        let key = key_from_env(KEY_VAR, PROVIDER, "Gemini")?;
-        let mut model = Gemini::new("", model);
-        model.http.key = Some(key);
-        if let Some(base) = base_from_env(BASE_VAR) {
-            model = model.with_base_url(base);
-        }
-        Ok(model)
-    }
-
-    /// Caps the tokens of each turn (`generationConfig.maxOutputTokens`).
-    #[must_use]
-    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
-        self.max_tokens = Some(max_tokens);
-        self
     }
 
     /// The JSON body of the request for one turn.
@@ -109,7 +93,7 @@ impl Gemini {
         transcript: &[Message],
         toolkit: &Toolkit,
     ) -> Result<Vec<u8>, ModelError> {
-        let listing = (!toolkit.is_empty()).then(|| toolkit.listing(Profile::Gemini));
+        let listing = listing(toolkit, Profile::Gemini);
         let signatures = self
             .signatures
             .lock()
@@ -126,9 +110,7 @@ impl Gemini {
                 max_output_tokens: max,
             }),
         };
-        serde_json::to_vec(&body).map_err(|e| {
-            ModelError::with_source(format!("{PROVIDER}: could not write the request"), e)
-        })
+        encode(PROVIDER, &body)
     }
 
     /// The turn in a (non-streamed) response body.
@@ -209,26 +191,32 @@ impl Gemini {
             }
         }
     }
+}
 
-    async fn turn(
+impl Protocol for Gemini {
+    fn url(&self, stream: bool) -> String {
+        let (base, model) = (&self.http.base_url, &self.model);
+        match stream {
+            false => format!("{base}/v1beta/models/{model}:generateContent"),
+            true => format!("{base}/v1beta/models/{model}:streamGenerateContent?alt=sse"),
+        }
+    }
+
+    fn body(
         &self,
         transcript: &[Message],
         toolkit: &Toolkit,
-        sink: Option<DeltaSink<'_>>,
-    ) -> Result<Reply, ModelError> {
-        let body = self.request_body(transcript, toolkit)?;
-        let base = &self.http.base_url;
-        let model = &self.model;
-        if sink.is_none() {
-            let url = format!("{base}/v1beta/models/{model}:generateContent");
-            let response = self.http.post(&url, body, model).await?;
-            let body = read_body(response, PROVIDER).await?;
-            return self.parse_response(body.as_ref());
-        }
-        let url = format!("{base}/v1beta/models/{model}:streamGenerateContent?alt=sse");
-        let response = self.http.post(&url, body, model).await?;
-        let mut events = Events::new(response, PROVIDER);
-        let mut turn = Assembly::new(sink);
+        _stream: bool,
+    ) -> Result<Vec<u8>, ModelError> {
+        self.request_body(transcript, toolkit)
+    }
+
+    fn parse(&self, body: &[u8]) -> Result<Reply, ModelError> {
+        self.parse_response(body)
+    }
+
+    async fn stream(&self, mut events: Events, sink: DeltaSink<'_>) -> Result<Reply, ModelError> {
+        let mut turn = Assembly::new(Some(sink));
         while let Some(event) = events.next().await? {
             self.absorb(event.json(PROVIDER)?, &mut turn)?;
         }
@@ -376,6 +364,7 @@ fn contents<'a>(
             Message::Assistant {
                 content,
                 tool_calls,
+                ..
             } => {
                 let mut parts = Vec::with_capacity(tool_calls.len() + 1);
                 if let Some(content) = content.as_deref().filter(|c| !c.is_empty()) {

@@ -51,22 +51,27 @@
 // One provider alone leaves some shared helpers unused.
 #![cfg_attr(
     not(all(feature = "openai", feature = "anthropic", feature = "gemini")),
-    allow(dead_code, unused_imports)
+    allow(dead_code, unused_imports, unused_macros)
 )]
 
 #[cfg(feature = "anthropic")]
 mod anthropic;
+#[cfg(feature = "anthropic")]
+mod anthropic_search;
 #[cfg(feature = "gemini")]
 mod gemini;
 mod http;
 #[cfg(feature = "openai")]
 mod openai;
 mod retry;
+mod skeleton;
 mod sse;
 mod wire;
 
 #[cfg(feature = "anthropic")]
 pub use anthropic::Anthropic;
+#[cfg(feature = "anthropic")]
+pub use anthropic_search::DeferLoading;
 #[cfg(feature = "gemini")]
 pub use gemini::Gemini;
 #[cfg(feature = "openai")]
@@ -142,17 +147,28 @@ macro_rules! http_settings {
 }
 pub(crate) use http_settings;
 
-/// [`Model`](crate::Model) for a provider: both methods run its `turn`, the streaming
-/// one with the sink for its deltas.
+/// [`Model`](crate::Model) for a provider: both methods run the skeleton's
+/// [`Turn`](skeleton::Turn) over its [`Protocol`](skeleton::Protocol), the streaming one
+/// with the sink for its deltas.
 macro_rules! turn_model {
     ($ty:ident, $provider:literal) => {
+        impl $ty {
+            fn skeleton(&self) -> $crate::agent::providers::skeleton::Turn<'_, Self> {
+                $crate::agent::providers::skeleton::Turn {
+                    provider: self,
+                    http: &self.http,
+                    model: &self.model,
+                }
+            }
+        }
+
         impl $crate::agent::model::Model for $ty {
             fn complete<'a>(
                 &'a self,
                 transcript: &'a [$crate::agent::message::Message],
                 toolkit: &'a $crate::tool::toolkit::Toolkit,
             ) -> $crate::agent::model::ModelFuture<'a> {
-                Box::pin(self.turn(transcript, toolkit, None))
+                Box::pin(self.skeleton().run(transcript, toolkit, None))
             }
 
             fn complete_streaming<'a>(
@@ -161,7 +177,7 @@ macro_rules! turn_model {
                 toolkit: &'a $crate::tool::toolkit::Toolkit,
                 on_delta: $crate::agent::model::DeltaSink<'a>,
             ) -> $crate::agent::model::ModelFuture<'a> {
-                Box::pin(self.turn(transcript, toolkit, Some(on_delta)))
+                Box::pin(self.skeleton().run(transcript, toolkit, Some(on_delta)))
             }
 
             fn model_name(&self) -> Option<&str> {

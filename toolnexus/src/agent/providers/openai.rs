@@ -7,8 +7,11 @@ use serde_json::value::RawValue;
 
 use crate::agent::message::{Message, ToolCall};
 use crate::agent::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
-use crate::agent::providers::http::{Auth, Transport, base_from_env, describe_error, key_from_env};
-use crate::agent::providers::sse::{Events, parse_body, read_body};
+use crate::agent::providers::http::{Auth, Transport, describe_error};
+use crate::agent::providers::skeleton::{
+    Protocol, encode, listing, max_tokens_setting, provider_spec, strict_setting,
+};
+use crate::agent::providers::sse::{Events, parse_body};
 use crate::agent::providers::wire::{Assembly, data_url, omitted, tool_text};
 use crate::agent::providers::{http_settings, turn_model};
 use crate::schema::profile::Profile;
@@ -16,9 +19,14 @@ use crate::tool::content::{ContentPart, PartKind};
 use crate::tool::toolkit::Toolkit;
 
 const PROVIDER: &str = "OpenAI";
-const KEY_VAR: &str = "OPENAI_API_KEY";
-const BASE_VAR: &str = "OPENAI_BASE_URL";
-const DEFAULT_BASE: &str = "https://api.openai.com/v1";
+provider_spec!(OpenAi {
+    provider: PROVIDER,
+    key_var: "OPENAI_API_KEY",
+    base_var: "OPENAI_BASE_URL",
+    default_base: "https://api.openai.com/v1",
+    auth: Auth::Bearer,
+    headers: &[],
+});
 
 /// OpenAI's Chat Completions API (`POST {base}/chat/completions`), and any server that
 /// speaks it: Ollama, vLLM, llama.cpp's server, LM Studio, hosted compatible APIs.
@@ -48,49 +56,33 @@ pub struct OpenAi {
 }
 
 http_settings!(OpenAi);
+strict_setting!(
+    OpenAi,
+    Profile::OpenAi,
+    Profile::OpenAiStrict,
+    "Lists the tools for strict mode ([`Profile::OpenAiStrict`]): the model's arguments are then guaranteed to fit the schemas."
+);
+max_tokens_setting!(
+    OpenAi,
+    "Caps the tokens of each turn (`max_completion_tokens`)."
+);
 turn_model!(OpenAi, "openai");
 
 impl OpenAi {
-    /// OpenAI with this key, at `https://api.openai.com/v1`.
-    pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> Self {
-        OpenAi::compatible(DEFAULT_BASE, model).with_api_key(api_key)
-    }
-
-    /// OpenAI with the key in `OPENAI_API_KEY`, at `OPENAI_BASE_URL` when that is set.
-    /// A missing key is an error that names the variable.
-    pub fn from_env(model: impl Into<String>) -> Result<Self, ModelError> {
-        let key = key_from_env(KEY_VAR, PROVIDER, "OpenAi")?;
-        let base = base_from_env(BASE_VAR).unwrap_or_else(|| DEFAULT_BASE.to_owned());
-        let mut model = OpenAi::compatible(base, model);
-        model.http.key = Some(key);
-        Ok(model)
-    }
-
     /// Any OpenAI-compatible server at `base_url` (the URL that `/chat/completions` is
     /// appended to, e.g. `http://localhost:11434/v1` for Ollama), with no API key; add one
     /// with [`OpenAi::with_api_key`] if the server wants it.
     pub fn compatible(base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        OpenAi::over(SPEC.transport(base_url, None), model.into())
+    }
+
+    fn over(http: Transport, model: String) -> Self {
         OpenAi {
-            http: Transport::new(PROVIDER, KEY_VAR, base_url, None, Auth::Bearer),
-            model: model.into(),
+            http,
+            model,
             strict: false,
             max_tokens: None,
         }
-    }
-
-    /// Lists the tools for strict mode ([`Profile::OpenAiStrict`]): the model's arguments
-    /// are then guaranteed to fit the schemas.
-    #[must_use]
-    pub fn strict(mut self, strict: bool) -> Self {
-        self.strict = strict;
-        self
-    }
-
-    /// Caps the tokens of each turn (`max_completion_tokens`).
-    #[must_use]
-    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
-        self.max_tokens = Some(max_tokens);
-        self
     }
 
     /// The JSON body of the request for one turn.
@@ -101,12 +93,8 @@ impl OpenAi {
         toolkit: &Toolkit,
         stream: bool,
     ) -> Result<Vec<u8>, ModelError> {
-        let profile = if self.strict {
-            Profile::OpenAiStrict
-        } else {
-            Profile::OpenAi
-        };
-        let listing = (!toolkit.is_empty()).then(|| toolkit.listing(profile));
+        let profile = self.profile();
+        let listing = listing(toolkit, profile);
         let body = Body {
             model: &self.model,
             messages: messages(transcript),
@@ -117,9 +105,7 @@ impl OpenAi {
                 include_usage: true,
             }),
         };
-        serde_json::to_vec(&body).map_err(|e| {
-            ModelError::with_source(format!("{PROVIDER}: could not write the request"), e)
-        })
+        encode(PROVIDER, &body)
     }
 
     /// The turn in a (non-streamed) response body.
@@ -157,25 +143,31 @@ impl OpenAi {
             tool_calls,
             usage: completion.usage.map(Usage::from).unwrap_or_default(),
             finish_reason: finish,
+            native: None,
         })
     }
+}
 
-    async fn turn(
+impl Protocol for OpenAi {
+    fn url(&self, _stream: bool) -> String {
+        format!("{}/chat/completions", self.http.base_url)
+    }
+
+    fn body(
         &self,
         transcript: &[Message],
         toolkit: &Toolkit,
-        sink: Option<DeltaSink<'_>>,
-    ) -> Result<Reply, ModelError> {
-        let stream = sink.is_some();
-        let body = self.request_body(transcript, toolkit, stream)?;
-        let url = format!("{}/chat/completions", self.http.base_url);
-        let response = self.http.post(&url, body, &self.model).await?;
-        if !stream {
-            let body = read_body(response, PROVIDER).await?;
-            return OpenAi::parse_response(body.as_ref());
-        }
-        let mut events = Events::new(response, PROVIDER);
-        let mut turn = Assembly::new(sink);
+        stream: bool,
+    ) -> Result<Vec<u8>, ModelError> {
+        self.request_body(transcript, toolkit, stream)
+    }
+
+    fn parse(&self, body: &[u8]) -> Result<Reply, ModelError> {
+        OpenAi::parse_response(body)
+    }
+
+    async fn stream(&self, mut events: Events, sink: DeltaSink<'_>) -> Result<Reply, ModelError> {
+        let mut turn = Assembly::new(Some(sink));
         let mut refusal = String::new();
         while let Some(event) = events.next().await? {
             if event.data.trim() == "[DONE]" {
@@ -323,6 +315,7 @@ fn messages(transcript: &[Message]) -> Vec<Wire<'_>> {
             Message::Assistant {
                 content,
                 tool_calls,
+                ..
             } => Wire::Assistant {
                 content: content.as_deref(),
                 tool_calls,

@@ -142,6 +142,7 @@ impl<'s> Assembly<'s> {
             tool_calls,
             usage: self.usage,
             finish_reason: self.finish,
+            native: None,
         }
     }
 }

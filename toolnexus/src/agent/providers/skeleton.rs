@@ -1,0 +1,208 @@
+//! The skeleton every provider fills in: a [`Spec`] (its name, key variable, base URL,
+//! how it sends its key) builds the [`Transport`] from a key or the environment, and
+//! [`turn`] runs one model turn for any [`Protocol`]: write the body, post it with
+//! retries, then parse the response or read its stream. A provider file is left with its
+//! wire mapping: the URL, the body, the response and the stream events.
+
+use std::future::Future;
+
+use serde::Serialize;
+
+use crate::agent::message::Message;
+use crate::agent::model::{DeltaSink, ModelError, Reply};
+use crate::agent::providers::http::{ApiKey, Auth, Transport, base_from_env, key_from_env};
+use crate::agent::providers::sse::{Events, read_body};
+use crate::schema::listing::Listing;
+use crate::schema::profile::Profile;
+use crate::tool::toolkit::Toolkit;
+
+/// What sets one provider's endpoint and key apart from another's.
+pub(crate) struct Spec {
+    /// The provider's name, as errors say it (`"Anthropic"`).
+    pub(crate) provider: &'static str,
+    /// The public type, as the missing-key error names it (`"Anthropic"`).
+    pub(crate) ty: &'static str,
+    /// The environment variable holding the key (`ANTHROPIC_API_KEY`).
+    pub(crate) key_var: &'static str,
+    /// The environment variable that may hold a base URL (`ANTHROPIC_BASE_URL`).
+    pub(crate) base_var: &'static str,
+    /// The base URL when none is given.
+    pub(crate) default_base: &'static str,
+    /// How the key is sent.
+    pub(crate) auth: Auth,
+    /// Headers sent with every request (`anthropic-version`).
+    pub(crate) headers: &'static [(&'static str, &'static str)],
+}
+
+impl Spec {
+    /// The transport to `base_url`, with `key` if there is one.
+    pub(crate) fn transport(&self, base_url: impl Into<String>, key: Option<ApiKey>) -> Transport {
+        let mut http = Transport::new(self.provider, self.key_var, base_url, key, self.auth);
+        for &(name, value) in self.headers {
+            http = http.with_header(name, value);
+        }
+        http
+    }
+
+    /// The transport to the default base URL with this key.
+    pub(crate) fn with_key(&self, key: impl Into<String>) -> Transport {
+        self.transport(self.default_base, Some(ApiKey::new(key)))
+    }
+
+    /// The transport with the key from the environment (a missing one is an error naming
+    /// the variable), to the base URL there when it is set, else the default.
+    pub(crate) fn env_transport(&self) -> Result<Transport, ModelError> {
+        let key = key_from_env(self.key_var, self.provider, self.ty)?;
+        let base = base_from_env(self.base_var).unwrap_or_else(|| self.default_base.to_owned());
+        Ok(self.transport(base, Some(key)))
+    }
+}
+
+/// One provider's wire mapping, as [`turn`] drives it.
+pub(crate) trait Protocol: Sync {
+    /// The URL of one turn (`stream`: the streamed form).
+    fn url(&self, stream: bool) -> String;
+
+    /// The JSON body of one turn.
+    fn body(
+        &self,
+        transcript: &[Message],
+        toolkit: &Toolkit,
+        stream: bool,
+    ) -> Result<Vec<u8>, ModelError>;
+
+    /// The turn in a whole (non-streamed) response body.
+    fn parse(&self, body: &[u8]) -> Result<Reply, ModelError>;
+
+    /// The turn read from a streamed response, each piece passed to `sink`.
+    fn stream<'a>(
+        &'a self,
+        events: Events,
+        sink: DeltaSink<'a>,
+    ) -> impl Future<Output = Result<Reply, ModelError>> + Send + 'a;
+}
+
+/// The parts of a provider the skeleton drives: its wire mapping, its transport and its
+/// model's name.
+pub(crate) struct Turn<'a, P> {
+    pub(crate) provider: &'a P,
+    pub(crate) http: &'a Transport,
+    pub(crate) model: &'a str,
+}
+
+impl<P: Protocol> Turn<'_, P> {
+    /// Runs one turn: the body, the request with its retries, then the reply.
+    pub(crate) async fn run(
+        self,
+        transcript: &[Message],
+        toolkit: &Toolkit,
+        sink: Option<DeltaSink<'_>>,
+    ) -> Result<Reply, ModelError> {
+        let stream = sink.is_some();
+        let body = self.provider.body(transcript, toolkit, stream)?;
+        let url = self.provider.url(stream);
+        let response = self.http.post(&url, body, self.model).await?;
+        let name = self.http.provider;
+        match sink {
+            None => {
+                let body = read_body(response, name).await?;
+                self.provider.parse(body.as_ref())
+            }
+            Some(sink) => {
+                self.provider
+                    .stream(Events::new(response, name), sink)
+                    .await
+            }
+        }
+    }
+}
+
+/// Defines a provider's [`Spec`] as `SPEC` and its `new` and `from_env` constructors,
+/// which build the transport from it and hand it, with the model's name, to the
+/// provider's own `over(http, model)`.
+macro_rules! provider_spec {
+    ($ty:ident {
+        provider: $provider:expr,
+        key_var: $key_var:literal,
+        base_var: $base_var:literal,
+        default_base: $default_base:literal,
+        auth: $auth:expr,
+        headers: $headers:expr $(,)?
+    }) => {
+        const SPEC: $crate::agent::providers::skeleton::Spec =
+            $crate::agent::providers::skeleton::Spec {
+                provider: $provider,
+                ty: stringify!($ty),
+                key_var: $key_var,
+                base_var: $base_var,
+                default_base: $default_base,
+                auth: $auth,
+                headers: $headers,
+            };
+
+        impl $ty {
+            #[doc = concat!(stringify!($ty), " with this key, at `", $default_base, "`.")]
+            pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> Self {
+                $ty::over(SPEC.with_key(api_key), model.into())
+            }
+
+            #[doc = concat!(
+                        stringify!($ty), " with the key in `", $key_var, "`, at `", $base_var,
+                        "` when that is set. A missing key is an error that names the variable."
+                    )]
+            pub fn from_env(
+                model: impl Into<String>,
+            ) -> Result<Self, $crate::agent::model::ModelError> {
+                Ok($ty::over(SPEC.env_transport()?, model.into()))
+            }
+        }
+    };
+}
+pub(crate) use provider_spec;
+
+/// A provider's `with_max_tokens` builder, over its `max_tokens: Option<u32>` field.
+macro_rules! max_tokens_setting {
+    ($ty:ident, $doc:literal) => {
+        impl $ty {
+            #[doc = $doc]
+            #[must_use]
+            pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+                self.max_tokens = Some(max_tokens);
+                self
+            }
+        }
+    };
+}
+pub(crate) use max_tokens_setting;
+
+/// A provider's `strict` builder, over its `strict: bool` field, and the listing profile
+/// it picks.
+macro_rules! strict_setting {
+    ($ty:ident, $plain:expr, $strict:expr, $doc:literal) => {
+        impl $ty {
+            #[doc = $doc]
+            #[must_use]
+            pub fn strict(mut self, strict: bool) -> Self {
+                self.strict = strict;
+                self
+            }
+
+            fn profile(&self) -> $crate::schema::profile::Profile {
+                if self.strict { $strict } else { $plain }
+            }
+        }
+    };
+}
+pub(crate) use strict_setting;
+
+/// The toolkit's shared listing for `profile`, or none for an empty toolkit (providers
+/// refuse an empty `tools` array or ignore it).
+pub(crate) fn listing(toolkit: &Toolkit, profile: Profile) -> Option<Listing> {
+    (!toolkit.is_empty()).then(|| toolkit.listing(profile))
+}
+
+/// The request `body` as JSON bytes.
+pub(crate) fn encode(provider: &str, body: &impl Serialize) -> Result<Vec<u8>, ModelError> {
+    serde_json::to_vec(body)
+        .map_err(|e| ModelError::with_source(format!("{provider}: could not write the request"), e))
+}
