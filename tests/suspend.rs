@@ -200,6 +200,14 @@ fn assert_completed(report: &Value, protocol: &str, log: &Path) {
         "{report:#}"
     );
 
+    // A schema outside the elicitation subset is never sent: the call fails and says
+    // which tool, which property and how to fix it.
+    let unsendable = calls["unsendable"]["text"].as_str().unwrap_or_default();
+    assert_eq!(calls["unsendable"]["isError"], true, "{report:#}");
+    for part in ["ship", "property `address`", "nested object", "top level"] {
+        assert!(unsendable.contains(part), "{part}: {unsendable}");
+    }
+
     let asked = report["elicitations"].as_array().unwrap();
     assert_eq!(asked.len(), 5, "{report:#}");
     // The input form: one string field, so `ctx.answer().text()` reads it.

@@ -68,6 +68,7 @@ async function complete(mode, kind, rest) {
     ["authorization", "connect_account", {}],
     ["schema", "pick", {}],
     ["declined", "delete_repo", { name: "keep" }],
+    ["unsendable", "ship", {}],
   ]) {
     try {
       calls[label] = outcome(await client.callTool({ name, arguments: args }));
