@@ -13,6 +13,8 @@
 
 #[path = "common/example.rs"]
 mod example;
+#[path = "suspend/node.rs"]
+mod node;
 
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
@@ -20,6 +22,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use example::example;
+use node::node_modules;
 use serde_json::{Value, json};
 
 /// Hang protection only: no assertion depends on how long anything takes.
@@ -105,20 +108,6 @@ async fn drive(args: &[&str], env: &[(&str, &str)]) -> Value {
     .await
 }
 
-/// The node_modules that hold the TypeScript SDK 2.x client.
-fn node_modules() -> PathBuf {
-    let dir = std::env::var_os("TOOLNEXUS_NODE_MODULES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/node/node_modules"));
-    assert!(
-        dir.join("@modelcontextprotocol/client").is_dir(),
-        "the MCP TypeScript SDK 2.x client is missing from {} (`bash .ci/test` installs \
-         @modelcontextprotocol/client@2.4.0; set TOOLNEXUS_NODE_MODULES)",
-        dir.display()
-    );
-    dir
-}
-
 /// Runs the TypeScript SDK 2.x client (`tests/suspend/ts_client.cjs`) with `args`,
 /// bounded in time, and reads its JSON report.
 async fn drive_ts(args: &[&str], env: &[(&str, &str)]) -> Value {
@@ -126,7 +115,7 @@ async fn drive_ts(args: &[&str], env: &[(&str, &str)]) -> Value {
     command
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/suspend/ts_client.cjs"))
         .args(args)
-        .env("NODE_PATH", node_modules())
+        .env("NODE_PATH", node_modules("client"))
         .envs(env.iter().copied());
     report_of(
         command,

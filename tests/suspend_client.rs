@@ -13,11 +13,14 @@
 mod common;
 #[path = "common/example.rs"]
 mod example;
+#[path = "suspend/node.rs"]
+mod node;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::{one_call, run_answering};
 use example::example;
+use node::node_modules;
 use serde_json::json;
 use toolnexus::mcp::McpClient;
 use toolnexus::{Answer, Client, Request, RunStatus, Toolkit, resume};
@@ -161,25 +164,11 @@ async fn a_python_sdk_server_s_input_required_result_is_answered() {
     assert_eq!(told.output, "booking in Porto: decline");
 }
 
-/// The node_modules that hold the TypeScript SDK 2.x server.
-fn node_modules() -> PathBuf {
-    let dir = std::env::var_os("TOOLNEXUS_NODE_MODULES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/node/node_modules"));
-    assert!(
-        dir.join("@modelcontextprotocol/server").is_dir(),
-        "the MCP TypeScript SDK 2.x server is missing from {} (`bash .ci/test` installs \
-         @modelcontextprotocol/server@2.4.0; set TOOLNEXUS_NODE_MODULES)",
-        dir.display()
-    );
-    dir
-}
-
 #[tokio::test]
 async fn a_typescript_sdk_server_s_input_required_result_is_answered() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/suspend/ts_server.cjs");
     let client = McpClient::stdio("node", [script])
-        .env("NODE_PATH", node_modules())
+        .env("NODE_PATH", node_modules("server"))
         .quiet()
         .latest_protocol()
         .connect()

@@ -22,6 +22,8 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use crate::tool::args::kind_of;
+
 /// The string formats the elicitation subset allows.
 pub const ELICITATION_STRING_FORMATS: [&str; 4] = ["email", "uri", "date", "date-time"];
 
@@ -144,17 +146,6 @@ fn whole(problem: String, fix: &str) -> ElicitationSchemaError {
         property: None,
         problem,
         fix: fix.to_owned(),
-    }
-}
-
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
