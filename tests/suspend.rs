@@ -6,10 +6,15 @@
 //! The official Python MCP SDK 2.3 client (`tests/suspend/client.py`) drives it over stdio
 //! and streamable HTTP (stateful and stateless), in modes `2026-07-28` (its retry driver
 //! fulfils `input_required`) and `legacy` (its session answers `elicitation/create`), and
-//! by hand with forged states. Every server binds 127.0.0.1 and is killed by its test.
+//! by hand with forged states; the official TypeScript SDK 2.x client
+//! (`@modelcontextprotocol/client` 2.4, `tests/suspend/ts_client.cjs`) does the same
+//! through its multi-round-trip driver, its `elicitation/create` handler and by hand
+//! (`allowInputRequired`). Every server binds 127.0.0.1 and is killed by its test.
 
 #[path = "common/example.rs"]
 mod example;
+#[path = "suspend/node.rs"]
+mod node;
 
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
@@ -17,6 +22,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use example::example;
+use node::node_modules;
 use serde_json::{Value, json};
 
 /// Hang protection only: no assertion depends on how long anything takes.
@@ -94,30 +100,76 @@ fn serve_http(log: &Path, stateless: bool, env: &[(&str, &str)]) -> Served {
 /// Runs the Python client with `args`, bounded in time, and reads its JSON report.
 async fn drive(args: &[&str], env: &[(&str, &str)]) -> Value {
     let mut command = tokio::process::Command::new(python());
+    command.arg(script()).args(args).envs(env.iter().copied());
+    report_of(
+        command,
+        "the Python client (TOOLNEXUS_PYTHON with mcp==2.3.0; `bash .ci/test` installs it)",
+    )
+    .await
+}
+
+/// Runs the TypeScript SDK 2.x client (`tests/suspend/ts_client.cjs`) with `args`,
+/// bounded in time, and reads its JSON report.
+async fn drive_ts(args: &[&str], env: &[(&str, &str)]) -> Value {
+    let mut command = tokio::process::Command::new("node");
     command
-        .arg(script())
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/suspend/ts_client.cjs"))
         .args(args)
-        .envs(env.iter().copied())
-        .stdin(Stdio::null())
-        .kill_on_drop(true);
+        .env("NODE_PATH", node_modules("client"))
+        .envs(env.iter().copied());
+    report_of(
+        command,
+        "the TypeScript client (node with @modelcontextprotocol/client 2.4.0)",
+    )
+    .await
+}
+
+/// Runs a client, bounded in time, and reads the JSON report it prints.
+async fn report_of(mut command: tokio::process::Command, what: &str) -> Value {
+    command.stdin(Stdio::null()).kill_on_drop(true);
     let output = tokio::time::timeout(PATIENCE, command.output())
         .await
-        .expect("the Python client finishes")
-        .expect("the Python client runs (TOOLNEXUS_PYTHON with mcp==2.3.0; `bash .ci/test` installs it)");
+        .unwrap_or_else(|_| panic!("{what} did not finish"))
+        .unwrap_or_else(|e| panic!("{what} could not start: {e}"));
     assert!(
         output.status.success(),
-        "the Python client failed: {}",
+        "{what} failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
         panic!(
-            "not a JSON report ({e}): {}",
+            "{what} printed no JSON report ({e}): {}",
             String::from_utf8_lossy(&output.stdout)
         )
     })
 }
 
-/// What `client.py complete` must see when every suspension reached the user.
+/// An official SDK's client, driving the suspend server.
+#[derive(Clone, Copy)]
+enum Judge {
+    /// The Python SDK 2.3 (`tests/suspend/client.py`).
+    Python,
+    /// The TypeScript SDK 2.x (`tests/suspend/ts_client.cjs`).
+    TypeScript,
+}
+
+impl Judge {
+    async fn drive(self, args: &[&str], env: &[(&str, &str)]) -> Value {
+        match self {
+            Judge::Python => drive(args, env).await,
+            Judge::TypeScript => drive_ts(args, env).await,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Judge::Python => "python",
+            Judge::TypeScript => "ts",
+        }
+    }
+}
+
+/// What a client's `complete` must see when every suspension reached the user.
 fn assert_completed(report: &Value, protocol: &str, log: &Path) {
     assert_eq!(report["protocol"], protocol, "{report:#}");
     let calls = &report["calls"];
@@ -136,6 +188,14 @@ fn assert_completed(report: &Value, protocol: &str, log: &Path) {
             .contains("not approved"),
         "{report:#}"
     );
+
+    // A schema outside the elicitation subset is never sent: the call fails and says
+    // which tool, which property and how to fix it.
+    let unsendable = calls["unsendable"]["text"].as_str().unwrap_or_default();
+    assert_eq!(calls["unsendable"]["isError"], true, "{report:#}");
+    for part in ["ship", "property `address`", "nested object", "top level"] {
+        assert!(unsendable.contains(part), "{part}: {unsendable}");
+    }
 
     let asked = report["elicitations"].as_array().unwrap();
     assert_eq!(asked.len(), 5, "{report:#}");
@@ -175,42 +235,76 @@ fn assert_completed(report: &Value, protocol: &str, log: &Path) {
 
 #[tokio::test]
 async fn the_python_sdk_completes_every_suspension_over_stdio_in_both_eras() {
+    completes_over_stdio(Judge::Python).await;
+}
+
+#[tokio::test]
+async fn the_typescript_sdk_completes_every_suspension_over_stdio_in_both_eras() {
+    completes_over_stdio(Judge::TypeScript).await;
+}
+
+async fn completes_over_stdio(judge: Judge) {
     let server = example("suspend_server");
     let server = server.to_str().unwrap();
     for (mode, protocol) in [("2026-07-28", "2026-07-28"), ("legacy", "2025-11-25")] {
-        let log = log_path(&format!("stdio-{mode}"));
+        let log = log_path(&format!("{}-stdio-{mode}", judge.name()));
         let log_env = log.to_str().unwrap();
-        let report = drive(
-            &["complete", mode, "stdio", server],
-            &[("SUSPEND_LOG", log_env)],
-        )
-        .await;
+        let report = judge
+            .drive(
+                &["complete", mode, "stdio", server],
+                &[("SUSPEND_LOG", log_env)],
+            )
+            .await;
         assert_completed(&report, protocol, &log);
     }
 }
 
 #[tokio::test]
 async fn the_python_sdk_completes_every_suspension_over_streamable_http() {
+    completes_over_http(Judge::Python).await;
+}
+
+#[tokio::test]
+async fn the_typescript_sdk_completes_every_suspension_over_streamable_http() {
+    completes_over_http(Judge::TypeScript).await;
+}
+
+async fn completes_over_http(judge: Judge) {
     for (mode, protocol) in [("2026-07-28", "2026-07-28"), ("legacy", "2025-11-25")] {
-        let log = log_path(&format!("http-{mode}"));
+        let log = log_path(&format!("{}-http-{mode}", judge.name()));
         let served = serve_http(&log, false, &[]);
-        let report = drive(&["complete", mode, "http", &served.url], &[]).await;
+        let report = judge
+            .drive(&["complete", mode, "http", &served.url], &[])
+            .await;
         assert_completed(&report, protocol, &log);
     }
 }
 
 #[tokio::test]
 async fn stateless_http_completes_for_2026_clients_and_falls_back_for_older_ones() {
-    let log = log_path("stateless-2026");
+    stateless(Judge::Python).await;
+}
+
+#[tokio::test]
+async fn stateless_http_completes_for_typescript_2026_clients_and_falls_back_for_older_ones() {
+    stateless(Judge::TypeScript).await;
+}
+
+async fn stateless(judge: Judge) {
+    let log = log_path(&format!("{}-stateless-2026", judge.name()));
     let served = serve_http(&log, true, &[]);
-    let report = drive(&["complete", "2026-07-28", "http", &served.url], &[]).await;
+    let report = judge
+        .drive(&["complete", "2026-07-28", "http", &served.url], &[])
+        .await;
     assert_completed(&report, "2026-07-28", &log);
 
     // Without sessions nothing can reach a handshake-era client during a call: it gets the
     // pending result as before (the prompt as text), and no tool ran.
-    let log = log_path("stateless-legacy");
+    let log = log_path(&format!("{}-stateless-legacy", judge.name()));
     let served = serve_http(&log, true, &[]);
-    let report = drive(&["complete", "legacy", "http", &served.url], &[]).await;
+    let report = judge
+        .drive(&["complete", "legacy", "http", &served.url], &[])
+        .await;
     let calls = &report["calls"];
     assert_eq!(calls["input"]["text"], "Which environment for api?");
     assert_eq!(calls["input"]["isError"], true);
@@ -224,7 +318,21 @@ async fn stateless_http_completes_for_2026_clients_and_falls_back_for_older_ones
 
 #[tokio::test]
 async fn forged_replayed_expired_and_foreign_states_are_refused_and_the_tool_does_not_run() {
-    let (log_a, log_b, log_c) = (log_path("a"), log_path("b"), log_path("c"));
+    tamper(Judge::Python).await;
+}
+
+#[tokio::test]
+async fn the_typescript_sdk_s_forged_replayed_expired_and_foreign_states_are_refused() {
+    tamper(Judge::TypeScript).await;
+}
+
+async fn tamper(judge: Judge) {
+    let name = judge.name();
+    let (log_a, log_b, log_c) = (
+        log_path(&format!("{name}-a")),
+        log_path(&format!("{name}-b")),
+        log_path(&format!("{name}-c")),
+    );
     let a = serve_http(&log_a, false, &[("SUSPEND_KEY", KEY_A)]);
     let b = serve_http(&log_b, true, &[("SUSPEND_KEY", KEY_B)]);
     // A replica of A (same key) whose own states expire at once.
@@ -233,7 +341,7 @@ async fn forged_replayed_expired_and_foreign_states_are_refused_and_the_tool_doe
         true,
         &[("SUSPEND_KEY", KEY_A), ("SUSPEND_TTL_MS", "1")],
     );
-    let report = drive(&["tamper", &a.url, &b.url, &c.url], &[]).await;
+    let report = judge.drive(&["tamper", &a.url, &b.url, &c.url], &[]).await;
 
     let asked = &report["request"];
     let state = asked["state"].as_str().unwrap();

@@ -5,17 +5,22 @@
 //!
 //! Proven against this crate's own server (`tests/suspend/server.rs`) and a server written
 //! with the official Python SDK 2.3 whose tool returns an `InputRequiredResult`
-//! (`tests/suspend/python_server.py`). Servers are child processes, killed with the client.
+//! (`tests/suspend/python_server.py`), and one written with the official TypeScript SDK
+//! 2.x whose tool returns `inputRequired(...)` with a state sealed by the SDK's own codec
+//! (`tests/suspend/ts_server.cjs`). Servers are child processes, killed with the client.
 
 #[path = "remote_tools/common.rs"]
 mod common;
 #[path = "common/example.rs"]
 mod example;
+#[path = "suspend/node.rs"]
+mod node;
 
 use std::path::Path;
 
 use common::{one_call, run_answering};
 use example::example;
+use node::node_modules;
 use serde_json::json;
 use toolnexus::mcp::McpClient;
 use toolnexus::{Answer, Client, Request, RunStatus, Toolkit, resume};
@@ -157,4 +162,58 @@ async fn a_python_sdk_server_s_input_required_result_is_answered() {
         )
         .await;
     assert_eq!(told.output, "booking in Porto: decline");
+}
+
+#[tokio::test]
+async fn a_typescript_sdk_server_s_input_required_result_is_answered() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/suspend/ts_server.cjs");
+    let client = McpClient::stdio("node", [script])
+        .env("NODE_PATH", node_modules("server"))
+        .quiet()
+        .latest_protocol()
+        .connect()
+        .await
+        .expect("the TypeScript server starts");
+    let toolkit: Toolkit = client.tools().await.unwrap().into_iter().collect();
+    let run = run_answering(
+        &toolkit,
+        "reserve",
+        json!({"restaurant": "Nopa"}),
+        |request| {
+            assert_eq!(request.kind, "input");
+            assert_eq!(request.prompt, "How many people at Nopa?");
+            let schema = &request.data.as_ref().unwrap()["requestedSchema"];
+            assert_eq!(schema["properties"]["people"]["maximum"], 12, "{schema}");
+            request.answer(4)
+        },
+    )
+    .await;
+    assert!(run.is_done(), "{run:?}");
+    // The SDK verified its own sealed state before the tool ran again.
+    assert_eq!(run.calls[0].result.output, "reserved for 4 at Nopa");
+
+    // Halted, serialized and resumed: the state travels in the pending request, and a
+    // decline reaches the server as `decline`.
+    let halted = Client::new(one_call("reserve", json!({"restaurant": "Zuni"})))
+        .run("go", &toolkit)
+        .await;
+    let request = halted.pending.clone().unwrap();
+    let wire = serde_json::to_string(&request).unwrap();
+    let request: Request = serde_json::from_str(&wire).unwrap();
+    let answered = toolkit
+        .execute(
+            "reserve",
+            json!({"restaurant": "Zuni"}),
+            toolnexus::Context::new().with_answer(request.answer(2)),
+        )
+        .await;
+    assert_eq!(answered.output, "reserved for 2 at Zuni");
+    let told = toolkit
+        .execute(
+            "reserve",
+            json!({"restaurant": "Zuni"}),
+            toolnexus::Context::new().with_answer(request.decline("no")),
+        )
+        .await;
+    assert_eq!(told.output, "reservation at Zuni: decline");
 }

@@ -64,6 +64,7 @@ async def complete(mode: str, target) -> dict:
             ("authorization", "connect_account", {}),
             ("schema", "pick", {}),
             ("declined", "delete_repo", {"name": "keep"}),
+            ("unsendable", "ship", {}),
         ]:
             try:
                 calls[label] = outcome(await client.call_tool(name, args))

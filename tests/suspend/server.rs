@@ -8,7 +8,8 @@
 //! Tools: `deploy` (asks which environment, a one-field form), `delete_repo` (an approval
 //! tool, `#[tool(approval)]`), `connect_account` (asks the user to log in at a URL) and
 //! `pick` (asks with a schema of its own: a default, titled and untitled enums, a
-//! multi-select). Every tool body that runs appends a line to the file named by
+//! multi-select), `ship` (asks with a nested object, outside the elicitation subset).
+//! Every tool body that runs appends a line to the file named by
 //! `SUSPEND_LOG`, so a test can prove a tool did not run. `SUSPEND_KEY` is the
 //! `requestState` secret (a random per-process key without it), `SUSPEND_TTL_MS` the
 //! state's lifetime. Over HTTP the first line on stdout is `listening on URL`; closing
@@ -111,8 +112,27 @@ fn pick(ctx: &Context) -> Result<String, Suspend> {
     }
 }
 
+/// Ship a parcel; asks for the address as a nested object, which no elicitation form
+/// can show: the server refuses to send it and says why.
+#[tool]
+fn ship(ctx: &Context) -> Result<String, Suspend> {
+    match ctx.answer() {
+        Some(_) => {
+            did("ship");
+            Ok("shipped".to_owned())
+        }
+        None => Err(Suspend(Request::input("Where to?").with_data(json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "address": {"type": "object", "properties": {"city": {"type": "string"}}}
+            }
+        })))),
+    }
+}
+
 fn server() -> McpServer {
-    let toolkit: Toolkit = toolnexus::tools![deploy, delete_repo, connect_account, pick]
+    let toolkit: Toolkit = toolnexus::tools![deploy, delete_repo, connect_account, pick, ship]
         .into_iter()
         .collect();
     let mut server = McpServer::new(toolkit).with_name("suspend-server");

@@ -21,6 +21,7 @@ use rmcp::service::RequestContext;
 use serde_json::{Map, Value, json};
 
 use super::convert::{PENDING_META_KEY, call_tool_result};
+use super::elicit_schema::{ElicitationSchemaError, check_elicitation_schema};
 use super::seal::{Claims, StateError, args_digest};
 use super::{McpServer, client};
 use crate::agent::as_tool::shown;
@@ -138,7 +139,10 @@ async fn modern_call(
     let url_mode = capabilities
         .and_then(|c| c.elicitation.as_ref())
         .is_some_and(|e| e.url.is_some());
-    let (params, field) = elicitation_for(&shown(&pending), url_mode);
+    let (params, field) = match elicitation_for(&shown(&pending), url_mode) {
+        Ok(form) => form,
+        Err(why) => return Ok(unsendable(name, &pending, &why)),
+    };
     let claims = Claims {
         version: 1,
         tool: name.to_owned(),
@@ -157,6 +161,29 @@ async fn modern_call(
         InputRequest::Elicitation(ElicitRequest::new(params)),
     );
     Ok(InputRequiredResult::new(Some(requests), Some(state)).into())
+}
+
+/// The answer to a call whose suspension cannot be sent as an elicitation: an error
+/// result that names the tool, the property and the fix (the tool did not finish).
+fn unsendable(tool: &str, request: &Request, why: &ElicitationSchemaError) -> CallToolResponse {
+    unsendable_result(tool, request, why).into()
+}
+
+/// The error result for a suspension whose form schema elicitation cannot carry (also
+/// used by tasks, whose input requests are elicitations too).
+pub(crate) fn unsendable_result(
+    tool: &str,
+    request: &Request,
+    why: &ElicitationSchemaError,
+) -> rmcp::model::CallToolResult {
+    tracing::warn!(tool, request = %request.id, %why, "a suspension's schema is outside the elicitation subset");
+    call_tool_result(
+        tool,
+        ToolResult::error(format!(
+            "{tool} asked `{}` with a form schema (its Request.data) that elicitation cannot carry: {why}",
+            request.prompt
+        )),
+    )
 }
 
 fn refused(tool: &str, why: StateError) -> ErrorData {
@@ -193,7 +220,10 @@ async fn ask_during_call(
         let Some(pending) = result.pending_request() else {
             return Ok(call_tool_result(name, result).into());
         };
-        let (params, field) = elicitation_for(&shown(&pending), url_mode);
+        let (params, field) = match elicitation_for(&shown(&pending), url_mode) {
+            Ok(form) => form,
+            Err(why) => return Ok(unsendable(name, &pending, &why)),
+        };
         let asked = context.peer.create_elicitation_with_timeout(params, None);
         let outcome = tokio::select! {
             outcome = asked => outcome,
@@ -234,15 +264,16 @@ async fn ask_during_call(
 /// - `approval`: a form with no fields, accepted or declined;
 /// - `authorization` with a URL: a URL-mode elicitation when the client takes them, else a
 ///   form with no fields whose message carries the URL;
-/// - any other kind: a form; its schema is the request's `data` when that is a JSON object
-///   schema (or holds one under `requestedSchema`), sent unchanged, else one string field
-///   `answer`.
+/// - any other kind: a form; its schema is the request's `data` when that is a schema
+///   (has `type` or `properties`, or holds one under `requestedSchema`), sent unchanged,
+///   else one string field `answer`.
 ///
+/// A schema outside the elicitation subset is refused ([`check_elicitation_schema`]).
 /// The request itself travels in the elicitation's `_meta["toolnexus/pending"]`.
 pub(crate) fn elicitation_for(
     request: &Request,
     url_mode: bool,
-) -> (ElicitRequestParams, Option<String>) {
+) -> Result<(ElicitRequestParams, Option<String>), ElicitationSchemaError> {
     let mut meta = Map::new();
     meta.insert(PENDING_META_KEY.to_owned(), request.to_value());
     let meta = Some(RequestMetaObject(MetaObject(meta)));
@@ -250,7 +281,7 @@ pub(crate) fn elicitation_for(
         && let Some(url) = &request.url
     {
         if url_mode {
-            return (
+            return Ok((
                 ElicitRequestParams::UrlElicitationParams {
                     meta,
                     message: request.prompt.clone(),
@@ -258,27 +289,38 @@ pub(crate) fn elicitation_for(
                     elicitation_id: request.id.clone(),
                 },
                 None,
-            );
+            ));
         }
-        return (
+        return Ok((
             form(meta, format!("{}\n{url}", request.prompt), empty_form()),
             None,
-        );
+        ));
     }
     if request.kind == "approval" {
-        return (form(meta, request.prompt.clone(), empty_form()), None);
+        return Ok((form(meta, request.prompt.clone(), empty_form()), None));
     }
-    let schema = request
-        .data
-        .as_ref()
-        .and_then(|data| {
-            object_schema(data).or_else(|| data.get("requestedSchema").and_then(object_schema))
-        })
-        .unwrap_or_else(one_field);
+    let schema = match request.data.as_ref().and_then(written_schema) {
+        Some(written) => object_schema(written)?,
+        None => one_field(),
+    };
     let field = (schema.properties.len() == 1)
         .then(|| schema.properties.keys().next().cloned())
         .flatten();
-    (form(meta, request.prompt.clone(), schema), field)
+    Ok((form(meta, request.prompt.clone(), schema), field))
+}
+
+/// The form schema a request's `data` carries: under `requestedSchema` (a request made
+/// from another server's elicitation), or `data` itself when it reads as a schema (has
+/// `type`, `properties` or `$schema`). Other data is a payload, not a form.
+fn written_schema(data: &Value) -> Option<&Value> {
+    let object = data.as_object()?;
+    if let Some(schema) = object.get("requestedSchema") {
+        return Some(schema);
+    }
+    ["type", "properties", "$schema"]
+        .iter()
+        .any(|key| object.contains_key(*key))
+        .then_some(data)
 }
 
 fn form(
@@ -293,12 +335,24 @@ fn form(
     }
 }
 
-fn object_schema(value: &Value) -> Option<ElicitationSchema> {
-    let object = value.as_object()?;
-    if object.get("type") != Some(&Value::from("object")) || !object.contains_key("properties") {
-        return None;
+/// `value` as the SDK's form schema, once it is inside the elicitation subset; the SDK
+/// must carry it unchanged (nothing dropped or added on the way to the client).
+fn object_schema(value: &Value) -> Result<ElicitationSchema, ElicitationSchemaError> {
+    check_elicitation_schema(value)?;
+    let unreadable = |problem: String| ElicitationSchemaError {
+        property: None,
+        problem,
+        fix: "write the form with the subset's keywords only".to_owned(),
+    };
+    let schema: ElicitationSchema = serde_json::from_value(value.clone())
+        .map_err(|e| unreadable(format!("the MCP SDK cannot read it ({e})")))?;
+    let carried = serde_json::to_value(&schema).unwrap_or(Value::Null);
+    if carried != *value {
+        return Err(unreadable(format!(
+            "the MCP SDK would send it changed, as {carried}"
+        )));
     }
-    serde_json::from_value(value.clone()).ok()
+    Ok(schema)
 }
 
 fn empty_form() -> ElicitationSchema {
@@ -360,7 +414,7 @@ mod tests {
     #[test]
     fn requests_become_elicitations_by_kind() {
         let plain = Request::input("Which environment?");
-        let (params, field) = elicitation_for(&plain, true);
+        let (params, field) = elicitation_for(&plain, true).unwrap();
         assert_eq!(field.as_deref(), Some(ANSWER_FIELD));
         assert_eq!(
             schema_of(&params)["properties"][ANSWER_FIELD]["type"],
@@ -377,25 +431,73 @@ mod tests {
             "required": ["env"],
         });
         let (params, field) =
-            elicitation_for(&Request::input("Pick").with_data(schema.clone()), true);
+            elicitation_for(&Request::input("Pick").with_data(schema.clone()), true).unwrap();
         assert_eq!(field, None);
         assert_eq!(schema_of(&params), schema);
 
-        let (params, _) = elicitation_for(&Request::approval("Delete?"), true);
+        let (params, _) = elicitation_for(&Request::approval("Delete?"), true).unwrap();
         assert_eq!(
             schema_of(&params),
             json!({"type": "object", "properties": {}})
         );
 
         let login = Request::authorization("https://example.com/login", "Log in");
-        let (params, _) = elicitation_for(&login, true);
+        let (params, _) = elicitation_for(&login, true).unwrap();
         assert!(
             matches!(params, ElicitRequestParams::UrlElicitationParams { ref url, .. } if url == "https://example.com/login")
         );
-        let (params, _) = elicitation_for(&login, false);
+        let (params, _) = elicitation_for(&login, false).unwrap();
         assert!(
             matches!(params, ElicitRequestParams::FormElicitationParams { ref message, .. } if message.ends_with("https://example.com/login"))
         );
+    }
+
+    #[test]
+    fn every_schema_of_the_subset_reaches_the_client_unchanged() {
+        let schema = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "title": "Name", "description": "Who", "minLength": 1, "maxLength": 40, "default": "Ada"},
+                "email": {"type": "string", "format": "email"},
+                "age": {"type": "integer", "minimum": 0, "maximum": 150, "default": 30},
+                "score": {"type": "number", "default": 95.5},
+                "ok": {"type": "boolean", "default": true},
+                "size": {"type": "string", "enum": ["s", "l"], "default": "s"},
+                "legacy": {"type": "string", "enum": ["a", "b"], "enumNames": ["A", "B"]},
+                "titled": {"type": "string", "oneOf": [{"const": "s", "title": "Small"}]},
+                "tags": {"type": "array", "items": {"type": "string", "enum": ["x", "y"]}, "minItems": 1, "maxItems": 2, "default": ["x"]},
+                "labels": {"type": "array", "items": {"anyOf": [{"const": "x", "title": "X"}]}},
+            },
+            "required": ["name"],
+        });
+        let (params, _) = elicitation_for(&Request::input("All").with_data(schema.clone()), false)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(schema_of(&params), schema);
+        // A request made from another server's elicitation carries it under `requestedSchema`.
+        let relayed = Request::input("All")
+            .with_data(json!({"mcp": "elicitation", "requestedSchema": schema}));
+        let (params, _) = elicitation_for(&relayed, false).unwrap();
+        assert_eq!(schema_of(&params)["properties"]["tags"]["maxItems"], 2);
+    }
+
+    #[test]
+    fn a_schema_outside_the_subset_is_refused_and_a_payload_is_not_a_schema() {
+        let nested = Request::input("Where?").with_data(json!({
+            "type": "object",
+            "properties": {"address": {"type": "object", "properties": {"city": {"type": "string"}}}},
+        }));
+        let error = elicitation_for(&nested, false).unwrap_err();
+        assert_eq!(error.property.as_deref(), Some("address"));
+        let relayed = Request::input("Zip?").with_data(json!({
+            "requestedSchema": {"type": "object", "properties": {"zip": {"type": "string", "pattern": "[0-9]+"}}},
+        }));
+        assert!(elicitation_for(&relayed, false).is_err());
+        // Data that is no schema (say, what the tool wants to remember) keeps the one field.
+        let payload = Request::input("Name?").with_data(json!({"draft": 3}));
+        let (params, field) = elicitation_for(&payload, false).unwrap();
+        assert_eq!(field.as_deref(), Some(ANSWER_FIELD));
+        assert_eq!(schema_of(&params)["required"], json!([ANSWER_FIELD]));
     }
 
     #[test]

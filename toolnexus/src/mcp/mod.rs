@@ -39,6 +39,7 @@
 mod client;
 mod convert;
 mod elicit;
+mod elicit_schema;
 mod http;
 mod notify;
 mod protocol;
@@ -74,6 +75,9 @@ pub use client::{
 };
 pub use convert::{PENDING_META_KEY, call_tool_result, mcp_tool};
 pub use elicit::ANSWER_FIELD;
+pub use elicit_schema::{
+    ELICITATION_STRING_FORMATS, ElicitationSchemaError, check_elicitation_schema,
+};
 pub use http::{
     DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS,
     DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, HttpServer, LOOPBACK_HOSTS, LOOPBACK_ORIGINS,

@@ -6,8 +6,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::record::{CANCELLED, COMPLETED, INPUT_REQUIRED, Pending, TaskRow};
 use super::{McpServer, ms};
+use crate::agent::as_tool::shown;
 use crate::mcp::convert::call_tool_result;
-use crate::mcp::elicit::elicitation_for;
+use crate::mcp::elicit::{elicitation_for, unsendable_result};
 use crate::tool::context::Context;
 use crate::tool::request::Answer;
 
@@ -66,24 +67,33 @@ async fn run(
             None,
         )
     } else if let Some(request) = result.pending_request() {
-        let key = format!("{}.{round}", request.id);
-        let (params, field) = elicitation_for(&request, false);
-        let mut requests = InputRequests::new();
-        requests.insert(
-            key.clone(),
-            InputRequest::Elicitation(ElicitRequest::new(params)),
-        );
-        let pending = Pending {
-            key,
-            id: request.id.clone(),
-            field,
-        };
-        (
-            INPUT_REQUIRED,
-            request.prompt.clone(),
-            text(&requests),
-            Some(text(&pending)),
-        )
+        match elicitation_for(&shown(&request), false) {
+            Ok((params, field)) => {
+                let key = format!("{}.{round}", request.id);
+                let mut requests = InputRequests::new();
+                requests.insert(
+                    key.clone(),
+                    InputRequest::Elicitation(ElicitRequest::new(params)),
+                );
+                let pending = Pending {
+                    key,
+                    id: request.id.clone(),
+                    field,
+                };
+                (
+                    INPUT_REQUIRED,
+                    request.prompt.clone(),
+                    text(&requests),
+                    Some(text(&pending)),
+                )
+            }
+            Err(why) => (
+                COMPLETED,
+                format!("{tool} ended with an error result"),
+                text(&unsendable_result(&tool, &request, &why)),
+                None,
+            ),
+        }
     } else {
         let result = call_tool_result(&tool, result);
         let message = if result.is_error == Some(true) {
