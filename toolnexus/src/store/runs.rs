@@ -322,12 +322,8 @@ impl Engine {
         let doing = || StoreError::unavailable(format!("recording call `{call_id}` of run `{id}`"));
         let at = i64::try_from(at).unwrap_or(i64::MAX);
         if self.pool.dialect().is_postgres() {
-            let mut tx = self.pool.begin().await.map_err(doing())?;
-            self.holds(&mut tx, id, token).await?;
-            tx.exec(STARTED, &[Arg::Text(id), Arg::Int(at), Arg::Text(call_id)])
-                .await
-                .map_err(doing())?;
-            return tx.commit().await.map_err(doing());
+            let args = [Arg::Text(id), Arg::Int(at), Arg::Text(call_id)];
+            return self.locked_write(id, token, STARTED, &args, doing).await;
         }
         // SQLite: one statement, so one commit; it holds the write lock from its start,
         // so the lease it checks cannot be taken over before its write.
@@ -372,16 +368,9 @@ impl Engine {
             Arg::Text(token),
         ];
         if self.pool.dialect().is_postgres() {
-            let mut tx = self.pool.begin().await.map_err(doing())?;
-            self.holds(&mut tx, id, token).await?;
-            tx.exec(
-                "UPDATE toolnexus_calls SET message = $4 \
-                 WHERE run_id = $1 AND turn_at = $2 AND call_id = $3",
-                &args[..4],
-            )
-            .await
-            .map_err(doing())?;
-            return tx.commit().await.map_err(doing());
+            let sql = "UPDATE toolnexus_calls SET message = $4 \
+                       WHERE run_id = $1 AND turn_at = $2 AND call_id = $3";
+            return self.locked_write(id, token, sql, &args[..4], doing).await;
         }
         // SQLite: one statement, one commit (see `started`).
         let changed = self
@@ -405,6 +394,25 @@ impl Engine {
             lease_held(rows.len() as u64, id)?;
         }
         Ok(())
+    }
+
+    /// Runs `sql` in a transaction that first checks, and row-locks, the lease of `token`
+    /// on run `id` (PostgreSQL, where a statement does not hold a lock from its start).
+    async fn locked_write<E>(
+        &self,
+        id: &str,
+        token: &str,
+        sql: &str,
+        args: &[Arg<'_>],
+        doing: impl Fn() -> E,
+    ) -> Result<(), StoreError>
+    where
+        E: FnOnce(sqlx::Error) -> StoreError,
+    {
+        let mut tx = self.pool.begin().await.map_err(doing())?;
+        self.holds(&mut tx, id, token).await?;
+        tx.exec(sql, args).await.map_err(doing())?;
+        tx.commit().await.map_err(doing())
     }
 
     /// Fails unless `token` holds the lease of run `id` (locking the row until the end of
