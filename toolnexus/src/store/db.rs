@@ -123,6 +123,11 @@ macro_rules! each {
 }
 
 impl Pool {
+    /// The pool's dialect.
+    pub(crate) fn dialect(&self) -> Dialect {
+        each!(self, Pool, |_p, d, _r| d)
+    }
+
     /// Runs one statement; the number of rows it changed.
     pub(crate) async fn exec(&self, sql: &str, args: &[Arg<'_>]) -> Result<u64, sqlx::Error> {
         each!(self, Pool, |p, d, _r| {

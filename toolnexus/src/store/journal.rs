@@ -41,6 +41,9 @@ pub(crate) struct Journal {
     at: AtomicUsize,
     /// The first failed write; the run stops at the end of the turn with it.
     failure: Mutex<Option<String>>,
+    /// The calls of the running turn whose start its checkpoint recorded, and that have
+    /// not started since: their first start needs no write of its own.
+    prestarted: Mutex<Vec<String>>,
 }
 
 impl Journal {
@@ -61,6 +64,7 @@ impl Journal {
             lease: durable.lease,
             at: AtomicUsize::new(at),
             failure: Mutex::new(None),
+            prestarted: Mutex::new(Vec::new()),
         }
     }
 
@@ -92,16 +96,23 @@ impl Journal {
         failure.clone().map(|message| StopReason::Store { message })
     }
 
-    /// Records the transcript, whose last message is a model turn that asked for tools.
+    /// Records the transcript, whose last message is a model turn that asked for tools,
+    /// with that turn's calls as started (in one transaction, before any of them runs).
     pub(crate) async fn checkpoint(&self, transcript: &[Message]) -> Result<(), StopReason> {
         let at = transcript.len().saturating_sub(1);
+        let calls: Vec<&str> = transcript
+            .last()
+            .map(|m| m.calls().iter().map(|c| c.id.as_str()).collect())
+            .unwrap_or_default();
         let engine = self.store.engine();
         match engine
-            .checkpoint(&self.run_id, &self.token, transcript, at)
+            .checkpoint(&self.run_id, &self.token, transcript, at, &calls)
             .await
         {
             Ok(()) => {
                 self.at.store(at, Ordering::Relaxed);
+                *self.prestarted.lock().unwrap_or_else(|e| e.into_inner()) =
+                    calls.into_iter().map(str::to_owned).collect();
                 Ok(())
             }
             Err(error) => {
@@ -118,6 +129,13 @@ impl Journal {
     pub(crate) async fn started(&self, call_id: &str) -> Result<(), String> {
         if let Some(StopReason::Store { message }) = self.failure() {
             return Err(format!("not run: the run store failed earlier: {message}"));
+        }
+        {
+            let mut prestarted = self.prestarted.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(i) = prestarted.iter().position(|c| c == call_id) {
+                prestarted.swap_remove(i);
+                return Ok(()); // Recorded by the turn's checkpoint.
+            }
         }
         let at = self.at.load(Ordering::Relaxed);
         let engine = self.store.engine();

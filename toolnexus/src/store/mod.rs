@@ -26,7 +26,8 @@
 //!
 //! # The guarantee
 //!
-//! Before a tool call runs, the store records that it started; after it, its result, in
+//! Before a tool call runs, the store records that it started (a fresh turn's calls all
+//! at once, with the turn's checkpoint); after it, its result, in
 //! one transaction with its place in the transcript. A call whose result is recorded is
 //! **settled: it runs exactly once**, whatever crashes later; recovery feeds its recorded
 //! result to the model. A call that was running when its worker died (started, not

@@ -74,6 +74,36 @@ const CLAIM: &str = "UPDATE toolnexus_runs SET lease_token = $2, lease_until = {
      AND lease_until < {now} {lock}) \
      RETURNING format, transcript, turn_at";
 
+/// Whether a lease is held (locking the run's row on PostgreSQL).
+const HOLDS: &str = "SELECT lease_token FROM toolnexus_runs WHERE id = $1 AND lease_token = $2 \
+     AND status = 'running' {lock_row}";
+
+/// Records call `$3` of the turn at `$2` of run `$1` as started (once more, if it was).
+const STARTED: &str = "INSERT INTO toolnexus_calls (run_id, turn_at, call_id, attempts, message) \
+     VALUES ($1, $2, $3, 1, NULL) ON CONFLICT (run_id, turn_at, call_id) \
+     DO UPDATE SET attempts = toolnexus_calls.attempts + 1, message = NULL";
+
+/// One statement recording every call of `calls` (each once) as started in the turn at
+/// `at` of run `id`, and its parameters.
+fn started_rows<'a>(id: &'a str, at: i64, calls: &[&'a str]) -> (String, Vec<Arg<'a>>) {
+    let mut args = vec![Arg::Text(id), Arg::Int(at)];
+    let mut values = Vec::with_capacity(calls.len());
+    for (i, call) in calls.iter().enumerate() {
+        if calls[..i].contains(call) {
+            continue; // A row may be changed once per statement.
+        }
+        args.push(Arg::Text(call));
+        values.push(format!("($1, $2, ${}, 1, NULL)", args.len()));
+    }
+    let sql = format!(
+        "INSERT INTO toolnexus_calls (run_id, turn_at, call_id, attempts, message) VALUES {} \
+         ON CONFLICT (run_id, turn_at, call_id) \
+         DO UPDATE SET attempts = toolnexus_calls.attempts + 1, message = NULL",
+        values.join(", ")
+    );
+    (sql, args)
+}
+
 impl Engine {
     /// Records a new run, leased to `token`.
     pub(crate) async fn create(
@@ -238,14 +268,17 @@ impl Engine {
     }
 
     /// Records the transcript after a model turn that asked for tools (the assistant
-    /// message at `at` is its last), and forgets the calls of the turns before it, all in
-    /// one transaction.
+    /// message at `at` is its last), forgets the calls of the turns before it, and records
+    /// the new turn's `calls` as started, all in one transaction. Recording a call as
+    /// started before it runs only says it may have run: until its result is settled, a
+    /// recovery runs it (again), as for any call in flight at a crash.
     pub(crate) async fn checkpoint(
         &self,
         id: &str,
         token: &str,
         transcript: &[Message],
         at: usize,
+        calls: &[&str],
     ) -> Result<(), StoreError> {
         let doing = || StoreError::unavailable(format!("checkpointing run `{id}`"));
         let json = to_json(transcript);
@@ -271,6 +304,10 @@ impl Engine {
         )
         .await
         .map_err(doing())?;
+        if !calls.is_empty() {
+            let (sql, args) = started_rows(id, at, calls);
+            tx.exec(&sql, &args).await.map_err(doing())?;
+        }
         tx.commit().await.map_err(doing())
     }
 
@@ -284,17 +321,30 @@ impl Engine {
     ) -> Result<(), StoreError> {
         let doing = || StoreError::unavailable(format!("recording call `{call_id}` of run `{id}`"));
         let at = i64::try_from(at).unwrap_or(i64::MAX);
-        let mut tx = self.pool.begin().await.map_err(doing())?;
-        self.holds(&mut tx, id, token).await?;
-        tx.exec(
-            "INSERT INTO toolnexus_calls (run_id, turn_at, call_id, attempts, message) \
-             VALUES ($1, $2, $3, 1, NULL) ON CONFLICT (run_id, turn_at, call_id) \
-             DO UPDATE SET attempts = toolnexus_calls.attempts + 1, message = NULL",
-            &[Arg::Text(id), Arg::Int(at), Arg::Text(call_id)],
-        )
-        .await
-        .map_err(doing())?;
-        tx.commit().await.map_err(doing())
+        if self.pool.dialect().is_postgres() {
+            let args = [Arg::Text(id), Arg::Int(at), Arg::Text(call_id)];
+            return self.locked_write(id, token, STARTED, &args, doing).await;
+        }
+        // SQLite: one statement, so one commit; it holds the write lock from its start,
+        // so the lease it checks cannot be taken over before its write.
+        let changed = self
+            .pool
+            .exec(
+                "INSERT INTO toolnexus_calls (run_id, turn_at, call_id, attempts, message) \
+                 SELECT $1, $2, $3, 1, NULL WHERE EXISTS (SELECT 1 FROM toolnexus_runs \
+                 WHERE id = $1 AND lease_token = $4 AND status = 'running') \
+                 ON CONFLICT (run_id, turn_at, call_id) \
+                 DO UPDATE SET attempts = toolnexus_calls.attempts + 1, message = NULL",
+                &[
+                    Arg::Text(id),
+                    Arg::Int(at),
+                    Arg::Text(call_id),
+                    Arg::Text(token),
+                ],
+            )
+            .await
+            .map_err(doing())?;
+        lease_held(changed, id)
     }
 
     /// Records the tool message of call `call_id` of the turn at `at`: from here on, the
@@ -310,20 +360,58 @@ impl Engine {
         let doing = || StoreError::unavailable(format!("settling call `{call_id}` of run `{id}`"));
         let at = i64::try_from(at).unwrap_or(i64::MAX);
         let json = to_json(message);
+        let args = [
+            Arg::Text(id),
+            Arg::Int(at),
+            Arg::Text(call_id),
+            Arg::Text(&json),
+            Arg::Text(token),
+        ];
+        if self.pool.dialect().is_postgres() {
+            let sql = "UPDATE toolnexus_calls SET message = $4 \
+                       WHERE run_id = $1 AND turn_at = $2 AND call_id = $3";
+            return self.locked_write(id, token, sql, &args[..4], doing).await;
+        }
+        // SQLite: one statement, one commit (see `started`).
+        let changed = self
+            .pool
+            .exec(
+                "UPDATE toolnexus_calls SET message = $4 \
+                 WHERE run_id = $1 AND turn_at = $2 AND call_id = $3 AND EXISTS (SELECT 1 \
+                 FROM toolnexus_runs WHERE id = $1 AND lease_token = $5 AND status = 'running')",
+                &args,
+            )
+            .await
+            .map_err(doing())?;
+        if changed == 0 {
+            // No row changed: the lease is gone, or the call has no start record (then,
+            // as before, there is nothing to settle).
+            let rows = self
+                .pool
+                .fetch(HOLDS, &[Arg::Text(id), Arg::Text(token)])
+                .await
+                .map_err(doing())?;
+            lease_held(rows.len() as u64, id)?;
+        }
+        Ok(())
+    }
+
+    /// Runs `sql` in a transaction that first checks, and row-locks, the lease of `token`
+    /// on run `id` (PostgreSQL, where a statement does not hold a lock from its start).
+    async fn locked_write<E>(
+        &self,
+        id: &str,
+        token: &str,
+        sql: &str,
+        args: &[Arg<'_>],
+        doing: impl Fn() -> E,
+    ) -> Result<(), StoreError>
+    where
+        E: FnOnce(sqlx::Error) -> StoreError,
+    {
         let mut tx = self.pool.begin().await.map_err(doing())?;
         self.holds(&mut tx, id, token).await?;
-        tx.exec(
-            "UPDATE toolnexus_calls SET message = $4 \
-             WHERE run_id = $1 AND turn_at = $2 AND call_id = $3",
-            &[
-                Arg::Text(id),
-                Arg::Int(at),
-                Arg::Text(call_id),
-                Arg::Text(&json),
-            ],
-        )
-        .await
-        .map_err(doing())?;
+        tx.exec(sql, args).await.map_err(doing())?;
         tx.commit().await.map_err(doing())
     }
 
@@ -331,11 +419,7 @@ impl Engine {
     /// `tx`, so a takeover waits for the write).
     async fn holds(&self, tx: &mut Tx, id: &str, token: &str) -> Result<(), StoreError> {
         let rows = tx
-            .fetch(
-                "SELECT lease_token FROM toolnexus_runs WHERE id = $1 AND lease_token = $2 \
-                 AND status = 'running' {lock_row}",
-                &[Arg::Text(id), Arg::Text(token)],
-            )
+            .fetch(HOLDS, &[Arg::Text(id), Arg::Text(token)])
             .await
             .map_err(StoreError::unavailable(format!(
                 "checking the lease of run `{id}`"
