@@ -178,3 +178,42 @@ async fn an_old_serialized_run_without_a_trace_context_still_resumes_unlinked() 
     assert!(resumed.is_done(), "{:?}", resumed.status);
     assert!(links(span(&collector.finished(), "invoke_agent")).is_empty());
 }
+
+#[tokio::test]
+async fn a_resume_from_the_run_store_links_to_the_run_that_halted() {
+    use toolnexus::Answer;
+    use toolnexus::store::SqliteStore;
+    let dir = std::env::temp_dir().join(format!("toolnexus-trace-link-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let file = dir.join("runs.db");
+    let _ = std::fs::remove_file(&file);
+    let path = file.to_str().expect("a UTF-8 path").to_owned();
+
+    let first = {
+        let collector = Collector::new();
+        let _guard = tracing::subscriber::set_default(collector.subscriber());
+        let store = SqliteStore::open(&path).await.expect("the store opens");
+        let halted = client().with_store(store).run("go", &toolkit()).await;
+        assert!(halted.is_pending(), "{:?}", halted.status);
+        span(&collector.finished(), "invoke_agent")
+            .span_context
+            .clone()
+    };
+
+    // The store opened afresh, under another tracer provider: only the checkpoint in
+    // the database connects the two runs.
+    let collector = Collector::new();
+    let _guard = tracing::subscriber::set_default(collector.subscriber());
+    let store = SqliteStore::open(&path).await.expect("the store reopens");
+    let resumed = resumer()
+        .with_store(store)
+        .answer(Answer::accept("req-1"), &toolkit())
+        .await
+        .expect("answered from the store");
+    assert!(resumed.is_done(), "{:?}", resumed.status);
+    let spans = collector.finished();
+    let linked = links(span(&spans, "invoke_agent"));
+    assert_eq!(linked.len(), 1, "{linked:?}");
+    assert!(same_span(&linked[0], &first), "{linked:?} is not {first:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
