@@ -67,6 +67,22 @@ async fn halt() -> (RunResult, SpanContext) {
     (halted, first.span_context.clone())
 }
 
+/// Resumes `halted` (read back from JSON) with an accepting answer in a fresh client
+/// under a fresh collector, as another process would; the resumed run's span links.
+async fn resume_elsewhere(halted: serde_json::Value) -> Vec<SpanContext> {
+    let collector = Collector::new();
+    let _guard = tracing::subscriber::set_default(collector.subscriber());
+    let halted: RunResult = serde_json::from_value(halted).expect("the run reads back");
+    let request = halted.pending.clone().expect("the request");
+    let answer = request.answer(json!({"ok": true}));
+    let resumed = resumer()
+        .resume(&toolkit(), halted.transcript, &request, answer)
+        .await
+        .expect("resumed");
+    assert!(resumed.is_done(), "{:?}", resumed.status);
+    links(span(&collector.finished(), "invoke_agent"))
+}
+
 #[tokio::test(start_paused = true)]
 async fn an_in_process_resume_links_to_the_run_it_continues() {
     let collector = Collector::new();
@@ -105,19 +121,8 @@ async fn a_resume_from_a_serialized_run_links_to_the_run_that_halted() {
     );
 
     // Another tracer provider, as in another process: only the JSON connects the two.
-    let collector = Collector::new();
-    let _guard = tracing::subscriber::set_default(collector.subscriber());
-    let halted: RunResult = serde_json::from_str(&json).expect("read back");
-    let request = halted.pending.clone().expect("the request");
-    let answer = request.answer(json!({"ok": true}));
-    let resumed = resumer()
-        .resume(&toolkit(), halted.transcript, &request, answer)
-        .await
-        .expect("resumed");
-    assert!(resumed.is_done(), "{:?}", resumed.status);
-    let spans = collector.finished();
-    let second = span(&spans, "invoke_agent");
-    let linked = links(second);
+    let value: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    let linked = resume_elsewhere(value).await;
     assert_eq!(linked.len(), 1, "{linked:?}");
     assert!(same_span(&linked[0], &first), "{linked:?} is not {first:?}");
     assert!(linked[0].is_remote(), "read back from the serialized run");
@@ -146,21 +151,11 @@ async fn an_old_serialized_run_without_a_trace_context_still_resumes_unlinked() 
     );
     let mut bad = value.clone();
 
-    let collector = Collector::new();
-    let _guard = tracing::subscriber::set_default(collector.subscriber());
-    let old: RunResult = serde_json::from_value(value).expect("an old run loads");
-    let request = old.pending.clone().expect("the request");
-    assert_eq!(request.trace, None);
-    let answer = request.answer(json!({"ok": true}));
-    let resumed = resumer()
-        .resume(&toolkit(), old.transcript, &request, answer)
-        .await
-        .expect("resumed");
-    assert!(resumed.is_done(), "{:?}", resumed.status);
-    assert!(links(span(&collector.finished(), "invoke_agent")).is_empty());
+    let old: RunResult = serde_json::from_value(value.clone()).expect("an old run loads");
+    assert_eq!(old.pending.expect("the request").trace, None);
+    assert!(resume_elsewhere(value).await.is_empty());
 
     // A tampered context is untrusted input: ignored, never a failure.
-    collector.spans.reset();
     let pending = json!({"traceparent": "00-not-a-trace-01", "tracestate": "x"});
     bad["pending"]["trace"] = pending.clone();
     for message in bad["transcript"].as_array_mut().expect("messages") {
@@ -168,15 +163,7 @@ async fn an_old_serialized_run_without_a_trace_context_still_resumes_unlinked() 
             request["trace"] = pending.clone();
         }
     }
-    let tampered: RunResult = serde_json::from_value(bad).expect("loads");
-    let request = tampered.pending.clone().expect("the request");
-    let answer = request.answer(json!({"ok": true}));
-    let resumed = resumer()
-        .resume(&toolkit(), tampered.transcript, &request, answer)
-        .await
-        .expect("resumed");
-    assert!(resumed.is_done(), "{:?}", resumed.status);
-    assert!(links(span(&collector.finished(), "invoke_agent")).is_empty());
+    assert!(resume_elsewhere(bad).await.is_empty());
 }
 
 #[tokio::test]
