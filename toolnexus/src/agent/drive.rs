@@ -56,6 +56,10 @@ impl Client {
         let stop = Stop::new(self.cancellation.as_ref(), self.run_timeout);
         let resumed = open.as_ref().and_then(|o| o.answer.as_ref());
         let span = trace::run_span(self, resumed.map(|(_, answer)| answer.id.as_str()));
+        if let (Some(open), Some((i, _))) = (&open, resumed) {
+            let halted = open.turn.request(*i).and_then(|r| r.trace.as_deref());
+            trace::link_to_halted(&span, halted);
+        }
         let steps = self
             .steps(&mut run, toolkit, &stop, open, journal)
             .instrument(span.clone());

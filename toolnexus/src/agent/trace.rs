@@ -141,3 +141,42 @@ fn finish_reason(reason: &FinishReason) -> &str {
         FinishReason::Other(other) => other,
     }
 }
+
+/// Keeps the current run span's trace context in the request a call suspended on (in
+/// `result`'s `metadata.pending`), so that the run that resumes it, here or in another
+/// process after the run was serialized or checkpointed, can link to this run. Only the
+/// `otel` feature can read a span's context; without it, or without a subscriber, this
+/// does nothing.
+pub(crate) fn keep_context(result: &mut crate::tool::result::ToolResult) {
+    #[cfg(feature = "otel")]
+    {
+        use crate::tool::result::PENDING_KEY;
+        let Some(pending) = result
+            .metadata
+            .as_mut()
+            .and_then(|m| m.get_mut(PENDING_KEY))
+            .and_then(serde_json::Value::as_object_mut)
+        else {
+            return;
+        };
+        let Some(trace) = crate::otel::link::context_of(&Span::current()) else {
+            return;
+        };
+        if let Ok(trace) = serde_json::to_value(trace) {
+            pending.insert("trace".to_owned(), trace);
+        }
+    }
+    #[cfg(not(feature = "otel"))]
+    let _ = result;
+}
+
+/// Links a resumed run's span (not yet entered) to the span of the run that halted on
+/// the request it answers, when that run kept its context (feature `otel`).
+pub(crate) fn link_to_halted(span: &Span, halted: Option<&crate::trace::TraceContext>) {
+    #[cfg(feature = "otel")]
+    if let Some(trace) = halted {
+        crate::otel::link::link(span, trace);
+    }
+    #[cfg(not(feature = "otel"))]
+    let _ = (span, halted);
+}

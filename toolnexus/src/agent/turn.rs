@@ -266,6 +266,11 @@ impl Turn {
             .unwrap_or(Played::Settled)
     }
 
+    /// The request call `i` is parked on (or was, once resolved).
+    pub(crate) fn request(&self, i: usize) -> Option<&Request> {
+        self.slots.get(i)?.request.as_ref()
+    }
+
     /// The call parked on the request `id`, if any.
     pub(crate) fn parked_on(&self, id: &str) -> Option<usize> {
         self.slots.iter().position(|s| {
@@ -500,9 +505,12 @@ async fn run_call(
     env: &Env<'_>,
 ) -> (ToolResult, bool) {
     let Some(journal) = env.journal else {
-        return hooked(call, answer, turn, env).await;
+        let (mut result, denied) = hooked(call, answer, turn, env).await;
+        crate::agent::trace::keep_context(&mut result);
+        return (result, denied);
     };
-    let (result, denied) = Box::pin(hooked(call, answer, turn, env)).await;
+    let (mut result, denied) = Box::pin(hooked(call, answer, turn, env)).await;
+    crate::agent::trace::keep_context(&mut result);
     if !denied {
         journal_settled(journal, &call.id, &result).await;
     }

@@ -28,6 +28,7 @@
 //! - [`TOOL_CALL_DURATION`] (`toolnexus.tool.call.duration`, seconds): each tool call, by
 //!   tool name, outcome and `error.type`.
 
+pub(crate) mod link;
 mod metrics;
 #[cfg(feature = "mcp")]
 pub(crate) mod propagate;

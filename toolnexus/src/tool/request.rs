@@ -11,7 +11,7 @@ use serde_json::Value;
 /// the host resolves it with an [`Answer`] carrying the same `id`, and the tool runs again
 /// with that answer in [`Context::answer`](crate::Context::answer).
 ///
-/// Wire keys: `id, kind, prompt, url?, data?, expiresAt?` (absent optionals omitted).
+/// Wire keys: `id, kind, prompt, url?, data?, expiresAt?, trace?` (absent optionals omitted).
 ///
 /// ```
 /// use toolnexus::Request;
@@ -40,6 +40,12 @@ pub struct Request {
     /// When the request stops being answerable, as an RFC 3339 timestamp.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<String>,
+    /// The trace context of the run that halted on this request, set by the loop when a
+    /// tracing subscriber with the `otel` layer records the run: a resume links its span
+    /// to that run's. `None` otherwise, and in requests serialized before it existed.
+    /// (Boxed: most requests have none, and requests travel inside results and errors.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<Box<crate::trace::TraceContext>>,
 }
 
 impl Request {
@@ -52,6 +58,7 @@ impl Request {
             url: None,
             data: None,
             expires_at: None,
+            trace: None,
         }
     }
 

@@ -15,8 +15,11 @@
 //! The span names (the `tracing` metadata names) are the operation names; the full names
 //! above are in the `otel.name` field, which `tracing-opentelemetry` uses as the span's
 //! name. A suspension is an event (`suspended`) on its tool call's span, with the
-//! request's kind and id; a resumed run's span names the request it answers, the link to
-//! the run that halted on it.
+//! request's kind and id. A run that halts keeps its span's W3C trace context in the
+//! request it halts on ([`Request::trace`](crate::Request::trace), a [`TraceContext`]),
+//! so it travels with the serialized run and the run store's checkpoint; the resumed
+//! run's span names the request it answers and, with the `otel` feature, carries an
+//! OpenTelemetry span link to the span of the run that halted, in this process or another.
 //!
 //! Arguments, results and message text can hold secrets and are recorded only when
 //! [`capture_content`] is on (or `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`,
@@ -26,6 +29,8 @@
 pub(crate) mod tool;
 
 use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
 
 use std::sync::atomic::{AtomicU8, Ordering};
 use tracing::Span;
@@ -53,6 +58,21 @@ pub const REQUEST_ID: &str = "toolnexus.request.id";
 pub const RESUMED_REQUEST_ID: &str = "toolnexus.resume.request.id";
 /// A run's end state on its span: `done`, `pending` or `incomplete`.
 pub const RUN_STATUS: &str = "toolnexus.run.status";
+
+/// The W3C trace context (the `traceparent` and `tracestate` header values) of the span
+/// of a run that halted, kept in the [`Request`](crate::Request) it halted on so that the
+/// run that resumes it can link to that span. Plain strings: the core has no
+/// OpenTelemetry dependency; the `otel` feature writes and reads them.
+///
+/// It comes back with serialized data, so it is untrusted: a malformed value is ignored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TraceContext {
+    /// The W3C `traceparent` value: `00-{trace id}-{span id}-{flags}`.
+    pub traceparent: String,
+    /// The W3C `tracestate` value, if the span had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracestate: Option<String>,
+}
 
 const UNSET: u8 = 0;
 const OFF: u8 = 1;
