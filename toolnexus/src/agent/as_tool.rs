@@ -390,6 +390,7 @@ fn was_wrapped(state: &Value) -> bool {
 /// `request` as whoever answers it may see it: without the halted runs' state, its data
 /// as the tool that asked wrote it. (A server that hands a request to a client keeps the
 /// whole one to itself, sealed, and gives it back to the agent tool with the answer.)
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))] // only MCP hands requests out
 pub(crate) fn shown(request: &Request) -> Request {
     let mut shown = request.clone();
     if let Some(Value::Object(data)) = &mut shown.data
