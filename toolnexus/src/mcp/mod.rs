@@ -415,25 +415,31 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let name = request.name.as_ref();
-        if !self.exposes(name) {
-            return Err(ErrorData::invalid_params(
-                format!("Unknown tool: {name}"),
-                Some(serde_json::json!({ "tool": name })),
-            ));
-        }
-        if let Some(task) = task::start(self, &request, &context).await {
-            return task;
-        }
-        let span = trace::server_span(name, &request, &context);
-        let caller = notify::McpCaller::new(&context, &self.1);
-        // Started inside the span, so that the tool's own span is its child.
-        let call = span.in_scope(|| elicit::call(self, request, context, caller.clone()));
-        let response = tracing::Instrument::instrument(call, span.clone()).await;
-        // The tool's progress and log notifications go out before its answer.
-        caller.drain().await;
-        trace::server_responded(&span, &response);
-        response
+        // Boxed: the SDK holds this future inside the tasks it spawns for every request
+        // and moves them by value, so its size is copied several times per call (most of
+        // a stateless HTTP request's cost, unboxed); a box keeps it a pointer.
+        Box::pin(async move {
+            let name = request.name.as_ref();
+            if !self.exposes(name) {
+                return Err(ErrorData::invalid_params(
+                    format!("Unknown tool: {name}"),
+                    Some(serde_json::json!({ "tool": name })),
+                ));
+            }
+            if let Some(task) = task::start(self, &request, &context).await {
+                return task;
+            }
+            let span = trace::server_span(name, &request, &context);
+            let caller = notify::McpCaller::new(&context, &self.1);
+            // Started inside the span, so that the tool's own span is its child.
+            let call = span.in_scope(|| elicit::call(self, request, context, caller.clone()));
+            let response = tracing::Instrument::instrument(call, span.clone()).await;
+            // The tool's progress and log notifications go out before its answer.
+            caller.drain().await;
+            trace::server_responded(&span, &response);
+            response
+        })
+        .await
     }
 
     /// `tasks/get`: a task of a long-running tool, with its result when it has ended.
