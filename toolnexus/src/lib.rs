@@ -48,6 +48,7 @@
 #![warn(unreachable_pub)]
 
 mod agent;
+pub mod guide;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 #[cfg(feature = "otel")]
