@@ -77,6 +77,11 @@
 //!
 //! Optional modules carry the feature they need on docs.rs.
 
+// docs.rs builds with `--cfg docsrs` (see `[package.metadata.docs.rs]`): every item behind a
+// cargo feature then says which one. `doc_cfg` shows the features on its own since
+// `doc_auto_cfg` was folded into it; it is unstable, so CI's build of these docs on the
+// stable toolchain sets RUSTC_BOOTSTRAP=1.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![warn(unreachable_pub)]
 
@@ -87,6 +92,7 @@ pub mod mcp;
 #[cfg(feature = "otel")]
 pub mod otel;
 #[cfg(feature = "__store")]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
 pub mod store;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub use agent::providers;
