@@ -2,8 +2,9 @@
 //! (`@modelcontextprotocol/conformance`).
 //!
 //! ```text
+//! cargo build --example conformance_client --features mcp-auth
 //! npx @modelcontextprotocol/conformance client --scenario auth/metadata-default \
-//!     --command "target/debug/examples/conformance_client"
+//!     --command "cargo run --example conformance_client --features mcp-auth --"
 //! ```
 //!
 //! The suite starts a scenario's server, then runs this program with the server's URL as

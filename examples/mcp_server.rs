@@ -1,11 +1,11 @@
 //! The quickstart's tools served over the Model Context Protocol, to any MCP client.
 //!
 //! ```text
-//! cargo run --example mcp_server                          # stdio (a client spawns it)
-//! cargo run --example mcp_server -- --http 127.0.0.1:8080 # streamable HTTP at /mcp
-//! cargo run --example mcp_server -- --http 0.0.0.0:8080 --allow-host tools.example.com
-//! cargo run --example mcp_server -- --http 127.0.0.1:8080 --stateless  # for replicas
-//! cargo run --example mcp_server -- --print-tools         # the tools/list entries, as JSON
+//! cargo run --example mcp_server --features mcp                           # stdio (a client spawns it)
+//! cargo run --example mcp_server --features mcp -- --http 127.0.0.1:8080  # streamable HTTP at /mcp
+//! cargo run --example mcp_server --features mcp -- --http 0.0.0.0:8080 --allow-host tools.example.com
+//! cargo run --example mcp_server --features mcp -- --http 127.0.0.1:8080 --stateless  # for replicas
+//! cargo run --example mcp_server --features mcp -- --print-tools          # the tools/list entries, as JSON
 //! ```
 //!
 //! Over HTTP the first line on stdout is `listening on http://ADDR/mcp` (port 0 picks a

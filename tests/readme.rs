@@ -1,7 +1,46 @@
-//! README.md renders as written: every code fence it opens is closed, so no section after
-//! a slip shows up as code. (Its Rust blocks are compiled as doc tests of `toolnexus`.)
+//! README.md and the guide's chapters (`toolnexus/docs/guide/*.md`, the modules of
+//! `toolnexus::guide`) render as written: every code fence they open is closed, so no
+//! section after a slip shows up as code. (Their Rust blocks are compiled and run as doc
+//! tests of `toolnexus`.) The README stays a front page: short, linking every chapter and
+//! every example, and each example says at its top what it shows and how to run it.
+
+use std::fs;
+use std::path::{Path, PathBuf};
 
 const README: &str = include_str!("../README.md");
+const GUIDE_MODULE: &str = include_str!("../toolnexus/src/guide/mod.rs");
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every file of `dir` whose name ends in `.ext`, sorted.
+fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.expect("directory entry").path())
+        .filter(|path| path.extension().is_some_and(|e| e == ext))
+        .collect();
+    found.sort();
+    found
+}
+
+fn chapters() -> Vec<(String, String)> {
+    let chapters: Vec<(String, String)> = files(&repo().join("toolnexus/docs/guide"), "md")
+        .into_iter()
+        .map(|path| {
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let text =
+                fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            (name, text)
+        })
+        .collect();
+    assert!(
+        chapters.len() >= 5,
+        "the guide has too few chapters: {chapters:?}"
+    );
+    chapters
+}
 
 /// The line of each fence that opens a block and is never closed, or that a fence with an
 /// info string (an opening fence) interrupts.
@@ -35,6 +74,81 @@ fn unclosed_fences(markdown: &str) -> Vec<String> {
 #[test]
 fn every_code_fence_in_the_readme_closes() {
     assert_eq!(unclosed_fences(README), Vec::<String>::new());
+}
+
+#[test]
+fn every_code_fence_in_the_guide_closes() {
+    for (name, text) in chapters() {
+        assert_eq!(
+            unclosed_fences(&text),
+            Vec::<String>::new(),
+            "chapter {name}.md"
+        );
+    }
+}
+
+/// A chapter left out of `toolnexus::guide` would neither show on docs.rs nor have its
+/// examples run; a chapter the README does not link is one a reader does not find.
+#[test]
+fn every_chapter_is_a_guide_module_and_linked_from_the_readme() {
+    for (name, _) in chapters() {
+        let include =
+            format!("#[doc = include_str!(\"../../docs/guide/{name}.md\")]\npub mod {name} {{}}");
+        assert!(
+            GUIDE_MODULE.contains(&include),
+            "toolnexus/src/guide/mod.rs lacks:\n{include}"
+        );
+        for link in [
+            format!("(toolnexus/docs/guide/{name}.md)"),
+            format!("(https://docs.rs/toolnexus/latest/toolnexus/guide/{name}/index.html)"),
+        ] {
+            assert!(README.contains(&link), "README.md does not link {link}");
+        }
+    }
+}
+
+#[test]
+fn the_readme_is_a_front_page() {
+    let lines = README.lines().count();
+    assert!(
+        lines <= 250,
+        "README.md has {lines} lines; the manual belongs in the guide"
+    );
+}
+
+/// Each example opens with what it shows and the exact command that runs it, and the
+/// README links it.
+#[test]
+fn every_example_says_what_it_shows_and_how_to_run_it() {
+    for path in files(&repo().join("examples"), "rs") {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let header: Vec<&str> = text.lines().take_while(|l| l.starts_with("//!")).collect();
+        assert!(
+            header.first().is_some_and(|l| l.len() > "//! ".len()),
+            "examples/{name}.rs does not open with a `//!` line saying what it shows"
+        );
+        let command = format!("cargo run --example {name}");
+        let runs = header.iter().find(|l| l.contains(&command));
+        let runs =
+            runs.unwrap_or_else(|| panic!("examples/{name}.rs: its header lacks `{command}`"));
+        // An example with required features names them in its command.
+        let manifest = include_str!("../examples/Cargo.toml");
+        let entry = manifest
+            .split("[[example]]")
+            .find(|e| e.contains(&format!("name = \"{name}\"")))
+            .unwrap_or_else(|| panic!("examples/Cargo.toml has no [[example]] {name}"));
+        if let Some(features) = entry.lines().find(|l| l.starts_with("required-features")) {
+            let feature = features.split('"').nth(1).expect("a required feature");
+            assert!(
+                runs.contains(&format!("--features {feature}")),
+                "examples/{name}.rs: `{}` lacks `--features {feature}`",
+                runs.trim_start_matches("//!").trim()
+            );
+        }
+        let link = format!("(examples/{name}.rs)");
+        assert!(README.contains(&link), "README.md does not link {link}");
+    }
 }
 
 #[test]

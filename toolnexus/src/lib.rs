@@ -1,14 +1,60 @@
 //! # toolnexus
 //!
-//! Turn ordinary Rust functions into tools an LLM can call: a JSON schema for the
-//! arguments, every provider's tool shape (OpenAI, Anthropic, Gemini, MCP), dispatch of the
-//! model's calls by name, and one result type, [`ToolResult`], for success, failure and
-//! human-in-the-loop suspension.
+//! Turn ordinary Rust functions into tools an LLM can call. Put [`#[tool]`](macro@tool) on
+//! a function: toolnexus derives the JSON schema of its arguments from the signature and
+//! the doc comments, lists it in every provider's shape (OpenAI, Anthropic, Gemini, MCP),
+//! runs the model's calls by name, and hands back one result type, [`ToolResult`], for
+//! success, failure and human-in-the-loop suspension.
 //!
-//! The pieces, in the order data flows through them:
+//! ```
+//! use toolnexus::{tool, Context, Toolkit};
 //!
-//! - [`Tool`]: a name, a description, an argument schema and a handler.
-//! - [`Toolkit`]: the registry; runs calls by name and lists the tools per provider.
+//! /// Add two numbers.
+//! #[tool]
+//! fn add(
+//!     /// The first addend.
+//!     a: i64,
+//!     /// The second addend.
+//!     b: i64,
+//! ) -> Result<i64, std::convert::Infallible> {
+//!     Ok(a + b)
+//! }
+//!
+//! // A function becomes a tool...
+//! let toolkit: Toolkit = toolnexus::tools![add].into_iter().collect();
+//!
+//! // ...is listed, in the `tools` array a provider request carries...
+//! let listed = toolkit.to_openai();
+//! assert_eq!(listed[0]["function"]["name"], "add");
+//! assert_eq!(listed[0]["function"]["description"], "Add two numbers.");
+//! assert_eq!(
+//!     listed[0]["function"]["parameters"]["properties"]["a"]["description"],
+//!     "The first addend."
+//! );
+//!
+//! // ...and is called with the model's arguments, given as JSON text.
+//! # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+//! let result = rt.block_on(toolkit.execute_json("add", r#"{"a": 2, "b": 3}"#, Context::default()));
+//! assert_eq!(result.output, "5");
+//! assert!(!result.is_error);
+//!
+//! // Bad arguments never reach the function: the model gets an error naming the field.
+//! let bad = rt.block_on(toolkit.execute_json("add", r#"{"a": "two"}"#, Context::default()));
+//! assert!(bad.is_error);
+//! ```
+//!
+//! The [guide] tells the rest, chapter by chapter, with examples that run as tests.
+//!
+//! ## The map of the crate
+//!
+//! In the order data flows through it:
+//!
+//! - Authoring: [`#[tool]`](macro@tool) on functions, [`#[toolset]`](macro@toolset) on
+//!   the methods of an `impl` block, [`tools!`] to gather them; [`Tool`] (a name, a
+//!   description, an argument schema and a handler) for tools written by hand, with
+//!   [`dispatch`] for the plumbing below it.
+//! - [`Toolkit`]: the registry; runs calls by name ([`Toolkit::execute`],
+//!   [`Toolkit::execute_json`]) and lists the tools per provider ([`profile`], [`Listing`]).
 //! - [`ToolResult`]: what every call returns; [`ContentPart`] carries images, PDFs and
 //!   audio beside the text.
 //! - [`Request`] / [`Answer`] / [`Suspend`]: a tool that cannot finish without a human
@@ -16,43 +62,37 @@
 //!   [`Answer`] in its [`Context`].
 //! - [`Client`]: the tool-calling loop over any [`Model`]. It runs the model's calls,
 //!   answers suspensions through a `wait_for` slot or halts so the run can be
-//!   [resumed](Client::resume) later, and returns a [`RunResult`].
-//! - `toolnexus::providers` (features `openai`, `anthropic`, `gemini`): real models over
-//!   HTTP, `OpenAi` (and every OpenAI-compatible server), `Anthropic` and `Gemini`, each a
+//!   [resumed](Client::resume) later, and returns a [`RunResult`]; [`Hooks`] and [`Event`]s
+//!   watch and steer it; [`Client::as_tool`] runs an agent as a tool of another.
+//! - `providers` (features `openai`, `anthropic`, `gemini`): real models over HTTP,
+//!   `OpenAi` (and every OpenAI-compatible server), `Anthropic` and `Gemini`, each a
 //!   [`Model`] with retries, timeouts and streaming.
+//! - `store` (features `sqlite`, `postgres`): durable runs that outlive a crash.
+//! - `mcp` (feature `mcp`, OAuth logins with `mcp-auth`): an MCP server for any
+//!   [`Toolkit`], and `McpClient` for other servers' tools.
+//! - `source` (features `mcp`, `skills`, `http-tools`): tools from an MCP config file,
+//!   Agent Skills folders and HTTP endpoints.
+//! - `search` (feature `search`): BM25 tool search, in the loop too.
+//! - [`trace`]: the spans' names and attributes; `otel` (feature `otel`) exports them.
 //!
-//! ```
-//! use serde_json::json;
-//! use toolnexus::{Context, Tool, ToolResult, Toolkit};
-//!
-//! let add = Tool::new_sync(
-//!     "add",
-//!     "Add two numbers.",
-//!     json!({
-//!         "type": "object",
-//!         "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
-//!         "required": ["a", "b"],
-//!     }),
-//!     |args, _ctx| match (args["a"].as_i64(), args["b"].as_i64()) {
-//!         (Some(a), Some(b)) => ToolResult::ok((a + b).to_string()),
-//!         _ => ToolResult::error("add: `a` and `b` must be integers"),
-//!     },
-//! );
-//! let toolkit = Toolkit::new().with(add);
-//! # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-//! let result = rt.block_on(toolkit.execute_json("add", r#"{"a": 2, "b": 3}"#, Context::default()));
-//! assert_eq!(result, ToolResult::ok("5"));
-//! ```
+//! Optional modules carry the feature they need on docs.rs.
 
+// docs.rs builds with `--cfg docsrs` (see `[package.metadata.docs.rs]`): every item behind a
+// cargo feature then says which one. `doc_cfg` shows the features on its own since
+// `doc_auto_cfg` was folded into it; it is unstable, so CI's build of these docs on the
+// stable toolchain sets RUSTC_BOOTSTRAP=1.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![warn(unreachable_pub)]
 
 mod agent;
+pub mod guide;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 #[cfg(feature = "otel")]
 pub mod otel;
 #[cfg(feature = "__store")]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
 pub mod store;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub use agent::providers;

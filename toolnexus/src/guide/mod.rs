@@ -1,0 +1,48 @@
+//! The guide: the manual of toolnexus, one chapter a module, in the order a project meets
+//! them. Every Rust block in it is compiled and run as a doc test.
+//!
+//! | chapter | what it covers |
+//! | --- | --- |
+//! | [`tools`] | `#[tool]` form by form, state, bad input, results and suspensions, tools without the macro |
+//! | [`providers`] | provider profiles and strict mode; OpenAI, Anthropic and Gemini as real models |
+//! | [`agent_loop`] | `Client`, the tool-calling loop: hooks, events, cancellation, suspensions |
+//! | [`durable`] | durable runs in SQLite or PostgreSQL, and agents run as tools |
+//! | [`mcp_server`] | serving a `Toolkit` over MCP (stdio, HTTP, replicas), human in the loop over MCP |
+//! | [`mcp_client`] | other MCP servers' tools through `McpClient`, and servers that require a login |
+//! | [`sources`] | tools from an MCP config file, Agent Skills, HTTP endpoints |
+//! | [`observability`] | `tracing` spans and OpenTelemetry export |
+//! | [`tool_search`] | many tools: BM25 tool search in the loop |
+//! | [`reliability`] | the benchmarks, property tests, fuzzing and the MCP soak |
+//!
+//! The chapters live in `toolnexus/docs/guide/` of the repository, where they read as
+//! plain Markdown too. Figures (times, ratios, sizes) are in `BENCHMARKS.md`.
+
+#[doc = include_str!("../../docs/guide/tools.md")]
+pub mod tools {}
+
+#[doc = include_str!("../../docs/guide/providers.md")]
+pub mod providers {}
+
+#[doc = include_str!("../../docs/guide/agent_loop.md")]
+pub mod agent_loop {}
+
+#[doc = include_str!("../../docs/guide/durable.md")]
+pub mod durable {}
+
+#[doc = include_str!("../../docs/guide/mcp_server.md")]
+pub mod mcp_server {}
+
+#[doc = include_str!("../../docs/guide/mcp_client.md")]
+pub mod mcp_client {}
+
+#[doc = include_str!("../../docs/guide/sources.md")]
+pub mod sources {}
+
+#[doc = include_str!("../../docs/guide/observability.md")]
+pub mod observability {}
+
+#[doc = include_str!("../../docs/guide/tool_search.md")]
+pub mod tool_search {}
+
+#[doc = include_str!("../../docs/guide/reliability.md")]
+pub mod reliability {}
