@@ -60,9 +60,11 @@ impl Client {
             let halted = open.turn.request(*i).and_then(|r| r.trace.as_deref());
             trace::link_to_halted(&span, halted);
         }
-        let steps = self
-            .steps(&mut run, toolkit, &stop, open, journal)
-            .instrument(span.clone());
+        // Boxed: the loop's future is large, and `instrument` (and each await above it)
+        // would otherwise move it by value; a pointer moves instead (BENCHMARKS.md,
+        // "No subscriber: instruction counts against the code before tracing").
+        let steps =
+            Box::pin(self.steps(&mut run, toolkit, &stop, open, journal)).instrument(span.clone());
         match &self.tools.listener {
             // Agents run as tools below this run forward their events to its listener.
             Some(listener) => {
