@@ -22,7 +22,10 @@ use std::hint::black_box;
 
 use criterion::Criterion;
 use serde_json::json;
-use toolnexus::mcp::{McpClient, McpServer, call_tool_result};
+#[path = "common/self_serve.rs"]
+mod self_serve;
+
+use toolnexus::mcp::call_tool_result;
 use toolnexus::{Context, Toolkit, tool};
 
 /// Add two numbers.
@@ -30,8 +33,6 @@ use toolnexus::{Context, Toolkit, tool};
 fn add(a: i64, b: i64) -> Result<i64, Infallible> {
     Ok(a + b)
 }
-
-const SERVE: &str = "TOOLNEXUS_BENCH_SERVE";
 
 fn toolkit() -> Toolkit {
     Toolkit::new().with(add::tool())
@@ -43,13 +44,8 @@ fn bench(c: &mut Criterion) {
         .build()
         .expect("a runtime");
     let local = toolkit();
-    let exe = std::env::current_exe().expect("the bench binary");
     let client = rt
-        .block_on(
-            McpClient::stdio(exe, Vec::<String>::new())
-                .env(SERVE, "1")
-                .connect(),
-        )
+        .block_on(self_serve::itself().connect())
         .expect("the bench binary serves itself");
     let remote: Toolkit = rt
         .block_on(client.tools())
@@ -83,16 +79,5 @@ fn bench(c: &mut Criterion) {
 }
 
 fn main() {
-    if std::env::var_os(SERVE).is_some() {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime");
-        rt.block_on(McpServer::new(toolkit()).serve_stdio())
-            .expect("served");
-        return;
-    }
-    let mut criterion = Criterion::default().configure_from_args();
-    bench(&mut criterion);
-    criterion.final_summary();
+    self_serve::main(toolkit, bench);
 }

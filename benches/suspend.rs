@@ -25,7 +25,10 @@ use std::hint::black_box;
 
 use criterion::Criterion;
 use serde_json::json;
-use toolnexus::mcp::{McpClient, McpServer, StateKey};
+#[path = "common/self_serve.rs"]
+mod self_serve;
+
+use toolnexus::mcp::StateKey;
 use toolnexus::{Context, Suspend, Toolkit, tool};
 
 /// Book `n` seats at once.
@@ -42,8 +45,6 @@ fn book_for(n: i64, ctx: &Context) -> Result<String, Suspend> {
         None => Err(Suspend::input("Under which name?")),
     }
 }
-
-const SERVE: &str = "TOOLNEXUS_BENCH_SERVE";
 
 fn toolkit() -> Toolkit {
     Toolkit::new().with(book::tool()).with(book_for::tool())
@@ -63,14 +64,8 @@ fn bench(c: &mut Criterion) {
         .enable_all()
         .build()
         .expect("a runtime");
-    let exe = std::env::current_exe().expect("the bench binary");
     let client = rt
-        .block_on(
-            McpClient::stdio(exe, Vec::<String>::new())
-                .env(SERVE, "1")
-                .latest_protocol()
-                .connect(),
-        )
+        .block_on(self_serve::itself().latest_protocol().connect())
         .expect("the bench binary serves itself");
     let remote: Toolkit = rt
         .block_on(client.tools())
@@ -107,16 +102,5 @@ fn bench(c: &mut Criterion) {
 }
 
 fn main() {
-    if std::env::var_os(SERVE).is_some() {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime");
-        rt.block_on(McpServer::new(toolkit()).serve_stdio())
-            .expect("served");
-        return;
-    }
-    let mut criterion = Criterion::default().configure_from_args();
-    bench(&mut criterion);
-    criterion.final_summary();
+    self_serve::main(toolkit, bench);
 }
