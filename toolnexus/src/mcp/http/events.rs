@@ -3,7 +3,7 @@
 //! dropped can `GET` with `Last-Event-ID` and receive what it missed, the call's result
 //! included, even when the result was produced after the drop.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -42,7 +42,13 @@ struct Shared {
 struct State {
     streams: HashMap<u64, Log>,
     names: HashMap<String, u64>,
+    /// The streams by when they were last written, oldest first: (write number, key).
+    /// Eviction takes from the front, so a store at its budget pays O(log n) per event,
+    /// not a sort of every stream.
+    by_age: BTreeMap<u64, u64>,
     next: u64,
+    /// Counts writes, to order `by_age`.
+    writes: u64,
     bytes: usize,
     swept: Instant,
 }
@@ -50,12 +56,43 @@ struct State {
 struct Log {
     name: String,
     /// (index, event, its size), oldest first.
-    events: VecDeque<(u64, ServerSseMessage, usize)>,
+    events: VecDeque<(u64, Kept, usize)>,
     next_index: u64,
     /// Set once the stream carried its response (or error): nothing follows.
     done: bool,
     touched: Instant,
+    /// This stream's key in `by_age` (`None` before its first event is stored).
+    write: Option<u64>,
     changed: watch::Sender<()>,
+}
+
+/// An event as kept: its message as JSON text (one allocation, where the message itself
+/// is a tree of them), read back only when a client resumes.
+struct Kept {
+    json: Option<Box<[u8]>>,
+    retry: Option<Duration>,
+}
+
+impl Kept {
+    /// The event again, with its id; `None` if its text no longer reads as a message
+    /// (which would be a bug: it was written from one).
+    fn event(&self, key: u64, index: u64) -> Option<ServerSseMessage> {
+        let message = match &self.json {
+            Some(json) => match serde_json::from_slice::<ServerJsonRpcMessage>(json) {
+                Ok(message) => Some(Arc::new(message)),
+                Err(error) => {
+                    tracing::warn!(%error, "MCP HTTP: a kept event does not read back");
+                    return None;
+                }
+            },
+            None => None,
+        };
+        // The SDK's type is non-exhaustive: built from one of its constructors.
+        let mut event = ServerSseMessage::priming(format!("{key}-{index}"), Duration::ZERO);
+        event.message = message;
+        event.retry = self.retry;
+        Some(event)
+    }
 }
 
 impl Log {
@@ -70,7 +107,9 @@ impl MemoryEventStore {
             state: Mutex::new(State {
                 streams: HashMap::new(),
                 names: HashMap::new(),
+                by_age: BTreeMap::new(),
                 next: 0,
+                writes: 0,
                 bytes: 0,
                 swept: Instant::now(),
             }),
@@ -87,38 +126,33 @@ impl Shared {
             .unwrap_or_else(|poison| poison.into_inner())
     }
 
-    /// Drops the streams past their time (at most once a [`SWEEP_EVERY`]), then the least
-    /// recently written ones while over the byte budget.
+    /// Drops the streams past their time (looked for at most once a [`SWEEP_EVERY`],
+    /// oldest first, stopping at the first stream younger than the shorter time to live),
+    /// then the least recently written ones while over the byte budget.
     fn evict(&self, state: &mut State, now: Instant) {
         if now.duration_since(state.swept) >= SWEEP_EVERY {
             state.swept = now;
-            let idle = self.idle;
-            let expired: Vec<u64> = state
-                .streams
-                .iter()
-                .filter(|(_, log)| {
-                    let ttl = if log.done { DONE_TTL } else { idle };
-                    now.duration_since(log.touched) >= ttl
-                })
-                .map(|(key, _)| *key)
-                .collect();
+            let shortest = DONE_TTL.min(self.idle);
+            let mut expired = Vec::new();
+            for key in state.by_age.values() {
+                let log = &state.streams[key];
+                let age = now.duration_since(log.touched);
+                if age < shortest {
+                    break;
+                }
+                if age >= if log.done { DONE_TTL } else { self.idle } {
+                    expired.push(*key);
+                }
+            }
             for key in expired {
                 state.remove(key);
             }
         }
-        if state.bytes > self.max_bytes {
-            let mut by_age: Vec<(Instant, u64)> = state
-                .streams
-                .iter()
-                .map(|(key, log)| (log.touched, *key))
-                .collect();
-            by_age.sort_unstable();
-            for (_, key) in by_age {
-                if state.bytes <= self.max_bytes {
-                    break;
-                }
-                state.remove(key);
-            }
+        while state.bytes > self.max_bytes {
+            let Some((_, key)) = state.by_age.first_key_value() else {
+                break;
+            };
+            state.remove(*key);
         }
     }
 }
@@ -127,6 +161,9 @@ impl State {
     fn remove(&mut self, key: u64) {
         if let Some(log) = self.streams.remove(&key) {
             self.names.remove(&log.name);
+            if let Some(write) = log.write {
+                self.by_age.remove(&write);
+            }
             self.bytes -= log.bytes() + STREAM_OVERHEAD;
         }
     }
@@ -144,10 +181,21 @@ impl EventStore for MemoryEventStore {
         stream_id: &str,
         event: &ServerSseMessage,
     ) -> Result<EventId, EventStoreError> {
-        let now = Instant::now();
+        // Written before the lock is taken.
+        let json = match event.message.as_deref().map(serde_json::to_vec).transpose() {
+            Ok(json) => json.map(Vec::into_boxed_slice),
+            Err(error) => return Err(format!("the event could not be written: {error}").into()),
+        };
+        let size = json.as_ref().map_or(0, |json| json.len()) + EVENT_OVERHEAD;
+        let stored = Kept {
+            json,
+            retry: event.retry,
+        };
         let shared = &self.0;
         let mut state = shared.lock();
         let state = &mut *state;
+        // Read under the lock, so `by_age` is in time order too.
+        let now = Instant::now();
         let key = match state.names.get(stream_id) {
             Some(key) => *key,
             None => {
@@ -163,6 +211,7 @@ impl EventStore for MemoryEventStore {
                         next_index: 0,
                         done: false,
                         touched: now,
+                        write: None,
                         changed: watch::Sender::new(()),
                     },
                 );
@@ -173,19 +222,12 @@ impl EventStore for MemoryEventStore {
         let index = log.next_index;
         log.next_index += 1;
         let id = format!("{key}-{index}");
-        let mut stored = event.clone();
-        stored.event_id = Some(id.clone());
         if matches!(
-            stored.message.as_deref(),
+            event.message.as_deref(),
             Some(ServerJsonRpcMessage::Response(_) | ServerJsonRpcMessage::Error(_))
         ) {
             log.done = true;
         }
-        let size = stored
-            .message
-            .as_deref()
-            .and_then(|message| serde_json::to_vec(message).ok())
-            .map_or(EVENT_OVERHEAD, |text| text.len() + EVENT_OVERHEAD);
         if log.events.len() == EVENTS_PER_STREAM
             && let Some((_, _, dropped)) = log.events.pop_front()
         {
@@ -193,6 +235,12 @@ impl EventStore for MemoryEventStore {
         }
         log.events.push_back((index, stored, size));
         log.touched = now;
+        if let Some(write) = log.write {
+            state.by_age.remove(&write);
+        }
+        log.write = Some(state.writes);
+        state.by_age.insert(state.writes, key);
+        state.writes += 1;
         log.changed.send_replace(());
         state.bytes += size;
         shared.evict(state, now);
@@ -238,12 +286,15 @@ impl EventStore for MemoryEventStore {
                         .events
                         .iter()
                         .filter(|(index, _, _)| *index > cursor)
-                        .map(|(index, event, _)| (*index, event.clone()))
+                        .map(|(index, kept, _)| (*index, kept.event(key, *index)))
                         .collect();
                     (events, log.done)
                 };
                 for (index, event) in events {
                     cursor = index;
+                    let Some(event) = event else {
+                        return;
+                    };
                     if tx.send(event).await.is_err() {
                         return;
                     }
@@ -321,5 +372,26 @@ mod tests {
             0,
             "nothing after the last"
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn answered_streams_expire_first_and_writes_renew_a_stream() {
+        let store = MemoryEventStore::new(Duration::from_secs(60), 1 << 20);
+        let priming = ServerSseMessage::priming("ignored", Duration::from_secs(3));
+        let answered = store.store_event("answered", &response(1)).await.unwrap();
+        let open = store.store_event("open", &priming).await.unwrap();
+        tokio::time::advance(DONE_TTL + Duration::from_secs(1)).await;
+        store.store_event("later", &priming).await.unwrap();
+        assert!(store.replay_events_after(&answered).await.is_err());
+        assert!(store.replay_events_after(&open).await.is_ok());
+        // The open stream is written again, so it is now younger than `later`.
+        store.store_event("open", &priming).await.unwrap();
+        let state = store.0.lock();
+        let order: Vec<&str> = state
+            .by_age
+            .values()
+            .map(|key| state.streams[key].name.as_str())
+            .collect();
+        assert_eq!(order, ["later", "open"]);
     }
 }

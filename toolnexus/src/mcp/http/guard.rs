@@ -165,8 +165,8 @@ pub(super) async fn guard(State(guard): State<Guard>, request: Request, next: Ne
 /// Whether a body may be an `initialize` request: it names the method, or holds a
 /// `\u` escape that could spell it. Every other message goes to the SDK unparsed here.
 fn may_initialize(body: &[u8]) -> bool {
-    const METHOD: &[u8] = b"initialize";
-    body.windows(METHOD.len()).any(|w| w == METHOD) || body.windows(2).any(|w| w == b"\\u")
+    memchr::memmem::find(body, b"initialize").is_some()
+        || memchr::memmem::find(body, b"\\u").is_some()
 }
 
 /// The response, without priming events for a protocol version that predates them.
