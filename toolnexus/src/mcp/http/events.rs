@@ -39,9 +39,14 @@ struct Shared {
     max_bytes: usize,
 }
 
+/// The maps' hasher: their keys are made by this server and the SDK (stream names, our
+/// own numbers), not chosen by clients, so a fast one will do (foldhash, seeded per
+/// process; already under serde_json).
+type Hasher = foldhash::fast::RandomState;
+
 struct State {
-    streams: HashMap<u64, Log>,
-    names: HashMap<String, u64>,
+    streams: HashMap<u64, Log, Hasher>,
+    names: HashMap<Arc<str>, u64, Hasher>,
     /// The streams by when they were last written, oldest first: (write number, key).
     /// Eviction takes from the front, so a store at its budget pays O(log n) per event,
     /// not a sort of every stream.
@@ -54,7 +59,7 @@ struct State {
 }
 
 struct Log {
-    name: String,
+    name: Arc<str>,
     /// (index, event, its size), oldest first.
     events: VecDeque<(u64, Kept, usize)>,
     next_index: u64,
@@ -63,7 +68,9 @@ struct Log {
     touched: Instant,
     /// This stream's key in `by_age` (`None` before its first event is stored).
     write: Option<u64>,
-    changed: watch::Sender<()>,
+    /// Tells replays that an event was stored; made by the first replay (most streams
+    /// never have one).
+    changed: Option<watch::Sender<()>>,
 }
 
 /// An event as kept: its message as JSON text (one allocation, where the message itself
@@ -105,8 +112,8 @@ impl MemoryEventStore {
     pub(super) fn new(idle: Duration, max_bytes: usize) -> Self {
         MemoryEventStore(Arc::new(Shared {
             state: Mutex::new(State {
-                streams: HashMap::new(),
-                names: HashMap::new(),
+                streams: HashMap::default(),
+                names: HashMap::default(),
                 by_age: BTreeMap::new(),
                 next: 0,
                 writes: 0,
@@ -201,18 +208,19 @@ impl EventStore for MemoryEventStore {
             None => {
                 let key = state.next;
                 state.next += 1;
-                state.names.insert(stream_id.to_owned(), key);
+                let name: Arc<str> = Arc::from(stream_id);
+                state.names.insert(Arc::clone(&name), key);
                 state.bytes += STREAM_OVERHEAD;
                 state.streams.insert(
                     key,
                     Log {
-                        name: stream_id.to_owned(),
+                        name,
                         events: VecDeque::new(),
                         next_index: 0,
                         done: false,
                         touched: now,
                         write: None,
-                        changed: watch::Sender::new(()),
+                        changed: None,
                     },
                 );
                 key
@@ -241,7 +249,9 @@ impl EventStore for MemoryEventStore {
         log.write = Some(state.writes);
         state.by_age.insert(state.writes, key);
         state.writes += 1;
-        log.changed.send_replace(());
+        if let Some(changed) = &log.changed {
+            changed.send_replace(());
+        }
         state.bytes += size;
         shared.evict(state, now);
         Ok(id)
@@ -257,8 +267,8 @@ impl EventStore for MemoryEventStore {
         let (key, after) = parse_id(last_event_id)
             .ok_or_else(|| format!("`{last_event_id}` is not an event id of this server"))?;
         let mut changed = {
-            let state = self.0.lock();
-            let log = state.streams.get(&key).ok_or_else(|| {
+            let mut state = self.0.lock();
+            let log = state.streams.get_mut(&key).ok_or_else(|| {
                 format!("the stream of event `{last_event_id}` is unknown or has expired")
             })?;
             if log
@@ -268,7 +278,9 @@ impl EventStore for MemoryEventStore {
             {
                 return Err(format!("events after `{last_event_id}` are no longer kept").into());
             }
-            log.changed.subscribe()
+            log.changed
+                .get_or_insert_with(|| watch::Sender::new(()))
+                .subscribe()
         };
         let (tx, rx) = tokio::sync::mpsc::channel(16);
         let store = Arc::clone(&self.0);
@@ -390,7 +402,7 @@ mod tests {
         let order: Vec<&str> = state
             .by_age
             .values()
-            .map(|key| state.streams[key].name.as_str())
+            .map(|key| state.streams[key].name.as_ref())
             .collect();
         assert_eq!(order, ["later", "open"]);
     }

@@ -16,24 +16,25 @@
 //!   events (events with an id and empty data, which those versions' clients cannot
 //!   parse).
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock};
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
 use futures_util::StreamExt;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
+use memchr::memmem;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::{Value, json};
 
 use crate::mcp::protocol;
 
-const SESSION_HEADER: &str = "mcp-session-id";
-const VERSION_HEADER: &str = "mcp-protocol-version";
+const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
+const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
 /// The protocol version that introduced priming events (SEP-1699).
 const PRIMING_SINCE: &str = "2025-11-25";
 /// The version a client that sends no `MCP-Protocol-Version` header speaks.
@@ -94,10 +95,8 @@ impl Drop for Admitted {
 }
 
 pub(super) async fn guard(State(guard): State<Guard>, request: Request, next: Next) -> Response {
-    let session = header_str(&request, SESSION_HEADER).map(str::to_owned);
-    let mut version = header_str(&request, VERSION_HEADER)
-        .unwrap_or(UNSTATED_VERSION)
-        .to_owned();
+    let in_session = request.headers().contains_key(SESSION_HEADER);
+    let mut primes = primes(header_str(&request, &VERSION_HEADER).unwrap_or(UNSTATED_VERSION));
     let stateful = guard.0.sessions.is_some();
     let request = match *request.method() {
         Method::POST if is_json(&request) => {
@@ -107,7 +106,7 @@ pub(super) async fn guard(State(guard): State<Guard>, request: Request, next: Ne
                 Err(response) => return response,
             };
             let mut admitted = None;
-            if (stateful && session.is_none()) || may_initialize(&bytes) {
+            if (stateful && !in_session) || may_initialize(&bytes) {
                 let message = match protocol::parse(&bytes) {
                     Ok(message) => message,
                     Err(rejection) => {
@@ -117,8 +116,8 @@ pub(super) async fn guard(State(guard): State<Guard>, request: Request, next: Ne
                 if let ClientJsonRpcMessage::Request(request) = &message
                     && let ClientRequest::InitializeRequest(init) = &request.request
                 {
-                    version = init.params.protocol_version.as_str().to_owned();
-                    if stateful && session.is_none() {
+                    primes = self::primes(init.params.protocol_version.as_str());
+                    if stateful && !in_session {
                         match admit(&guard).await {
                             Ok(ticket) => admitted = Some(ticket),
                             Err((open, max)) => {
@@ -139,10 +138,10 @@ pub(super) async fn guard(State(guard): State<Guard>, request: Request, next: Ne
                 return json_response(StatusCode::BAD_REQUEST, &rejection.to_json());
             }
             drop(admitted);
-            return without_old_priming(&version, response);
+            return without_old_priming(primes, response);
         }
         Method::DELETE if stateful => {
-            if let Some(id) = &session
+            if let Some(id) = header_str(&request, &SESSION_HEADER)
                 && !guard.has_session(id).await
             {
                 return text_response(
@@ -159,19 +158,26 @@ pub(super) async fn guard(State(guard): State<Guard>, request: Request, next: Ne
         _ => request,
     };
     let response = next.run(request).await;
-    without_old_priming(&version, response)
+    without_old_priming(primes, response)
+}
+
+/// Whether a session of this protocol version gets priming events.
+fn primes(version: &str) -> bool {
+    version >= PRIMING_SINCE
 }
 
 /// Whether a body may be an `initialize` request: it names the method, or holds a
 /// `\u` escape that could spell it. Every other message goes to the SDK unparsed here.
 fn may_initialize(body: &[u8]) -> bool {
-    memchr::memmem::find(body, b"initialize").is_some()
-        || memchr::memmem::find(body, b"\\u").is_some()
+    static METHOD: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(b"initialize"));
+    METHOD.find(body).is_some()
+        || memchr::memchr_iter(b'\\', body).any(|at| body.get(at + 1) == Some(&b'u'))
 }
 
 /// The response, without priming events for a protocol version that predates them.
-fn without_old_priming(version: &str, response: Response) -> Response {
-    if version < PRIMING_SINCE && is_event_stream(&response) {
+fn without_old_priming(primes: bool, response: Response) -> Response {
+    if !primes && is_event_stream(&response) {
         without_priming_events(response)
     } else {
         response
@@ -224,12 +230,12 @@ async fn read_body(body: Body, max: usize) -> Result<Bytes, Response> {
     }
 }
 
-fn header_str<'a>(request: &'a Request, name: &str) -> Option<&'a str> {
+fn header_str<'a>(request: &'a Request, name: &HeaderName) -> Option<&'a str> {
     request.headers().get(name).and_then(|v| v.to_str().ok())
 }
 
 fn is_json(request: &Request) -> bool {
-    header_str(request, header::CONTENT_TYPE.as_str()).is_some_and(|value| {
+    header_str(request, &header::CONTENT_TYPE).is_some_and(|value| {
         let essence = value.split(';').next().unwrap_or_default().trim();
         essence.eq_ignore_ascii_case("application/json")
     })
@@ -292,7 +298,16 @@ fn is_priming(event: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::is_priming;
+    use super::{is_priming, may_initialize};
+
+    #[test]
+    fn a_body_may_be_an_initialize_when_it_names_it_or_escapes() {
+        assert!(may_initialize(br#"{"method":"initialize"}"#));
+        assert!(may_initialize(br#"{"method":"\u0069nitialize"}"#));
+        assert!(!may_initialize(br#"{"method":"tools/call","params":{"a":"\\"}}"#));
+        assert!(!may_initialize(br#"{"method":"tools/call"}"#));
+        assert!(!may_initialize(b"\\"));
+    }
 
     #[test]
     fn priming_events_are_the_ones_with_only_empty_data() {
