@@ -304,7 +304,9 @@ mod tests {
     fn a_body_may_be_an_initialize_when_it_names_it_or_escapes() {
         assert!(may_initialize(br#"{"method":"initialize"}"#));
         assert!(may_initialize(br#"{"method":"\u0069nitialize"}"#));
-        assert!(!may_initialize(br#"{"method":"tools/call","params":{"a":"\\"}}"#));
+        assert!(!may_initialize(
+            br#"{"method":"tools/call","params":{"a":"\\"}}"#
+        ));
         assert!(!may_initialize(br#"{"method":"tools/call"}"#));
         assert!(!may_initialize(b"\\"));
     }

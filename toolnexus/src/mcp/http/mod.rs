@@ -32,6 +32,9 @@ pub(super) const PATH: &str = "/mcp";
 
 /// The budget of the resumable-stream store: messages kept for clients that reconnect.
 const EVENT_STORE_BYTES: usize = 16 * 1024 * 1024;
+/// The part of it for streams that carried their answer (about the last 800 answers):
+/// those matter only to a client whose connection dropped as the answer was sent.
+const ANSWERED_EVENT_BYTES: usize = 1024 * 1024;
 
 pub(super) async fn serve(
     server: McpServer,
@@ -54,7 +57,11 @@ pub(super) async fn serve(
             .nest_service(PATH, service)
             .layer(axum::middleware::from_fn_with_state(guard, guard::guard))
     } else {
-        let store = events::MemoryEventStore::new(options.session_idle_timeout, EVENT_STORE_BYTES);
+        let store = events::MemoryEventStore::new(
+            options.session_idle_timeout,
+            EVENT_STORE_BYTES,
+            ANSWERED_EVENT_BYTES,
+        );
         let mut manager = LocalSessionManager::default().with_event_store(Arc::new(store));
         manager.session_config.keep_alive = Some(options.session_idle_timeout);
         let manager = Arc::new(manager);
