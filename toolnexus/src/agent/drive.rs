@@ -101,7 +101,9 @@ impl Client {
             let played = stop
                 .guard(async {
                     if let Some((i, answer)) = answer {
-                        turn.answer(i, answer, &env).await;
+                        // Boxed, as every path taken once per run or less: inline, it
+                        // would make the loop's future larger for every run.
+                        Box::pin(turn.answer(i, answer, &env)).await;
                     }
                     turn.play(&env).await
                 })
@@ -257,12 +259,13 @@ fn end_of_turn(
     ends
 }
 
-/// Records a model turn that asked for tools, when the run has a journal.
+/// Records a model turn that asked for tools, when the run has a journal. The store's
+/// future is boxed, so that a run without one does not carry its size.
 async fn checkpoint(
     journal: Option<&Journal>,
     transcript: &[Message],
 ) -> Option<Result<(), StopReason>> {
-    Some(journal?.checkpoint(transcript).await)
+    Some(Box::pin(journal?.checkpoint(transcript)).await)
 }
 
 /// The usage of the inner run of an agent called as a tool (none for other tools).
@@ -346,17 +349,25 @@ impl Stop {
 
     /// Runs `work` unless the run must stop first (checked first, so a stop wins a tie);
     /// then `work` is dropped and the run's token cancelled.
-    async fn guard<F: Future>(&self, work: F) -> Result<F::Output, StopReason> {
+    ///
+    /// Not an `async fn`: one would hold `work` twice (as its argument and pinned for the
+    /// race), doubling the loop's futures at every level that guards; here the future is
+    /// `work` itself when there is nothing to stop for, and two boxes when there is.
+    fn guard<'s, F>(&'s self, work: F) -> impl Future<Output = Result<F::Output, StopReason>> + 's
+    where
+        F: Future + 's,
+    {
         let Some(token) = &self.run else {
-            return Ok(work.await);
+            return Either::Left(work.map(Ok));
         };
-        match select(pin!(self.fired()), pin!(work)).await {
+        let raced = select(Box::pin(self.fired()), Box::pin(work));
+        Either::Right(raced.map(move |won| match won {
             Either::Left((reason, _)) => {
                 token.cancel();
                 Err(reason)
             }
             Either::Right((output, _)) => Ok(output),
-        }
+        }))
     }
 }
 

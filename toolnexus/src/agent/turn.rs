@@ -252,7 +252,9 @@ impl Turn {
         let number = self.number;
         if env.opts.sequential {
             for slot in &mut self.slots {
-                let played = drive(slot, number, env).await;
+                // Boxed: inline, one call's future would make every turn's future (and
+                // the loop's, which holds it) that much larger, sequential or not.
+                let played = Box::pin(drive(slot, number, env)).await;
                 if !matches!(played, Played::Settled) {
                     return played;
                 }
@@ -534,7 +536,8 @@ async fn hooked(
     }
     let gate = match hooks.before_tool_now(call) {
         Some(gate) => gate,
-        None => hooks.before_tool(call).await,
+        // Boxed: only an async hook gets here, and inline it would grow every call's future.
+        None => Box::pin(hooks.before_tool(call)).await,
     };
     let call = match gate {
         Gate::Run(call) => call,
@@ -544,7 +547,7 @@ async fn hooked(
         .emit(Event::ToolCallStarted { turn, call: &call });
     let mut result = execute(&call, answer, env).await;
     if !hooks.after_tool_now(&call, &mut result) {
-        hooks.after_tool(&call, &mut result).await;
+        Box::pin(hooks.after_tool(&call, &mut result)).await;
     }
     (result, false)
 }
