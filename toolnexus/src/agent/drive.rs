@@ -63,8 +63,13 @@ impl Client {
         // Boxed: the loop's future is large, and `instrument` (and each await above it)
         // would otherwise move it by value; a pointer moves instead (BENCHMARKS.md,
         // "No subscriber: instruction counts against the code before tracing").
-        let steps =
-            Box::pin(self.steps(&mut run, toolkit, &stop, open, journal)).instrument(span.clone());
+        // With no one to see it (`Span::none()`), the span is not entered on every poll.
+        let steps = Box::pin(self.steps(&mut run, toolkit, &stop, open, journal));
+        let steps = if span.is_none() {
+            Either::Left(steps)
+        } else {
+            Either::Right(steps.instrument(span.clone()))
+        };
         match &self.tools.listener {
             // Agents run as tools below this run forward their events to its listener.
             Some(listener) => {

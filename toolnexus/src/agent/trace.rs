@@ -25,6 +25,9 @@ impl Client {
 
 /// The span of one run; `resumed` is the id of the request whose answer it continues.
 pub(crate) fn run_span(client: &Client, resumed: Option<&str>) -> Span {
+    if !crate::trace::listening() {
+        return Span::none();
+    }
     let agent = client.name.as_deref();
     let span = tracing::info_span!(
         target: "toolnexus",
@@ -119,6 +122,9 @@ where
 }
 
 fn chat_span(model: &dyn Model) -> Span {
+    if !crate::trace::listening() {
+        return Span::none();
+    }
     let name = model.model_name();
     let span = tracing::info_span!(
         target: "toolnexus",

@@ -440,9 +440,8 @@ impl Tool {
         } else {
             self.drop_optional_nulls(args)
         };
-        let dispatched = span
-            .span()
-            .in_scope(|| catch_unwind(AssertUnwindSafe(|| (self.0.handler)(args, ctx))));
+        let dispatched =
+            span.in_scope(|| catch_unwind(AssertUnwindSafe(|| (self.0.handler)(args, ctx))));
         let future = match dispatched {
             Ok(Dispatch::Ready(result)) => {
                 return Call::ready(span.ended(self.finish(result), End::Returned));
@@ -457,7 +456,7 @@ impl Tool {
                 span,
             });
         }
-        let entered = span.span().clone();
+        let entered = span.span();
         Call(CallState::Guarded(Box::pin(
             async move {
                 let guarded = async {
