@@ -60,6 +60,8 @@ impl Client {
             let halted = open.turn.request(*i).and_then(|r| r.trace.as_deref());
             trace::link_to_halted(&span, halted);
         }
+        // Boxed, as `reopen`'s future is: a run that finishes an open turn is rare.
+        let open = open.map(Box::new);
         // Boxed: the loop's future is large, and `instrument` (and each await above it)
         // would otherwise move it by value; a pointer moves instead (BENCHMARKS.md,
         // "No subscriber: instruction counts against the code before tracing").
@@ -91,7 +93,7 @@ impl Client {
         run: &mut RunResult,
         toolkit: &Toolkit,
         stop: &Stop,
-        open: Option<Opened>,
+        open: Option<Box<Opened>>,
         journal: Option<&Journal>,
     ) {
         let listed = Listed::new(self, toolkit);
@@ -102,20 +104,12 @@ impl Client {
             builtin: listed.builtin(),
             journal,
         };
-        if let Some(Opened { mut turn, answer }) = open {
-            let played = stop
-                .guard(async {
-                    if let Some((i, answer)) = answer {
-                        // Boxed, as every path taken once per run or less: inline, it
-                        // would make the loop's future larger for every run.
-                        Box::pin(turn.answer(i, answer, &env)).await;
-                    }
-                    turn.play(&env).await
-                })
-                .await;
-            if end_of_turn(run, turn, played, &env) {
-                return;
-            }
+        // Boxed: a run finishes an open turn once at most, and inline, the futures of
+        // answering and playing it would make every run's future larger.
+        if let Some(open) = open
+            && Box::pin(reopen(run, open, stop, &env)).await
+        {
+            return;
         }
         loop {
             if run.turns >= self.max_turns {
@@ -219,6 +213,21 @@ impl Client {
             .await
             .unwrap_or_else(|_| Err(ModelError::new("the model panicked")))
     }
+}
+
+/// Finishes the turn an earlier run left open (answering its parked call first, when
+/// resuming); `true` when the run ends there.
+async fn reopen(run: &mut RunResult, open: Box<Opened>, stop: &Stop, env: &Env<'_>) -> bool {
+    let Opened { mut turn, answer } = *open;
+    let played = stop
+        .guard(async {
+            if let Some((i, answer)) = answer {
+                turn.answer(i, answer, env).await;
+            }
+            turn.play(env).await
+        })
+        .await;
+    end_of_turn(run, turn, played, env)
 }
 
 /// Writes a played turn into the run; `true` when the run ends there (halted, failed

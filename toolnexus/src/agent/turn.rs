@@ -482,7 +482,7 @@ async fn resolve(slot: &mut Slot, answer: Answer, turn: u32, env: &Env<'_>) {
         let text = format!("declined/expired: {prompt}");
         slot.finish(ToolResult::error(text), CallStatus::Declined, turn, events);
     } else {
-        let resumed = (answer, slot.request.clone());
+        let resumed = Box::new((answer, slot.request.clone()));
         let (result, denied) = run_call(&slot.call, Some(resumed), turn, env).await;
         if result.is_pending() && !denied {
             let text = format!("unresolved: {prompt}");
@@ -498,11 +498,15 @@ async fn resolve(slot: &mut Slot, answer: Answer, turn: u32, env: &Env<'_>) {
     }
 }
 
+/// The answer a re-run call gets, with the request it answers. Boxed: it is passed down
+/// through every layer of a call, whose futures would each hold it by value.
+type Resumed = Box<(Answer, Option<Request>)>;
+
 /// Executes one call through the hooks, and records its result in a durable run's
 /// journal. `true` when a before-tool hook denied it.
 async fn run_call(
     call: &ToolCall,
-    answer: Option<(Answer, Option<Request>)>,
+    answer: Option<Resumed>,
     turn: u32,
     env: &Env<'_>,
 ) -> (ToolResult, bool) {
@@ -525,7 +529,7 @@ async fn run_call(
 /// beyond the tool's own (the loop's per-call overhead stays near that of no hooks).
 async fn hooked(
     call: &ToolCall,
-    answer: Option<(Answer, Option<Request>)>,
+    answer: Option<Resumed>,
     turn: u32,
     env: &Env<'_>,
 ) -> (ToolResult, bool) {
@@ -552,16 +556,13 @@ async fn hooked(
     (result, false)
 }
 
-async fn execute(
-    call: &ToolCall,
-    answer: Option<(Answer, Option<Request>)>,
-    env: &Env<'_>,
-) -> ToolResult {
+async fn execute(call: &ToolCall, answer: Option<Resumed>, env: &Env<'_>) -> ToolResult {
     let mut ctx = Context::new().with_call_id(call.id.as_str());
     if let Some(timeout) = env.opts.timeout {
         ctx = ctx.with_timeout(timeout);
     }
-    if let Some((answer, request)) = answer {
+    if let Some(resumed) = answer {
+        let (answer, request) = *resumed;
         ctx = ctx.with_answer(answer);
         if let Some(request) = request {
             ctx = ctx.with_request(request);
