@@ -24,10 +24,15 @@ impl Client {
 }
 
 /// The span of one run; `resumed` is the id of the request whose answer it continues.
+#[inline]
 pub(crate) fn run_span(client: &Client, resumed: Option<&str>) -> Span {
     if !crate::trace::listening() {
         return Span::none();
     }
+    open_run_span(client, resumed)
+}
+
+fn open_run_span(client: &Client, resumed: Option<&str>) -> Span {
     let agent = client.name.as_deref();
     let span = tracing::info_span!(
         target: "toolnexus",
@@ -54,10 +59,14 @@ pub(crate) fn run_span(client: &Client, resumed: Option<&str>) -> Span {
 }
 
 /// Records how the run ended on its span.
+#[inline]
 pub(crate) fn run_ended(span: &Span, run: &RunResult) {
-    if span.is_disabled() {
-        return;
+    if !span.is_disabled() {
+        record_end(span, run);
     }
+}
+
+fn record_end(span: &Span, run: &RunResult) {
     span.record("gen_ai.usage.input_tokens", run.usage.prompt_tokens);
     span.record("gen_ai.usage.output_tokens", run.usage.completion_tokens);
     let status = match &run.status {
@@ -97,6 +106,9 @@ pub(crate) fn chat<'a, F>(
 where
     F: Future<Output = Result<Reply, ModelError>> + 'a,
 {
+    if !crate::trace::listening() {
+        return Either::Left(turn);
+    }
     let span = chat_span(model);
     if span.is_disabled() {
         return Either::Left(turn);
@@ -122,9 +134,6 @@ where
 }
 
 fn chat_span(model: &dyn Model) -> Span {
-    if !crate::trace::listening() {
-        return Span::none();
-    }
     let name = model.model_name();
     let span = tracing::info_span!(
         target: "toolnexus",

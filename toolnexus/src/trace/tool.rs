@@ -77,6 +77,12 @@ impl ToolSpan {
         ToolSpan(Some(Open { span, open: true }))
     }
 
+    /// Whether there is no span (nothing could see it).
+    #[inline]
+    pub(crate) fn is_none(&self) -> bool {
+        self.0.is_none()
+    }
+
     /// Runs `f` inside the span (just runs it when there is none).
     #[inline]
     pub(crate) fn in_scope<R>(&self, f: impl FnOnce() -> R) -> R {
@@ -91,6 +97,20 @@ impl ToolSpan {
         self.0
             .as_ref()
             .map_or_else(Span::none, |open| open.span.clone())
+    }
+
+    /// Records how the call ended, closes the span and hands the result back: what a call
+    /// that ends before it returns its future does (nothing left to drop when there is
+    /// no span).
+    #[inline]
+    pub(crate) fn close(self, result: ToolResult, end: End) -> ToolResult {
+        if let Some(mut open) = self.0 {
+            open.open = false;
+            if !open.span.is_disabled() {
+                record(&open.span, &result, end);
+            }
+        }
+        result
     }
 
     /// Records how the call ended and hands its result back.
