@@ -367,6 +367,7 @@ impl Stop {
     /// Not an `async fn`: one would hold `work` twice (as its argument and pinned for the
     /// race), doubling the loop's futures at every level that guards; here the future is
     /// `work` itself when there is nothing to stop for, and two boxes when there is.
+    #[inline]
     fn guard<'s, F>(&'s self, work: F) -> impl Future<Output = Result<F::Output, StopReason>> + 's
     where
         F: Future + 's,

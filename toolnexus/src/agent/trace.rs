@@ -99,6 +99,7 @@ fn stop_kind(reason: &StopReason) -> &'static str {
 ///
 /// Not an `async fn`: one would hold `turn` twice (its argument, and the future it
 /// awaits). With the span disabled, the future is `turn` itself; a live span's is boxed.
+#[inline]
 pub(crate) fn chat<'a, F>(
     model: &dyn Model,
     turn: F,
