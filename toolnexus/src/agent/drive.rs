@@ -60,11 +60,18 @@ impl Client {
             let halted = open.turn.request(*i).and_then(|r| r.trace.as_deref());
             trace::link_to_halted(&span, halted);
         }
+        // Boxed, as `reopen`'s future is: a run that finishes an open turn is rare.
+        let open = open.map(Box::new);
         // Boxed: the loop's future is large, and `instrument` (and each await above it)
         // would otherwise move it by value; a pointer moves instead (BENCHMARKS.md,
         // "No subscriber: instruction counts against the code before tracing").
-        let steps =
-            Box::pin(self.steps(&mut run, toolkit, &stop, open, journal)).instrument(span.clone());
+        // With no one to see it (`Span::none()`), the span is not entered on every poll.
+        let steps = Box::pin(self.steps(&mut run, toolkit, &stop, open, journal));
+        let steps = if span.is_none() {
+            Either::Left(steps)
+        } else {
+            Either::Right(steps.instrument(span.clone()))
+        };
         match &self.tools.listener {
             // Agents run as tools below this run forward their events to its listener.
             Some(listener) => {
@@ -86,7 +93,7 @@ impl Client {
         run: &mut RunResult,
         toolkit: &Toolkit,
         stop: &Stop,
-        open: Option<Opened>,
+        open: Option<Box<Opened>>,
         journal: Option<&Journal>,
     ) {
         let listed = Listed::new(self, toolkit);
@@ -97,18 +104,12 @@ impl Client {
             builtin: listed.builtin(),
             journal,
         };
-        if let Some(Opened { mut turn, answer }) = open {
-            let played = stop
-                .guard(async {
-                    if let Some((i, answer)) = answer {
-                        turn.answer(i, answer, &env).await;
-                    }
-                    turn.play(&env).await
-                })
-                .await;
-            if end_of_turn(run, turn, played, &env) {
-                return;
-            }
+        // Boxed: a run finishes an open turn once at most, and inline, the futures of
+        // answering and playing it would make every run's future larger.
+        if let Some(open) = open
+            && Box::pin(reopen(run, open, stop, &env)).await
+        {
+            return;
         }
         loop {
             if run.turns >= self.max_turns {
@@ -214,6 +215,21 @@ impl Client {
     }
 }
 
+/// Finishes the turn an earlier run left open (answering its parked call first, when
+/// resuming); `true` when the run ends there.
+async fn reopen(run: &mut RunResult, open: Box<Opened>, stop: &Stop, env: &Env<'_>) -> bool {
+    let Opened { mut turn, answer } = *open;
+    let played = stop
+        .guard(async {
+            if let Some((i, answer)) = answer {
+                turn.answer(i, answer, env).await;
+            }
+            turn.play(env).await
+        })
+        .await;
+    end_of_turn(run, turn, played, env)
+}
+
 /// Writes a played turn into the run; `true` when the run ends there (halted, failed
 /// or stopped, in which case every unfinished call gets its explicit result first).
 fn end_of_turn(
@@ -257,12 +273,13 @@ fn end_of_turn(
     ends
 }
 
-/// Records a model turn that asked for tools, when the run has a journal.
+/// Records a model turn that asked for tools, when the run has a journal. The store's
+/// future is boxed, so that a run without one does not carry its size.
 async fn checkpoint(
     journal: Option<&Journal>,
     transcript: &[Message],
 ) -> Option<Result<(), StopReason>> {
-    Some(journal?.checkpoint(transcript).await)
+    Some(Box::pin(journal?.checkpoint(transcript)).await)
 }
 
 /// The usage of the inner run of an agent called as a tool (none for other tools).
@@ -346,17 +363,26 @@ impl Stop {
 
     /// Runs `work` unless the run must stop first (checked first, so a stop wins a tie);
     /// then `work` is dropped and the run's token cancelled.
-    async fn guard<F: Future>(&self, work: F) -> Result<F::Output, StopReason> {
+    ///
+    /// Not an `async fn`: one would hold `work` twice (as its argument and pinned for the
+    /// race), doubling the loop's futures at every level that guards; here the future is
+    /// `work` itself when there is nothing to stop for, and two boxes when there is.
+    #[inline]
+    fn guard<'s, F>(&'s self, work: F) -> impl Future<Output = Result<F::Output, StopReason>> + 's
+    where
+        F: Future + 's,
+    {
         let Some(token) = &self.run else {
-            return Ok(work.await);
+            return Either::Left(work.map(Ok));
         };
-        match select(pin!(self.fired()), pin!(work)).await {
+        let raced = select(Box::pin(self.fired()), Box::pin(work));
+        Either::Right(raced.map(move |won| match won {
             Either::Left((reason, _)) => {
                 token.cancel();
                 Err(reason)
             }
             Either::Right((output, _)) => Ok(output),
-        }
+        }))
     }
 }
 

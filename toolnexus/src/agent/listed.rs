@@ -1,7 +1,7 @@
 //! Which tools a turn lists: the hook point of tool search ([`Client::tool_search`]).
 //! Without it, every turn lists the whole toolkit.
 
-use std::borrow::Cow;
+use std::ops::Deref;
 
 use crate::agent::client::Client;
 use crate::agent::message::Message;
@@ -40,12 +40,35 @@ impl<'a> Listed<'a> {
     }
 
     /// The toolkit the next turn lists, given the transcript so far.
-    pub(crate) fn for_turn(&self, transcript: &[Message]) -> Cow<'a, Toolkit> {
+    pub(crate) fn for_turn(&self, transcript: &[Message]) -> Offered<'a> {
         #[cfg(feature = "search")]
         if let Some(search) = &self.search {
-            return Cow::Owned(search.listing(transcript, self.toolkit));
+            return Offered::Chosen(Box::new(search.listing(transcript, self.toolkit)));
         }
         let _ = transcript;
-        Cow::Borrowed(self.toolkit)
+        Offered::Whole(self.toolkit)
+    }
+}
+
+/// The toolkit one turn lists: the run's own, or one chosen for the turn (tool search),
+/// boxed: the loop's future holds this across the model's turn, and a `Toolkit` by value
+/// would make it that much larger for every run.
+pub(crate) enum Offered<'a> {
+    /// The run's toolkit.
+    Whole(&'a Toolkit),
+    /// A toolkit made for this turn.
+    #[cfg(feature = "search")]
+    Chosen(Box<Toolkit>),
+}
+
+impl Deref for Offered<'_> {
+    type Target = Toolkit;
+
+    fn deref(&self) -> &Toolkit {
+        match self {
+            Offered::Whole(toolkit) => toolkit,
+            #[cfg(feature = "search")]
+            Offered::Chosen(toolkit) => toolkit,
+        }
     }
 }

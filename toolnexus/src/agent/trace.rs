@@ -3,6 +3,8 @@
 
 use std::future::Future;
 
+use futures_util::future::Either;
+
 use tracing::field::Empty;
 use tracing::{Instrument as _, Span};
 
@@ -22,7 +24,15 @@ impl Client {
 }
 
 /// The span of one run; `resumed` is the id of the request whose answer it continues.
+#[inline]
 pub(crate) fn run_span(client: &Client, resumed: Option<&str>) -> Span {
+    if !crate::trace::listening() {
+        return Span::none();
+    }
+    open_run_span(client, resumed)
+}
+
+fn open_run_span(client: &Client, resumed: Option<&str>) -> Span {
     let agent = client.name.as_deref();
     let span = tracing::info_span!(
         target: "toolnexus",
@@ -49,10 +59,14 @@ pub(crate) fn run_span(client: &Client, resumed: Option<&str>) -> Span {
 }
 
 /// Records how the run ended on its span.
+#[inline]
 pub(crate) fn run_ended(span: &Span, run: &RunResult) {
-    if span.is_disabled() {
-        return;
+    if !span.is_disabled() {
+        record_end(span, run);
     }
+}
+
+fn record_end(span: &Span, run: &RunResult) {
     span.record("gen_ai.usage.input_tokens", run.usage.prompt_tokens);
     span.record("gen_ai.usage.output_tokens", run.usage.completion_tokens);
     let status = match &run.status {
@@ -82,30 +96,42 @@ fn stop_kind(reason: &StopReason) -> &'static str {
 
 /// Runs one model turn inside its `chat` span, then records its usage and finish reason
 /// (or its error).
-pub(crate) async fn chat<F>(model: &dyn Model, turn: F) -> Result<Reply, ModelError>
+///
+/// Not an `async fn`: one would hold `turn` twice (its argument, and the future it
+/// awaits). With the span disabled, the future is `turn` itself; a live span's is boxed.
+#[inline]
+pub(crate) fn chat<'a, F>(
+    model: &dyn Model,
+    turn: F,
+) -> impl Future<Output = Result<Reply, ModelError>> + 'a
 where
-    F: Future<Output = Result<Reply, ModelError>>,
+    F: Future<Output = Result<Reply, ModelError>> + 'a,
 {
+    if !crate::trace::listening() {
+        return Either::Left(turn);
+    }
     let span = chat_span(model);
     if span.is_disabled() {
-        return turn.await;
+        return Either::Left(turn);
     }
-    let reply = turn.instrument(span.clone()).await;
-    match &reply {
-        Ok(reply) => {
-            span.record("gen_ai.usage.input_tokens", reply.usage.prompt_tokens);
-            span.record("gen_ai.usage.output_tokens", reply.usage.completion_tokens);
-            if let Some(reason) = &reply.finish_reason {
-                span.record("gen_ai.response.finish_reasons", finish_reason(reason));
+    Either::Right(Box::pin(async move {
+        let reply = turn.instrument(span.clone()).await;
+        match &reply {
+            Ok(reply) => {
+                span.record("gen_ai.usage.input_tokens", reply.usage.prompt_tokens);
+                span.record("gen_ai.usage.output_tokens", reply.usage.completion_tokens);
+                if let Some(reason) = &reply.finish_reason {
+                    span.record("gen_ai.response.finish_reasons", finish_reason(reason));
+                }
+            }
+            Err(error) => {
+                span.record("error.type", "model_error");
+                span.record("otel.status_code", "error");
+                span.record("otel.status_description", error.to_string().as_str());
             }
         }
-        Err(error) => {
-            span.record("error.type", "model_error");
-            span.record("otel.status_code", "error");
-            span.record("otel.status_description", error.to_string().as_str());
-        }
-    }
-    reply
+        reply
+    }))
 }
 
 fn chat_span(model: &dyn Model) -> Span {

@@ -252,7 +252,9 @@ impl Turn {
         let number = self.number;
         if env.opts.sequential {
             for slot in &mut self.slots {
-                let played = drive(slot, number, env).await;
+                // Boxed: inline, one call's future would make every turn's future (and
+                // the loop's, which holds it) that much larger, sequential or not.
+                let played = Box::pin(drive(slot, number, env)).await;
                 if !matches!(played, Played::Settled) {
                     return played;
                 }
@@ -480,7 +482,7 @@ async fn resolve(slot: &mut Slot, answer: Answer, turn: u32, env: &Env<'_>) {
         let text = format!("declined/expired: {prompt}");
         slot.finish(ToolResult::error(text), CallStatus::Declined, turn, events);
     } else {
-        let resumed = (answer, slot.request.clone());
+        let resumed = Box::new((answer, slot.request.clone()));
         let (result, denied) = run_call(&slot.call, Some(resumed), turn, env).await;
         if result.is_pending() && !denied {
             let text = format!("unresolved: {prompt}");
@@ -496,11 +498,15 @@ async fn resolve(slot: &mut Slot, answer: Answer, turn: u32, env: &Env<'_>) {
     }
 }
 
+/// The answer a re-run call gets, with the request it answers. Boxed: it is passed down
+/// through every layer of a call, whose futures would each hold it by value.
+type Resumed = Box<(Answer, Option<Request>)>;
+
 /// Executes one call through the hooks, and records its result in a durable run's
 /// journal. `true` when a before-tool hook denied it.
 async fn run_call(
     call: &ToolCall,
-    answer: Option<(Answer, Option<Request>)>,
+    answer: Option<Resumed>,
     turn: u32,
     env: &Env<'_>,
 ) -> (ToolResult, bool) {
@@ -523,7 +529,7 @@ async fn run_call(
 /// beyond the tool's own (the loop's per-call overhead stays near that of no hooks).
 async fn hooked(
     call: &ToolCall,
-    answer: Option<(Answer, Option<Request>)>,
+    answer: Option<Resumed>,
     turn: u32,
     env: &Env<'_>,
 ) -> (ToolResult, bool) {
@@ -534,7 +540,8 @@ async fn hooked(
     }
     let gate = match hooks.before_tool_now(call) {
         Some(gate) => gate,
-        None => hooks.before_tool(call).await,
+        // Boxed: only an async hook gets here, and inline it would grow every call's future.
+        None => Box::pin(hooks.before_tool(call)).await,
     };
     let call = match gate {
         Gate::Run(call) => call,
@@ -544,21 +551,18 @@ async fn hooked(
         .emit(Event::ToolCallStarted { turn, call: &call });
     let mut result = execute(&call, answer, env).await;
     if !hooks.after_tool_now(&call, &mut result) {
-        hooks.after_tool(&call, &mut result).await;
+        Box::pin(hooks.after_tool(&call, &mut result)).await;
     }
     (result, false)
 }
 
-async fn execute(
-    call: &ToolCall,
-    answer: Option<(Answer, Option<Request>)>,
-    env: &Env<'_>,
-) -> ToolResult {
+async fn execute(call: &ToolCall, answer: Option<Resumed>, env: &Env<'_>) -> ToolResult {
     let mut ctx = Context::new().with_call_id(call.id.as_str());
     if let Some(timeout) = env.opts.timeout {
         ctx = ctx.with_timeout(timeout);
     }
-    if let Some((answer, request)) = answer {
+    if let Some(resumed) = answer {
+        let (answer, request) = *resumed;
         ctx = ctx.with_answer(answer);
         if let Some(request) = request {
             ctx = ctx.with_request(request);

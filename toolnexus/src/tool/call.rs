@@ -82,7 +82,7 @@ impl Future for Call<'_> {
                 ToolResult::error("a tool call was awaited again after it finished")
             })),
             State::Running { tool, future, span } => {
-                let polled = span.span().in_scope(|| Pin::new(future).poll(cx));
+                let polled = span.in_scope(|| Pin::new(future).poll(cx));
                 match polled {
                     Poll::Ready(Ok(result)) => {
                         Poll::Ready(span.ended(tool.finish(result), End::Returned))

@@ -440,15 +440,19 @@ impl Tool {
         } else {
             self.drop_optional_nulls(args)
         };
-        let dispatched = span
-            .span()
-            .in_scope(|| catch_unwind(AssertUnwindSafe(|| (self.0.handler)(args, ctx))));
+        // Two arms, so that without a span the handler's arguments are moved once (into
+        // the closure `catch_unwind` runs), not once more into `in_scope`'s.
+        let dispatched = if span.is_none() {
+            catch_unwind(AssertUnwindSafe(|| (self.0.handler)(args, ctx)))
+        } else {
+            span.in_scope(|| catch_unwind(AssertUnwindSafe(|| (self.0.handler)(args, ctx))))
+        };
         let future = match dispatched {
             Ok(Dispatch::Ready(result)) => {
-                return Call::ready(span.ended(self.finish(result), End::Returned));
+                return Call::ready(span.close(self.finish(result), End::Returned));
             }
             Ok(Dispatch::Future(future)) => AssertUnwindSafe(future).catch_unwind(),
-            Err(payload) => return Call::ready(span.ended(self.panicked(payload), End::Panicked)),
+            Err(payload) => return Call::ready(span.close(self.panicked(payload), End::Panicked)),
         };
         if timeout.is_none() && cancellation.is_none() {
             return Call(CallState::Running {
@@ -457,7 +461,7 @@ impl Tool {
                 span,
             });
         }
-        let entered = span.span().clone();
+        let entered = span.span();
         Call(CallState::Guarded(Box::pin(
             async move {
                 let guarded = async {

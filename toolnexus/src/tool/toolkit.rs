@@ -275,8 +275,8 @@ impl Toolkit {
             Some(tool) => tool.call(args, ctx.with_toolkit_states(self.states.as_ref())),
             None => {
                 let result = ToolResult::error(format!("Unknown tool: {name}"));
-                let mut span = ToolSpan::start(name, ctx.call_id(), &args);
-                Call::ready(span.ended(result, End::Returned))
+                let span = ToolSpan::start(name, ctx.call_id(), &args);
+                Call::ready(span.close(result, End::Returned))
             }
         }
     }

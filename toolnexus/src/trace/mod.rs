@@ -103,6 +103,24 @@ pub fn captures_content() -> bool {
     }
 }
 
+/// Whether a toolnexus span could be seen at all: a `tracing` dispatcher was set (global
+/// or scoped, now or before), or tracing's `log` feature forwards spans to `log`. One
+/// relaxed atomic load; when it is `false`, the spans are not built (`Span::none()`),
+/// which costs less than building disabled ones and gives the same result: without a
+/// dispatcher every span is disabled.
+#[inline]
+pub(crate) fn listening() -> bool {
+    logs_spans() || tracing::dispatcher::has_been_set()
+}
+
+/// Whether tracing's `log` feature forwards spans, disabled ones included, to `log`: it
+/// does when it is compiled in and no dispatcher was set (or always, with `log-always`).
+/// The check tracing's own span macros make, expanded here as they expand it.
+#[inline]
+pub(crate) fn logs_spans() -> bool {
+    tracing::if_log_enabled! { tracing::Level::INFO, { true } else { false } }
+}
+
 /// Gives a live span its OpenTelemetry name (`otel.name`), and hands it back. The name is
 /// never formatted for a disabled span: written among a span macro's fields it would be,
 /// on every call, whenever tracing's `log` feature is on (sqlx, for one, turns it on).

@@ -23,7 +23,13 @@ pub(crate) enum End {
 
 /// One call's span, with whether it still waits for its outcome. A call dropped before
 /// it ends (its run stopped, its caller went away) is recorded as cancelled.
-pub(crate) struct ToolSpan {
+///
+/// `None` when nothing could see the span (see [`crate::trace::listening`]), or it is
+/// disabled and tracing's `log` feature does not forward it: then starting, entering,
+/// ending and dropping it are a check of that `None` each.
+pub(crate) struct ToolSpan(Option<Open>);
+
+struct Open {
     span: Span,
     open: bool,
 }
@@ -33,6 +39,15 @@ impl ToolSpan {
     /// free, when no subscriber wants it.
     #[inline]
     pub(crate) fn start(name: &str, call_id: Option<&str>, args: &Args<'_>) -> ToolSpan {
+        if !crate::trace::listening() {
+            return ToolSpan(None);
+        }
+        ToolSpan::open(name, call_id, args)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn open(name: &str, call_id: Option<&str>, args: &Args<'_>) -> ToolSpan {
         let span = tracing::info_span!(
             target: "toolnexus",
             "execute_tool",
@@ -56,27 +71,62 @@ impl ToolSpan {
                 }
             };
         }
-        ToolSpan { span, open: true }
+        if span.is_disabled() && !crate::trace::logs_spans() {
+            return ToolSpan(None);
+        }
+        ToolSpan(Some(Open { span, open: true }))
     }
 
-    /// The span itself, to enter while the call runs.
+    /// Whether there is no span (nothing could see it).
     #[inline]
-    pub(crate) fn span(&self) -> &Span {
-        &self.span
+    pub(crate) fn is_none(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// Runs `f` inside the span (just runs it when there is none).
+    #[inline]
+    pub(crate) fn in_scope<R>(&self, f: impl FnOnce() -> R) -> R {
+        match &self.0 {
+            Some(open) => open.span.in_scope(f),
+            None => f(),
+        }
+    }
+
+    /// The span itself (a disabled one when there is none), to instrument a future with.
+    pub(crate) fn span(&self) -> Span {
+        self.0
+            .as_ref()
+            .map_or_else(Span::none, |open| open.span.clone())
+    }
+
+    /// Records how the call ended, closes the span and hands the result back: what a call
+    /// that ends before it returns its future does (nothing left to drop when there is
+    /// no span).
+    #[inline]
+    pub(crate) fn close(self, result: ToolResult, end: End) -> ToolResult {
+        if let Some(mut open) = self.0 {
+            open.open = false;
+            if !open.span.is_disabled() {
+                record(&open.span, &result, end);
+            }
+        }
+        result
     }
 
     /// Records how the call ended and hands its result back.
     #[inline]
     pub(crate) fn ended(&mut self, result: ToolResult, end: End) -> ToolResult {
-        self.open = false;
-        if !self.span.is_disabled() {
-            record(&self.span, &result, end);
+        if let Some(open) = &mut self.0 {
+            open.open = false;
+            if !open.span.is_disabled() {
+                record(&open.span, &result, end);
+            }
         }
         result
     }
 }
 
-impl Drop for ToolSpan {
+impl Drop for Open {
     #[inline]
     fn drop(&mut self) {
         if self.open && !self.span.is_disabled() {
