@@ -61,10 +61,15 @@ async fn untraced(shared: Arc<Shared>, remote: Arc<str>, args: Value, ctx: Conte
     // The re-execution after the host answered a login suspension: finish the login,
     // then make the call afresh (the answer was the login's, not the tool's).
     #[cfg(feature = "mcp-auth")]
-    let ctx = match super::auth::answer_login(&shared, &ctx).await {
-        Some(Ok(())) => Context::default(),
-        Some(Err(message)) => return ToolResult::error(format!("{remote}: {message}")),
-        None => ctx,
+    let ctx = match ctx.answer().is_some() {
+        // Boxed, here and below: the rare paths' futures would otherwise make every call's
+        // future as large as theirs, moved whole at each step.
+        true => match Box::pin(super::auth::answer_login(&shared, &ctx)).await {
+            Some(Ok(())) => Context::default(),
+            Some(Err(message)) => return ToolResult::error(format!("{remote}: {message}")),
+            None => ctx,
+        },
+        false => ctx,
     };
     let arguments = match args {
         Value::Object(map) => map,
@@ -88,7 +93,7 @@ async fn untraced(shared: Arc<Shared>, remote: Arc<str>, args: Value, ctx: Conte
     }) = retry
     {
         // The answer to a task's `input_required`: it goes to the same task, which runs on.
-        return task::resume(&shared, &remote, task, responses, &ctx).await;
+        return Box::pin(task::resume(&shared, &remote, task, responses, &ctx)).await;
     } else if let Some(Retry {
         responses, state, ..
     }) = retry
@@ -148,7 +153,7 @@ async fn drive(shared: &Shared, remote: &str, mut call: InFlight, ctx: &Context)
                     answered: Default::default(),
                 };
                 let labels = task::Labels::of(shared, remote);
-                return task::follow(peer, labels, start, (deadline, limit), ctx).await;
+                return Box::pin(task::follow(peer, labels, start, (deadline, limit), ctx)).await;
             }
             Step::Done(outcome) => return finish(shared, remote, outcome),
             Step::Elicited(elicitation) => {
@@ -292,6 +297,29 @@ mod tests {
     use serde_json::json;
 
     use super::{text_only, tool_result};
+    use crate::Context;
+    use crate::mcp::McpClient;
+
+    /// A call's future is allocated (and moved) whole on every call, so the rare paths
+    /// (reconnecting, a login, a task) are boxed and do not make it as large as theirs.
+    #[test]
+    fn a_call_s_future_stays_small() {
+        let shared = McpClient::stdio("server", ["--stdio"]).shared();
+        let handler = super::super::handler::Handler {
+            routing: std::sync::Arc::clone(&shared.routing),
+        };
+        let connecting = std::mem::size_of_val(&shared.endpoint.open(
+            handler,
+            std::time::Duration::from_secs(1),
+            false,
+        ));
+        let future = super::call(shared, "add".into(), json!({}), Context::default());
+        let size = std::mem::size_of_val(&future);
+        assert!(
+            size < connecting / 2 && size <= 4096,
+            "a call's future is {size} bytes, connecting's {connecting}"
+        );
+    }
 
     /// The short path gives what the general one gives, and leaves every result it does
     /// not cover to it.
