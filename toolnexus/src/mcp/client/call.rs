@@ -111,21 +111,23 @@ async fn untraced(shared: Arc<Shared>, remote: Arc<str>, args: Value, ctx: Conte
         params.meta = Some(RequestMetaObject(MetaObject(meta)));
     }
     trace::inject(&mut params);
-    let (slot, inbox) = shared.routing.enter();
+    let slot = shared.routing.enter();
     slot.report_to(&ctx);
     let future = Box::pin(async move { peer.call_tool_once(params).await });
     let call = InFlight {
         future,
-        inbox,
         slot,
         preset: ctx.answer().cloned(),
     };
     drive(&shared, &remote, call, &ctx).await
 }
 
+// A step lives in one local between `select!` and `match`: boxing the result to even the
+// variants out would cost every call an allocation.
+#[allow(clippy::large_enum_variant)]
 enum Step {
     Done(Result<CallToolResponse, ServiceError>),
-    Elicited(Elicitation),
+    Elicited(Box<Elicitation>),
     TimedOut,
 }
 
@@ -137,7 +139,7 @@ async fn drive(shared: &Shared, remote: &str, mut call: InFlight, ctx: &Context)
     loop {
         let step = tokio::select! {
             outcome = &mut call.future => Step::Done(outcome),
-            Some(elicitation) = call.inbox.recv() => Step::Elicited(elicitation),
+            Some(elicitation) = call.slot.elicitation() => Step::Elicited(elicitation),
             () = tokio::time::sleep_until(deadline) => Step::TimedOut,
         };
         match step {
@@ -157,6 +159,7 @@ async fn drive(shared: &Shared, remote: &str, mut call: InFlight, ctx: &Context)
             }
             Step::Done(outcome) => return finish(shared, remote, outcome),
             Step::Elicited(elicitation) => {
+                let elicitation = *elicitation;
                 if let Some(answer) = call.preset.take() {
                     let _ = elicitation
                         .reply
