@@ -61,10 +61,15 @@ async fn untraced(shared: Arc<Shared>, remote: Arc<str>, args: Value, ctx: Conte
     // The re-execution after the host answered a login suspension: finish the login,
     // then make the call afresh (the answer was the login's, not the tool's).
     #[cfg(feature = "mcp-auth")]
-    let ctx = match super::auth::answer_login(&shared, &ctx).await {
-        Some(Ok(())) => Context::default(),
-        Some(Err(message)) => return ToolResult::error(format!("{remote}: {message}")),
-        None => ctx,
+    let ctx = match ctx.answer().is_some() {
+        // Boxed, here and below: the rare paths' futures would otherwise make every call's
+        // future as large as theirs, moved whole at each step.
+        true => match Box::pin(super::auth::answer_login(&shared, &ctx)).await {
+            Some(Ok(())) => Context::default(),
+            Some(Err(message)) => return ToolResult::error(format!("{remote}: {message}")),
+            None => ctx,
+        },
+        false => ctx,
     };
     let arguments = match args {
         Value::Object(map) => map,
@@ -88,7 +93,7 @@ async fn untraced(shared: Arc<Shared>, remote: Arc<str>, args: Value, ctx: Conte
     }) = retry
     {
         // The answer to a task's `input_required`: it goes to the same task, which runs on.
-        return task::resume(&shared, &remote, task, responses, &ctx).await;
+        return Box::pin(task::resume(&shared, &remote, task, responses, &ctx)).await;
     } else if let Some(Retry {
         responses, state, ..
     }) = retry
@@ -106,21 +111,23 @@ async fn untraced(shared: Arc<Shared>, remote: Arc<str>, args: Value, ctx: Conte
         params.meta = Some(RequestMetaObject(MetaObject(meta)));
     }
     trace::inject(&mut params);
-    let (slot, inbox) = shared.routing.enter();
+    let slot = shared.routing.enter();
     slot.report_to(&ctx);
     let future = Box::pin(async move { peer.call_tool_once(params).await });
     let call = InFlight {
         future,
-        inbox,
         slot,
         preset: ctx.answer().cloned(),
     };
     drive(&shared, &remote, call, &ctx).await
 }
 
+// A step lives in one local between `select!` and `match`: boxing the result to even the
+// variants out would cost every call an allocation.
+#[allow(clippy::large_enum_variant)]
 enum Step {
     Done(Result<CallToolResponse, ServiceError>),
-    Elicited(Elicitation),
+    Elicited(Box<Elicitation>),
     TimedOut,
 }
 
@@ -132,7 +139,7 @@ async fn drive(shared: &Shared, remote: &str, mut call: InFlight, ctx: &Context)
     loop {
         let step = tokio::select! {
             outcome = &mut call.future => Step::Done(outcome),
-            Some(elicitation) = call.inbox.recv() => Step::Elicited(elicitation),
+            Some(elicitation) = call.slot.elicitation() => Step::Elicited(elicitation),
             () = tokio::time::sleep_until(deadline) => Step::TimedOut,
         };
         match step {
@@ -148,10 +155,11 @@ async fn drive(shared: &Shared, remote: &str, mut call: InFlight, ctx: &Context)
                     answered: Default::default(),
                 };
                 let labels = task::Labels::of(shared, remote);
-                return task::follow(peer, labels, start, (deadline, limit), ctx).await;
+                return Box::pin(task::follow(peer, labels, start, (deadline, limit), ctx)).await;
             }
             Step::Done(outcome) => return finish(shared, remote, outcome),
             Step::Elicited(elicitation) => {
+                let elicitation = *elicitation;
                 if let Some(answer) = call.preset.take() {
                     let _ = elicitation
                         .reply
@@ -292,6 +300,29 @@ mod tests {
     use serde_json::json;
 
     use super::{text_only, tool_result};
+    use crate::Context;
+    use crate::mcp::McpClient;
+
+    /// A call's future is allocated (and moved) whole on every call, so the rare paths
+    /// (reconnecting, a login, a task) are boxed and do not make it as large as theirs.
+    #[test]
+    fn a_call_s_future_stays_small() {
+        let shared = McpClient::stdio("server", ["--stdio"]).shared();
+        let handler = super::super::handler::Handler {
+            routing: std::sync::Arc::clone(&shared.routing),
+        };
+        let connecting = std::mem::size_of_val(&shared.endpoint.open(
+            handler,
+            std::time::Duration::from_secs(1),
+            false,
+        ));
+        let future = super::call(shared, "add".into(), json!({}), Context::default());
+        let size = std::mem::size_of_val(&future);
+        assert!(
+            size < connecting / 2 && size <= 4096,
+            "a call's future is {size} bytes, connecting's {connecting}"
+        );
+    }
 
     /// The short path gives what the general one gives, and leaves every result it does
     /// not cover to it.

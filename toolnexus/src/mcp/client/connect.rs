@@ -4,12 +4,13 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::http::{HeaderName, HeaderValue};
 use rmcp::RoleClient;
 use rmcp::model::ProtocolVersion;
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _, RunningService};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _, Peer, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 
@@ -89,8 +90,6 @@ use super::auth::{Login, LoginClient};
 /// (shared by the builder's clones).
 #[cfg(feature = "mcp-auth")]
 pub(super) type OAuthLogin = (super::auth::OAuth, Arc<tokio::sync::OnceCell<Arc<Login>>>);
-#[cfg(feature = "mcp-auth")]
-use std::sync::Arc;
 
 impl Endpoint {
     /// How errors name the server before it has told its own name.
@@ -293,4 +292,49 @@ pub(super) fn header(name: &str, value: &str) -> Result<(HeaderName, HeaderValue
     let parsed_value = HeaderValue::try_from(value)
         .map_err(|e| format!("invalid value for HTTP header `{name}`: {e}"))?;
     Ok((parsed_name, parsed_value))
+}
+
+/// The connection of one client: reached on every call, made again when it was lost.
+impl super::Shared {
+    /// The live connection's peer, connecting (again) first when there is none.
+    pub(super) async fn peer(&self) -> Result<Peer<RoleClient>, McpClientError> {
+        let connection = self.connection.lock().await;
+        if let Some(service) = connection.as_ref() {
+            if !service.is_closed() && !service.peer().is_transport_closed() {
+                return Ok(service.peer().clone());
+            }
+            if !self.options.reconnect {
+                return Err(McpClientError::Connect {
+                    server: self.server(),
+                    message: "the connection closed, and reconnecting is turned off".to_owned(),
+                });
+            }
+        }
+        // Boxed: connecting is rare, and its future is large for every call to carry.
+        Box::pin(self.reconnect(connection)).await
+    }
+
+    async fn reconnect(
+        &self,
+        mut connection: tokio::sync::MutexGuard<'_, Option<RunningService<RoleClient, Handler>>>,
+    ) -> Result<Peer<RoleClient>, McpClientError> {
+        *connection = None; // Drops the old connection (and kills its child) first.
+        let handler = Handler {
+            routing: Arc::clone(&self.routing),
+        };
+        let service = self
+            .endpoint
+            .open(handler, self.options.connect_timeout, self.options.latest)
+            .await?;
+        if let Some(info) = service.peer().peer_info()
+            && let Some(server) = &info.server_info
+        {
+            let _ = self.info.set((server.name.clone(), server.version.clone()));
+        }
+        self.connections
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let peer = service.peer().clone();
+        *connection = Some(service);
+        Ok(peer)
+    }
 }

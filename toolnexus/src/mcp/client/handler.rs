@@ -32,18 +32,32 @@ pub(super) struct Elicitation {
     pub(super) reply: oneshot::Sender<ElicitResult>,
 }
 
+/// Where a call's elicitations arrive. Boxed: a channel allocates room for a block of
+/// messages, and every call makes one, while elicitations are rare.
+pub(super) type Inbox = mpsc::UnboundedReceiver<Box<Elicitation>>;
+
 struct Slot {
     id: u64,
-    inbox: mpsc::UnboundedSender<Elicitation>,
+    inbox: mpsc::UnboundedSender<Box<Elicitation>>,
     waiting: bool,
     /// The calling tool's context, when it has a caller to hear the remote tool's
     /// progress and log lines.
     reporter: Option<Context>,
 }
 
+/// A channel kept for the next call: made anew for every call it would be a few
+/// allocations, the block of messages included, for elicitations that rarely come.
+type Spare = (mpsc::UnboundedSender<Box<Elicitation>>, Inbox);
+
+/// How many channels a client keeps for its next calls (one per call in flight, up to this).
+const SPARES: usize = 8;
+
+/// The last call id, the calls in flight (oldest first), and the spare channels.
+type Slots = (u64, Vec<Slot>, Vec<Spare>);
+
 /// The calls in flight on one client, and the tool-list generation.
 pub(super) struct Routing {
-    slots: Mutex<(u64, Vec<Slot>)>,
+    slots: Mutex<Slots>,
     changed: watch::Sender<u64>,
     elicitation_timeout: Duration,
 }
@@ -51,13 +65,13 @@ pub(super) struct Routing {
 impl Routing {
     pub(super) fn new(elicitation_timeout: Duration) -> Arc<Routing> {
         Arc::new(Routing {
-            slots: Mutex::new((0, Vec::new())),
+            slots: Mutex::new((0, Vec::new(), Vec::new())),
             changed: watch::channel(0).0,
             elicitation_timeout,
         })
     }
 
-    fn slots(&self) -> MutexGuard<'_, (u64, Vec<Slot>)> {
+    fn slots(&self) -> MutexGuard<'_, Slots> {
         // A panic while holding this lock leaves the list consistent (every update is a
         // single push, remove or flag write), so a poisoned lock is still usable.
         self.slots
@@ -65,10 +79,10 @@ impl Routing {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Registers a call about to start; its elicitations arrive on the receiver.
-    pub(super) fn enter(self: &Arc<Self>) -> (SlotGuard, mpsc::UnboundedReceiver<Elicitation>) {
-        let (tx, rx) = mpsc::unbounded_channel();
+    /// Registers a call about to start; its elicitations arrive on the guard's inbox.
+    pub(super) fn enter(self: &Arc<Self>) -> SlotGuard {
         let mut slots = self.slots();
+        let (tx, rx) = slots.2.pop().unwrap_or_else(mpsc::unbounded_channel);
         slots.0 += 1;
         let id = slots.0;
         slots.1.push(Slot {
@@ -77,11 +91,11 @@ impl Routing {
             waiting: false,
             reporter: None,
         });
-        let guard = SlotGuard {
+        SlotGuard {
             routing: Arc::clone(self),
             id,
-        };
-        (guard, rx)
+            inbox: Some(rx),
+        }
     }
 
     fn set_waiting(&self, id: u64, waiting: bool) {
@@ -108,7 +122,7 @@ impl Routing {
 
     /// Hands an elicitation to the oldest call not waiting on one; false when no call
     /// can take it.
-    fn deliver(&self, mut elicitation: Elicitation) -> bool {
+    fn deliver(&self, mut elicitation: Box<Elicitation>) -> bool {
         let slots = self.slots();
         for slot in slots.1.iter().filter(|s| !s.waiting) {
             match slot.inbox.send(elicitation) {
@@ -138,9 +152,19 @@ impl Routing {
 pub(super) struct SlotGuard {
     routing: Arc<Routing>,
     id: u64,
+    /// Where the call's elicitations arrive (`None` only while the guard is dropped).
+    inbox: Option<Inbox>,
 }
 
 impl SlotGuard {
+    /// The call's next elicitation.
+    pub(super) async fn elicitation(&mut self) -> Option<Box<Elicitation>> {
+        match &mut self.inbox {
+            Some(inbox) => inbox.recv().await,
+            None => None,
+        }
+    }
+
     /// Marks the call as waiting on an elicitation (or running again).
     pub(super) fn waiting(&self, waiting: bool) {
         self.routing.set_waiting(self.id, waiting);
@@ -155,8 +179,20 @@ impl SlotGuard {
 }
 
 impl Drop for SlotGuard {
+    /// Removes the call, and keeps its channel for the next one: emptied, so that an
+    /// elicitation nobody took is dropped (and cancelled) as before, never handed on.
     fn drop(&mut self) {
-        self.routing.slots().1.retain(|slot| slot.id != self.id);
+        let mut slots = self.routing.slots();
+        let Some(at) = slots.1.iter().position(|slot| slot.id == self.id) else {
+            return;
+        };
+        let slot = slots.1.remove(at);
+        if let Some(mut inbox) = self.inbox.take()
+            && slots.2.len() < SPARES
+        {
+            while inbox.try_recv().is_ok() {}
+            slots.2.push((slot.inbox, inbox));
+        }
     }
 }
 
@@ -195,7 +231,10 @@ impl ClientHandler for Handler {
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
         let (reply, answer) = oneshot::channel();
-        if !self.routing.deliver(Elicitation { params, reply }) {
+        if !self
+            .routing
+            .deliver(Box::new(Elicitation { params, reply }))
+        {
             // No tool call is running: nobody to ask.
             return Ok(ElicitResult::new(ElicitationAction::Decline));
         }
@@ -253,21 +292,50 @@ mod tests {
         (Elicitation { params, reply }, rx)
     }
 
+    /// What the call's inbox holds now, without waiting.
+    fn received(guard: &mut SlotGuard) -> bool {
+        guard
+            .inbox
+            .as_mut()
+            .is_some_and(|inbox| inbox.try_recv().is_ok())
+    }
+
     #[test]
     fn an_elicitation_goes_to_the_oldest_call_not_already_waiting() {
         let routing = Routing::new(Duration::from_secs(1));
-        let (first, mut first_inbox) = routing.enter();
-        let (second, mut second_inbox) = routing.enter();
-        assert!(routing.deliver(elicitation().0));
-        assert!(first_inbox.try_recv().is_ok());
+        let mut first = routing.enter();
+        let mut second = routing.enter();
+        assert!(routing.deliver(Box::new(elicitation().0)));
+        assert!(received(&mut first));
         first.waiting(true);
-        assert!(routing.deliver(elicitation().0));
-        assert!(first_inbox.try_recv().is_err());
-        assert!(second_inbox.try_recv().is_ok());
+        assert!(routing.deliver(Box::new(elicitation().0)));
+        assert!(!received(&mut first));
+        assert!(received(&mut second));
         drop(first);
         drop(second);
         // No call in flight: nobody takes it (the handler then declines).
-        assert!(!routing.deliver(elicitation().0));
+        assert!(!routing.deliver(Box::new(elicitation().0)));
+    }
+
+    /// A call's channel serves the next call, but what the finished call left in it is
+    /// dropped (its elicitation cancelled), never handed to the next.
+    #[test]
+    fn a_reused_channel_starts_empty() {
+        let routing = Routing::new(Duration::from_secs(1));
+        let first = routing.enter();
+        let (left, mut reply) = elicitation();
+        assert!(routing.deliver(Box::new(left)));
+        drop(first);
+        assert!(
+            reply.try_recv().is_err(),
+            "the elicitation left behind is dropped"
+        );
+        assert_eq!(routing.slots().2.len(), 1, "the channel is kept");
+        let mut next = routing.enter();
+        assert!(routing.slots().2.is_empty(), "and taken by the next call");
+        assert!(!received(&mut next));
+        assert!(routing.deliver(Box::new(elicitation().0)));
+        assert!(received(&mut next));
     }
 
     #[test]

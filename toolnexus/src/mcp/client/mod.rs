@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use rmcp::RoleClient;
-use rmcp::service::{Peer, RunningService};
+use rmcp::service::RunningService;
 use serde_json::Value;
 
 use crate::tool::context::Context;
@@ -98,40 +98,6 @@ impl Shared {
             Some((name, _)) => name.clone(),
             None => self.endpoint.label().trim_matches('`').to_owned(),
         }
-    }
-
-    /// The live connection's peer, connecting (again) first when there is none.
-    async fn peer(&self) -> Result<Peer<RoleClient>, McpClientError> {
-        let mut connection = self.connection.lock().await;
-        if let Some(service) = connection.as_ref() {
-            if !service.is_closed() && !service.peer().is_transport_closed() {
-                return Ok(service.peer().clone());
-            }
-            if !self.options.reconnect {
-                return Err(McpClientError::Connect {
-                    server: self.server(),
-                    message: "the connection closed, and reconnecting is turned off".to_owned(),
-                });
-            }
-        }
-        *connection = None; // Drops the old connection (and kills its child) first.
-        let handler = Handler {
-            routing: Arc::clone(&self.routing),
-        };
-        let service = self
-            .endpoint
-            .open(handler, self.options.connect_timeout, self.options.latest)
-            .await?;
-        if let Some(info) = service.peer().peer_info()
-            && let Some(server) = &info.server_info
-        {
-            let _ = self.info.set((server.name.clone(), server.version.clone()));
-        }
-        self.connections
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let peer = service.peer().clone();
-        *connection = Some(service);
-        Ok(peer)
     }
 }
 
@@ -574,7 +540,13 @@ impl McpClientBuilder {
 
     /// Connects (starting the child process, for stdio) and runs the handshake.
     pub async fn connect(self) -> Result<McpClient, McpClientError> {
-        let shared = Arc::new(Shared {
+        let shared = self.shared();
+        shared.peer().await?;
+        Ok(McpClient { shared })
+    }
+
+    fn shared(self) -> Arc<Shared> {
+        Arc::new(Shared {
             endpoint: self.endpoint,
             routing: Routing::new(self.options.elicitation_timeout),
             options: self.options,
@@ -583,9 +555,7 @@ impl McpClientBuilder {
             info: OnceLock::new(),
             names: Mutex::new(HashSet::new()),
             connections: Default::default(),
-        });
-        shared.peer().await?;
-        Ok(McpClient { shared })
+        })
     }
 }
 
