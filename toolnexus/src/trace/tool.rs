@@ -103,14 +103,8 @@ impl ToolSpan {
     /// that ends before it returns its future does (nothing left to drop when there is
     /// no span).
     #[inline]
-    pub(crate) fn close(self, result: ToolResult, end: End) -> ToolResult {
-        if let Some(mut open) = self.0 {
-            open.open = false;
-            if !open.span.is_disabled() {
-                record(&open.span, &result, end);
-            }
-        }
-        result
+    pub(crate) fn close(mut self, result: ToolResult, end: End) -> ToolResult {
+        self.ended(result, end)
     }
 
     /// Records how the call ended and hands its result back.
