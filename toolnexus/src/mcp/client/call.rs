@@ -61,15 +61,16 @@ async fn untraced(shared: Arc<Shared>, remote: Arc<str>, args: Value, ctx: Conte
     // The re-execution after the host answered a login suspension: finish the login,
     // then make the call afresh (the answer was the login's, not the tool's).
     #[cfg(feature = "mcp-auth")]
-    let ctx = match ctx.answer().is_some() {
-        // Boxed, here and below: the rare paths' futures would otherwise make every call's
-        // future as large as theirs, moved whole at each step.
-        true => match Box::pin(super::auth::answer_login(&shared, &ctx)).await {
+    // Boxed, here and below: the rare paths' futures would otherwise make every call's
+    // future as large as theirs, moved whole at each step.
+    let ctx = if ctx.answer().is_none() {
+        ctx
+    } else {
+        match Box::pin(super::auth::answer_login(&shared, &ctx)).await {
             Some(Ok(())) => Context::default(),
             Some(Err(message)) => return ToolResult::error(format!("{remote}: {message}")),
             None => ctx,
-        },
-        false => ctx,
+        }
     };
     let arguments = match args {
         Value::Object(map) => map,
