@@ -379,6 +379,16 @@ mod tests {
         ServerSseMessage::from_message(serde_json::from_value(message).unwrap())
     }
 
+    /// Streams `s0`, `s1`, … each carrying one answer; their event ids.
+    async fn answer_streams(store: &MemoryEventStore, count: i64) -> Vec<String> {
+        let mut ids = Vec::new();
+        for n in 0..count {
+            let id = store.store_event(&format!("s{n}"), &response(n)).await;
+            ids.push(id.unwrap());
+        }
+        ids
+    }
+
     #[tokio::test]
     async fn a_replay_waits_for_the_response_then_ends() {
         let store = MemoryEventStore::new(Duration::from_secs(60), 1 << 20, 1 << 20);
@@ -398,15 +408,7 @@ mod tests {
     #[tokio::test]
     async fn the_byte_budget_drops_the_oldest_streams() {
         let store = MemoryEventStore::new(Duration::from_secs(60), 64 * 1024, 64 * 1024);
-        let mut ids = Vec::new();
-        for n in 0..1000 {
-            ids.push(
-                store
-                    .store_event(&format!("s{n}"), &response(n))
-                    .await
-                    .unwrap(),
-            );
-        }
+        let ids = answer_streams(&store, 1000).await;
         {
             let state = store.0.lock();
             assert!(state.bytes <= 64 * 1024, "{} bytes kept", state.bytes);
@@ -450,15 +452,7 @@ mod tests {
         let store = MemoryEventStore::new(Duration::from_secs(60), 64 * 1024, 8 * 1024);
         let priming = ServerSseMessage::priming("ignored", Duration::from_secs(3));
         let running = store.store_event("running", &priming).await.unwrap();
-        let mut answers = Vec::new();
-        for n in 0..200 {
-            answers.push(
-                store
-                    .store_event(&format!("s{n}"), &response(n))
-                    .await
-                    .unwrap(),
-            );
-        }
+        let answers = answer_streams(&store, 200).await;
         {
             let state = store.0.lock();
             assert!(state.answered_bytes <= 8 * 1024, "{}", state.answered_bytes);
