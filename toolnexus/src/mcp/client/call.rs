@@ -14,7 +14,7 @@ use tokio::time::Instant;
 use tracing::Instrument as _;
 
 use super::elicit::{ELICITATION_DATA_KEY, InFlight, Parked, reply_for, request_for};
-use super::handler::Elicitation;
+use super::handler::{Elicitation, Inbound};
 use super::result::tool_result;
 use super::retry::{Retry, request_for_input, retry_for};
 use super::task;
@@ -54,9 +54,10 @@ async fn untraced(shared: Arc<Shared>, remote: Arc<str>, args: Value, ctx: Conte
                 shared.server()
             ));
         }
-        call.slot.waiting(false);
+        let deadline = Instant::now() + shared.options.timeout;
+        call.slot.resume(deadline);
         call.slot.report_to(&ctx);
-        return drive(&shared, &remote, call, &ctx).await;
+        return drive(&shared, &remote, call, deadline, &ctx).await;
     }
     // The re-execution after the host answered a login suspension: finish the login,
     // then make the call afresh (the answer was the login's, not the tool's).
@@ -112,7 +113,8 @@ async fn untraced(shared: Arc<Shared>, remote: Arc<str>, args: Value, ctx: Conte
         params.meta = Some(RequestMetaObject(MetaObject(meta)));
     }
     trace::inject(&mut params);
-    let slot = shared.routing.enter();
+    let deadline = Instant::now() + shared.options.timeout;
+    let slot = shared.routing.enter(deadline);
     slot.report_to(&ctx);
     let future = Box::pin(async move { peer.call_tool_once(params).await });
     let call = InFlight {
@@ -120,7 +122,7 @@ async fn untraced(shared: Arc<Shared>, remote: Arc<str>, args: Value, ctx: Conte
         slot,
         preset: ctx.answer().cloned(),
     };
-    drive(&shared, &remote, call, &ctx).await
+    drive(&shared, &remote, call, deadline, &ctx).await
 }
 
 // A step lives in one local between `select!` and `match`: boxing the result to even the
@@ -129,20 +131,33 @@ async fn untraced(shared: Arc<Shared>, remote: Arc<str>, args: Value, ctx: Conte
 enum Step {
     Done(Result<CallToolResponse, ServiceError>),
     Elicited(Box<Elicitation>),
+    /// The watchdog saw the deadline pass (see `deadline.rs`).
     TimedOut,
 }
 
-/// Waits for the call's result, its next elicitation, or the call timeout; a task the
-/// server makes of the call is followed to its end within the same timeout.
-async fn drive(shared: &Shared, remote: &str, mut call: InFlight, ctx: &Context) -> ToolResult {
+/// Waits for the call's result, its next elicitation, or its `deadline` (the call
+/// timeout from when it was sent or resumed); a task the server makes of the call is
+/// followed to its end within the same deadline.
+async fn drive(
+    shared: &Shared,
+    remote: &str,
+    mut call: InFlight,
+    deadline: Instant,
+    ctx: &Context,
+) -> ToolResult {
     let limit = shared.options.timeout;
-    let deadline = Instant::now() + limit;
     loop {
         let step = tokio::select! {
             outcome = &mut call.future => Step::Done(outcome),
-            Some(elicitation) = call.slot.elicitation() => Step::Elicited(elicitation),
-            () = tokio::time::sleep_until(deadline) => Step::TimedOut,
+            Some(inbound) = call.slot.next() => match inbound {
+                Inbound::Elicitation(elicitation) => Step::Elicited(elicitation),
+                Inbound::Deadline => Step::TimedOut,
+            },
         };
+        // A word from before the call parked and was resumed with a later deadline.
+        if matches!(step, Step::TimedOut) && Instant::now() < deadline {
+            continue;
+        }
         match step {
             Step::Done(Ok(CallToolResponse::Task(created))) => {
                 drop(call);
@@ -168,7 +183,7 @@ async fn drive(shared: &Shared, remote: &str, mut call: InFlight, ctx: &Context)
                     continue;
                 }
                 let request = request_for(&elicitation.params, &shared.server_name());
-                call.slot.waiting(true);
+                call.slot.waiting();
                 shared.parking.park(
                     request.id.clone(),
                     Parked {

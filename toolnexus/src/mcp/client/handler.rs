@@ -7,7 +7,8 @@
 //! the server, so a new elicitation cannot be its own). With one call at a time, as in a
 //! sequential loop, the match is exact. A remote tool's progress and log notifications
 //! reach the calling tool's [`Context`] the same way: the oldest running call that has a
-//! caller to report to gets them.
+//! caller to report to gets them. The routing also holds each call's deadline, which one
+//! watchdog task per client checks (see `deadline.rs`), so a call arms no timer of its own.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -23,6 +24,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, ErrorData, RoleClient};
 use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::Instant;
 
 use crate::tool::context::Context;
 
@@ -32,14 +34,25 @@ pub(super) struct Elicitation {
     pub(super) reply: oneshot::Sender<ElicitResult>,
 }
 
-/// Where a call's elicitations arrive. Boxed: a channel allocates room for a block of
-/// messages, and every call makes one, while elicitations are rare.
-pub(super) type Inbox = mpsc::UnboundedReceiver<Box<Elicitation>>;
+/// What reaches a call in flight besides its result.
+pub(super) enum Inbound {
+    /// The server's elicitation, for this call. Boxed: a channel allocates room for a
+    /// block of messages, and every call has one, while elicitations are rare.
+    Elicitation(Box<Elicitation>),
+    /// The watchdog saw the call's deadline pass.
+    Deadline,
+}
+
+/// Where a call's elicitations and its deadline arrive.
+pub(super) type Inbox = mpsc::UnboundedReceiver<Inbound>;
 
 struct Slot {
     id: u64,
-    inbox: mpsc::UnboundedSender<Box<Elicitation>>,
+    inbox: mpsc::UnboundedSender<Inbound>,
     waiting: bool,
+    /// When the call times out; `None` while it waits on an elicitation's answer, and
+    /// once the watchdog has told it.
+    deadline: Option<Instant>,
     /// The calling tool's context, when it has a caller to hear the remote tool's
     /// progress and log lines.
     reporter: Option<Context>,
@@ -47,27 +60,38 @@ struct Slot {
 
 /// A channel kept for the next call: made anew for every call it would be a few
 /// allocations, the block of messages included, for elicitations that rarely come.
-type Spare = (mpsc::UnboundedSender<Box<Elicitation>>, Inbox);
+type Spare = (mpsc::UnboundedSender<Inbound>, Inbox);
 
 /// How many channels a client keeps for its next calls (one per call in flight, up to this).
 const SPARES: usize = 8;
 
-/// The last call id, the calls in flight (oldest first), and the spare channels.
-type Slots = (u64, Vec<Slot>, Vec<Spare>);
+#[derive(Default)]
+struct Slots {
+    /// The last call id given.
+    last: u64,
+    /// The calls in flight, oldest first.
+    calls: Vec<Slot>,
+    spares: Vec<Spare>,
+    /// A watchdog task is checking the deadlines.
+    watched: bool,
+}
 
 /// The calls in flight on one client, and the tool-list generation.
 pub(super) struct Routing {
     slots: Mutex<Slots>,
     changed: watch::Sender<u64>,
     elicitation_timeout: Duration,
+    /// How often the watchdog checks the deadlines.
+    tick: Duration,
 }
 
 impl Routing {
-    pub(super) fn new(elicitation_timeout: Duration) -> Arc<Routing> {
+    pub(super) fn new(elicitation_timeout: Duration, call_timeout: Duration) -> Arc<Routing> {
         Arc::new(Routing {
-            slots: Mutex::new((0, Vec::new(), Vec::new())),
+            slots: Mutex::default(),
             changed: watch::channel(0).0,
             elicitation_timeout,
+            tick: super::deadline::tick(call_timeout),
         })
     }
 
@@ -79,18 +103,21 @@ impl Routing {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Registers a call about to start; its elicitations arrive on the guard's inbox.
-    pub(super) fn enter(self: &Arc<Self>) -> SlotGuard {
+    /// Registers a call about to start, due by `deadline`; its elicitations, and word
+    /// that the deadline passed, arrive on the guard's inbox.
+    pub(super) fn enter(self: &Arc<Self>, deadline: Instant) -> SlotGuard {
         let mut slots = self.slots();
-        let (tx, rx) = slots.2.pop().unwrap_or_else(mpsc::unbounded_channel);
-        slots.0 += 1;
-        let id = slots.0;
-        slots.1.push(Slot {
+        let (tx, rx) = slots.spares.pop().unwrap_or_else(mpsc::unbounded_channel);
+        slots.last += 1;
+        let id = slots.last;
+        slots.calls.push(Slot {
             id,
             inbox: tx,
             waiting: false,
+            deadline: Some(deadline),
             reporter: None,
         });
+        self.watch(&mut slots);
         SlotGuard {
             routing: Arc::clone(self),
             id,
@@ -98,14 +125,63 @@ impl Routing {
         }
     }
 
-    fn set_waiting(&self, id: u64, waiting: bool) {
-        if let Some(slot) = self.slots().1.iter_mut().find(|s| s.id == id) {
-            slot.waiting = waiting;
+    /// Starts the watchdog unless it runs (outside a tokio runtime there is none, and
+    /// nothing to time).
+    fn watch(self: &Arc<Self>, slots: &mut Slots) {
+        if !slots.watched
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            slots.watched = true;
+            runtime.spawn(super::deadline::watch(Arc::downgrade(self), self.tick));
+        }
+    }
+
+    /// Tells every call whose deadline has passed by `now`, once. False, with the
+    /// watchdog marked gone, when no call has a deadline (none in flight, or all waiting
+    /// on an answer) and none started since the watchdog's last look (`seen`, the last
+    /// call id then): it can stop.
+    pub(super) fn expire(&self, now: Instant, seen: &mut u64) -> bool {
+        let mut slots = self.slots();
+        let mut timed = false;
+        for slot in &mut slots.calls {
+            if slot.deadline.is_some_and(|deadline| deadline <= now) {
+                slot.deadline = None;
+                let _ = slot.inbox.send(Inbound::Deadline);
+            }
+            timed |= slot.deadline.is_some();
+        }
+        if !timed && slots.last == *seen {
+            slots.watched = false;
+            return false;
+        }
+        *seen = slots.last;
+        true
+    }
+
+    #[cfg(test)]
+    pub(super) fn watched(&self) -> bool {
+        self.slots().watched
+    }
+
+    /// The watchdog task ended without saying so (its runtime shut down): the next call
+    /// starts another.
+    pub(super) fn unwatched(&self) {
+        self.slots().watched = false;
+    }
+
+    fn set_waiting(self: &Arc<Self>, id: u64, deadline: Option<Instant>) {
+        let mut slots = self.slots();
+        if let Some(slot) = slots.calls.iter_mut().find(|s| s.id == id) {
+            slot.waiting = deadline.is_none();
+            slot.deadline = deadline;
+            if deadline.is_some() {
+                self.watch(&mut slots);
+            }
         }
     }
 
     fn set_reporter(&self, id: u64, ctx: &Context) {
-        if let Some(slot) = self.slots().1.iter_mut().find(|s| s.id == id) {
+        if let Some(slot) = self.slots().calls.iter_mut().find(|s| s.id == id) {
             slot.reporter = Some(ctx.clone());
         }
     }
@@ -114,7 +190,7 @@ impl Routing {
     fn reporter(&self) -> Option<Context> {
         let slots = self.slots();
         slots
-            .1
+            .calls
             .iter()
             .filter(|s| !s.waiting)
             .find_map(|s| s.reporter.clone())
@@ -122,9 +198,10 @@ impl Routing {
 
     /// Hands an elicitation to the oldest call not waiting on one; false when no call
     /// can take it.
-    fn deliver(&self, mut elicitation: Box<Elicitation>) -> bool {
+    fn deliver(&self, elicitation: Box<Elicitation>) -> bool {
         let slots = self.slots();
-        for slot in slots.1.iter().filter(|s| !s.waiting) {
+        let mut elicitation = Inbound::Elicitation(elicitation);
+        for slot in slots.calls.iter().filter(|s| !s.waiting) {
             match slot.inbox.send(elicitation) {
                 Ok(()) => return true,
                 Err(mpsc::error::SendError(back)) => elicitation = back,
@@ -157,17 +234,22 @@ pub(super) struct SlotGuard {
 }
 
 impl SlotGuard {
-    /// The call's next elicitation.
-    pub(super) async fn elicitation(&mut self) -> Option<Box<Elicitation>> {
+    /// The call's next elicitation, or word that its deadline passed.
+    pub(super) async fn next(&mut self) -> Option<Inbound> {
         match &mut self.inbox {
             Some(inbox) => inbox.recv().await,
             None => None,
         }
     }
 
-    /// Marks the call as waiting on an elicitation (or running again).
-    pub(super) fn waiting(&self, waiting: bool) {
-        self.routing.set_waiting(self.id, waiting);
+    /// Marks the call as waiting on an elicitation's answer: it has no deadline then.
+    pub(super) fn waiting(&self) {
+        self.routing.set_waiting(self.id, None);
+    }
+
+    /// Marks the call as running again, due by `deadline`.
+    pub(super) fn resume(&self, deadline: Instant) {
+        self.routing.set_waiting(self.id, Some(deadline));
     }
 
     /// Sends the remote tool's progress and log lines to `ctx` (when it has a caller).
@@ -183,15 +265,15 @@ impl Drop for SlotGuard {
     /// elicitation nobody took is dropped (and cancelled) as before, never handed on.
     fn drop(&mut self) {
         let mut slots = self.routing.slots();
-        let Some(at) = slots.1.iter().position(|slot| slot.id == self.id) else {
+        let Some(at) = slots.calls.iter().position(|slot| slot.id == self.id) else {
             return;
         };
-        let slot = slots.1.remove(at);
+        let slot = slots.calls.remove(at);
         if let Some(mut inbox) = self.inbox.take()
-            && slots.2.len() < SPARES
+            && slots.spares.len() < SPARES
         {
             while inbox.try_recv().is_ok() {}
-            slots.2.push((slot.inbox, inbox));
+            slots.spares.push((slot.inbox, inbox));
         }
     }
 }
@@ -300,14 +382,18 @@ mod tests {
             .is_some_and(|inbox| inbox.try_recv().is_ok())
     }
 
+    fn far() -> Instant {
+        Instant::now() + Duration::from_secs(3600)
+    }
+
     #[test]
     fn an_elicitation_goes_to_the_oldest_call_not_already_waiting() {
-        let routing = Routing::new(Duration::from_secs(1));
-        let mut first = routing.enter();
-        let mut second = routing.enter();
+        let routing = Routing::new(Duration::from_secs(1), Duration::from_secs(1));
+        let mut first = routing.enter(far());
+        let mut second = routing.enter(far());
         assert!(routing.deliver(Box::new(elicitation().0)));
         assert!(received(&mut first));
-        first.waiting(true);
+        first.waiting();
         assert!(routing.deliver(Box::new(elicitation().0)));
         assert!(!received(&mut first));
         assert!(received(&mut second));
@@ -321,8 +407,8 @@ mod tests {
     /// dropped (its elicitation cancelled), never handed to the next.
     #[test]
     fn a_reused_channel_starts_empty() {
-        let routing = Routing::new(Duration::from_secs(1));
-        let first = routing.enter();
+        let routing = Routing::new(Duration::from_secs(1), Duration::from_secs(1));
+        let first = routing.enter(far());
         let (left, mut reply) = elicitation();
         assert!(routing.deliver(Box::new(left)));
         drop(first);
@@ -330,9 +416,12 @@ mod tests {
             reply.try_recv().is_err(),
             "the elicitation left behind is dropped"
         );
-        assert_eq!(routing.slots().2.len(), 1, "the channel is kept");
-        let mut next = routing.enter();
-        assert!(routing.slots().2.is_empty(), "and taken by the next call");
+        assert_eq!(routing.slots().spares.len(), 1, "the channel is kept");
+        let mut next = routing.enter(far());
+        assert!(
+            routing.slots().spares.is_empty(),
+            "and taken by the next call"
+        );
         assert!(!received(&mut next));
         assert!(routing.deliver(Box::new(elicitation().0)));
         assert!(received(&mut next));
@@ -340,7 +429,7 @@ mod tests {
 
     #[test]
     fn list_changed_bumps_the_generation() {
-        let routing = Routing::new(Duration::from_secs(1));
+        let routing = Routing::new(Duration::from_secs(1), Duration::from_secs(1));
         let watch = routing.subscribe();
         routing.bump();
         assert_eq!(routing.generation(), 1);

@@ -4,6 +4,7 @@
 mod auth;
 mod call;
 mod connect;
+mod deadline;
 mod elicit;
 mod error;
 mod handler;
@@ -436,8 +437,9 @@ impl McpClientBuilder {
     }
 
     /// Bounds every tool call (default [`DEFAULT_CALL_TIMEOUT`]); past it the call is
-    /// cancelled on the server and ends with an error result. A shorter
-    /// [`Context::with_timeout`] still applies.
+    /// cancelled on the server and ends with an error result. The deadlines are checked
+    /// every quarter of the timeout, at most every second, so a call ends at most that
+    /// long after its deadline. A shorter [`Context::with_timeout`] still applies.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.options.timeout = timeout;
         self
@@ -548,7 +550,7 @@ impl McpClientBuilder {
     fn shared(self) -> Arc<Shared> {
         Arc::new(Shared {
             endpoint: self.endpoint,
-            routing: Routing::new(self.options.elicitation_timeout),
+            routing: Routing::new(self.options.elicitation_timeout, self.options.timeout),
             options: self.options,
             parking: Parking::default(),
             connection: tokio::sync::Mutex::new(None),
