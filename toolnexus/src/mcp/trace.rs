@@ -12,12 +12,15 @@ use tracing::Span;
 use tracing::field::Empty;
 
 /// The server span of one `tools/call`, continuing the caller's trace when its `_meta`
-/// carries one.
+/// carries one; none when nothing could see it (see [`crate::trace::listening`]).
 pub(super) fn server_span(
     name: &str,
     request: &CallToolRequestParams,
     context: &RequestContext<RoleServer>,
 ) -> Span {
+    if !crate::trace::listening() {
+        return Span::none();
+    }
     let span = tracing::info_span!(
         target: "toolnexus",
         "tools/call",
@@ -70,8 +73,12 @@ pub(super) fn server_responded(
     }
 }
 
-/// The client span of one `tools/call` of the remote tool `name`.
+/// The client span of one `tools/call` of the remote tool `name`; none when nothing
+/// could see it.
 pub(super) fn client_span(name: &str) -> Span {
+    if !crate::trace::listening() {
+        return Span::none();
+    }
     let span = tracing::info_span!(
         target: "toolnexus",
         "tools/call",

@@ -114,11 +114,18 @@ pub(crate) fn listening() -> bool {
 }
 
 /// Whether tracing's `log` feature forwards spans, disabled ones included, to `log`: it
-/// does when it is compiled in and no dispatcher was set (or always, with `log-always`).
-/// The check tracing's own span macros make, expanded here as they expand it.
+/// does when it is compiled in and no dispatcher was set (or always, with `log-always`),
+/// the check tracing's own span macros make, expanded here as they expand it; and a `log`
+/// logger listens (`log`'s maximum level is not `Off`, which it is until a logger is
+/// set), the check tracing makes before logging a span. The block of `if_log_enabled!`
+/// is compiled only with the `log` feature, where tracing re-exports `log` as
+/// `tracing::log`. Without a logger the spans would go nowhere, so they are not built:
+/// the suite's database features turn tracing's `log` feature on, through sqlx.
 #[inline]
 pub(crate) fn logs_spans() -> bool {
-    tracing::if_log_enabled! { tracing::Level::INFO, { true } else { false } }
+    tracing::if_log_enabled! { tracing::Level::INFO, {
+        tracing::log::max_level() != tracing::log::LevelFilter::Off
+    } else { false } }
 }
 
 /// Gives a live span its OpenTelemetry name (`otel.name`), and hands it back. The name is
@@ -130,4 +137,28 @@ pub(crate) fn named(span: Span, name: impl FnOnce() -> String) -> Span {
         span.record("otel.name", name().as_str());
     }
     span
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// With tracing's `log` feature on (as in this crate's tests, through sqlx), spans go
+    /// to `log` only once a logger listens. A dispatcher set meanwhile by another test
+    /// only makes `logs_spans` false, so each assertion holds whatever runs beside it.
+    #[test]
+    fn spans_are_built_for_log_only_when_a_logger_listens() {
+        tracing::if_log_enabled! { tracing::Level::INFO, {
+            use tracing::log::{LevelFilter, max_level, set_max_level};
+            let before = max_level();
+            set_max_level(LevelFilter::Off);
+            assert!(!logs_spans(), "no logger: nothing to build spans for");
+            set_max_level(LevelFilter::Info);
+            let seen = logs_spans();
+            set_max_level(before);
+            assert!(seen || tracing::dispatcher::has_been_set(), "a logger listens");
+        } else {
+            assert!(!logs_spans());
+        } }
+    }
 }
