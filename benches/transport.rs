@@ -10,7 +10,7 @@
 //! ```
 //!
 //! Settings (environment): `TRANSPORT_CALLS` stdio calls per round (2000),
-//! `TRANSPORT_ROUNDS` interleaved rounds (3), `TRANSPORT_SECS` seconds per wrk run at 16
+//! `TRANSPORT_ROUNDS` interleaved rounds (4, every other one in reverse order), `TRANSPORT_SECS` seconds per wrk run at 16
 //! connections (10), `TRANSPORT_ONLY=stdio|http`, `TRANSPORT_PY` a Python with `mcp`
 //! 2.3 and uvicorn, `TRANSPORT_NODE_MODULES` a `node_modules` with
 //! `@modelcontextprotocol/sdk` 1.32 and express (their rows are left out without them).
@@ -52,6 +52,26 @@ pub(crate) fn server_command(mode: &str) -> Command {
     };
     command.env(peers::SERVE, mode);
     command
+}
+
+/// The order the rows of a round run in: as listed in even rounds, reversed in odd ones.
+pub(crate) fn round_order(rows: usize, round: usize) -> Vec<usize> {
+    if round.is_multiple_of(2) {
+        (0..rows).collect()
+    } else {
+        (0..rows).rev().collect()
+    }
+}
+
+/// The median (of an even count, the mean of the middle two).
+pub(crate) fn median_of(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let half = values.len() / 2;
+    if values.len().is_multiple_of(2) {
+        (values[half - 1] + values[half]) / 2.0
+    } else {
+        values[half]
+    }
 }
 
 pub(crate) fn env_usize(name: &str, default: usize) -> usize {

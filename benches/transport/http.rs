@@ -180,9 +180,7 @@ fn wrk(server: &Server, dir: &std::path::Path, connections: usize, secs: usize) 
 }
 
 fn median(runs: &[Run], field: impl Fn(&Run) -> f64) -> f64 {
-    let mut values: Vec<f64> = runs.iter().map(field).collect();
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
+    crate::median_of(runs.iter().map(field).collect())
 }
 
 fn optional_servers() -> Vec<(String, Command)> {
@@ -215,7 +213,7 @@ pub fn run() {
         println!("\nhttp: wrk is not installed (apt-get install -y wrk): skipped");
         return;
     }
-    let rounds = crate::env_usize("TRANSPORT_ROUNDS", 3);
+    let rounds = crate::env_usize("TRANSPORT_ROUNDS", 4);
     let secs = crate::env_usize("TRANSPORT_SECS", 10);
     let dir = std::env::temp_dir();
     let mut specs: Vec<(String, usize, Command)> = vec![
@@ -268,7 +266,11 @@ pub fn run() {
         })
         .collect();
     for round in 0..rounds {
-        for server in &mut servers {
+        // Every other round in reverse order, so that each server runs as often just
+        // before its baseline as just after it, and a drift of the machine's speed
+        // cancels out of the ratios.
+        for at in crate::round_order(servers.len(), round) {
+            let server = &mut servers[at];
             let run = wrk(server, &dir, 16, secs);
             server.runs.push(run);
             let single = wrk(server, &dir, 1, 3.min(secs));
@@ -281,22 +283,28 @@ pub fn run() {
     }
     println!(
         "\nhttp: wrk -t1, {rounds} interleaved rounds of {secs} s at 16 connections (and 3 s at \
-         1), medians of the rounds; ratios against the bare rmcp row of the same mode"
+         1), every other round in reverse order, medians of the rounds; ratios: the median of \
+         each round's ratio to the bare rmcp row of the same mode"
     );
     println!(
         "| server | req/s (16 conns) | ratio | p50 | p99 | p99 ratio | max / p50 | CPU per request | p50 at 1 conn |"
     );
     println!("|---|---|---|---|---|---|---|---|---|");
-    let summary: Vec<_> = servers
-        .iter()
-        .map(|s| (median(&s.runs, |r| r.rps), median(&s.runs, |r| r.p99)))
-        .collect();
     for server in &servers {
         let (rps, p99) = (
             median(&server.runs, |r| r.rps),
             median(&server.runs, |r| r.p99),
         );
-        let (base_rps, base_p99) = summary[server.baseline];
+        let base = &servers[server.baseline].runs;
+        let paired = |field: fn(&Run) -> f64| {
+            let ratios: Vec<f64> = server
+                .runs
+                .iter()
+                .zip(base)
+                .map(|(ours, theirs)| field(ours) / field(theirs))
+                .collect();
+            crate::median_of(ratios)
+        };
         let p50 = median(&server.runs, |r| r.p50);
         let worst = server
             .runs
@@ -306,8 +314,8 @@ pub fn run() {
         println!(
             "| {} | {rps:.0} | {:.2}x | {p50:.2} ms | {p99:.2} ms | {:.2}x | {worst:.1} | {:.1} µs | {:.3} ms |",
             server.name,
-            rps / base_rps,
-            p99 / base_p99,
+            paired(|r| r.rps),
+            paired(|r| r.p99),
             median(&server.runs, |r| r.cpu_per_request),
             median(&server.single, |r| r.p50),
         );

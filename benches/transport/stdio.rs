@@ -29,6 +29,8 @@ struct Row {
     nanos: Vec<u64>,
     cpu: u64,
     calls: u64,
+    /// Each round's median round trip (µs) and client CPU per call (ns).
+    rounds: Vec<(f64, f64)>,
 }
 
 fn tokio_command(mode: &str) -> tokio::process::Command {
@@ -117,7 +119,7 @@ fn percentile(sorted: &[u64], p: f64) -> f64 {
 
 pub fn run() {
     let calls = crate::env_usize("TRANSPORT_CALLS", 2000);
-    let rounds = crate::env_usize("TRANSPORT_ROUNDS", 3);
+    let rounds = crate::env_usize("TRANSPORT_ROUNDS", 4);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -152,8 +154,10 @@ pub fn run() {
         .ok()
         .map(|list| list.split(',').filter_map(|i| i.parse().ok()).collect());
     let mut id = 1_000;
-    for _ in 0..rounds {
-        for (index, row) in rows.iter_mut().enumerate() {
+    for round in 0..rounds {
+        // Every other round in reverse order (see the HTTP part).
+        for index in crate::round_order(rows.len(), round) {
+            let row = &mut rows[index];
             if only.as_ref().is_some_and(|only| !only.contains(&index)) {
                 continue;
             }
@@ -164,14 +168,20 @@ pub fn run() {
                     row.caller.call(id).await;
                 }
                 let cpu = crate::cpu_ns("self");
+                let mut round = Vec::with_capacity(calls);
                 for _ in 0..calls {
                     id += 1;
                     let start = Instant::now();
                     row.caller.call(id).await;
-                    row.nanos.push(start.elapsed().as_nanos() as u64);
+                    round.push(start.elapsed().as_nanos() as u64);
                 }
-                row.cpu += crate::cpu_ns("self") - cpu;
+                let spent = crate::cpu_ns("self") - cpu;
+                row.cpu += spent;
                 row.calls += calls as u64;
+                round.sort_unstable();
+                row.rounds
+                    .push((percentile(&round, 0.5), spent as f64 / calls as f64));
+                row.nanos.extend(round);
             });
         }
     }
@@ -181,34 +191,53 @@ pub fn run() {
     for row in &mut rows {
         row.nanos.sort_unstable();
     }
-    let base = percentile(&rows[2].nanos, 0.5);
-    let client_base = rows[1].cpu as f64 / rows[1].calls as f64;
+    // Each round's ratio of one row to another, and the median of those.
+    let paired = |ours: usize, theirs: usize, field: fn(&(f64, f64)) -> f64| {
+        let ratios = rows[ours]
+            .rounds
+            .iter()
+            .zip(&rows[theirs].rounds)
+            .map(|(a, b)| field(a) / field(b))
+            .collect();
+        crate::median_of(ratios)
+    };
     println!(
-        "\nstdio: {rounds} interleaved rounds x {calls} sequential tools/call per row; client \
-         CPU = this process's CPU time per call"
+        "\nstdio: {rounds} interleaved rounds x {calls} sequential tools/call per row, every \
+         other round in reverse order; client CPU = this process's CPU time per call; ratios: \
+         the median of each round's ratio"
     );
     println!(
         "| client -> server | median round trip | p99 | ratio to rmcp<->rmcp tokio stdio | client CPU per call |"
     );
     println!("|---|---|---|---|---|");
-    for row in &rows {
+    for (index, row) in rows.iter().enumerate() {
         let median = percentile(&row.nanos, 0.5);
         let cpu = row.cpu as f64 / row.calls as f64 / 1000.0;
         println!(
             "| {} | {median:.1} µs | {:.1} µs | {:.2}x | {cpu:.1} µs |",
             row.name,
             percentile(&row.nanos, 0.99),
-            median / base,
+            paired(index, 2, |r| r.0),
         );
     }
-    let ours = rows[0].cpu as f64 / rows[0].calls as f64;
+    let each = |ours: usize, theirs: usize, field: fn(&(f64, f64)) -> f64| {
+        let ratios: Vec<String> = rows[ours]
+            .rounds
+            .iter()
+            .zip(&rows[theirs].rounds)
+            .map(|(a, b)| format!("{:.2}", field(a) / field(b)))
+            .collect();
+        ratios.join(", ")
+    };
     println!(
-        "\nMcpClient CPU per call / bare rmcp client's, same toolnexus server: {:.2}x (target <= 1.1x)",
-        ours / client_base
+        "\nMcpClient CPU per call / bare rmcp client's, same toolnexus server: {:.2}x (target <= 1.1x; rounds: {})",
+        paired(0, 1, |r| r.1),
+        each(0, 1, |r| r.1)
     );
     println!(
-        "McpClient <-> McpServer round trip / rmcp <-> rmcp on tokio stdio: {:.2}x (target <= 0.75x)",
-        percentile(&rows[0].nanos, 0.5) / base
+        "McpClient <-> McpServer round trip / rmcp <-> rmcp on tokio stdio: {:.2}x (target <= 0.75x; rounds: {})",
+        paired(0, 2, |r| r.0),
+        each(0, 2, |r| r.0)
     );
     rt.block_on(async {
         for row in rows {
@@ -231,6 +260,7 @@ impl Row {
             nanos: Vec::new(),
             cpu: 0,
             calls: 0,
+            rounds: Vec::new(),
         }
     }
 }
