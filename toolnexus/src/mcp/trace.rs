@@ -73,12 +73,9 @@ pub(super) fn server_responded(
     }
 }
 
-/// The client span of one `tools/call` of the remote tool `name`; none when nothing
-/// could see it.
+/// The client span of one `tools/call` of the remote tool `name` (its caller checks
+/// [`crate::trace::listening`] first).
 pub(super) fn client_span(name: &str) -> Span {
-    if !crate::trace::listening() {
-        return Span::none();
-    }
     let span = tracing::info_span!(
         target: "toolnexus",
         "tools/call",
