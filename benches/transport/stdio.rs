@@ -192,14 +192,13 @@ pub fn run() {
         row.nanos.sort_unstable();
     }
     // Each round's ratio of one row to another, and the median of those.
-    let paired = |ours: usize, theirs: usize, field: fn(&(f64, f64)) -> f64| {
-        let ratios = rows[ours]
+    let ratios = |ours: usize, theirs: usize, field: fn(&(f64, f64)) -> f64| -> Vec<f64> {
+        rows[ours]
             .rounds
             .iter()
             .zip(&rows[theirs].rounds)
             .map(|(a, b)| field(a) / field(b))
-            .collect();
-        crate::median_of(ratios)
+            .collect()
     };
     println!(
         "\nstdio: {rounds} interleaved rounds x {calls} sequential tools/call per row, every \
@@ -217,27 +216,21 @@ pub fn run() {
             "| {} | {median:.1} µs | {:.1} µs | {:.2}x | {cpu:.1} µs |",
             row.name,
             percentile(&row.nanos, 0.99),
-            paired(index, 2, |r| r.0),
+            crate::median_of(ratios(index, 2, |r| r.0)),
         );
     }
-    let each = |ours: usize, theirs: usize, field: fn(&(f64, f64)) -> f64| {
-        let ratios: Vec<String> = rows[ours]
-            .rounds
-            .iter()
-            .zip(&rows[theirs].rounds)
-            .map(|(a, b)| format!("{:.2}", field(a) / field(b)))
-            .collect();
-        ratios.join(", ")
+    // A target's ratio, and the rounds' ratios it is the median of.
+    let target = |ratios: Vec<f64>| {
+        let each: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
+        (crate::median_of(ratios), each.join(", "))
     };
+    let (cpu, rounds) = target(ratios(0, 1, |r| r.1));
     println!(
-        "\nMcpClient CPU per call / bare rmcp client's, same toolnexus server: {:.2}x (target <= 1.1x; rounds: {})",
-        paired(0, 1, |r| r.1),
-        each(0, 1, |r| r.1)
+        "\nMcpClient CPU per call / bare rmcp client's, same toolnexus server: {cpu:.2}x (target <= 1.1x; rounds: {rounds})"
     );
+    let (trip, rounds) = target(ratios(0, 2, |r| r.0));
     println!(
-        "McpClient <-> McpServer round trip / rmcp <-> rmcp on tokio stdio: {:.2}x (target <= 0.75x; rounds: {})",
-        paired(0, 2, |r| r.0),
-        each(0, 2, |r| r.0)
+        "McpClient <-> McpServer round trip / rmcp <-> rmcp on tokio stdio: {trip:.2}x (target <= 0.75x; rounds: {rounds})"
     );
     rt.block_on(async {
         for row in rows {
