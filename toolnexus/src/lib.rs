@@ -91,16 +91,16 @@ pub mod guide;
 pub mod mcp;
 #[cfg(feature = "otel")]
 pub mod otel;
-#[cfg(feature = "__store")]
-#[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
-pub mod store;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
-pub use agent::providers;
+pub mod providers;
 mod schema;
 #[cfg(feature = "search")]
 pub mod search;
 #[cfg(any(feature = "mcp", feature = "skills", feature = "http-tools"))]
 pub mod source;
+#[cfg(feature = "__store")]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
+pub mod store;
 mod tool;
 pub mod trace;
 

@@ -10,8 +10,6 @@ pub(crate) mod journal;
 pub(crate) mod listed;
 pub(crate) mod message;
 pub(crate) mod model;
-#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
-pub mod providers;
 pub(crate) mod resume;
 pub(crate) mod run;
 pub(crate) mod talk;

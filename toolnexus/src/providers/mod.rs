@@ -85,7 +85,7 @@ macro_rules! http_settings {
             /// Sets the API key (replacing one read from the environment).
             #[must_use]
             pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
-                self.http.key = Some($crate::agent::providers::http::ApiKey::new(key));
+                self.http.key = Some($crate::providers::http::ApiKey::new(key));
                 self
             }
 
@@ -114,7 +114,7 @@ macro_rules! http_settings {
 
             /// Sets how failed requests are retried (see [`Retry`](crate::providers::Retry)).
             #[must_use]
-            pub fn with_retry(mut self, retry: $crate::agent::providers::retry::Retry) -> Self {
+            pub fn with_retry(mut self, retry: $crate::providers::retry::Retry) -> Self {
                 self.http.retry = retry;
                 self
             }
@@ -153,8 +153,8 @@ pub(crate) use http_settings;
 macro_rules! turn_model {
     ($ty:ident, $provider:literal) => {
         impl $ty {
-            fn skeleton(&self) -> $crate::agent::providers::skeleton::Turn<'_, Self> {
-                $crate::agent::providers::skeleton::Turn {
+            fn skeleton(&self) -> $crate::providers::skeleton::Turn<'_, Self> {
+                $crate::providers::skeleton::Turn {
                     provider: self,
                     http: &self.http,
                     model: &self.model,

@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use crate::agent::message::Message;
 use crate::agent::model::{DeltaSink, ModelError, Reply};
-use crate::agent::providers::http::{ApiKey, Auth, Transport, base_from_env, key_from_env};
-use crate::agent::providers::sse::{Events, read_body};
+use crate::providers::http::{ApiKey, Auth, Transport, base_from_env, key_from_env};
+use crate::providers::sse::{Events, read_body};
 use crate::schema::listing::Listing;
 use crate::schema::profile::Profile;
 use crate::tool::toolkit::Toolkit;
@@ -129,8 +129,8 @@ macro_rules! provider_spec {
         auth: $auth:expr,
         headers: $headers:expr $(,)?
     }) => {
-        const SPEC: $crate::agent::providers::skeleton::Spec =
-            $crate::agent::providers::skeleton::Spec {
+        const SPEC: $crate::providers::skeleton::Spec =
+            $crate::providers::skeleton::Spec {
                 provider: $provider,
                 ty: stringify!($ty),
                 key_var: $key_var,

@@ -10,13 +10,11 @@ use serde_json::value::RawValue;
 
 use crate::agent::message::{Message, ToolCall};
 use crate::agent::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
-use crate::agent::providers::http::{Auth, Transport, describe_error};
-use crate::agent::providers::skeleton::{
-    Protocol, encode, listing, max_tokens_setting, provider_spec,
-};
-use crate::agent::providers::sse::{Events, parse_body};
-use crate::agent::providers::wire::{Assembly, arguments_object, pending_text};
-use crate::agent::providers::{http_settings, turn_model};
+use crate::providers::http::{Auth, Transport, describe_error};
+use crate::providers::skeleton::{Protocol, encode, listing, max_tokens_setting, provider_spec};
+use crate::providers::sse::{Events, parse_body};
+use crate::providers::wire::{Assembly, arguments_object, pending_text};
+use crate::providers::{http_settings, turn_model};
 use crate::schema::profile::Profile;
 use crate::tool::content::{ContentPart, PartKind};
 use crate::tool::toolkit::Toolkit;

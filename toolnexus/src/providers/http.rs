@@ -10,7 +10,7 @@ use reqwest::StatusCode;
 use serde_json::Value;
 
 use crate::agent::model::ModelError;
-use crate::agent::providers::retry::{Retry, retry_after, retryable};
+use crate::providers::retry::{Retry, retry_after, retryable};
 
 /// An API key. Its `Debug` never shows it, and error messages never include it.
 #[derive(Clone)]

@@ -7,16 +7,16 @@ use serde_json::value::RawValue;
 
 use crate::agent::message::{Message, NativeTurn, ToolCall};
 use crate::agent::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
-use crate::agent::providers::anthropic_search::{
+use crate::providers::anthropic_search::{
     DeferLoading, NATIVE, Replayed, Streamed, is_native, replay,
 };
-use crate::agent::providers::http::{Auth, Transport, describe_error};
-use crate::agent::providers::skeleton::{
+use crate::providers::http::{Auth, Transport, describe_error};
+use crate::providers::skeleton::{
     Protocol, encode, listing, max_tokens_setting, provider_spec, strict_setting,
 };
-use crate::agent::providers::sse::{Events, parse_body};
-use crate::agent::providers::wire::{Assembly, arguments_object, omitted, pending_text};
-use crate::agent::providers::{http_settings, turn_model};
+use crate::providers::sse::{Events, parse_body};
+use crate::providers::wire::{Assembly, arguments_object, omitted, pending_text};
+use crate::providers::{http_settings, turn_model};
 use crate::schema::profile::Profile;
 use crate::tool::content::{ContentPart, PartKind};
 use crate::tool::toolkit::Toolkit;
