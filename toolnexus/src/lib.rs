@@ -85,6 +85,8 @@
 #![forbid(unsafe_code)]
 #![warn(unreachable_pub)]
 
+#[cfg(feature = "a2a")]
+pub mod a2a;
 mod agent;
 pub mod guide;
 #[cfg(feature = "mcp")]
@@ -96,7 +98,12 @@ pub mod providers;
 mod schema;
 #[cfg(feature = "search")]
 pub mod search;
-#[cfg(any(feature = "mcp", feature = "skills", feature = "http-tools"))]
+#[cfg(any(
+    feature = "mcp",
+    feature = "skills",
+    feature = "http-tools",
+    feature = "a2a"
+))]
 pub mod source;
 #[cfg(feature = "__store")]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
