@@ -169,10 +169,14 @@ pub(super) async fn execute(shared: &Shared, args: Value, ctx: Context) -> ToolR
             }
         },
     };
-    let outcome = tokio::select! {
+    let mut outcome = tokio::select! {
         outcome = follow(&mut track, message, deadline) => outcome,
         () = ctx.cancelled() => Err(Stop::Cancelled),
     };
+    if matches!(outcome, Err(Stop::Failed(Failure::Transport(_)))) && Instant::now() >= deadline {
+        // A connection cut at the deadline is the deadline.
+        outcome = Err(Stop::TimedOut);
+    }
     match outcome {
         Ok(()) => settle(&track),
         Err(Stop::Cancelled) => {

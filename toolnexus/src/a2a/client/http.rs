@@ -165,7 +165,9 @@ impl Peer {
         let mut request = self
             .http
             .post(&self.endpoint.url)
-            .timeout(budget)
+            // The caller bounds the call to `budget` itself (and says so as a timeout);
+            // this only stops a request that outlives it.
+            .timeout(budget + std::time::Duration::from_secs(1))
             .headers(headers)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .header(reqwest::header::ACCEPT, accept)

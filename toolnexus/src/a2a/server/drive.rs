@@ -21,8 +21,8 @@ pub(super) enum Work {
     /// The halted `run`, resumed with the answer to `request`.
     Resume {
         run: Box<RunResult>,
-        request: Request,
-        answer: Answer,
+        request: Box<Request>,
+        answer: Box<Answer>,
     },
 }
 
@@ -121,7 +121,7 @@ impl Engine {
                     request,
                     answer,
                 } => client
-                    .resume(toolkit, run.transcript, &request, answer)
+                    .resume(toolkit, run.transcript, &request, *answer)
                     .await
                     .map_err(|e| e.to_string()),
             }

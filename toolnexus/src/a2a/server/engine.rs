@@ -273,8 +273,8 @@ impl Engine {
             context,
             Work::Resume {
                 run: Box::new(run),
-                request,
-                answer,
+                request: Box::new(request),
+                answer: Box::new(answer),
             },
             live,
         );

@@ -62,13 +62,13 @@ impl Follow {
         let event = match self.live.as_mut() {
             Some(live) => match live.recv().await {
                 Ok(event) => Some(event),
-                Err(broadcast::error::RecvError::Lagged(_)) => self.from_store(false).await,
+                Err(broadcast::error::RecvError::Lagged(_)) => self.read_store(false).await,
                 Err(broadcast::error::RecvError::Closed) => {
                     self.live = None;
-                    self.from_store(false).await
+                    self.read_store(false).await
                 }
             },
-            None => self.from_store(true).await,
+            None => self.read_store(true).await,
         };
         match event {
             Some(event) => {
@@ -84,7 +84,7 @@ impl Follow {
 
     /// The next change read from the store (waiting for one when `wait`), or the
     /// task's current status when it has ended; `None` when the task is gone.
-    async fn from_store(&mut self, wait: bool) -> Option<Event> {
+    async fn read_store(&mut self, wait: bool) -> Option<Event> {
         loop {
             if !self.queued.is_empty() {
                 return Some(self.queued.remove(0));
@@ -133,7 +133,7 @@ impl Follow {
             Ok(event) => Some(event),
             Err(_) => {
                 self.live = None;
-                Box::pin(self.from_store(false)).await
+                Box::pin(self.read_store(false)).await
             }
         }
     }
