@@ -7,6 +7,7 @@
 //! ports do. The [guide chapter](crate::guide::a2a) tells which is used when.
 
 pub(crate) mod client;
+mod config;
 mod server;
 #[path = "../mcp/task/time.rs"]
 mod time;
@@ -15,6 +16,7 @@ mod wire;
 pub use client::{
     A2aAgent, A2aAgentBuilder, A2aError, DEFAULT_POLL_EVERY, DEFAULT_TIMEOUT, SOURCE,
 };
+pub use config::{A2aAgents, A2aConfig, A2aConfigError, AgentConfig, AgentStatus};
 pub use server::{
     A2aServer, CARD_PATH, DEFAULT_LEASE, DEFAULT_MAX_ARTIFACT_BYTES, DEFAULT_MAX_MESSAGE_BYTES,
     DEFAULT_NAME, DEFAULT_SKILL_ID, DEFAULT_TASK_TTL, DEFAULT_VERSION, Principal, PromptFn,

@@ -66,6 +66,10 @@ pub struct McpConfig {
     /// The servers, in the file's order. Public so that a program can adjust them (a
     /// working directory, a timeout) before [`McpConfig::connect`].
     pub servers: Vec<ServerConfig>,
+    /// The file's `agents` block (remote A2A agents): connect them with
+    /// [`A2aConfig::connect`](crate::a2a::A2aConfig::connect).
+    #[cfg(feature = "a2a")]
+    pub agents: crate::a2a::A2aConfig,
 }
 
 /// One server of an [`McpConfig`].
@@ -212,6 +216,13 @@ impl McpConfig {
         Ok(McpConfig {
             path: None,
             servers: parse::servers(value)?,
+            #[cfg(feature = "a2a")]
+            agents: crate::a2a::A2aConfig::from_value(value).map_err(|e| ConfigError {
+                file: None,
+                server: e.agent.map(|agent| format!("agents.{agent}")),
+                key: None,
+                message: e.message,
+            })?,
         })
     }
 
