@@ -97,13 +97,16 @@ fn the_served_card_agrees_with_the_ports() {
     let theirs = card(&port_server().url);
     let url = crate_server();
     let ours = card(&url);
-    for key in ["name", "description", "version", "protocolVersion"] {
+    for key in ["name", "description", "version"] {
         assert_eq!(ours[key], theirs[key], "`{key}`");
     }
-    assert_eq!(ours["url"], url);
-    assert!(
-        theirs["url"].as_str().unwrap().ends_with('/'),
-        "both end the endpoint in /"
+    // The endpoint: the port's 0.3 `url`, this server's 0.3 interface (A2A 1.0's card
+    // schema allows no top-level `url`); both the card's origin with a `/`.
+    assert!(theirs["url"].as_str().unwrap().ends_with('/'));
+    assert_eq!(theirs["protocolVersion"], "0.3.0");
+    assert_eq!(
+        ours["supportedInterfaces"][1],
+        json!({"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "0.3"})
     );
     assert_eq!(
         ours["capabilities"]["pushNotifications"],

@@ -33,6 +33,8 @@ pub(crate) struct Engine {
     pub(super) store: Arc<dyn TaskStore>,
     pub(super) live: Arc<Mutex<HashMap<String, Live>>>,
     last_sweep: Arc<AtomicI64>,
+    /// When the server was made: the card's `Last-Modified`.
+    pub(super) created_ms: i64,
 }
 
 /// What a send hands back: the task as it starts, and its events from then on.
@@ -48,6 +50,7 @@ impl Engine {
             store: Arc::new(MemoryTasks::default()),
             live: Arc::default(),
             last_sweep: Arc::new(AtomicI64::new(now_ms())),
+            created_ms: now_ms() / 1000 * 1000,
         }
     }
 

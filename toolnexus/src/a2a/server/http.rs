@@ -58,10 +58,29 @@ async fn card(
             (header::CONTENT_TYPE, "application/json".to_owned()),
             (header::CACHE_CONTROL, "public, max-age=300".to_owned()),
             (header::ETAG, etag),
+            (header::LAST_MODIFIED, http_date(server.0.created_ms)),
         ],
         body,
     )
         .into_response()
+}
+
+/// `ms` since the epoch as an HTTP date (`Sun, 06 Nov 1994 08:49:37 GMT`).
+fn http_date(ms: i64) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let stamp = crate::a2a::time::rfc3339(ms); // 2026-12-01T10:00:00.007Z
+    let number = |range: std::ops::Range<usize>| stamp[range].parse::<usize>().unwrap_or(0);
+    let weekday = DAYS[usize::try_from(ms.div_euclid(86_400_000).rem_euclid(7)).unwrap_or(0)];
+    let month = MONTHS[number(5..7).saturating_sub(1).min(11)];
+    format!(
+        "{weekday}, {} {month} {} {} GMT",
+        &stamp[8..10],
+        &stamp[0..4],
+        &stamp[11..19]
+    )
 }
 
 async fn endpoint(State(server): State<A2aServer>, request: axum::extract::Request) -> Response {

@@ -303,9 +303,6 @@ impl A2aServer {
             "defaultInputModes": ["text/plain", "application/json"],
             "defaultOutputModes": ["text/plain"],
             "skills": skills,
-            "protocolVersion": "0.3.0",
-            "preferredTransport": "JSONRPC",
-            "url": url,
         });
         if let Some((organization, provider_url)) = &config.provider {
             card["provider"] = json!({"organization": organization, "url": provider_url});

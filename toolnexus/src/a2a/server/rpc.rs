@@ -91,6 +91,25 @@ pub(super) async fn handle(
     owner: Option<String>,
     body: Result<Bytes, String>,
 ) -> Response {
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        });
+    if let Some(kind) = content_type
+        && !(kind == "application/json" || kind.ends_with("+json"))
+    {
+        let error = RpcError::new(
+            codes::CONTENT_TYPE_NOT_SUPPORTED,
+            format!("Content-Type `{kind}` is not supported: send application/json"),
+        );
+        return json_response(&error.response(&Value::Null));
+    }
     let body = match body {
         Ok(body) => body,
         Err(reason) => {
@@ -180,6 +199,24 @@ pub(super) struct Call {
     pub(super) id: Value,
 }
 
+/// The member `camel` of `value`, or its proto field name (`historyLength` or
+/// `history_length`): ProtoJSON readers accept both.
+pub(super) fn member<'a>(value: &'a Value, camel: &str) -> Option<&'a Value> {
+    if let Some(found) = value.get(camel) {
+        return Some(found);
+    }
+    let mut snake = String::with_capacity(camel.len() + 4);
+    for c in camel.chars() {
+        if c.is_ascii_uppercase() {
+            snake.push('_');
+            snake.push(c.to_ascii_lowercase());
+        } else {
+            snake.push(c);
+        }
+    }
+    value.get(&snake)
+}
+
 /// `params.historyLength` (or `configuration.historyLength`): a count of messages.
 pub(super) fn history_length(value: Option<&Value>, at: &str) -> Result<Option<usize>, RpcError> {
     match value {
@@ -231,7 +268,8 @@ impl Call {
             Op::Send => self.send(params).await,
             Op::Get => {
                 let id = task_id(params)?;
-                let history = history_length(params.get("historyLength"), "params.historyLength")?;
+                let history =
+                    history_length(member(params, "historyLength"), "params.historyLength")?;
                 let (_, task) = self.engine.record(self.owner.as_deref(), &id).await?;
                 Ok(task.to_json(self.dialect, history))
             }
@@ -256,11 +294,13 @@ impl Call {
         let message = message(params)?;
         let config = params.get("configuration").unwrap_or(&Value::Null);
         let history = history_length(
-            config.get("historyLength"),
+            member(config, "historyLength"),
             "params.configuration.historyLength",
         )?;
         let immediately = match self.dialect {
-            Dialect::V1 => config.get("returnImmediately").and_then(Value::as_bool) == Some(true),
+            Dialect::V1 => {
+                member(config, "returnImmediately").and_then(Value::as_bool) == Some(true)
+            }
             Dialect::V03 => config.get("blocking").and_then(Value::as_bool) == Some(false),
         };
         let started = self.engine.send(self.owner.clone(), message).await?;

@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use super::engine::parse;
-use super::rpc::{Call, history_length};
+use super::rpc::{Call, history_length, member};
 use crate::a2a::wire::{RpcError, Task, TaskState};
 
 const DEFAULT_PAGE: usize = 50;
@@ -49,7 +49,7 @@ pub(super) fn parse_rfc3339(text: &str) -> Option<i64> {
 }
 
 fn string<'a>(params: &'a Value, key: &str) -> Result<Option<&'a str>, RpcError> {
-    match params.get(key) {
+    match member(params, key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if s.is_empty() => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
@@ -67,7 +67,7 @@ pub(super) async fn list(call: &Call, params: &Value) -> Result<Value, RpcError>
             RpcError::invalid_params(format!("params.status: `{name}` is not a task state"))
         })?),
     };
-    let page_size = match params.get("pageSize") {
+    let page_size = match member(params, "pageSize") {
         None | Some(Value::Null) => DEFAULT_PAGE,
         Some(v) => v
             .as_u64()
@@ -95,8 +95,8 @@ pub(super) async fn list(call: &Call, params: &Value) -> Result<Value, RpcError>
             ))
         })?),
     };
-    let history = history_length(params.get("historyLength"), "params.historyLength")?;
-    let artifacts = params.get("includeArtifacts").and_then(Value::as_bool) == Some(true);
+    let history = history_length(member(params, "historyLength"), "params.historyLength")?;
+    let artifacts = member(params, "includeArtifacts").and_then(Value::as_bool) == Some(true);
     let mut records = call
         .engine
         .store

@@ -166,7 +166,7 @@ impl Part {
         let mut part = Part {
             metadata,
             filename: string("filename"),
-            media_type: string("mediaType"),
+            media_type: string("mediaType").or_else(|| string("media_type")),
             ..Part::default()
         };
         match map.get("kind").and_then(Value::as_str) {
@@ -209,18 +209,26 @@ impl<'de> Deserialize<'de> for Part {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Message {
-    #[serde(default)]
+    #[serde(default, alias = "message_id")]
     pub(crate) message_id: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        alias = "context_id",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub(crate) context_id: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, alias = "task_id", skip_serializing_if = "String::is_empty")]
     pub(crate) task_id: String,
     pub(crate) role: Role,
     #[serde(default)]
     pub(crate) parts: Vec<Part>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) metadata: Option<Map<String, Value>>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        alias = "reference_task_ids",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub(crate) reference_task_ids: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) extensions: Vec<String>,
@@ -291,7 +299,7 @@ pub(crate) fn timestamp() -> String {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Artifact {
-    #[serde(default)]
+    #[serde(default, alias = "artifact_id")]
     pub(crate) artifact_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) name: Option<String>,
