@@ -31,6 +31,7 @@ fn answer(prefix_and_text: &str) -> Result<Reply, ModelError> {
         _ if id.starts_with("tck-artifact-text") => text("Generated text content"),
         _ if id.starts_with("tck-artifact-data") => text(r#"{"key": "value", "count": 42}"#),
         _ if id.starts_with("tck-complete-task") => text("Hello from TCK"),
+        _ if id.starts_with("tck-message-response") => text("Direct message response"),
         _ => Ok(Reply::text(format!("Unhandled messageId prefix: {id}"))),
     }
 }
@@ -73,6 +74,36 @@ fn server() -> A2aServer {
             "TCK Conformance",
             "Handles TCK conformance test messages",
         )
+        .with_direct_replies(|message| {
+            message["messageId"]
+                .as_str()
+                .is_some_and(|id| id.starts_with("tck-message-response"))
+        })
+        .with_artifact(|run| {
+            let first = run.transcript.iter().find_map(|m| match m {
+                Message::User { content } => Some(content.as_str()),
+                _ => None,
+            });
+            let id = first.and_then(|c| c.lines().next()).unwrap_or_default();
+            let file = |extra: serde_json::Value| {
+                let mut part = json!({"mediaType": "text/plain", "filename": "output.txt"});
+                part.as_object_mut()
+                    .unwrap()
+                    .extend(extra.as_object().unwrap().clone());
+                part
+            };
+            if id.starts_with("tck-artifact-file-url") {
+                vec![file(json!({"url": "https://example.com/output.txt"}))]
+            } else if id.starts_with("tck-artifact-file")
+                || id.starts_with("tck-stream-artifact-file")
+            {
+                vec![file(json!({"raw": "dGNr"}))] // "tck"
+            } else if id.starts_with("tck-artifact-data") {
+                vec![json!({"data": {"key": "value", "count": 42}})]
+            } else {
+                vec![json!({"text": run.text})]
+            }
+        })
         .with_prompt(|message| {
             let id = message["messageId"].as_str().unwrap_or_default();
             let text: Vec<&str> = message["parts"]

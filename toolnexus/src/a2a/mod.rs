@@ -18,8 +18,8 @@ pub use client::{
 };
 pub use config::{A2aAgents, A2aConfig, A2aConfigError, AgentConfig, AgentStatus};
 pub use server::{
-    A2aServer, CARD_PATH, DEFAULT_LEASE, DEFAULT_MAX_ARTIFACT_BYTES, DEFAULT_MAX_MESSAGE_BYTES,
-    DEFAULT_NAME, DEFAULT_SKILL_ID, DEFAULT_TASK_TTL, DEFAULT_VERSION, Principal, PromptFn,
-    ServedA2a, ShutdownHandle,
+    A2aServer, ArtifactFn, CARD_PATH, DEFAULT_LEASE, DEFAULT_MAX_ARTIFACT_BYTES,
+    DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_NAME, DEFAULT_SKILL_ID, DEFAULT_TASK_TTL, DEFAULT_VERSION,
+    DirectFn, Principal, PromptFn, ServedA2a, ShutdownHandle,
 };
 pub use wire::TaskState;

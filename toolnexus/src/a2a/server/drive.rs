@@ -176,16 +176,19 @@ impl Engine {
                     None,
                     None,
                 ),
-                RunStatus::Done => {
-                    let artifact = Artifact {
-                        artifact_id: uuid::Uuid::new_v4().to_string(),
-                        name: Some("answer".to_owned()),
-                        description: None,
-                        parts: vec![Part::text(run.text.clone())],
-                        metadata: None,
-                    };
-                    (TaskState::Completed, String::new(), Some(artifact), None)
-                }
+                RunStatus::Done => match self.artifact_parts(run) {
+                    Ok(parts) => {
+                        let artifact = Artifact {
+                            artifact_id: uuid::Uuid::new_v4().to_string(),
+                            name: Some("answer".to_owned()),
+                            description: None,
+                            parts,
+                            metadata: None,
+                        };
+                        (TaskState::Completed, String::new(), Some(artifact), None)
+                    }
+                    Err(reason) => (TaskState::Failed, reason, None, None),
+                },
                 RunStatus::Pending => match &run.pending {
                     Some(request) => {
                         let state = if request.kind == "authorization" {
@@ -276,6 +279,21 @@ impl Engine {
             );
         }
         self.publish(live, status_event(&task));
+    }
+
+    /// The artifact's parts: the configured hook's (checked), else the answer's text.
+    fn artifact_parts(&self, run: &RunResult) -> Result<Vec<Part>, String> {
+        let Some(make) = &self.config.artifact else {
+            return Ok(vec![Part::text(run.text.clone())]);
+        };
+        make(run)
+            .iter()
+            .enumerate()
+            .map(|(at, part)| {
+                Part::from_value(part)
+                    .map_err(|e| format!("the answer's part {at} is not A2A's: {e}"))
+            })
+            .collect()
     }
 
     pub(super) fn publish(&self, live: &Live, event: Event) {

@@ -44,6 +44,14 @@ pub type Principal = Arc<dyn Fn(&axum::http::request::Parts) -> Option<String> +
 /// [`A2aServer::with_prompt`].
 pub type PromptFn = Arc<dyn Fn(&Value) -> String + Send + Sync>;
 
+/// Makes the parts of a completed task's artifact from its run (A2A 1.0 JSON parts). See
+/// [`A2aServer::with_artifact`].
+pub type ArtifactFn = Arc<dyn Fn(&crate::RunResult) -> Vec<Value> + Send + Sync>;
+
+/// Says which incoming messages (A2A 1.0 JSON) are answered with a message rather than a
+/// task. See [`A2aServer::with_direct_replies`].
+pub type DirectFn = Arc<dyn Fn(&Value) -> bool + Send + Sync>;
+
 /// One skill the card lists.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct SkillConfig {
@@ -66,6 +74,8 @@ pub(crate) struct Config {
     url: Option<String>,
     pub(crate) principal: Option<Principal>,
     pub(crate) prompt: Option<PromptFn>,
+    pub(crate) artifact: Option<ArtifactFn>,
+    pub(crate) direct: Option<DirectFn>,
     pub(crate) max_message_bytes: usize,
     pub(crate) max_artifact_bytes: usize,
     pub(crate) ttl: Duration,
@@ -139,6 +149,8 @@ impl A2aServer {
             url: None,
             principal: None,
             prompt: None,
+            artifact: None,
+            direct: None,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             max_artifact_bytes: DEFAULT_MAX_ARTIFACT_BYTES,
             ttl: DEFAULT_TASK_TTL,
@@ -237,6 +249,32 @@ impl A2aServer {
     {
         let prompt: PromptFn = Arc::new(prompt);
         self.update(|c| c.prompt = Some(prompt))
+    }
+
+    /// Makes the parts of a completed task's artifact from its run, as A2A 1.0 JSON parts
+    /// (`{"text": …}`, `{"data": …}`, `{"url": …, "mediaType": …, "filename": …}`,
+    /// `{"raw": <base64>, …}`): files a tool wrote, structured data beside the text. By
+    /// default: the run's answer as one text part. A part that is not A2A's fails the
+    /// task, saying which.
+    #[must_use]
+    pub fn with_artifact<F>(self, artifact: F) -> A2aServer
+    where
+        F: Fn(&crate::RunResult) -> Vec<Value> + Send + Sync + 'static,
+    {
+        let artifact: ArtifactFn = Arc::new(artifact);
+        self.update(|c| c.artifact = Some(artifact))
+    }
+
+    /// Answers the messages `direct` picks (given their A2A 1.0 JSON) with a message
+    /// holding the answer's parts instead of a task, as A2A allows for simple exchanges.
+    /// A run that suspends or fails is answered with its task all the same.
+    #[must_use]
+    pub fn with_direct_replies<F>(self, direct: F) -> A2aServer
+    where
+        F: Fn(&Value) -> bool + Send + Sync + 'static,
+    {
+        let direct: DirectFn = Arc::new(direct);
+        self.update(|c| c.direct = Some(direct))
     }
 
     /// The largest request body accepted (default [`DEFAULT_MAX_MESSAGE_BYTES`]); a larger

@@ -11,7 +11,42 @@ use serde_json::{Value, json};
 use super::engine::Engine;
 use super::stream;
 use super::tasks;
-use crate::a2a::wire::{self, Dialect, Event, Message, RpcError, codes, rpc_result};
+use crate::a2a::wire::{
+    self, Dialect, Event, Message, RpcError, Task, TaskState, codes, rpc_result,
+};
+
+/// The agent's reply to a direct message: the answer's parts, when the task completed.
+fn reply_of(task: &Task) -> Option<Message> {
+    if task.status.state != TaskState::Completed {
+        return None;
+    }
+    let parts = task
+        .artifacts
+        .iter()
+        .flat_map(|a| a.parts.clone())
+        .collect();
+    let mut reply = Message::agent(parts, "", &task.context_id);
+    reply.task_id.clear();
+    Some(reply)
+}
+
+/// A finished stream of these `data:` payloads.
+fn sse(payloads: Vec<Value>) -> Response {
+    let frames = futures_util::stream::iter(
+        payloads
+            .into_iter()
+            .map(|data| Ok::<_, Infallible>(Bytes::from(format!("data: {data}\n\n")))),
+    );
+    (
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        Body::from_stream(frames),
+    )
+        .into_response()
+}
 
 /// An A2A operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -292,17 +327,19 @@ impl Call {
 
     async fn send(&self, params: &Value) -> Result<Value, RpcError> {
         let message = message(params)?;
+        let direct = self.direct(&message);
         let config = params.get("configuration").unwrap_or(&Value::Null);
         let history = history_length(
             member(config, "historyLength"),
             "params.configuration.historyLength",
         )?;
-        let immediately = match self.dialect {
-            Dialect::V1 => {
-                member(config, "returnImmediately").and_then(Value::as_bool) == Some(true)
-            }
-            Dialect::V03 => config.get("blocking").and_then(Value::as_bool) == Some(false),
-        };
+        let immediately = !direct
+            && match self.dialect {
+                Dialect::V1 => {
+                    member(config, "returnImmediately").and_then(Value::as_bool) == Some(true)
+                }
+                Dialect::V03 => config.get("blocking").and_then(Value::as_bool) == Some(false),
+            };
         let started = self.engine.send(self.owner.clone(), message).await?;
         let task = if immediately {
             started.task
@@ -319,6 +356,9 @@ impl Call {
             events.for_each(|_| async {}).await;
             self.engine.record(self.owner.as_deref(), &id).await?.1
         };
+        if direct && let Some(reply) = reply_of(&task) {
+            return Ok(Event::Message(reply).to_json(self.dialect));
+        }
         let json = task.to_json(self.dialect, history);
         Ok(match self.dialect {
             Dialect::V1 => json!({ "task": json }),
@@ -326,13 +366,26 @@ impl Call {
         })
     }
 
+    /// Whether `message` is to be answered with a message (see `with_direct_replies`).
+    fn direct(&self, message: &Message) -> bool {
+        let config = &self.engine.config;
+        message.task_id.is_empty()
+            && config
+                .direct
+                .as_ref()
+                .is_some_and(|direct| direct(&wire::to_value(message)))
+    }
+
     async fn stream(&self, op: Op, params: &Value) -> Result<Response, RpcError> {
         let (first, live) = match op {
             Op::Stream => {
-                let started = self
-                    .engine
-                    .send(self.owner.clone(), message(params)?)
-                    .await?;
+                let message = message(params)?;
+                if self.direct(&message) {
+                    // The whole answer first, then one event.
+                    let result = self.send(params).await?;
+                    return Ok(sse(vec![rpc_result(&self.id, result)]));
+                }
+                let started = self.engine.send(self.owner.clone(), message).await?;
                 (started.task, Some(started.events))
             }
             _ => {
