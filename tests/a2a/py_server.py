@@ -5,6 +5,8 @@ stdin closes)
 
 - `Echo Agent` (card at /echo/.well-known/agent-card.json, no streaming): completes at
   once with the artifact `echo: <text>`.
+- `Streaming Echo` (card at /secho/.well-known/agent-card.json): the echo agent with
+  streaming, for the round-trip benchmark.
 - `Asker` (card at /asker/.well-known/agent-card.json, streaming): asks `Which
   environment?` (input-required), and completes with `deploying to <answer>` once the
   next message on the same task answers.
@@ -82,6 +84,7 @@ async def main():
     sock.bind(("127.0.0.1", 0))
     base = f"http://127.0.0.1:{sock.getsockname()[1]}"
     routes = (agent(base, "/echo", "Echo Agent", "echo", Echo(), False)
+              + agent(base, "/secho", "Streaming Echo", "echo", Echo(), True)
               + agent(base, "/asker", "Asker", "deploy", Asker(), True))
     server = uvicorn.Server(uvicorn.Config(Starlette(routes=routes), log_level="warning"))
 
