@@ -82,6 +82,7 @@ def agent(base, path, name, skill, executor, streaming):
 async def main():
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
+    sock.listen(128)  # connections wait in the backlog until uvicorn accepts them
     base = f"http://127.0.0.1:{sock.getsockname()[1]}"
     routes = (agent(base, "/echo", "Echo Agent", "echo", Echo(), False)
               + agent(base, "/secho", "Streaming Echo", "echo", Echo(), True)
