@@ -108,6 +108,8 @@ pub mod source;
 #[cfg(feature = "__store")]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
 pub mod store;
+#[cfg(any(feature = "mcp", feature = "a2a"))]
+mod time;
 mod tool;
 pub mod trace;
 

@@ -9,8 +9,7 @@
 pub(crate) mod client;
 mod config;
 mod server;
-#[path = "../mcp/task/time.rs"]
-mod time;
+use crate::time;
 mod wire;
 
 pub use client::{

@@ -22,7 +22,7 @@ mod backend;
 mod methods;
 pub(crate) mod record;
 mod run;
-mod time;
+use crate::time;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
