@@ -194,3 +194,25 @@ async fn a2a_agent_calls_the_python_sdk_server_in_a_run_that_parks_and_resumes()
         "the answer went on the same task"
     );
 }
+
+#[test]
+fn the_example_serves_its_agent_and_calls_it() {
+    let output = Command::new(a2a::example())
+        .output()
+        .expect("the example runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("calling deployer_deploy"), "{stdout}");
+    assert!(
+        stdout.contains("the agent asks: Deploy this service?"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.trim_end().ends_with("Done: deployed the web app."),
+        "{stdout}"
+    );
+}
