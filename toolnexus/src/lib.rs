@@ -86,6 +86,8 @@
 #![warn(unreachable_pub)]
 
 mod agent;
+#[cfg(feature = "builtins")]
+pub mod builtins;
 pub mod guide;
 #[cfg(feature = "mcp")]
 pub mod mcp;
