@@ -24,12 +24,12 @@ fn media_kind(path: &Path) -> Option<PartKind> {
 /// not UTF-8, or that holds a NUL byte, is binary and refused.
 pub(super) fn read_text(path: &Path, shown: &Path, given: &str) -> Result<String, String> {
     let bytes = std::fs::read(path).map_err(|e| os_error(&e, shown))?;
-    if bytes.contains(&0) {
+    let text = String::from_utf8(bytes).map_err(|_| format!("{given} is not valid UTF-8 text"))?;
+    if text.contains('\0') {
         return Err(format!(
-            "{given} is a binary file (it contains NUL bytes), not UTF-8 text"
+            "{given} is a binary file (it contains NUL bytes), not text"
         ));
     }
-    let text = String::from_utf8(bytes).map_err(|_| format!("{given} is not valid UTF-8 text"))?;
     Ok(universal_newlines(text))
 }
 

@@ -1,0 +1,8 @@
+//! The contract's built-in tools (`toolnexus::builtins`): side by side with the
+//! contract's Python port, confinement to a root, and `webfetch` against a local
+//! server.
+
+#[path = "builtins/fixture.rs"]
+mod fixture;
+#[path = "builtins/parity.rs"]
+mod parity;
