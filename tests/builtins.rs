@@ -6,3 +6,7 @@
 mod fixture;
 #[path = "builtins/parity.rs"]
 mod parity;
+#[path = "builtins/root.rs"]
+mod root;
+#[path = "builtins/webfetch.rs"]
+mod webfetch;

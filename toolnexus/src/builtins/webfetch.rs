@@ -156,7 +156,7 @@ fn markdown(html: &str) -> Result<String, String> {
 
 /// HTML as plain text (no markup, no wrapping).
 fn plain_text(html: &[u8]) -> Result<String, String> {
-    html2text::config::plain()
+    html2text::config::with_decorator(html2text::render::TrivialDecorator::new())
         .string_from_read(html, usize::MAX / 4)
         .map(|text| text.trim().to_owned())
         .map_err(|e| format!("cannot convert the HTML to text: {e}"))
