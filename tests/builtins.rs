@@ -2,6 +2,8 @@
 //! contract's Python port, confinement to a root, and `webfetch` against a local
 //! server.
 
+#[path = "builtins/bash.rs"]
+mod bash;
 #[path = "builtins/fixture.rs"]
 mod fixture;
 #[path = "builtins/parity.rs"]
