@@ -73,6 +73,9 @@
 //! - `source` (features `mcp`, `skills`, `http-tools`): tools from an MCP config file,
 //!   Agent Skills folders and HTTP endpoints.
 //! - `search` (feature `search`): BM25 tool search, in the loop too.
+//! - `builtins` (feature `builtins`): the contract's ten built-in tools (`bash`, `read`,
+//!   `write`, `edit`, `grep`, `glob`, `webfetch`, `question`, `apply_patch`, `todowrite`),
+//!   with `Toolkit::with_builtins`.
 //! - [`trace`]: the spans' names and attributes; `otel` (feature `otel`) exports them.
 //!
 //! Optional modules carry the feature they need on docs.rs.
@@ -86,6 +89,8 @@
 #![warn(unreachable_pub)]
 
 mod agent;
+#[cfg(feature = "builtins")]
+pub mod builtins;
 pub mod guide;
 #[cfg(feature = "mcp")]
 pub mod mcp;

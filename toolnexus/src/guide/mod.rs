@@ -10,6 +10,7 @@
 //! | [`mcp_server`] | serving a `Toolkit` over MCP (stdio, HTTP, replicas), human in the loop over MCP |
 //! | [`mcp_client`] | other MCP servers' tools through `McpClient`, and servers that require a login |
 //! | [`sources`] | tools from an MCP config file, Agent Skills, HTTP endpoints |
+//! | [`builtins`] | the contract's ten built-in tools (bash, read, write, edit, grep, …), their toggles and safety options |
 //! | [`observability`] | `tracing` spans and OpenTelemetry export |
 //! | [`tool_search`] | many tools: BM25 tool search in the loop |
 //! | [`reliability`] | the benchmarks, property tests, fuzzing and the MCP soak |
@@ -37,6 +38,9 @@ pub mod mcp_client {}
 
 #[doc = include_str!("../../docs/guide/sources.md")]
 pub mod sources {}
+
+#[doc = include_str!("../../docs/guide/builtins.md")]
+pub mod builtins {}
 
 #[doc = include_str!("../../docs/guide/observability.md")]
 pub mod observability {}

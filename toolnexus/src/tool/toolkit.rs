@@ -195,7 +195,23 @@ impl Toolkit {
     /// A name that OpenAI and Anthropic would reject (their rule is `^[a-zA-Z0-9_-]{1,64}$`;
     /// names are already sanitized to those characters, so what is left is an empty name or
     /// one longer than 64) is refused the same way, here rather than by the provider.
+    ///
+    /// The one exception is a built-in tool (`source() == "builtin"`, feature
+    /// `builtins`): the contract makes it the lowest-precedence tool, so a tool of any
+    /// other source registered under its name replaces it (the new tool goes last).
     pub fn register(&mut self, tool: Tool) -> Result<(), RejectedTool> {
+        if let Some(&at) = self.index.get(tool.name())
+            && self.tools[at].source() == BUILTIN_SOURCE
+            && tool.source() != BUILTIN_SOURCE
+        {
+            self.tools.remove(at);
+            self.index = self
+                .tools
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (t.name().to_owned(), i))
+                .collect();
+        }
         let reason = if !valid_name(tool.name()) {
             Some(Rejection::InvalidName)
         } else {
@@ -518,6 +534,10 @@ impl fmt::Debug for Toolkit {
             .finish()
     }
 }
+
+/// The source of the contract's built-in tools, which yield to any other tool of
+/// their name (see `Toolkit::register`).
+const BUILTIN_SOURCE: &str = "builtin";
 
 /// Whether OpenAI and Anthropic accept `name` as a tool name: `^[a-zA-Z0-9_-]{1,64}$`.
 fn valid_name(name: &str) -> bool {
