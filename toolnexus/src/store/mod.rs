@@ -40,7 +40,16 @@
 //! ([`Client::lease`](crate::Client::lease), 30 s by default). Another worker that tries
 //! gets [`StoreError::HeldByAnotherWorker`]; once the lease expires (its worker died),
 //! [`Client::recover`](crate::Client::recover) on any worker takes the run over.
+//!
+//! # Requests several runs wait on
+//!
+//! Runs that make the same call ask the same request (an approval's id is a digest of
+//! the call): each parks on its own. [`Client::answer`](crate::Client::answer) answers by
+//! the request id alone while one run waits on it; when several do, it refuses with
+//! [`StoreError::AmbiguousRequest`], and [`Client::answer_run`](crate::Client::answer_run)
+//! names the run ([`PendingRequest::run_id`]).
 
+mod answer;
 mod db;
 mod durable;
 mod error;
