@@ -5,13 +5,15 @@
 //! - runs that make the same call wait on the same request id (an approval id is a digest
 //!   of the call, and `call_N_I` ids repeat from run to run): each one parks, and each is
 //!   answered, by naming its run when several wait;
+//! - `RunStore::purge` deletes the runs that finished before a given age, their requests
+//!   and the tasks that ended, and keeps everything still running or waiting;
 //! - a store made by the previous schema (requests keyed by id alone) is migrated with
 //!   its waiting requests.
 
 use std::sync::{Arc, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use toolnexus::store::{PostgresStore, RunStore, SqliteStore, StoreError};
+use toolnexus::store::{DEFAULT_RETENTION, PostgresStore, RunStore, SqliteStore, StoreError};
 use toolnexus::{Answer, Client, Request, Toolkit};
 
 #[path = "durable/fixture.rs"]
@@ -22,7 +24,7 @@ mod postgres;
 #[allow(dead_code)]
 mod raw;
 
-use fixture::{Seen, approving, steps};
+use fixture::{Seen, approving, counting, steps};
 use raw::Raw;
 
 /// Runs `$check(store, raw)` on a SQLite file and on a PostgreSQL database.
@@ -145,6 +147,122 @@ fn now_ms() -> i64 {
             .as_millis(),
     )
     .unwrap()
+}
+
+const DAY_MS: i64 = 24 * 60 * 60 * 1000;
+
+/// A task row as the MCP task store writes one, `age_days` since its last change,
+/// expiring in `ttl_days`.
+async fn task(raw: &Raw, id: &str, status: &str, age_days: i64, ttl_days: i64) {
+    let now = now_ms();
+    let updated = now - age_days * DAY_MS;
+    raw.exec(&format!(
+        "INSERT INTO toolnexus_tasks (id, format, tool, args, status, message, payload, \
+         pending, rounds, cancel, owner, lease_until, created_at, updated_at, ttl_ms, \
+         expires_at) VALUES ('{id}', 1, 't', '{{}}', '{status}', NULL, NULL, NULL, 0, 0, \
+         NULL, 0, {updated}, {updated}, {}, {})",
+        ttl_days * DAY_MS,
+        now + ttl_days * DAY_MS
+    ))
+    .await;
+}
+
+async fn count(raw: &Raw, table: &str) -> i64 {
+    raw.int(&format!("SELECT COUNT(*) FROM {table}"))
+        .await
+        .unwrap_or(0)
+}
+
+on_both!(
+    purge_deletes_what_ended_long_ago_and_keeps_the_rest,
+    retention
+);
+async fn retention<S: RunStore + Clone>(store: S, raw: Raw) {
+    assert_eq!(DEFAULT_RETENTION, Duration::from_secs(30 * 24 * 60 * 60));
+    let toolkit = Toolkit::new()
+        .with(counting(seen()))
+        .with(approving(seen(), "r", None));
+    let counting_client = Client::new(steps("count", 1)).with_store(store.clone());
+    let asking = Client::new(steps("approve", 1)).with_store(store.clone());
+    // Old: a finished run, a run that parked and was answered (its request answered), a
+    // run still parked. Recent: a finished run.
+    let finished = counting_client.run("go", &toolkit).await.id.unwrap();
+    let answered = asking.run("go", &toolkit).await.id.unwrap();
+    asking
+        .answer(Answer::accept("approve-r-0"), &toolkit)
+        .await
+        .unwrap();
+    let parked = asking.run("go", &toolkit).await.id.unwrap();
+    raw.exec(&format!(
+        "UPDATE toolnexus_runs SET updated_at = updated_at - {} WHERE id IN \
+         ('{finished}', '{answered}', '{parked}')",
+        40 * DAY_MS
+    ))
+    .await;
+    let recent = counting_client.run("go", &toolkit).await.id.unwrap();
+    task(&raw, "old-completed", "completed", 40, 400).await;
+    task(&raw, "old-failed", "failed", 40, 400).await;
+    task(&raw, "old-cancelled", "cancelled", 40, 400).await;
+    task(&raw, "old-working", "working", 40, 400).await;
+    task(&raw, "old-waiting", "input_required", 40, 400).await;
+    task(&raw, "new-completed", "completed", 1, 400).await;
+    task(&raw, "expired-working", "working", 1, -1).await;
+    assert_eq!(count(&raw, "toolnexus_requests").await, 2);
+
+    // Nothing is that old.
+    let none = store.purge(Duration::from_secs(60 * 86400)).await.unwrap();
+    assert_eq!((none.runs, none.requests), (0, 0));
+    assert_eq!(none.tasks, 1, "only the expired task");
+
+    let purged = store.purge(DEFAULT_RETENTION).await.unwrap();
+    assert_eq!((purged.runs, purged.requests, purged.tasks), (2, 1, 3));
+    for gone in [&finished, &answered] {
+        assert!(
+            matches!(store.result(gone).await, Err(StoreError::UnknownRun(r)) if r == *gone),
+            "{gone}"
+        );
+    }
+    assert!(store.result(&recent).await.unwrap().is_some());
+    assert_eq!(count(&raw, "toolnexus_runs").await, 2);
+    assert_eq!(count(&raw, "toolnexus_requests").await, 1);
+    let mut kept: Vec<String> = Vec::new();
+    for id in [
+        "old-working",
+        "old-waiting",
+        "new-completed",
+        "old-completed",
+    ] {
+        let n = raw
+            .int(&format!(
+                "SELECT COUNT(*) FROM toolnexus_tasks WHERE id = '{id}'"
+            ))
+            .await;
+        if n == Some(1) {
+            kept.push(id.to_owned());
+        }
+    }
+    assert_eq!(kept, ["old-working", "old-waiting", "new-completed"]);
+
+    // The parked run, however old, still waits, and is answered.
+    let waiting = store.pending().await.unwrap();
+    assert_eq!(waiting.len(), 1);
+    assert_eq!(waiting[0].run_id, parked);
+    let resumed = asking
+        .answer(Answer::accept("approve-r-0"), &toolkit)
+        .await
+        .unwrap();
+    assert_eq!(resumed.id.as_deref(), Some(parked.as_str()));
+    assert!(resumed.is_done());
+
+    // Again: nothing more is that old.
+    assert_eq!(
+        store.purge(DEFAULT_RETENTION).await.unwrap(),
+        Default::default()
+    );
+    // An age of zero takes every finished run.
+    let all = store.purge(Duration::ZERO).await.unwrap();
+    assert_eq!((all.runs, all.requests), (2, 1));
+    assert_eq!(count(&raw, "toolnexus_runs").await, 0);
 }
 
 // ---------------------------------------------------------------------------------------
