@@ -27,19 +27,21 @@ mod raw;
 use fixture::{Seen, approving, counting, steps};
 use raw::Raw;
 
-/// Runs `$check(store, raw)` on a SQLite file and on a PostgreSQL database.
+/// Runs `$check(store, raw)` on a SQLite file and on a PostgreSQL database named after
+/// `$check` (short: PostgreSQL cuts names at 63 bytes).
 macro_rules! on_both {
     ($name:ident, $check:ident) => {
         mod $name {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn sqlite() {
-                let (store, raw) = super::raw::sqlite(concat!("hygiene_", stringify!($name))).await;
+                let (store, raw) =
+                    super::raw::sqlite(concat!("hygiene_", stringify!($check))).await;
                 super::$check(store, raw).await;
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn postgres() {
-                let (store, raw) = super::raw::pg(concat!("hygiene_", stringify!($name))).await;
+                let (store, raw) = super::raw::pg(concat!("hygiene_", stringify!($check))).await;
                 super::$check(store, raw).await;
             }
         }
