@@ -28,9 +28,9 @@ use futures_util::StreamExt;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use memchr::memmem;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::{Value, json};
 
+use super::sessions::Sessions;
 use crate::mcp::protocol;
 
 const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
@@ -45,7 +45,7 @@ pub(super) struct Guard(Arc<Inner>);
 
 struct Inner {
     /// `None` in stateless mode.
-    sessions: Option<Arc<LocalSessionManager>>,
+    sessions: Option<Arc<Sessions>>,
     max_sessions: usize,
     /// `initialize` requests admitted whose session is not yet in the manager's map.
     admitting: AtomicUsize,
@@ -55,7 +55,7 @@ struct Inner {
 
 impl Guard {
     pub(super) fn new(
-        sessions: Option<Arc<LocalSessionManager>>,
+        sessions: Option<Arc<Sessions>>,
         max_sessions: usize,
         max_body: usize,
     ) -> Self {
@@ -71,14 +71,14 @@ impl Guard {
     /// The number of open sessions.
     async fn open_sessions(&self) -> usize {
         match &self.0.sessions {
-            Some(manager) => manager.sessions.read().await.len(),
+            Some(manager) => manager.local.sessions.read().await.len(),
             None => 0,
         }
     }
 
     async fn has_session(&self, id: &str) -> bool {
         match &self.0.sessions {
-            Some(manager) => manager.sessions.read().await.contains_key(id),
+            Some(manager) => manager.local.sessions.read().await.contains_key(id),
             None => false,
         }
     }

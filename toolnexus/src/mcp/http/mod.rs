@@ -1,10 +1,12 @@
 //! Streamable HTTP: the SDK's `StreamableHttpService` mounted at `/mcp` on an axum router,
 //! behind this crate's guard layer (`guard.rs`), served by a connection loop with a
-//! header-read timeout and a connection cap.
+//! header-read timeout and a connection cap. Sessions are the SDK's, with replays bound to
+//! their owner (`sessions.rs`, `events.rs`).
 
 mod events;
 mod guard;
 mod options;
+mod sessions;
 
 use std::io;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
@@ -62,9 +64,9 @@ pub(super) async fn serve(
             EVENT_STORE_BYTES,
             ANSWERED_EVENT_BYTES,
         );
-        let mut manager = LocalSessionManager::default().with_event_store(Arc::new(store));
-        manager.session_config.keep_alive = Some(options.session_idle_timeout);
-        let manager = Arc::new(manager);
+        let mut local = LocalSessionManager::default().with_event_store(Arc::new(store.clone()));
+        local.session_config.keep_alive = Some(options.session_idle_timeout);
+        let manager = Arc::new(sessions::Sessions::new(local, store));
         let service = StreamableHttpService::new(factory, Arc::clone(&manager), config);
         let guard = guard::Guard::new(Some(manager), options.max_sessions, max_body);
         axum::Router::new()
