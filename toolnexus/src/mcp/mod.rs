@@ -79,9 +79,9 @@ pub use elicit_schema::{
     ELICITATION_STRING_FORMATS, ElicitationSchemaError, check_elicitation_schema,
 };
 pub use http::{
-    DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS,
-    DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, HttpServer, LOOPBACK_HOSTS, LOOPBACK_ORIGINS,
-    ShutdownHandle,
+    DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, HttpServer, LOOPBACK_HOSTS,
+    LOOPBACK_ORIGINS, ShutdownHandle,
 };
 pub use notify::DEFAULT_LOG_LEVEL;
 /// The MCP SDK this module is built on, re-exported so its types (transports, HTTP

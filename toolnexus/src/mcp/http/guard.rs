@@ -14,10 +14,13 @@
 //!   which clients log as a failure);
 //! - a session that negotiated a protocol version older than `2025-11-25` gets no priming
 //!   events (events with an id and empty data, which those versions' clients cannot
-//!   parse).
+//!   parse);
+//! - a body that has not all arrived within the body timeout gets `408` and the connection
+//!   is closed (hyper's header timeout covers only the head).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock};
+use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
@@ -51,20 +54,22 @@ struct Inner {
     admitting: AtomicUsize,
     admission: tokio::sync::Mutex<()>,
     max_body: usize,
+    body_timeout: Duration,
 }
 
 impl Guard {
     pub(super) fn new(
         sessions: Option<Arc<Sessions>>,
-        max_sessions: usize,
+        options: &super::HttpOptions,
         max_body: usize,
     ) -> Self {
         Guard(Arc::new(Inner {
             sessions,
-            max_sessions,
+            max_sessions: options.max_sessions,
             admitting: AtomicUsize::new(0),
             admission: tokio::sync::Mutex::new(()),
             max_body,
+            body_timeout: options.body_read_timeout,
         }))
     }
 
@@ -101,7 +106,7 @@ pub(super) async fn guard(State(guard): State<Guard>, request: Request, next: Ne
     let request = match *request.method() {
         Method::POST if is_json(&request) => {
             let (parts, body) = request.into_parts();
-            let bytes = match read_body(body, guard.0.max_body).await {
+            let bytes = match read_body(body, guard.0.max_body, guard.0.body_timeout).await {
                 Ok(bytes) => bytes,
                 Err(response) => return response,
             };
@@ -214,8 +219,24 @@ fn too_many_sessions(id: &rmcp::model::RequestId, open: usize, max: usize) -> Re
     response
 }
 
-async fn read_body(body: Body, max: usize) -> Result<Bytes, Response> {
-    match Limited::new(body, max).collect().await {
+/// The body, read within `timeout` and up to `max` bytes: `408` (and the connection
+/// closed) for a body that trickles in, `413` for one too large.
+async fn read_body(body: Body, max: usize, timeout: Duration) -> Result<Bytes, Response> {
+    let Ok(read) = tokio::time::timeout(timeout, Limited::new(body, max).collect()).await else {
+        let mut response = text_response(
+            StatusCode::REQUEST_TIMEOUT,
+            &format!(
+                "Request Timeout: the request body did not arrive within {} ms \
+                 (HttpOptions::with_body_read_timeout)",
+                timeout.as_millis()
+            ),
+        );
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        return Err(response);
+    };
+    match read {
         Ok(collected) => Ok(collected.to_bytes()),
         Err(error) if error.is::<LengthLimitError>() => Err(text_response(
             StatusCode::PAYLOAD_TOO_LARGE,

@@ -25,8 +25,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
 pub use options::{
-    DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS,
-    DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, LOOPBACK_HOSTS, LOOPBACK_ORIGINS,
+    DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, LOOPBACK_HOSTS,
+    LOOPBACK_ORIGINS,
 };
 
 /// The path the MCP endpoint is mounted at.
@@ -54,7 +55,7 @@ pub(super) async fn serve(
     let router = if options.stateless {
         let service =
             StreamableHttpService::new(factory, Arc::new(NeverSessionManager::default()), config);
-        let guard = guard::Guard::new(None, options.max_sessions, max_body);
+        let guard = guard::Guard::new(None, &options, max_body);
         axum::Router::new()
             .nest_service(PATH, service)
             .layer(axum::middleware::from_fn_with_state(guard, guard::guard))
@@ -68,7 +69,7 @@ pub(super) async fn serve(
         local.session_config.keep_alive = Some(options.session_idle_timeout);
         let manager = Arc::new(sessions::Sessions::new(local, store));
         let service = StreamableHttpService::new(factory, Arc::clone(&manager), config);
-        let guard = guard::Guard::new(Some(manager), options.max_sessions, max_body);
+        let guard = guard::Guard::new(Some(manager), &options, max_body);
         axum::Router::new()
             .nest_service(PATH, service)
             .layer(axum::middleware::from_fn_with_state(guard, guard::guard))
