@@ -235,6 +235,13 @@ fn parse_id(id: &str) -> Option<(Key, u64)> {
     Some((Key::from_str_radix(key, 16).ok()?, index.parse().ok()?))
 }
 
+/// The stream part of an event id (what comes before its last dash), if it can be one of
+/// this store's: counted per stream by the HTTP layer's limits.
+pub(super) fn stream_of(id: &str) -> Option<&str> {
+    let (key, _) = id.rsplit_once('-')?;
+    (key.len() == 32 && key.bytes().all(|b| b.is_ascii_hexdigit())).then_some(key)
+}
+
 /// A new stream key: 128 bits from the operating system's random number generator.
 fn new_key() -> Result<Key, EventStoreError> {
     let mut bytes = [0u8; 16];

@@ -1,10 +1,12 @@
 //! Streamable HTTP: the SDK's `StreamableHttpService` mounted at `/mcp` on an axum router,
-//! behind this crate's guard layer (`guard.rs`), served by a connection loop with a
-//! header-read timeout and a connection cap. Sessions are the SDK's, with replays bound to
-//! their owner (`sessions.rs`, `events.rs`).
+//! behind this crate's guard layer (`guard.rs`, with the per-client limits of
+//! `limits.rs`), served by a connection loop with a header-read timeout and a connection
+//! cap. Sessions are the SDK's, with replays bound to their owner (`sessions.rs`,
+//! `events.rs`).
 
 mod events;
 mod guard;
+mod limits;
 mod options;
 mod sessions;
 

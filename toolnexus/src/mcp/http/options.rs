@@ -179,8 +179,9 @@ impl HttpOptions {
         self
     }
 
-    /// Ends a session after this long without a message from its client (its running
-    /// calls are cancelled); the client must then `initialize` again. Default
+    /// Ends a session after this long without a request from its client that does
+    /// something (pings and notifications do not count) and with none in flight; its
+    /// running calls are cancelled, and the client must `initialize` again. Default
     /// [`DEFAULT_SESSION_IDLE_TIMEOUT`].
     #[must_use]
     pub fn with_session_idle_timeout(mut self, idle: Duration) -> Self {
