@@ -79,9 +79,9 @@ pub use elicit_schema::{
     ELICITATION_STRING_FORMATS, ElicitationSchemaError, check_elicitation_schema,
 };
 pub use http::{
-    DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS,
-    DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, HttpServer, LOOPBACK_HOSTS, LOOPBACK_ORIGINS,
-    ShutdownHandle,
+    DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, HttpServer, LOOPBACK_HOSTS,
+    LOOPBACK_ORIGINS, ShutdownHandle,
 };
 pub use notify::DEFAULT_LOG_LEVEL;
 /// The MCP SDK this module is built on, re-exported so its types (transports, HTTP
@@ -297,17 +297,22 @@ impl McpServer {
     /// for params that are not an object; invalid request (`-32600`) for JSON that is not
     /// a JSON-RPC message or a line longer than the message bound. The connection stays
     /// open in every case. The `Err` is a client that went away before completing
-    /// `initialize`, or a failed read or write.
+    /// `initialize`, a failed read or write, or a client that did not read its output: once
+    /// more than 16 MiB of answers wait for it, it is no longer served (`BrokenPipe`).
     pub async fn serve_io<R, W>(self, read: R, write: W) -> io::Result<()>
     where
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
         let transport = stdio::GuardedIo::new(read, write, self.0.max_message_bytes);
+        let stopped = transport.stopped();
         let running = rmcp::serve_server(self.for_session(), transport)
             .await
             .map_err(io::Error::other)?;
         running.waiting().await.map_err(io::Error::other)?;
+        if stopped.is_cancelled() {
+            return Err(stdio::not_reading());
+        }
         Ok(())
     }
 
