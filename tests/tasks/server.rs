@@ -96,12 +96,12 @@ async fn main() -> std::io::Result<()> {
         let store = PostgresStore::connect(store)
             .await
             .map_err(std::io::Error::other)?;
-        server = server.with_task_store(&store);
+        server = server.with_store(&store);
     } else if store != "memory" {
         let store = SqliteStore::open(store)
             .await
             .map_err(std::io::Error::other)?;
-        server = server.with_task_store(&store);
+        server = server.with_store(&store);
     }
     let options = if stateless {
         HttpOptions::new().stateless()

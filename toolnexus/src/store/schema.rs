@@ -56,6 +56,8 @@ const MIGRATIONS: &[&str] = &[
     )",
     // 2: the tasks of long-running MCP tools (`store/tasks.rs`).
     crate::store::tasks::MIGRATION,
+    // 3: whom a task belongs to.
+    crate::store::tasks::MIGRATION_3,
 ];
 
 /// Brings the database's schema to the newest version, one transaction per migration (a
