@@ -12,8 +12,9 @@
 //! Every tool body that runs appends a line to the file named by
 //! `SUSPEND_LOG`, so a test can prove a tool did not run. `SUSPEND_KEY` is the
 //! `requestState` secret (a random per-process key without it), `SUSPEND_TTL_MS` the
-//! state's lifetime. Over HTTP the first line on stdout is `listening on URL`; closing
-//! stdin stops the server.
+//! state's lifetime, `SUSPEND_STORE` a SQLite file the server keeps its spent states in
+//! (shared by the replicas given the same file). Over HTTP the first line on stdout is
+//! `listening on URL`; closing stdin stops the server.
 
 // `Result<_, Suspend>` is the return form a suspending tool is written in; a `Suspend`
 // carries a whole `Request`, which is larger than clippy's default for an error type.
@@ -131,7 +132,7 @@ fn ship(ctx: &Context) -> Result<String, Suspend> {
     }
 }
 
-fn server() -> McpServer {
+async fn server() -> McpServer {
     let toolkit: Toolkit = toolnexus::tools![deploy, delete_repo, connect_account, pick, ship]
         .into_iter()
         .collect();
@@ -143,13 +144,19 @@ fn server() -> McpServer {
         let ms = ms.parse().expect("SUSPEND_TTL_MS is a number");
         server = server.with_state_ttl(Duration::from_millis(ms));
     }
+    if let Ok(path) = std::env::var("SUSPEND_STORE") {
+        let store = toolnexus::store::SqliteStore::open(&path)
+            .await
+            .expect("SUSPEND_STORE opens");
+        server = server.with_store(&store);
+    }
     server
 }
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let server = server();
+    let server = server().await;
     let (addr, stateless) = match &args[..] {
         [] => return server.serve_stdio().await,
         [flag, addr] if flag == "--http" => (addr, false),

@@ -1,6 +1,6 @@
 //! Who calls: the MCP session (or connection) and the authenticated principal a request
-//! comes from. Tasks are bound to it, so that what one caller was given serves nobody
-//! else.
+//! comes from. Tasks and sealed `requestState`s are bound to it, so that what one caller
+//! was given serves nobody else.
 //!
 //! - The session is the one a handshake-era client opened with `initialize`: over
 //!   streamable HTTP its `Mcp-Session-Id`, which the SDK checked (a request naming an
@@ -99,9 +99,10 @@ impl McpServer {
     /// extensions an authentication layer in front of the service set) and returns who the
     /// deployment authenticated, or `None`.
     ///
-    /// Tasks are then bound to the principal as well as to the session: a `tasks/get`,
-    /// `tasks/update` or `tasks/cancel` from another principal is answered as for an
-    /// unknown task, on every replica. Return only what was authenticated (a header is an
+    /// Tasks and sealed `requestState`s are then bound to the principal as well as to the
+    /// session: a `tasks/get`, `tasks/update` or `tasks/cancel` from another principal is
+    /// answered as for an unknown task, and a state presented by another principal is
+    /// refused, on every replica. Return only what was authenticated (a header is an
     /// identity only behind a proxy that sets it and strips the client's own).
     ///
     /// ```

@@ -7,6 +7,10 @@
 //!   `elicitation/create` during the call, and the tool runs again with the answer.
 //! - Other clients get the pending result as it always was (the prompt as text, the
 //!   request in `_meta["toolnexus/pending"]`).
+//!
+//! A `requestState` is bound to the caller it was issued to and runs its retry once
+//! (`spent.rs`). Every refused state gets one fixed error; the precise reason goes to the
+//! server's log and to the call's span.
 
 use std::time::Duration;
 
@@ -20,6 +24,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use serde_json::{Map, Value, json};
 
+use super::caller::Caller;
 use super::convert::{PENDING_META_KEY, call_tool_result};
 use super::elicit_schema::{ElicitationSchemaError, check_elicitation_schema};
 use super::seal::{Claims, StateError, args_digest};
@@ -39,6 +44,11 @@ const MAX_ROUNDS: usize = 10;
 /// timeout: 10 minutes.
 const DEFAULT_ELICITATION_WAIT: Duration = Duration::from_secs(600);
 
+/// What a client whose `requestState` is refused is told, whatever the reason (the reason
+/// goes to the server's log and trace, not to whoever presented the state).
+const REFUSED_STATE: &str = "invalid requestState: the tool did not run; call the \
+     tool again without requestState and inputResponses";
+
 /// Runs one `tools/call` in the way its client's protocol asks for.
 pub(super) async fn call(
     server: &McpServer,
@@ -54,7 +64,9 @@ pub(super) async fn call(
         .protocol_version()
         .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
     if modern {
-        return modern_call(server, &name, args, request, ctx, capabilities.as_ref()).await;
+        let who = Caller::of(server, &context);
+        let found = (request, capabilities.as_ref());
+        return modern_call(server, &name, args, found, ctx, &who).await;
     }
     let ctx = match client::answer_in(request.meta.as_ref())
         .or_else(|| client::answer_in(Some(&context.meta)))
@@ -79,16 +91,17 @@ async fn modern_call(
     server: &McpServer,
     name: &str,
     args: Value,
-    request: CallToolRequestParams,
+    (request, capabilities): (CallToolRequestParams, Option<&ClientCapabilities>),
     mut ctx: Context,
-    capabilities: Option<&ClientCapabilities>,
+    who: &Caller,
 ) -> Result<CallToolResponse, ErrorData> {
     let digest = args_digest(&args);
+    let binding = who.binding();
     match (&request.request_state, &request.input_responses) {
         (Some(state), responses) => {
             let claims = server
                 .state_key()
-                .open(state, name, &digest)
+                .open(state, name, &digest, &binding)
                 .map_err(|why| refused(name, why))?;
             let response = responses
                 .as_ref()
@@ -111,6 +124,7 @@ async fn modern_call(
                     Some(json!({"reason": "invalid_input_response"})),
                 )
             })?;
+            spend(server, name, &claims).await?;
             ctx = ctx.with_answer(answer_for(
                 &claims.request,
                 claims.field.as_deref(),
@@ -144,7 +158,7 @@ async fn modern_call(
         Err(why) => return Ok(unsendable(name, &pending, &why)),
     };
     let claims = Claims {
-        version: 1,
+        version: super::seal::VERSION,
         tool: name.to_owned(),
         args: digest,
         request: pending.id.clone(),
@@ -153,6 +167,8 @@ async fn modern_call(
         call: call_id,
         expires: Claims::expiring_in(server.0.state_ttl),
         pending: Some(Box::new(pending.clone())),
+        caller: binding,
+        id: Claims::new_id(),
     };
     let state = server.state_key().seal(&claims);
     let mut requests = InputRequests::new();
@@ -186,12 +202,36 @@ pub(crate) fn unsendable_result(
     )
 }
 
+/// Spends the state `claims` came in before its retry runs the tool: a state runs once.
+async fn spend(server: &McpServer, name: &str, claims: &Claims) -> Result<(), ErrorData> {
+    server.keep_swept();
+    let expires = i64::try_from(claims.expires).unwrap_or(i64::MAX);
+    match server.0.spent.spend(&claims.id, expires).await {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(refused(name, StateError::Spent)),
+        Err(why) => {
+            tracing::error!(tool = name, %why, "a requestState could not be checked against the spent ones");
+            Err(ErrorData::internal_error(
+                format!(
+                    "{name}: the requestState could not be checked (the store did not answer); \
+                     the tool did not run: retry the call"
+                ),
+                None,
+            ))
+        }
+    }
+}
+
+/// The one answer to every refused state; why goes to the log and the call's span.
 fn refused(tool: &str, why: StateError) -> ErrorData {
+    tracing::warn!(
+        tool,
+        reason = why.code(),
+        "a requestState was refused: it {why}; the tool did not run"
+    );
     ErrorData::invalid_params(
-        format!(
-            "{tool}: the requestState {why}; the tool did not run: call it again without the state"
-        ),
-        Some(json!({"reason": "invalid_request_state", "detail": why.code()})),
+        REFUSED_STATE,
+        Some(json!({"reason": "invalid_request_state"})),
     )
 }
 

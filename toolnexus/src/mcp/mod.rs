@@ -45,6 +45,7 @@ mod http;
 mod notify;
 mod protocol;
 mod seal;
+mod spent;
 mod stdio;
 pub(crate) mod task;
 mod trace;
@@ -133,6 +134,8 @@ struct Inner {
     tasks: task::Tasks,
     /// Names the authenticated principal of an HTTP request (`caller.rs`).
     principal: Option<caller::Principal>,
+    /// The sealed states whose retry ran (`spent.rs`).
+    spent: spent::Spent,
 }
 
 impl McpServer {
@@ -152,6 +155,7 @@ impl McpServer {
             mid_call_requests: true,
             tasks: task::Tasks::default(),
             principal: None,
+            spent: spent::Spent::default(),
         };
         inner.relist();
         McpServer(

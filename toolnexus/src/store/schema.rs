@@ -56,7 +56,7 @@ const MIGRATIONS: &[&str] = &[
     )",
     // 2: the tasks of long-running MCP tools (`store/tasks.rs`).
     crate::store::tasks::MIGRATION,
-    // 3: whom a task belongs to.
+    // 3: whom a task belongs to, and the sealed request states already spent.
     crate::store::tasks::MIGRATION_3,
 ];
 

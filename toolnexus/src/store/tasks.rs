@@ -28,13 +28,24 @@ pub(crate) const MIGRATION: &str = "CREATE TABLE toolnexus_tasks (
     CREATE INDEX toolnexus_tasks_expiry ON toolnexus_tasks (expires_at)";
 
 /// Migration 3: whom each task belongs to (`caller`, a digest of the MCP session and the
-/// authenticated principal that created it; `''` for neither).
+/// authenticated principal that created it; `''` for neither), and the sealed request
+/// states whose retry has run (`toolnexus_spent_states`), kept until the state expires.
 pub(crate) const MIGRATION_3: &str =
     "ALTER TABLE toolnexus_tasks ADD COLUMN caller TEXT NOT NULL DEFAULT '';
-    CREATE INDEX toolnexus_tasks_caller ON toolnexus_tasks (caller, status)";
+    CREATE INDEX toolnexus_tasks_caller ON toolnexus_tasks (caller, status);
+    CREATE TABLE toolnexus_spent_states (
+        id TEXT PRIMARY KEY,
+        expires_at BIGINT NOT NULL
+    );
+    CREATE INDEX toolnexus_spent_states_expiry ON toolnexus_spent_states (expires_at)";
+
+/// How long a spent state's record outlives the state's own expiry before it is swept:
+/// room for the servers' clocks and the database's to disagree.
+#[cfg(feature = "mcp")]
+const SPENT_MARGIN_MS: i64 = 60_000;
 
 #[cfg(feature = "mcp")]
-pub(crate) use rows::TaskRows;
+pub(crate) use rows::{SpentRows, TaskRows};
 
 #[cfg(feature = "mcp")]
 mod rows {
@@ -292,6 +303,49 @@ mod rows {
                 .exec("DELETE FROM toolnexus_tasks WHERE expires_at < {now}", &[])
                 .await
                 .map_err(StoreError::unavailable("sweeping expired tasks"))
+        }
+    }
+
+    /// The spent-state records of one store: a sealed `requestState` whose retry ran is
+    /// refused on every replica on the same database.
+    #[derive(Clone, Debug)]
+    pub(crate) struct SpentRows {
+        pool: Pool,
+    }
+
+    impl SpentRows {
+        /// The records of `store`.
+        pub(crate) fn of<S: RunStore + ?Sized>(store: &S) -> SpentRows {
+            SpentRows {
+                pool: store.engine().pool.clone(),
+            }
+        }
+
+        /// Records state `id` (valid until `expires_at`, ms since the epoch) as spent:
+        /// `false` when it already was (one statement: two replicas never both spend it).
+        pub(crate) async fn spend(&self, id: &str, expires_at: i64) -> Result<bool, StoreError> {
+            let changed = self
+                .pool
+                .exec(
+                    "INSERT INTO toolnexus_spent_states (id, expires_at) VALUES ($1, $2) \
+                     ON CONFLICT (id) DO NOTHING",
+                    &[Arg::Text(id), Arg::Int(expires_at)],
+                )
+                .await
+                .map_err(StoreError::unavailable("recording a spent request state"))?;
+            Ok(changed == 1)
+        }
+
+        /// Deletes the records of states that have expired (with a margin for clocks);
+        /// how many.
+        pub(crate) async fn sweep(&self) -> Result<u64, StoreError> {
+            self.pool
+                .exec(
+                    "DELETE FROM toolnexus_spent_states WHERE expires_at + $1 < {now}",
+                    &[Arg::Int(super::SPENT_MARGIN_MS)],
+                )
+                .await
+                .map_err(StoreError::unavailable("sweeping spent request states"))
         }
     }
 }

@@ -53,7 +53,8 @@ pub const DEFAULT_TASK_POLL_INTERVAL: Duration = Duration::from_secs(1);
 /// it; a task whose lease lapsed is reported failed.
 pub const DEFAULT_TASK_LEASE: Duration = Duration::from_secs(30);
 
-/// How often expired tasks are deleted, unless [`McpServer::with_task_sweep_interval`] says otherwise: every minute.
+/// How often expired tasks (and the records of expired `requestState`s) are deleted,
+/// unless [`McpServer::with_task_sweep_interval`] says otherwise: every minute.
 pub const DEFAULT_TASK_SWEEP_INTERVAL: Duration = Duration::from_secs(60);
 
 /// How many unfinished tasks (`working` or `input_required`) one caller (a session, a
@@ -147,21 +148,31 @@ impl Tasks {
 
 impl McpServer {
     /// Keeps what the server must share with its replicas in `store`'s database instead
-    /// of this process's memory: the tasks of long-running tools. Every replica on the
-    /// same database answers `tasks/get` for any task (to the caller that created it), and
-    /// a restarted server still has them (the ones that were running are reported failed,
-    /// saying why). Without it, tasks live in memory: they die with the process, and
-    /// another replica does not know them.
+    /// of this process's memory:
+    ///
+    /// - the tasks of long-running tools: every replica on the same database answers
+    ///   `tasks/get` for any task (to the caller that created it), and a restarted server
+    ///   still has them (the ones that were running are reported failed, saying why);
+    /// - the sealed `requestState`s whose retry ran: a state is refused when it comes back,
+    ///   on every replica.
+    ///
+    /// Without it, both live in memory: tasks die with the process and another replica
+    /// does not know them, and a state spent on one replica is not known to another that
+    /// shares its [`StateKey`](crate::mcp::StateKey).
     #[cfg(feature = "__store")]
     #[must_use]
     pub fn with_store<S: crate::store::RunStore>(self, store: &S) -> Self {
         let rows = crate::store::tasks::TaskRows::of(store);
-        self.update(|inner| inner.tasks.backend = Backend::Store(rows))
+        let spent = crate::store::tasks::SpentRows::of(store);
+        self.update(|inner| {
+            inner.tasks.backend = Backend::Store(rows);
+            inner.spent = crate::mcp::spent::Spent::Store(spent);
+        })
     }
 
-    /// Keeps tasks in `store`: see [`McpServer::with_store`].
+    /// Keeps tasks (and spent `requestState`s) in `store`: see [`McpServer::with_store`].
     #[cfg(feature = "__store")]
-    #[deprecated(note = "use `with_store`, which keeps all of the server's shared records")]
+    #[deprecated(note = "use `with_store`, which also keeps the spent `requestState`s")]
     #[must_use]
     pub fn with_task_store<S: crate::store::RunStore>(self, store: &S) -> Self {
         self.with_store(store)
@@ -175,8 +186,9 @@ impl McpServer {
         self.update(|inner| inner.tasks.ttl = ttl)
     }
 
-    /// How often expired tasks are deleted (default [`DEFAULT_TASK_SWEEP_INTERVAL`]). The
-    /// timer starts with the server's first task.
+    /// How often expired tasks, and the records of spent `requestState`s that have
+    /// expired, are deleted (default [`DEFAULT_TASK_SWEEP_INTERVAL`]). The timer starts
+    /// with the server's first task or retry.
     #[must_use]
     pub fn with_task_sweep_interval(self, every: Duration) -> Self {
         let every = every.max(Duration::from_millis(10));
@@ -202,8 +214,9 @@ impl McpServer {
         self.update(|inner| inner.tasks.max_running = limit)
     }
 
-    /// Starts the timer that deletes expired tasks, once per server (it stops when the
-    /// server is dropped). Without a Tokio runtime it does nothing.
+    /// Starts the timer that deletes expired tasks and the records of expired spent
+    /// states, once per server (it stops when the server is dropped). Without a Tokio
+    /// runtime it does nothing.
     pub(super) fn keep_swept(&self) {
         let tasks = &self.0.tasks;
         if tasks.sweeper.0.swap(true, Ordering::AcqRel) {
@@ -225,6 +238,9 @@ impl McpServer {
                     Ok(0) => {}
                     Ok(swept) => tracing::debug!(swept, "expired tasks deleted"),
                     Err(why) => tracing::warn!(%why, "expired tasks were not swept"),
+                }
+                if let Err(why) = inner.spent.sweep().await {
+                    tracing::warn!(%why, "spent request states were not swept");
                 }
             }
         });
