@@ -1,6 +1,6 @@
 //! Who calls: the MCP session (or connection) and the authenticated principal a request
-//! comes from. Tasks and sealed `requestState`s are bound to it, so that what one caller
-//! was given serves nobody else.
+//! comes from. Tasks, sealed `requestState`s and handshake-era answers are bound to it, so
+//! that what one caller was given serves nobody else.
 //!
 //! - The session is the one a handshake-era client opened with `initialize`: over
 //!   streamable HTTP its `Mcp-Session-Id`, which the SDK checked (a request naming an
@@ -15,9 +15,11 @@
 //! The binding is a digest of both (128 bits of SHA-256): the session id and the principal
 //! are never stored or sealed as such.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 use axum::http::request::Parts;
 use rmcp::RoleServer;
@@ -29,6 +31,9 @@ use super::McpServer;
 
 /// Names the authenticated principal of a request from its HTTP parts.
 pub(super) type Principal = Arc<dyn Fn(&Parts) -> Option<String> + Send + Sync>;
+
+/// How many fallback requests one connection remembers at once (the oldest go first).
+const MAX_ISSUED: usize = 64;
 
 /// The caller of one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,6 +69,11 @@ impl Caller {
                 }
             }
         }
+    }
+
+    /// Whether the request came in a session (or on a connection of its own).
+    pub(crate) fn has_session(&self) -> bool {
+        self.session.is_some()
     }
 
     /// The binding: 32 hex digits, or `""` for a caller with neither a session nor a
@@ -126,12 +136,22 @@ impl McpServer {
     }
 }
 
-/// One connection's (or session's) own state: its id. A fresh one per MCP session.
+/// One connection's (or session's) own state: its id, and the requests its handshake-era
+/// client was given in the fallback form, whose answers may come back in
+/// `_meta["toolnexus/answer"]`. A fresh one per MCP session.
 #[derive(Clone, Default)]
 pub(crate) struct Connection(Arc<ConnectionState>);
 
 struct ConnectionState {
     id: String,
+    issued: Mutex<HashMap<String, Issue>>,
+}
+
+/// A request this connection's client was given: for which call, until when.
+struct Issue {
+    tool: String,
+    args: String,
+    expires: Instant,
 }
 
 impl Default for ConnectionState {
@@ -141,8 +161,65 @@ impl Default for ConnectionState {
         let process = PROCESS.get_or_init(|| uuid::Uuid::new_v4().simple().to_string());
         ConnectionState {
             id: format!("{process}-{}", NEXT.fetch_add(1, Ordering::Relaxed)),
+            issued: Mutex::default(),
         }
     }
+}
+
+impl Connection {
+    fn issued(&self) -> std::sync::MutexGuard<'_, HashMap<String, Issue>> {
+        self.0.issued.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Remembers that `caller` was given request `id` by a call of `tool` with arguments
+    /// whose digest is `args`, answerable until `ttl` from now. Nothing is remembered for
+    /// a caller without a session: there is nowhere its answer could be checked against.
+    pub(crate) fn issue(&self, caller: &Caller, id: &str, tool: &str, args: &str, ttl: Duration) {
+        if !caller.has_session() {
+            return;
+        }
+        let now = Instant::now();
+        let mut issued = self.issued();
+        issued.retain(|_, issue| issue.expires > now);
+        if issued.len() >= MAX_ISSUED
+            && let Some(oldest) = issued
+                .iter()
+                .min_by_key(|(_, issue)| issue.expires)
+                .map(|(key, _)| key.clone())
+        {
+            issued.remove(&oldest);
+        }
+        issued.insert(
+            key(caller, id),
+            Issue {
+                tool: tool.to_owned(),
+                args: args.to_owned(),
+                expires: now + ttl,
+            },
+        );
+    }
+
+    /// Whether `caller` was given request `id` by a call of the same tool with the same
+    /// arguments, and it has not expired; the request is forgotten then (an answer counts
+    /// once).
+    pub(crate) fn redeem(&self, caller: &Caller, id: &str, tool: &str, args: &str) -> bool {
+        if !caller.has_session() {
+            return false;
+        }
+        let key = key(caller, id);
+        let mut issued = self.issued();
+        let matches = issued.get(&key).is_some_and(|issue| {
+            issue.tool == tool && issue.args == args && issue.expires > Instant::now()
+        });
+        if matches {
+            issued.remove(&key);
+        }
+        matches
+    }
+}
+
+fn key(caller: &Caller, id: &str) -> String {
+    format!("{}\0{id}", caller.binding())
 }
 
 #[cfg(test)]
@@ -174,5 +251,30 @@ mod tests {
             }
         }
         assert_eq!(bindings[0], caller(Some("s1"), None).binding());
+    }
+
+    #[test]
+    fn an_issued_request_is_answered_once_by_its_own_caller_and_call() {
+        let connection = Connection::default();
+        let (me, other) = (caller(Some("s1"), None), caller(Some("s2"), None));
+        let ttl = Duration::from_secs(60);
+        connection.issue(&me, "req-1", "deploy", "digest", ttl);
+        assert!(!connection.redeem(&other, "req-1", "deploy", "digest"));
+        assert!(!connection.redeem(&me, "req-1", "deploy", "other"));
+        assert!(!connection.redeem(&me, "req-1", "undeploy", "digest"));
+        assert!(connection.redeem(&me, "req-1", "deploy", "digest"));
+        assert!(!connection.redeem(&me, "req-1", "deploy", "digest"));
+        // Without a session nothing is remembered, so nothing counts.
+        let nobody = caller(None, Some("alice"));
+        connection.issue(&nobody, "req-2", "deploy", "digest", ttl);
+        assert!(!connection.redeem(&nobody, "req-2", "deploy", "digest"));
+        // Expired, and bounded.
+        connection.issue(&me, "req-3", "deploy", "digest", Duration::ZERO);
+        assert!(!connection.redeem(&me, "req-3", "deploy", "digest"));
+        for n in 0..MAX_ISSUED + 10 {
+            connection.issue(&me, &format!("r{n}"), "deploy", "digest", ttl);
+        }
+        assert_eq!(connection.issued().len(), MAX_ISSUED);
+        assert!(connection.redeem(&me, &format!("r{}", MAX_ISSUED + 9), "deploy", "digest"));
     }
 }

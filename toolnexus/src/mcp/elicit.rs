@@ -6,7 +6,9 @@
 //! - Handshake-era clients that declare `elicitation` are asked with
 //!   `elicitation/create` during the call, and the tool runs again with the answer.
 //! - Other clients get the pending result as it always was (the prompt as text, the
-//!   request in `_meta["toolnexus/pending"]`).
+//!   request in `_meta["toolnexus/pending"]`); an answer they send back in
+//!   `_meta["toolnexus/answer"]` counts only for a request this server gave that session
+//!   (or stdio connection), for the same tool and arguments, once (`caller.rs`).
 //!
 //! A `requestState` is bound to the caller it was issued to and runs its retry once
 //! (`spent.rs`). Every refused state gets one fixed error; the precise reason goes to the
@@ -60,18 +62,32 @@ pub(super) async fn call(
     let args = Value::Object(request.arguments.clone().unwrap_or_default());
     let ctx = server.context(&context).with_caller(caller);
     let capabilities = context.client_capabilities();
+    let who = Caller::of(server, &context);
     let modern = context
         .protocol_version()
         .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
     if modern {
-        let who = Caller::of(server, &context);
         let found = (request, capabilities.as_ref());
         return modern_call(server, &name, args, found, ctx, &who).await;
     }
     let ctx = match client::answer_in(request.meta.as_ref())
         .or_else(|| client::answer_in(Some(&context.meta)))
     {
-        Some(answer) => ctx.with_answer(answer),
+        Some(answer)
+            if server
+                .2
+                .redeem(&who, &answer.id, &name, &args_digest(&args)) =>
+        {
+            ctx.with_answer(answer)
+        }
+        Some(answer) => {
+            tracing::warn!(
+                tool = %name,
+                request = %answer.id,
+                "an answer in _meta[\"toolnexus/answer\"] to a request this session was not given (or was already answered) was ignored"
+            );
+            ctx
+        }
         None => ctx,
     };
     let elicits = capabilities
@@ -79,10 +95,31 @@ pub(super) async fn call(
         .is_some_and(|caps| caps.elicitation.is_some())
         && server.0.mid_call_requests;
     if !elicits {
+        // Only a session can answer later: nothing to remember (or copy) without one.
+        let kept = who.has_session().then(|| args.clone());
         let result = server.0.toolkit.execute(&name, args, ctx).await;
+        if let Some(args) = kept {
+            issued(server, &who, &name, &args, &result);
+        }
         return Ok(call_tool_result(&name, result).into());
     }
-    ask_during_call(server, &name, args, ctx, capabilities.as_ref(), &context).await
+    let asking = Asking {
+        capabilities: capabilities.as_ref(),
+        context: &context,
+        who: &who,
+    };
+    ask_during_call(server, &name, args, ctx, asking).await
+}
+
+/// Remembers the request a fallback pending result gives the client, so that its answer
+/// in `_meta["toolnexus/answer"]` counts (on this session only, once).
+fn issued(server: &McpServer, who: &Caller, name: &str, args: &Value, result: &ToolResult) {
+    if let Some(pending) = result.pending_request() {
+        let digest = args_digest(args);
+        server
+            .2
+            .issue(who, &pending.id, name, &digest, server.0.state_ttl);
+    }
 }
 
 /// The 2026-07-28 form: answer a suspension with `input_required`, and a retry with the
@@ -235,6 +272,14 @@ fn refused(tool: &str, why: StateError) -> ErrorData {
     )
 }
 
+/// What the handshake-era form asks through: the client's capabilities, its request's
+/// context, and who it is.
+struct Asking<'a> {
+    capabilities: Option<&'a ClientCapabilities>,
+    context: &'a RequestContext<RoleServer>,
+    who: &'a Caller,
+}
+
 /// The handshake-era form: ask with `elicitation/create`, run the tool again with the
 /// answer, as long as the tool keeps asking (up to a bound).
 async fn ask_during_call(
@@ -242,8 +287,11 @@ async fn ask_during_call(
     name: &str,
     args: Value,
     ctx: Context,
-    capabilities: Option<&ClientCapabilities>,
-    context: &RequestContext<RoleServer>,
+    Asking {
+        capabilities,
+        context,
+        who,
+    }: Asking<'_>,
 ) -> Result<CallToolResponse, ErrorData> {
     let url_mode = capabilities
         .and_then(|c| c.elicitation.as_ref())
@@ -285,6 +333,7 @@ async fn ask_during_call(
             Err(error) => {
                 // The client could not be asked after all: the fallback form, with why.
                 tracing::debug!(tool = name, %error, "elicitation/create failed");
+                issued(server, who, name, &args, &result);
                 return Ok(call_tool_result(name, result).into());
             }
         }

@@ -171,8 +171,8 @@ impl McpServer {
         McpServer(Arc::new(inner), self.1, self.2)
     }
 
-    /// The same server with the per-session state (the log level, the connection's id) of
-    /// a new session.
+    /// The same server with the per-session state (the log level, the connection's own
+    /// records) of a new session.
     pub(crate) fn for_session(&self) -> Self {
         McpServer(
             Arc::clone(&self.0),
