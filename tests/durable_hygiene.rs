@@ -325,7 +325,7 @@ async fn schema_2(raw: &Raw) {
 
 async fn migrated<S: RunStore + Clone>(store: S, raw: Raw) {
     let version = raw.int("SELECT MAX(version) FROM toolnexus_schema").await;
-    assert_eq!(version, Some(3));
+    assert_eq!(version, Some(4));
     let waiting = store.pending().await.unwrap();
     assert_eq!(waiting.len(), 1);
     assert_eq!(

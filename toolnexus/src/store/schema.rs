@@ -82,6 +82,8 @@ const MIGRATIONS: &[&str] = &[
         WHERE answered_at IS NULL;
     CREATE INDEX toolnexus_requests_id ON toolnexus_requests (id);
     CREATE INDEX toolnexus_runs_ended ON toolnexus_runs (status, updated_at)",
+    // 4: whom a task belongs to, and the sealed request states already spent.
+    crate::store::tasks::MIGRATION_4,
 ];
 
 /// Brings the database's schema to the newest version, one transaction per migration (a
