@@ -51,14 +51,14 @@ impl Engine {
         let requests = tx
             .exec(
                 "DELETE FROM toolnexus_requests WHERE run_id IN (SELECT id FROM \
-                 toolnexus_runs WHERE status = 'finished' AND updated_at < $1)",
+                 toolnexus_runs WHERE status = 'finished' AND updated_at <= $1)",
                 &[Arg::Int(cutoff)],
             )
             .await
             .map_err(doing())?;
         let runs = tx
             .exec(
-                "DELETE FROM toolnexus_runs WHERE status = 'finished' AND updated_at < $1",
+                "DELETE FROM toolnexus_runs WHERE status = 'finished' AND updated_at <= $1",
                 &[Arg::Int(cutoff)],
             )
             .await
@@ -67,7 +67,7 @@ impl Engine {
             .exec(
                 &format!(
                     "DELETE FROM toolnexus_tasks WHERE (status IN {ENDED_TASKS} \
-                     AND updated_at < $1) OR expires_at < {{now}}"
+                     AND updated_at <= $1) OR expires_at < {{now}}"
                 ),
                 &[Arg::Int(cutoff)],
             )
