@@ -112,8 +112,13 @@ async fn search_blocks_are_kept_and_sent_back() {
     assert_eq!(
         messages[2]["content"][0],
         json!({"type": "tool_result", "tool_use_id": "toolu_01",
-               "content": [{"type": "text", "text": "Sunny in Paris"}]})
+               "content": [{"type": "text", "text": "Sunny in Paris"}],
+               "cache_control": {"type": "ephemeral"}})
     );
+    // Without a system prompt, the tools' cache breakpoint is on the last tool that is
+    // not deferred (deferred tools stay out of the cached prefix).
+    assert_eq!(tools[1]["cache_control"], json!({"type": "ephemeral"}));
+    assert!(tools[2..].iter().all(|t| t.get("cache_control").is_none()));
 
     // The transcript keeps the blocks, and keeps them through JSON (a halted run).
     let native = run
@@ -236,8 +241,9 @@ async fn streamed_search_blocks_are_kept_and_sent_back() {
 #[tokio::test]
 async fn small_toolkits_and_other_providers_turns_are_left_alone() {
     let toolkit = toolkit();
-    let small =
-        Anthropic::new(SECRET, "claude-test").with_defer_loading(DeferLoading::regex().above(3));
+    let small = Anthropic::new(SECRET, "claude-test")
+        .with_defer_loading(DeferLoading::regex().above(3))
+        .with_prompt_caching(false);
     let body: Value = serde_json::from_slice(
         &small
             .request_body(&[Message::user("hi")], &toolkit, false)

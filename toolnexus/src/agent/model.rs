@@ -138,6 +138,9 @@ pub enum Delta {
         /// The next piece of the arguments' JSON text.
         arguments: String,
     },
+    /// More of the model's reasoning, where the provider shows it (Anthropic's thinking,
+    /// OpenAI's and Gemini's reasoning summaries). It is not part of the reply's text.
+    Reasoning(String),
 }
 
 impl<M: Model + ?Sized> Model for Arc<M> {
