@@ -284,3 +284,44 @@ async fn small_toolkits_and_other_providers_turns_are_left_alone() {
     harness::validate("anthropic", &[body]);
     assert_eq!(Anthropic::new(SECRET, "m").model_name(), Some("m"));
 }
+
+/// Extended thinking beside tool search: the turn's signed thinking block comes first and
+/// goes back first and unchanged, with the search's blocks after it as they came.
+#[tokio::test]
+async fn thinking_blocks_and_search_blocks_go_back_together() {
+    let thinking = json!({"type": "thinking", "thinking": "A weather tool is needed.",
+                          "signature": "EqQBCkYIARgCIkD0c2lnbmF0dXJl"});
+    let mut content = vec![thinking.clone()];
+    content.extend(searched());
+    let responses = [
+        message(content.clone(), "tool_use"),
+        message(
+            vec![
+                json!({"type": "thinking", "thinking": "Done.", "signature": "EqQBCkYIARgCIkDkb25l"}),
+                json!({"type": "text", "text": "Sunny in Paris."}),
+            ],
+            "end_turn",
+        ),
+    ];
+    harness::validate("anthropic-response", &responses);
+    let server = Server::start(responses.iter().cloned().map(Canned::json)).await;
+    let model = model(&server.url).with_settings(
+        toolnexus::ModelSettings::new().reasoning(toolnexus::Reasoning::budget(1_024)),
+    );
+    let run = Client::new(model)
+        .run("Weather in Paris?", &toolkit())
+        .await;
+    assert_eq!(run.text, "Sunny in Paris.");
+    let bodies = server.bodies();
+    assert_eq!(
+        bodies[0]["thinking"],
+        json!({"type": "enabled", "budget_tokens": 1024})
+    );
+    let sent = &bodies[1]["messages"][1]["content"];
+    assert_eq!(
+        sent[0], thinking,
+        "the thinking block goes back unchanged, first"
+    );
+    assert_eq!(*sent, Value::Array(content));
+    harness::validate("anthropic", &bodies);
+}

@@ -37,12 +37,11 @@ pub struct Usage {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub cache_read_tokens: u64,
     /// Of the prompt, the tokens written to the provider's prompt cache (Anthropic
-    /// `cache_creation_input_tokens`).
+    /// `cache_creation_input_tokens`, OpenAI Responses `cache_write_tokens`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub cache_write_tokens: u64,
-    /// Of the completion, the tokens spent reasoning (OpenAI `reasoning_tokens`, Gemini
-    /// `thoughtsTokenCount`; Anthropic counts thinking in its output tokens without a
-    /// figure of its own).
+    /// Of the completion, the tokens spent reasoning (OpenAI `reasoning_tokens`, Anthropic
+    /// `output_tokens_details.thinking_tokens`, Gemini `thoughtsTokenCount`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub reasoning_tokens: u64,
 }
