@@ -444,7 +444,8 @@ async fn prompt_caching_over_a_ten_turn_loop() {
     let read_bytes: usize = turns.iter().map(|t| t.read_bytes).sum();
     println!(
         "ten-turn loop: prompt {} bytes (caching off: {}); read from the cache {} bytes ({:.1}%), \
-         written {} bytes; input tokens {} / {}; priced input {:.0} vs {:.0} tokens ({:.1}% of it)",
+         written {} bytes; input tokens {} / {} (read {}, written {}); priced input {:.0} vs \
+         {:.0} tokens ({:.1}% of it)",
         bytes(&turns),
         bytes(&plain_turns),
         read_bytes,
@@ -452,6 +453,8 @@ async fn prompt_caching_over_a_ten_turn_loop() {
         turns.iter().map(|t| t.written_bytes).sum::<usize>(),
         cached.usage.prompt_tokens,
         plain.usage.prompt_tokens,
+        cached.usage.cache_read_tokens,
+        cached.usage.cache_write_tokens,
         priced(&cached.usage),
         priced(&plain.usage),
         100.0 * priced(&cached.usage) / priced(&plain.usage),
