@@ -157,7 +157,10 @@ async fn refused<M: Model + Clone + 'static>(
     match &run.status {
         RunStatus::Incomplete {
             reason: StopReason::ModelError { message },
-        } => assert!(message.contains(words), "{message}"),
+        } => {
+            assert!(message.contains(words), "{message}");
+            assert!(!message.contains("unknown model"), "{message}");
+        }
         other => panic!("the server should refuse the request: {other:?}"),
     }
 }
