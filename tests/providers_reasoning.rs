@@ -146,6 +146,9 @@ fn native_mut(run: &mut RunResult) -> &mut Value {
         .expect("the turn keeps the provider's own form")
 }
 
+/// Breaks what a halted run kept of the model's reasoning (its native turn).
+type Breaker = fn(&mut Value);
+
 /// A resumed run that the server refused: its error, which must carry `words`.
 async fn refused<M: Model + Clone + 'static>(
     model: &M,
@@ -239,7 +242,7 @@ async fn openai_responses_keeps_its_encrypted_reasoning_items() {
 
     // Dropping the reasoning item, losing its encrypted content, or altering it, is
     // refused as the API refuses it.
-    let cases: [(fn(&mut Value), &str); 3] = [
+    let cases: [(Breaker, &str); 3] = [
         (
             |items| {
                 items.as_array_mut().unwrap().remove(0);
@@ -307,7 +310,7 @@ async fn anthropic_keeps_its_signed_thinking_blocks() {
     );
 
     // A thinking block dropped, or altered, is refused as the API refuses it.
-    let cases: [(fn(&mut Value), &str); 2] = [
+    let cases: [(Breaker, &str); 2] = [
         (
             |blocks| {
                 blocks.as_array_mut().unwrap().drain(..2);
@@ -357,7 +360,7 @@ async fn gemini_keeps_its_thought_signatures() {
     judged(&server, "gemini", "gemini-response", "gemini-response");
 
     // A signature dropped, or altered, is refused as the API refuses it.
-    let cases: [(fn(&mut Value), &str); 2] = [
+    let cases: [(Breaker, &str); 2] = [
         (
             |parts| {
                 parts[1].as_object_mut().unwrap().remove("thoughtSignature");
