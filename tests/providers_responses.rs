@@ -498,3 +498,49 @@ async fn a_stream_error_event_is_a_model_error() {
         .to_string();
     assert!(error.contains("rate_limit_exceeded: Slow down"), "{error}");
 }
+
+#[tokio::test]
+async fn pdfs_and_pending_calls_take_the_documented_forms() {
+    let server = Server::start([ResponsesFake.text("ok")]).await;
+    let pdf = toolnexus::ContentPart::pdf_bytes(
+        b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF".to_vec(),
+    )
+    .unwrap();
+    let transcript = vec![
+        Message::user("read it, then deploy"),
+        Message::tool_calls(
+            None,
+            vec![
+                ToolCall::new("c1", "snapshot", "{}"),
+                ToolCall::new("c2", "deploy", "{}"),
+            ],
+        ),
+        Message::tool_result("c1", &ToolResult::ok("the report").with_parts(vec![pdf])),
+        Message::tool_result(
+            "c2",
+            &ToolResult::pending(toolnexus::Request::input("Where?")),
+        ),
+    ];
+    ResponsesFake
+        .model(&server.url)
+        .complete(&transcript, &harness::toolkit(Default::default()))
+        .await
+        .unwrap();
+    let body = &server.bodies()[0];
+    harness::assert_no_toolnexus_keys("openai-responses", body);
+    let file = &body["input"][3]["output"][1];
+    assert_eq!(file["type"], "input_file");
+    assert_eq!(file["filename"], "document.pdf");
+    assert!(
+        file["file_data"]
+            .as_str()
+            .unwrap()
+            .starts_with("data:application/pdf;base64,")
+    );
+    let pending = body["input"][4]["output"].as_str().unwrap();
+    assert!(
+        pending.contains("waiting on the user") && pending.contains("Where?"),
+        "{pending}"
+    );
+    harness::validate("openai-responses", &server.bodies());
+}
