@@ -133,6 +133,7 @@ pub use agent::model::{
 };
 pub use agent::resume::{ResumeError, Resumed, resume};
 pub use agent::run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
+pub use agent::settings::{ModelSettings, Reasoning, ToolChoice};
 pub use schema::listing::Listing;
 pub use tool::caller::{
     Caller, DEFAULT_SAMPLING_MAX_TOKENS, LogLevel, Sampled, Sampling, SamplingError,

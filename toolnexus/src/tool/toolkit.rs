@@ -49,6 +49,9 @@ pub struct Toolkit {
     states: Option<Arc<States>>,
     /// The listings, one slot per [`Profile`], built on first use.
     listings: [OnceLock<Listing>; Profile::ALL.len()],
+    /// OpenAI's Responses API listings (plain, strict), built on first use from the
+    /// OpenAI profiles' entries.
+    responses: [OnceLock<Listing>; 2],
 }
 
 impl Toolkit {
@@ -228,6 +231,7 @@ impl Toolkit {
         self.index.insert(tool.name().to_owned(), self.tools.len());
         self.tools.push(tool);
         self.listings = Default::default();
+        self.responses = Default::default();
         Ok(())
     }
 
@@ -407,6 +411,41 @@ impl Toolkit {
                     }
                     _ => Value::Array(entries),
                 })
+            })
+            .clone()
+    }
+
+    /// The tools in OpenAI's Responses API shape, `[{"type": "function", "name",
+    /// "description", "parameters", "strict"}]`: the entries of [`Profile::OpenAi`] (or of
+    /// [`Profile::OpenAiStrict`] when `strict`), flattened, with `strict` always said
+    /// (the Responses API makes a function strict when it is left out). Shared and built
+    /// once, as [`Toolkit::listing`].
+    #[cfg_attr(not(feature = "openai"), allow(dead_code))]
+    pub(crate) fn responses_listing(&self, strict: bool) -> Listing {
+        self.responses[usize::from(strict)]
+            .get_or_init(|| {
+                let profile = if strict {
+                    Profile::OpenAiStrict
+                } else {
+                    Profile::OpenAi
+                };
+                let chat = self.listing(profile);
+                let entries = chat.as_array().map(Vec::as_slice).unwrap_or_default();
+                let flat = entries
+                    .iter()
+                    .filter_map(|entry| {
+                        let function = entry.get("function")?;
+                        let strict = function.get("strict").and_then(Value::as_bool);
+                        Some(serde_json::json!({
+                            "type": "function",
+                            "name": function.get("name")?,
+                            "description": function.get("description")?,
+                            "parameters": function.get("parameters")?,
+                            "strict": strict.unwrap_or(false),
+                        }))
+                    })
+                    .collect();
+                Listing::new(Value::Array(flat))
             })
             .clone()
     }
