@@ -8,7 +8,7 @@
 //! python3 benches/ratios.py
 //! ```
 //!
-//! - `providers/{openai,anthropic,gemini}/toolnexus`: `request_body(transcript, toolkit)`
+//! - `providers/{openai,openai_responses,anthropic,gemini}/toolnexus`: `request_body(transcript, toolkit)`
 //!   (the transcript converted to the provider's shape, the shared tool listing embedded
 //!   as JSON text) then the provider's response parsed into a `Reply`.
 //! - `providers/{..}/serde_json`: `serde_json::to_vec` of that same request as a `Value`,
@@ -16,6 +16,11 @@
 //! - `providers/{..}/serde_json_shared_tools`: the same, but with the tool list spliced in
 //!   as ready JSON text (what toolnexus's shared listing gives), so that only the rest of
 //!   the body is serialized: the floor of the transcript's own cost.
+//!
+//! - `providers/{openai,openai_responses}/body`: the request body alone, Chat Completions
+//!   beside Responses, for the same transcript; `openai_responses_reasoning/body` with
+//!   each assistant turn carrying its reasoning item (1.5 KB of encrypted content) and
+//!   output items, as a reasoning model's run sends them back.
 //!
 //! The listing is built before measuring (the first turn of a run builds it once; every
 //! later turn reuses it), as a run's turns see it.
@@ -26,8 +31,8 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::{Value, json};
-use toolnexus::providers::{Anthropic, Gemini, OpenAi};
-use toolnexus::{Message, Tool, ToolCall, ToolResult, Toolkit};
+use toolnexus::providers::{Anthropic, Gemini, OpenAi, OpenAiResponses};
+use toolnexus::{Message, NativeTurn, Tool, ToolCall, ToolResult, Toolkit};
 
 const TOOLS: usize = 50;
 
@@ -96,6 +101,57 @@ fn transcript() -> Vec<Message> {
     messages
 }
 
+/// The transcript as a reasoning model's run holds it: each assistant turn keeps its
+/// reasoning item (encrypted) and output items, which the next request sends back.
+fn reasoning_transcript() -> Vec<Message> {
+    let encrypted = "gAAAAA".to_owned() + &"x".repeat(1_500);
+    transcript()
+        .into_iter()
+        .enumerate()
+        .map(|(i, message)| match message {
+            Message::Assistant {
+                content,
+                tool_calls,
+                ..
+            } if !tool_calls.is_empty() => {
+                let mut items = vec![json!({"id": format!("rs_{i}"), "type": "reasoning",
+                    "summary": [], "encrypted_content": encrypted})];
+                items.extend(tool_calls.iter().enumerate().map(|(j, call)| {
+                    json!({"id": format!("fc_{i}_{j}"), "type": "function_call", "call_id": call.id,
+                           "name": call.name, "arguments": call.arguments, "status": "completed"})
+                }));
+                Message::Assistant {
+                    content,
+                    tool_calls,
+                    native: Some(Box::new(NativeTurn::new(
+                        "openai.responses",
+                        Value::Array(items),
+                    ))),
+                }
+            }
+            other => other,
+        })
+        .collect()
+}
+
+fn responses_response() -> Vec<u8> {
+    let mut output = vec![
+        json!({"id": "rs_1", "type": "reasoning", "summary": [], "encrypted_content": "gAAAAA".to_owned() + &"x".repeat(1_500)}),
+        json!({"id": "msg_1", "type": "message", "role": "assistant", "status": "completed",
+               "content": [{"type": "output_text", "text": "Checking three sources.", "annotations": []}]}),
+    ];
+    output.extend((0..3).map(|i| {
+        json!({"id": format!("fc_{i}"), "type": "function_call", "call_id": format!("call_{i}"),
+               "name": format!("tool_{i}"), "arguments": r#"{"query":"south","limit":3}"#, "status": "completed"})
+    }));
+    json!({"id": "resp_1", "object": "response", "created_at": 1, "status": "completed", "model": "gpt-test",
+           "output": output, "parallel_tool_calls": true, "tool_choice": "auto", "tools": [],
+           "usage": {"input_tokens": 5200, "input_tokens_details": {"cached_tokens": 0},
+                     "output_tokens": 80, "output_tokens_details": {"reasoning_tokens": 40}, "total_tokens": 5280}})
+    .to_string()
+    .into_bytes()
+}
+
 fn openai_response() -> Vec<u8> {
     json!({
         "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-test",
@@ -133,6 +189,7 @@ fn providers(c: &mut Criterion) {
     let toolkit = toolkit();
     let transcript = transcript();
     let openai = OpenAi::new("sk-bench", "gpt-test");
+    let responses = OpenAiResponses::new("sk-bench", "gpt-test");
     let anthropic = Anthropic::new("sk-bench", "claude-test");
     let gemini = Gemini::new("bench", "gemini-test");
     type Build<'a> = Box<dyn Fn() -> Vec<u8> + 'a>;
@@ -143,6 +200,21 @@ fn providers(c: &mut Criterion) {
             Box::new(|| openai.request_body(&transcript, &toolkit, false).unwrap()),
             Box::new(|body| OpenAi::parse_response(body).unwrap().tool_calls.len()),
             openai_response(),
+        ),
+        (
+            "openai_responses",
+            Box::new(|| {
+                responses
+                    .request_body(&transcript, &toolkit, false)
+                    .unwrap()
+            }),
+            Box::new(|body| {
+                OpenAiResponses::parse_response(body)
+                    .unwrap()
+                    .tool_calls
+                    .len()
+            }),
+            responses_response(),
         ),
         (
             "anthropic",
@@ -200,6 +272,31 @@ fn providers(c: &mut Criterion) {
                 black_box((body, parsed))
             })
         });
+    }
+    // The body alone: Chat Completions beside Responses, and Responses sending back a
+    // reasoning model's items.
+    let reasoning = reasoning_transcript();
+    let bodies: [(&str, Build<'_>); 3] = [
+        (
+            "openai",
+            Box::new(|| openai.request_body(&transcript, &toolkit, false).unwrap()),
+        ),
+        (
+            "openai_responses",
+            Box::new(|| {
+                responses
+                    .request_body(&transcript, &toolkit, false)
+                    .unwrap()
+            }),
+        ),
+        (
+            "openai_responses_reasoning",
+            Box::new(|| responses.request_body(&reasoning, &toolkit, false).unwrap()),
+        ),
+    ];
+    for (name, build) in &bodies {
+        println!("{name}: body {} bytes", build().len());
+        group.bench_function(format!("{name}/body"), |b| b.iter(|| black_box(build())));
     }
     group.finish();
 }

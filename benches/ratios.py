@@ -96,6 +96,10 @@ COMPARISONS = [
     ("Provider turn, OpenAI: build + parse / serde_json with the tools as ready text", "providers/openai/toolnexus", "providers/openai/serde_json_shared_tools", None),
     ("Provider turn, Anthropic: build + parse / serde_json with the tools as ready text", "providers/anthropic/toolnexus", "providers/anthropic/serde_json_shared_tools", None),
     ("Provider turn, Gemini: build + parse / serde_json with the tools as ready text", "providers/gemini/toolnexus", "providers/gemini/serde_json_shared_tools", None),
+    ("Provider turn, 50 tools, 40 messages, OpenAI Responses: build + parse / serde_json alone", "providers/openai_responses/toolnexus", "providers/openai_responses/serde_json", ("<=", 1.3)),
+    ("Provider turn, OpenAI Responses: build + parse / serde_json with the tools as ready text", "providers/openai_responses/toolnexus", "providers/openai_responses/serde_json_shared_tools", None),
+    ("Request body, 50 tools, 40 messages: Responses / Chat Completions", "providers/openai_responses/body", "providers/openai/body", None),
+    ("Request body, Responses with 12 reasoning items sent back / without", "providers/openai_responses_reasoning/body", "providers/openai_responses/body", None),
 ]
 
 

@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! cargo run --example agent --features providers                       # scripted, or the first key found
-//! cargo run --example agent --features providers -- --provider openai  # OPENAI_API_KEY
+//! cargo run --example agent --features providers -- --provider openai  # OPENAI_API_KEY, Chat Completions
+//! cargo run --example agent --features providers -- --provider openai-responses --reasoning high
 //! cargo run --example agent --features providers -- --provider anthropic --model claude-sonnet-4-5
 //! cargo run --example agent --features providers -- --provider gemini --stream
 //! cargo run --example agent --features providers -- --provider compatible http://localhost:11434/v1 --model qwen3
@@ -13,13 +14,17 @@
 //! `GEMINI_API_KEY` that is set picks the provider; with none set, a `ScriptedModel`
 //! plays the turns a real model would, so the example runs on a fresh machine. A
 //! suspension (the deploy tool asks where) is answered on the spot with `staging`.
-//! `--stream` prints the model's text as it arrives.
+//! `--stream` prints the model's text as it arrives. `--reasoning EFFORT` (`low`, `medium`,
+//! `high`) turns reasoning on: OpenAI's reasoning items, Anthropic's thinking blocks and
+//! Gemini's thought signatures are then carried from each tool call to the next turn.
+//! Each provider's `*_BASE_URL` points it at another server (a proxy, a local one).
 
 use std::error::Error;
 
-use toolnexus::providers::{Anthropic, Gemini, OpenAi};
+use toolnexus::providers::{Anthropic, Gemini, OpenAi, OpenAiResponses};
 use toolnexus::{
-    Answer, Client, Delta, Message, Model, ModelFuture, Reply, ScriptedModel, ToolCall, Toolkit,
+    Answer, Client, Delta, DeltaSink, Message, Model, ModelFuture, ModelSettings, Reasoning, Reply,
+    ScriptedModel, ToolCall, Toolkit,
 };
 
 #[path = "shared/tools.rs"]
@@ -32,18 +37,35 @@ struct Printing<M>(M);
 
 impl<M: Model> Model for Printing<M> {
     fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
+        self.complete_with(transcript, toolkit, &NO_SETTINGS, None)
+    }
+
+    // The client's settings go through to the model, as they would without the wrapper.
+    fn complete_with<'a>(
+        &'a self,
+        transcript: &'a [Message],
+        toolkit: &'a Toolkit,
+        settings: &'a ModelSettings,
+        _on_delta: Option<DeltaSink<'a>>,
+    ) -> ModelFuture<'a> {
         Box::pin(async move {
             let print = |delta: Delta| {
                 if let Delta::Text(text) = delta {
                     print!("{text}");
                 }
             };
-            let reply = self.0.complete_streaming(transcript, toolkit, &print).await;
+            let reply = self
+                .0
+                .complete_with(transcript, toolkit, settings, Some(&print))
+                .await;
             println!();
             reply
         })
     }
 }
+
+static NO_SETTINGS: std::sync::LazyLock<ModelSettings> =
+    std::sync::LazyLock::new(ModelSettings::new);
 
 /// The turns a model would take for the default prompt.
 fn scripted() -> ScriptedModel {
@@ -66,6 +88,7 @@ struct Options {
     url: Option<String>,
     model: Option<String>,
     stream: bool,
+    reasoning: Option<String>,
     prompt: String,
 }
 
@@ -76,6 +99,7 @@ fn options() -> Result<Options, String> {
         url: None,
         model: None,
         stream: false,
+        reasoning: None,
         prompt: PROMPT.to_owned(),
     };
     while let Some(arg) = args.next() {
@@ -89,6 +113,9 @@ fn options() -> Result<Options, String> {
             }
             "--model" => options.model = Some(args.next().ok_or("--model needs a name")?),
             "--stream" => options.stream = true,
+            "--reasoning" => {
+                options.reasoning = Some(args.next().ok_or("--reasoning needs an effort")?);
+            }
             _ if arg.starts_with("--") => return Err(format!("unknown option {arg}")),
             _ => options.prompt = arg,
         }
@@ -109,11 +136,32 @@ fn model(options: &Options) -> Result<(String, Box<dyn Model>), Box<dyn Error>> 
         .map(|(_, provider)| provider.to_owned())
     });
     let name = |default: &str| options.model.clone().unwrap_or_else(|| default.to_owned());
+    let thinking = options.reasoning.is_some();
+    let settings = match options.reasoning.as_deref() {
+        Some(effort) => ModelSettings::new().reasoning(Reasoning::effort(effort)),
+        None => ModelSettings::new(),
+    };
     let model: Box<dyn Model> = match provider.as_deref() {
         None => return Ok(("scripted".to_owned(), Box::new(scripted()))),
-        Some("openai") => Box::new(OpenAi::from_env(name("gpt-4.1-mini"))?),
-        Some("anthropic") => Box::new(Anthropic::from_env(name("claude-sonnet-4-5"))?),
-        Some("gemini") => Box::new(Gemini::from_env(name("gemini-2.5-flash"))?),
+        Some("openai") => {
+            let default = if thinking { "o4-mini" } else { "gpt-4.1-mini" };
+            Box::new(OpenAi::from_env(name(default))?.with_settings(settings))
+        }
+        Some("openai-responses") => {
+            let default = if thinking { "gpt-5.1" } else { "gpt-4.1-mini" };
+            Box::new(OpenAiResponses::from_env(name(default))?.with_settings(settings))
+        }
+        Some("anthropic") => {
+            Box::new(Anthropic::from_env(name("claude-sonnet-4-5"))?.with_settings(settings))
+        }
+        Some("gemini") => {
+            let default = if thinking {
+                "gemini-3-pro-preview"
+            } else {
+                "gemini-2.5-flash"
+            };
+            Box::new(Gemini::from_env(name(default))?.with_settings(settings))
+        }
         Some("compatible") => {
             let url = options.url.clone().unwrap_or_default();
             let mut model = OpenAi::compatible(url, name("qwen3"));
@@ -124,7 +172,8 @@ fn model(options: &Options) -> Result<(String, Box<dyn Model>), Box<dyn Error>> 
         }
         Some(other) => {
             return Err(format!(
-                "unknown provider {other}: openai, anthropic, gemini or compatible URL"
+                "unknown provider {other}: openai, openai-responses, anthropic, gemini or \
+                 compatible URL"
             )
             .into());
         }
@@ -171,9 +220,11 @@ async fn agent() -> Result<(), Box<dyn Error>> {
         );
     }
     println!(
-        "== answer ({} turns, {} tokens) ==",
+        "== answer ({} turns, {} tokens: {} cached, {} reasoning) ==",
         run.turns,
-        run.usage.total_tokens()
+        run.usage.total_tokens(),
+        run.usage.cache_read_tokens,
+        run.usage.reasoning_tokens
     );
     println!("{}", run.text);
     if !run.is_done() {

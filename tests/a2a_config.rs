@@ -56,8 +56,8 @@ async fn one_bad_agent_never_stops_the_others() {
     });
     // The block is read with the MCP config it sits in, and on its own.
     let mcp = McpConfig::from_value(&config).unwrap();
-    assert_eq!(mcp.agents, A2aConfig::from_value(&config).unwrap());
-    let agents = mcp.agents.connect().await;
+    assert_eq!(mcp.agents(), &A2aConfig::from_value(&config).unwrap());
+    let agents = mcp.agents().connect().await;
     let status: Vec<(&str, &AgentStatus)> = agents.status().collect();
     assert_eq!(status[0], ("good", &AgentStatus::Connected { tools: 1 }));
     assert_eq!(status[2], ("off", &AgentStatus::Disabled));

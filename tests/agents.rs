@@ -60,6 +60,27 @@ async fn an_agent_tool_gives_the_inner_text_usage_and_turns() {
     assert_eq!(run.usage, Usage::new(316, 35));
     assert_eq!(run.turns, 2);
 
+    // Cache and reasoning tokens are summed across agents too.
+    let inner =
+        Client::new(ScriptedModel::new([Reply::text("it is 5")
+            .with_usage(Usage::new(50, 9).with_cache(40, 8).with_reasoning(6))]));
+    let math = inner.as_tool("math", "Does sums.", Toolkit::new());
+    let outer = Client::new(ScriptedModel::new([
+        Reply::call("c1", "math", r#"{"input": "2 + 3?"}"#)
+            .with_usage(Usage::new(100, 10).with_cache(90, 0)),
+        Reply::text("5").with_usage(Usage::new(200, 20).with_reasoning(4)),
+    ]));
+    let run = outer.run("sum", &Toolkit::new().with(math)).await;
+    assert_eq!(
+        run.calls[0].result.metadata.as_ref().unwrap()["agent"]["usage"],
+        json!({"prompt_tokens": 50, "completion_tokens": 9, "cache_read_tokens": 40,
+               "cache_write_tokens": 8, "reasoning_tokens": 6})
+    );
+    assert_eq!(
+        run.usage,
+        Usage::new(350, 39).with_cache(130, 8).with_reasoning(10)
+    );
+
     // A call without a string `input` is an error the model reads.
     let outer = Client::new(ScriptedModel::new([
         Reply::call("c1", "math", r#"{"task": 1}"#),

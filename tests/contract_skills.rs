@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::json;
-use toolnexus::source::{SKILL_TOOL_DESCRIPTION, Skills, SkipReason};
+use toolnexus::source::{DEFAULT_MAX_SKILL_SIZE, SKILL_TOOL_DESCRIPTION, Skills, SkipReason};
 use toolnexus::{Context, Toolkit};
 
 fn contract() -> PathBuf {
@@ -209,7 +209,7 @@ fn frontmatter_is_real_yaml_and_values_are_trimmed_text() {
 }
 
 #[test]
-fn discovery_follows_links_once_skips_dependencies_and_samples_ten_files() {
+fn discovery_follows_links_inside_its_folder_once_skips_dependencies_and_samples_ten_files() {
     let scratch = Scratch::new();
     let outside = Scratch::new();
     outside.write(
@@ -217,6 +217,9 @@ fn discovery_follows_links_once_skips_dependencies_and_samples_ten_files() {
         "---\nname: linked\ndescription: l\n---\nbody\n",
     );
     std::os::unix::fs::symlink(outside.0.join("linked"), scratch.0.join("via-link")).unwrap();
+    // A link inside the folder is followed, and the skill found once.
+    scratch.write("store/kept/SKILL.md", "---\nname: kept\n---\n");
+    std::os::unix::fs::symlink(scratch.0.join("store/kept"), scratch.0.join("alias")).unwrap();
     // A cycle: the walk must end.
     std::os::unix::fs::symlink(&scratch.0, scratch.0.join("loop")).unwrap();
     scratch.write("node_modules/dep/SKILL.md", "---\nname: dependency\n---\n");
@@ -231,7 +234,24 @@ fn discovery_follows_links_once_skips_dependencies_and_samples_ten_files() {
     let skills = Skills::load(&scratch.0);
     let mut names: Vec<&str> = skills.skills().iter().map(|s| s.name.as_str()).collect();
     names.sort_unstable();
-    assert_eq!(names, ["linked", "many"]);
+    assert_eq!(names, ["kept", "many"]);
+    // The link out of the folder is reported, not followed.
+    let out: Vec<_> = skills
+        .skipped()
+        .iter()
+        .filter(|s| matches!(s.reason, SkipReason::OutsideRoot(_)))
+        .collect();
+    assert_eq!(out.len(), 1, "{:?}", skills.skipped());
+    assert_eq!(out[0].location, scratch.0.join("via-link"));
+    assert_eq!(
+        out[0].reason,
+        SkipReason::OutsideRoot(fs::canonicalize(outside.0.join("linked")).unwrap())
+    );
+    assert!(
+        out[0].to_string().contains("follow_links_outside(true)"),
+        "{}",
+        out[0]
+    );
 
     let loaded = run(skills
         .tool()
@@ -289,4 +309,105 @@ fn several_roots_first_name_wins_across_them() {
     assert!(skills.skills_prompt().ends_with(
         "## Available Skills\n- **s**: from the first root\n- **t**: only in the second"
     ));
+}
+
+#[test]
+fn links_out_of_the_folder_are_followed_only_when_asked() {
+    let scratch = Scratch::new();
+    let outside = Scratch::new();
+    outside.write("linked/SKILL.md", "---\nname: linked\n---\nbody\n");
+    outside.write("shared/secret.txt", "s");
+    std::os::unix::fs::symlink(outside.0.join("linked"), scratch.0.join("via-link")).unwrap();
+    // A `SKILL.md` that is itself a link out of the folder.
+    fs::create_dir_all(scratch.0.join("file-link")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.0.join("linked/SKILL.md"),
+        scratch.0.join("file-link/SKILL.md"),
+    )
+    .unwrap();
+    scratch.write("own/SKILL.md", "---\nname: own\n---\n");
+    scratch.write("own/notes.txt", "n");
+    std::os::unix::fs::symlink(outside.0.join("shared"), scratch.0.join("own/shared")).unwrap();
+    let listed = |skills: &Skills| {
+        let loaded = run(skills
+            .tool()
+            .execute(json!({"name": "own"}), Context::default()));
+        loaded
+            .output
+            .lines()
+            .filter(|l| l.starts_with("<file>"))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+
+    let inside = Skills::load(&scratch.0);
+    let names: Vec<&str> = inside.skills().iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["own"]);
+    let out: Vec<_> = inside
+        .skipped()
+        .iter()
+        .filter(|s| matches!(s.reason, SkipReason::OutsideRoot(_)))
+        .map(|s| s.location.clone())
+        .collect();
+    // In walk order: the root's entries, then its folders'.
+    assert_eq!(
+        out,
+        [
+            scratch.0.join("via-link"),
+            scratch.0.join("file-link/SKILL.md"),
+            scratch.0.join("own/shared"),
+        ]
+    );
+    let files = listed(&inside);
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert!(files[0].ends_with("/own/notes.txt</file>"), "{files:?}");
+
+    let anywhere = Skills::loader().follow_links_outside(true).load(&scratch.0);
+    let mut names: Vec<&str> = anywhere.skills().iter().map(|s| s.name.as_str()).collect();
+    names.sort_unstable();
+    // The same skill through two links: the first one found wins.
+    assert_eq!(names, ["linked", "own"]);
+    assert!(
+        anywhere
+            .skipped()
+            .iter()
+            .all(|s| !matches!(s.reason, SkipReason::OutsideRoot(_)))
+    );
+    let files = listed(&anywhere);
+    assert!(
+        files
+            .iter()
+            .any(|f| f.ends_with("/own/shared/secret.txt</file>")),
+        "{files:?}"
+    );
+}
+
+#[test]
+fn a_skill_file_over_the_size_limit_is_skipped() {
+    let scratch = Scratch::new();
+    let limit = usize::try_from(DEFAULT_MAX_SKILL_SIZE).unwrap();
+    let header = "---\nname: at-limit\n---\n";
+    scratch.write(
+        "at-limit/SKILL.md",
+        &format!("{header}{}", "x".repeat(limit - header.len())),
+    );
+    let huge = "---\nname: huge\n---\n";
+    scratch.write("huge/SKILL.md", &format!("{huge}{}", "x".repeat(limit)));
+    let skills = Skills::load(&scratch.0);
+    let names: Vec<&str> = skills.skills().iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["at-limit"]);
+    let skipped = &skills.skipped()[0];
+    assert_eq!(skipped.location, scratch.0.join("huge/SKILL.md"));
+    assert_eq!(
+        skipped.reason,
+        SkipReason::TooLarge {
+            size: DEFAULT_MAX_SKILL_SIZE + huge.len() as u64,
+            limit: DEFAULT_MAX_SKILL_SIZE
+        }
+    );
+    assert!(skipped.to_string().contains("max_skill_size"), "{skipped}");
+
+    let small = Skills::loader().max_skill_size(64).load(&scratch.0);
+    assert!(small.skills().is_empty());
+    assert_eq!(small.skipped().len(), 2);
 }

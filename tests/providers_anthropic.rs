@@ -83,7 +83,12 @@ async fn full_loop_with_parallel_calls_errors_images_and_suspensions() {
         assert_eq!(request.headers["anthropic-version"], "2023-06-01");
     }
     let second = &server.bodies()[1];
-    assert_eq!(second["system"], "You run tools.");
+    // Prompt caching (on by default): the system prompt carries the breakpoint that
+    // caches the tools and itself.
+    assert_eq!(
+        second["system"],
+        json!([{"type": "text", "text": "You run tools.", "cache_control": {"type": "ephemeral"}}])
+    );
     assert_eq!(second["max_tokens"], Anthropic::DEFAULT_MAX_TOKENS);
     let messages = second["messages"].as_array().unwrap();
     let roles: Vec<&str> = messages
@@ -154,7 +159,7 @@ async fn overloaded_529_is_retried() {
     assert_eq!(reply.content.as_deref(), Some("back"));
     assert_eq!(
         reply.usage,
-        Usage::new(34, 11),
+        Usage::new(34, 11).with_cache(4, 0),
         "cache reads count as input"
     );
     assert_eq!(server.requests().len(), 2);
@@ -381,7 +386,11 @@ async fn pdfs_audio_and_pending_calls_take_the_documented_forms() {
             .unwrap()
             .contains("Where?")
     );
-    assert_eq!(blocks[2], json!({"type": "text", "text": "and then?"}));
+    // The conversation's tail carries the moving cache breakpoint.
+    assert_eq!(
+        blocks[2],
+        json!({"type": "text", "text": "and then?", "cache_control": {"type": "ephemeral"}})
+    );
     assert_eq!(body["tools"][0]["strict"], true);
     harness::validate("anthropic", &server.bodies());
 }

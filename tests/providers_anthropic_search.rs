@@ -112,8 +112,13 @@ async fn search_blocks_are_kept_and_sent_back() {
     assert_eq!(
         messages[2]["content"][0],
         json!({"type": "tool_result", "tool_use_id": "toolu_01",
-               "content": [{"type": "text", "text": "Sunny in Paris"}]})
+               "content": [{"type": "text", "text": "Sunny in Paris"}],
+               "cache_control": {"type": "ephemeral"}})
     );
+    // Without a system prompt, the tools' cache breakpoint is on the last tool that is
+    // not deferred (deferred tools stay out of the cached prefix).
+    assert_eq!(tools[1]["cache_control"], json!({"type": "ephemeral"}));
+    assert!(tools[2..].iter().all(|t| t.get("cache_control").is_none()));
 
     // The transcript keeps the blocks, and keeps them through JSON (a halted run).
     let native = run
@@ -236,8 +241,9 @@ async fn streamed_search_blocks_are_kept_and_sent_back() {
 #[tokio::test]
 async fn small_toolkits_and_other_providers_turns_are_left_alone() {
     let toolkit = toolkit();
-    let small =
-        Anthropic::new(SECRET, "claude-test").with_defer_loading(DeferLoading::regex().above(3));
+    let small = Anthropic::new(SECRET, "claude-test")
+        .with_defer_loading(DeferLoading::regex().above(3))
+        .with_prompt_caching(false);
     let body: Value = serde_json::from_slice(
         &small
             .request_body(&[Message::user("hi")], &toolkit, false)
@@ -277,4 +283,45 @@ async fn small_toolkits_and_other_providers_turns_are_left_alone() {
     );
     harness::validate("anthropic", &[body]);
     assert_eq!(Anthropic::new(SECRET, "m").model_name(), Some("m"));
+}
+
+/// Extended thinking beside tool search: the turn's signed thinking block comes first and
+/// goes back first and unchanged, with the search's blocks after it as they came.
+#[tokio::test]
+async fn thinking_blocks_and_search_blocks_go_back_together() {
+    let thinking = json!({"type": "thinking", "thinking": "A weather tool is needed.",
+                          "signature": "EqQBCkYIARgCIkD0c2lnbmF0dXJl"});
+    let mut content = vec![thinking.clone()];
+    content.extend(searched());
+    let responses = [
+        message(content.clone(), "tool_use"),
+        message(
+            vec![
+                json!({"type": "thinking", "thinking": "Done.", "signature": "EqQBCkYIARgCIkDkb25l"}),
+                json!({"type": "text", "text": "Sunny in Paris."}),
+            ],
+            "end_turn",
+        ),
+    ];
+    harness::validate("anthropic-response", &responses);
+    let server = Server::start(responses.iter().cloned().map(Canned::json)).await;
+    let model = model(&server.url).with_settings(
+        toolnexus::ModelSettings::new().reasoning(toolnexus::Reasoning::budget(1_024)),
+    );
+    let run = Client::new(model)
+        .run("Weather in Paris?", &toolkit())
+        .await;
+    assert_eq!(run.text, "Sunny in Paris.");
+    let bodies = server.bodies();
+    assert_eq!(
+        bodies[0]["thinking"],
+        json!({"type": "enabled", "budget_tokens": 1024})
+    );
+    let sent = &bodies[1]["messages"][1]["content"];
+    assert_eq!(
+        sent[0], thinking,
+        "the thinking block goes back unchanged, first"
+    );
+    assert_eq!(*sent, Value::Array(content));
+    harness::validate("anthropic", &bodies);
 }

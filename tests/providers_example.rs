@@ -4,6 +4,8 @@
 
 #[path = "common/example.rs"]
 mod common_example;
+#[path = "providers/rules/mod.rs"]
+mod rules;
 #[allow(dead_code)]
 #[path = "providers/server.rs"]
 mod server;
@@ -62,6 +64,7 @@ async fn without_keys_it_runs_the_scripted_model() {
 async fn a_provider_without_its_key_names_the_variable() {
     for (provider, var) in [
         ("openai", "OPENAI_API_KEY"),
+        ("openai-responses", "OPENAI_API_KEY"),
         ("anthropic", "ANTHROPIC_API_KEY"),
         ("gemini", "GEMINI_API_KEY"),
     ] {
@@ -128,4 +131,66 @@ async fn with_a_key_it_talks_to_the_provider() {
     assert!(output.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("Hello there.\n"), "{stdout}");
     assert_eq!(anthropic.requests()[0].body["stream"], true);
+}
+
+/// `--reasoning high` on each provider whose reasoning outlives a tool call, against the
+/// rules server (which refuses a turn that drops it): the deploy tool's question is
+/// answered on the spot, and the next turn carries the reasoning back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_reasoning_each_provider_carries_it_across_the_tool_calls() {
+    use rules::{Rules, Step};
+    for (provider, stream) in [
+        ("openai-responses", false),
+        ("anthropic", true),
+        ("gemini", false),
+    ] {
+        let server = Rules::start([
+            Step::Calls(vec![
+                ("add", json!({"a": 2, "b": 3})),
+                ("deploy_service", json!({})),
+            ]),
+            Step::Text("5, and deployed to staging."),
+        ])
+        .await;
+        let env = match provider {
+            "openai-responses" => [
+                ("OPENAI_API_KEY", "sk-example".to_owned()),
+                ("OPENAI_BASE_URL", format!("{}/v1", server.url)),
+            ],
+            "anthropic" => [
+                ("ANTHROPIC_API_KEY", "sk-ant-example".to_owned()),
+                ("ANTHROPIC_BASE_URL", server.url.clone()),
+            ],
+            _ => [
+                ("GEMINI_API_KEY", "example".to_owned()),
+                ("GEMINI_BASE_URL", server.url.clone()),
+            ],
+        };
+        let mut args = vec!["--provider", provider, "--reasoning", "high"];
+        if stream {
+            args.push("--stream");
+        }
+        args.push("Add 2 and 3, then deploy.");
+        let output = agent(&args, &env).await;
+        let (stdout, stderr) = text(&output);
+        assert!(output.status.success(), "{provider}: {stdout}\n{stderr}");
+        assert!(stdout.contains("5, and deployed to staging."), "{stdout}");
+        assert!(
+            stdout.contains("deploy_service({}) -> ok: deployed to staging"),
+            "{stdout}"
+        );
+        assert!(
+            server.errors().is_empty(),
+            "{provider}: {:?}",
+            server.errors()
+        );
+        let requests = server.requests();
+        assert_eq!(requests.len(), 2, "{provider}");
+        let carried = match provider {
+            "openai-responses" => requests[1]["input"][1]["type"] == "reasoning",
+            "anthropic" => requests[1]["messages"][1]["content"][0]["type"] == "thinking",
+            _ => requests[1]["contents"][1]["parts"][0]["thoughtSignature"].is_string(),
+        };
+        assert!(carried, "{provider}: {}", requests[1]);
+    }
 }

@@ -270,8 +270,8 @@ async fn streaming_assembles_text_and_tool_call_deltas() {
     );
     assert_eq!(
         reply.usage,
-        Usage::new(40, 15),
-        "thinking tokens count as output"
+        Usage::new(40, 15).with_reasoning(3),
+        "thinking tokens count as output, and as reasoning"
     );
     assert_eq!(reply.finish_reason, Some(FinishReason::ToolCalls));
     let request = &server.requests()[0];

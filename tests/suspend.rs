@@ -333,13 +333,24 @@ async fn tamper(judge: Judge) {
         log_path(&format!("{name}-b")),
         log_path(&format!("{name}-c")),
     );
-    let a = serve_http(&log_a, false, &[("SUSPEND_KEY", KEY_A)]);
+    // A and C share the store where spent states are recorded.
+    let store = log_path(&format!("{name}-spent.db"));
+    let store = store.to_str().unwrap();
+    let a = serve_http(
+        &log_a,
+        false,
+        &[("SUSPEND_KEY", KEY_A), ("SUSPEND_STORE", store)],
+    );
     let b = serve_http(&log_b, true, &[("SUSPEND_KEY", KEY_B)]);
-    // A replica of A (same key) whose own states expire at once.
+    // A replica of A (same key and store) whose own states expire at once.
     let c = serve_http(
         &log_c,
         true,
-        &[("SUSPEND_KEY", KEY_A), ("SUSPEND_TTL_MS", "1")],
+        &[
+            ("SUSPEND_KEY", KEY_A),
+            ("SUSPEND_TTL_MS", "1"),
+            ("SUSPEND_STORE", store),
+        ],
     );
     let report = judge.drive(&["tamper", &a.url, &b.url, &c.url], &[]).await;
 
@@ -354,17 +365,22 @@ async fn tamper(judge: Judge) {
         r#"Allow `delete_repo` to run with {"name":"prod-db"}?"#
     );
 
-    for (case, detail) in [
-        ("flipped", "altered"),
-        ("other_arguments", "other_arguments"),
-        ("other_tool", "other_tool"),
-        ("other_key", "other_key"),
-        ("expired", "expired"),
+    // Every refused state gets one fixed error, whatever the reason (the server logs it):
+    // altered, re-targeted, foreign-key, expired, and spent on this replica or another.
+    let refusal = &report["flipped"]["error"];
+    for case in [
+        "flipped",
+        "other_arguments",
+        "other_tool",
+        "other_key",
+        "expired",
+        "replayed",
+        "replayed_there",
     ] {
         let error = &report[case]["error"];
         assert_eq!(error["code"], -32602, "{case}: {report:#}");
         assert_eq!(error["data"]["reason"], "invalid_request_state", "{case}");
-        assert_eq!(error["data"]["detail"], detail, "{case}");
+        assert_eq!(error["data"].get("detail"), None, "{case}: {error}");
         assert!(
             error["message"]
                 .as_str()
@@ -372,6 +388,7 @@ async fn tamper(judge: Judge) {
                 .contains("the tool did not run"),
             "{case}: {error}"
         );
+        assert_eq!(error["message"], refusal["message"], "{case}");
     }
     assert_eq!(
         report["no_state"]["error"]["data"]["reason"],
@@ -384,11 +401,11 @@ async fn tamper(judge: Judge) {
             .unwrap()
             .contains("not approved")
     );
-    // Nothing above ran a tool: only the replica (same key) and A itself did, once each.
+    // Nothing above ran a tool but the replica (same key), once: the approved state was
+    // refused when it came back, there and on A.
     assert_eq!(report["replica"]["text"], "deleted prod-db", "{report:#}");
-    assert_eq!(report["approved"]["text"], "deleted prod-db");
     assert_eq!(report["input"]["text"], "deployed web to eu");
-    assert_eq!(effects(&log_a), ["delete prod-db", "deploy web eu"]);
+    assert_eq!(effects(&log_a), ["deploy web eu"]);
     assert!(effects(&log_b).is_empty());
     assert_eq!(effects(&log_c), ["delete prod-db"]);
 }

@@ -11,9 +11,11 @@ use std::time::Duration;
 use opentelemetry::trace::SpanKind;
 use opentelemetry_semantic_conventions::attribute::{
     ERROR_TYPE, GEN_AI_AGENT_NAME, GEN_AI_OPERATION_NAME, GEN_AI_PROVIDER_NAME,
-    GEN_AI_REQUEST_MODEL, GEN_AI_RESPONSE_FINISH_REASONS, GEN_AI_TOKEN_TYPE,
+    GEN_AI_REQUEST_MAX_TOKENS, GEN_AI_REQUEST_MODEL, GEN_AI_REQUEST_SEED,
+    GEN_AI_REQUEST_TEMPERATURE, GEN_AI_RESPONSE_FINISH_REASONS, GEN_AI_TOKEN_TYPE,
     GEN_AI_TOOL_CALL_ARGUMENTS, GEN_AI_TOOL_CALL_ID, GEN_AI_TOOL_CALL_RESULT, GEN_AI_TOOL_NAME,
-    GEN_AI_USAGE_INPUT_TOKENS, GEN_AI_USAGE_OUTPUT_TOKENS,
+    GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS, GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
+    GEN_AI_USAGE_INPUT_TOKENS, GEN_AI_USAGE_OUTPUT_TOKENS, GEN_AI_USAGE_REASONING_OUTPUT_TOKENS,
 };
 use opentelemetry_semantic_conventions::metric::{
     GEN_AI_CLIENT_OPERATION_DURATION, GEN_AI_CLIENT_TOKEN_USAGE,
@@ -21,8 +23,8 @@ use opentelemetry_semantic_conventions::metric::{
 use serde_json::json;
 use toolnexus::trace::{OUTCOME, REQUEST_ID, REQUEST_KIND, RESUMED_REQUEST_ID};
 use toolnexus::{
-    Client, Context, FinishReason, Message, Model, ModelFuture, Reply, Request, RunStatus,
-    ScriptedModel, Tool, ToolCall, ToolResult, Toolkit, Usage,
+    Client, Context, DeltaSink, FinishReason, Message, Model, ModelFuture, ModelSettings, Reply,
+    Request, RunStatus, ScriptedModel, Tool, ToolCall, ToolResult, Toolkit, Usage,
 };
 
 #[path = "common/otel.rs"]
@@ -47,6 +49,17 @@ impl Model for Named {
 
     fn provider_name(&self) -> Option<&str> {
         Some("openai")
+    }
+
+    fn complete_with<'a>(
+        &'a self,
+        transcript: &'a [Message],
+        toolkit: &'a Toolkit,
+        settings: &'a ModelSettings,
+        on_delta: Option<DeltaSink<'a>>,
+    ) -> ModelFuture<'a> {
+        self.0
+            .complete_with(transcript, toolkit, settings, on_delta)
     }
 }
 
@@ -275,6 +288,56 @@ async fn a_direct_execute_is_an_execute_tool_span_and_content_is_opt_in() {
     assert!(attr(plain, GEN_AI_TOOL_CALL_ARGUMENTS).is_none());
     assert!(attr(plain, GEN_AI_TOOL_CALL_RESULT).is_none());
     assert!(attr(plain, GEN_AI_TOOL_CALL_ID).is_none());
+}
+
+#[tokio::test(start_paused = true)]
+async fn cache_and_reasoning_tokens_and_request_settings_are_on_the_spans() {
+    let _capture = CAPTURE.lock().await;
+    let collector = Collector::new();
+    let _guard = tracing::subscriber::set_default(collector.subscriber());
+
+    let model = Named(ScriptedModel::new([
+        calls(&[("c1", "add")])
+            .with_usage(Usage::new(100, 20).with_cache(80, 10).with_reasoning(12)),
+        Reply::text("done").with_usage(Usage::new(120, 5).with_cache(100, 0)),
+    ]));
+    let client = Client::new(model).agent_name("cached").settings(
+        ModelSettings::new()
+            .temperature(0.25)
+            .max_tokens(500)
+            .seed(9),
+    );
+    let run = client.run("go", &toolkit()).await;
+    assert!(run.is_done(), "{:?}", run.status);
+    assert_eq!(
+        run.usage,
+        Usage::new(220, 25).with_cache(180, 10).with_reasoning(12)
+    );
+
+    let spans = collector.finished();
+    let agent = span(&spans, "invoke_agent cached");
+    assert_eq!(text(agent, GEN_AI_USAGE_INPUT_TOKENS), "220");
+    assert_eq!(text(agent, GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS), "180");
+    assert_eq!(text(agent, GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS), "10");
+    assert_eq!(text(agent, GEN_AI_USAGE_REASONING_OUTPUT_TOKENS), "12");
+    let chats: Vec<_> = spans
+        .iter()
+        .filter(|s| s.name == "chat test-model")
+        .collect();
+    assert_eq!(chats.len(), 2);
+    assert_eq!(text(chats[0], GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS), "80");
+    assert_eq!(
+        text(chats[0], GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS),
+        "10"
+    );
+    assert_eq!(text(chats[0], GEN_AI_USAGE_REASONING_OUTPUT_TOKENS), "12");
+    // A part the provider did not report is left out, not recorded as 0.
+    assert!(attr(chats[1], GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS).is_none());
+    for chat in &chats {
+        assert_eq!(text(chat, GEN_AI_REQUEST_TEMPERATURE), "0.25");
+        assert_eq!(text(chat, GEN_AI_REQUEST_MAX_TOKENS), "500");
+        assert_eq!(text(chat, GEN_AI_REQUEST_SEED), "9");
+    }
 }
 
 #[tokio::test(start_paused = true)]

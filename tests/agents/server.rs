@@ -8,8 +8,9 @@
 //! Its one tool, `platform`, is the agent of tests/agents/stack.rs: it calls `lookup` and
 //! the agent `ops`, whose `deploy` asks for an approval, so a call suspends two agents
 //! down. Every tool body that runs appends its name to the file named by `AGENTS_LOG`.
-//! `AGENTS_KEY` is the `requestState` secret. Over HTTP the first line on stdout is
-//! `listening on URL`; closing stdin stops the server.
+//! `AGENTS_KEY` is the `requestState` secret, `AGENTS_PRINCIPAL_HEADER` a request header
+//! that says who the caller is (as a gateway that authenticated it would). Over HTTP the
+//! first line on stdout is `listening on URL`; closing stdin stops the server.
 
 #[path = "stack.rs"]
 mod stack;
@@ -28,6 +29,12 @@ fn server() -> McpServer {
     let mut server = McpServer::new(toolkit).with_name("agents-server");
     if let Ok(secret) = std::env::var("AGENTS_KEY") {
         server = server.with_state_key(StateKey::new(secret).expect("AGENTS_KEY is long enough"));
+    }
+    if let Ok(header) = std::env::var("AGENTS_PRINCIPAL_HEADER") {
+        server = server.with_principal(move |parts| {
+            let value = parts.headers.get(header.as_str())?;
+            value.to_str().ok().map(str::to_owned)
+        });
     }
     server
 }

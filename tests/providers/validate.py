@@ -1,16 +1,27 @@
 """Checks request bodies against the providers' official Python SDK request types.
 
-Usage: validate.py PROVIDER FILE, where PROVIDER is openai, anthropic or gemini and FILE
-holds a JSON list of request bodies (or anthropic-response, for Messages API response
-bodies, checked with the SDK's `Message` model). Prints JSON {"versions": {...}, "errors": [...]}, one
-error per offending place, with its path; exits 3 when the SDK is not installed.
+Usage: validate.py KIND FILE, where FILE holds a JSON list of bodies. Prints JSON
+{"versions": {...}, "errors": [...]}, one error per offending place, with its path; exits 3
+when the SDK is not installed.
 
+Request bodies:
 - openai: `openai.types.chat.completion_create_params.CompletionCreateParams{Streaming,
   NonStreaming}`, the TypedDicts `client.chat.completions.create(**body)` is typed with.
+- openai-responses: `openai.types.responses.response_create_params.ResponseCreateParams{
+  Streaming,NonStreaming}`, what `client.responses.create(**body)` is typed with.
 - anthropic: `anthropic.types.message_create_params.MessageCreateParams{Streaming,
-  NonStreaming}`.
-- gemini: google-genai's pydantic models (`Content`, `Tool`, `GenerationConfig`), which
-  forbid unknown fields, for each field of a `generateContent` body.
+  NonStreaming}` (`thinking`, `cache_control` and `output_config` included).
+- gemini: google-genai's pydantic models (`Content`, `Tool`, `ToolConfig`,
+  `GenerationConfig` with its `ThinkingConfig`), which forbid unknown fields, for each
+  field of a `generateContent` body.
+
+Response bodies and stream events (the fixtures the tests replay), parsed by the SDKs'
+own models; a key the model does not declare is an error too (the OpenAI and Anthropic
+models would keep it silently):
+- openai-responses-response: `Response`; openai-responses-stream: `ResponseStreamEvent`.
+- anthropic-response: `Message` (every content block must parse as the block class its
+  `type` names); anthropic-stream: `RawMessageStreamEvent`.
+- gemini-response: `GenerateContentResponse` (each body, or each streamed chunk).
 
 The TypedDicts are walked here rather than through pydantic: pydantic ignores unknown keys
 in a TypedDict and validates `Iterable[...]` fields lazily, so it would accept a body the
@@ -117,7 +128,102 @@ def validate_anthropic(bodies):
     for i, body in enumerate(bodies):
         tp = params.MessageCreateParamsStreaming if body.get("stream") else params.MessageCreateParamsNonStreaming
         errors += check(body, tp, f"body {i}: ")
+        errors += cache_breakpoints(body, f"body {i}: ")
     return {"anthropic": anthropic.__version__}, errors
+
+
+def cache_breakpoints(body, path):
+    """The API's own limit, which no type can say: at most four blocks carry `cache_control`."""
+    def count(value):
+        if isinstance(value, dict):
+            return ("cache_control" in value) + sum(count(v) for v in value.values())
+        if isinstance(value, list):
+            return sum(count(v) for v in value)
+        return 0
+
+    found = count(body)
+    return [] if found <= 4 else [(path + "/", f"{found} cache_control breakpoints, at most 4 allowed")]
+
+
+def declared(parsed, raw, path):
+    """Keys of `raw` (a JSON value) that the pydantic object `parsed` has no field for,
+    all the way down."""
+    import pydantic
+
+    errors = []
+    if isinstance(parsed, pydantic.BaseModel) and isinstance(raw, dict):
+        fields = {}
+        for name, field in type(parsed).model_fields.items():
+            fields[field.alias or name] = name
+            fields[name] = name
+        for key, value in raw.items():
+            if key not in fields:
+                errors.append((f"{path}/{key}", f"unknown key for {type(parsed).__name__}"))
+            else:
+                errors += declared(getattr(parsed, fields[key], None), value, f"{path}/{key}")
+    elif isinstance(parsed, (list, tuple)) and isinstance(raw, list):
+        for i, (item, value) in enumerate(zip(parsed, raw)):
+            errors += declared(item, value, f"{path}/{i}")
+    return errors
+
+
+def parse_all(bodies, tp):
+    """Each body parsed as `tp` (a class or a union), with its undeclared keys."""
+    import pydantic
+
+    adapter = pydantic.TypeAdapter(tp)
+    errors = []
+    for i, body in enumerate(bodies):
+        try:
+            parsed = adapter.validate_python(body)
+        except pydantic.ValidationError as error:
+            for detail in error.errors():
+                errors.append((f"body {i}: /" + "/".join(str(p) for p in detail["loc"]), detail["msg"]))
+            continue
+        errors += declared(parsed, body, f"body {i}: ")
+        kind = body.get("type") if isinstance(body, dict) else None
+        if kind is not None and getattr(parsed, "type", kind) != kind:
+            errors.append((f"body {i}: /type", f"parsed as {type(parsed).__name__}"))
+    return errors
+
+
+def validate_openai_responses(bodies):
+    import openai
+    from openai.types.responses import response_create_params as params
+
+    errors = []
+    for i, body in enumerate(bodies):
+        tp = params.ResponseCreateParamsStreaming if body.get("stream") else params.ResponseCreateParamsNonStreaming
+        errors += check(body, tp, f"body {i}: ")
+    return {"openai": openai.__version__}, errors
+
+
+def validate_openai_responses_response(bodies):
+    import openai
+    from openai.types.responses import Response
+
+    return {"openai": openai.__version__}, parse_all(bodies, Response)
+
+
+def validate_openai_responses_stream(bodies):
+    import openai
+    from openai.types.responses import ResponseStreamEvent
+
+    return {"openai": openai.__version__}, parse_all(bodies, ResponseStreamEvent)
+
+
+def validate_anthropic_stream(bodies):
+    import anthropic
+    from anthropic.types import RawMessageStreamEvent
+
+    return {"anthropic": anthropic.__version__}, parse_all(bodies, RawMessageStreamEvent)
+
+
+def validate_gemini_response(bodies):
+    from google import genai
+    from google.genai import types as t
+
+    return {"google-genai": genai.__version__}, parse_all(bodies, t.GenerateContentResponse)
 
 
 def validate_anthropic_response(bodies):
@@ -151,6 +257,7 @@ def validate_gemini(bodies):
         "systemInstruction": t.Content.model_validate,
         "tools": lambda v: [t.Tool.model_validate(tool) for tool in v],
         "generationConfig": t.GenerationConfig.model_validate,
+        "toolConfig": t.ToolConfig.model_validate,
     }
     errors = []
     for i, body in enumerate(bodies):
@@ -181,9 +288,14 @@ def main():
         bodies = json.load(handle)
     validate = {
         "openai": validate_openai,
+        "openai-responses": validate_openai_responses,
+        "openai-responses-response": validate_openai_responses_response,
+        "openai-responses-stream": validate_openai_responses_stream,
         "anthropic": validate_anthropic,
         "anthropic-response": validate_anthropic_response,
+        "anthropic-stream": validate_anthropic_stream,
         "gemini": validate_gemini,
+        "gemini-response": validate_gemini_response,
     }[provider]
     try:
         versions, errors = validate(bodies)

@@ -10,9 +10,9 @@ machinery, answering with an `elicitation_callback`: in 2026-07-28 the SDK's ret
 fulfils the `input_required` results, in legacy its session answers `elicitation/create`.
 
 `tamper` drives the retry by hand (`allow_input_required=True`) on 2026-07-28 servers: A
-and C share a key, B has another, C's states expire at once. It replays states with a
-flipped byte, with other arguments, to another tool, from another key, and after expiry,
-then once correctly.
+and C share a key and a store, B has another key, C's states expire at once. It replays
+states with a flipped byte, with other arguments, to another tool, from another key, and
+after expiry, then once correctly, then again on both.
 """
 
 import base64
@@ -123,10 +123,12 @@ async def tamper(url_a: str, url_b: str, url_c: str) -> dict:
         await anyio.sleep(0.05)
         report["expired"] = await retry(c, "delete_repo", repo, c_key, c_state)
         report["no_state"] = await retry(a, "delete_repo", repo, key, None)
-        report["declined"] = await retry(a, "delete_repo", repo, key, state, action="decline")
-        # A replica with the same key accepts A's state; then A itself does.
+        no_key, _, no_state = await ask(a, "delete_repo", repo)
+        report["declined"] = await retry(a, "delete_repo", repo, no_key, no_state, action="decline")
+        # A replica with the same key (and store) runs A's state once; then neither does.
         report["replica"] = await retry(c, "delete_repo", repo, key, state)
-        report["approved"] = await retry(a, "delete_repo", repo, key, state)
+        report["replayed"] = await retry(a, "delete_repo", repo, key, state)
+        report["replayed_there"] = await retry(c, "delete_repo", repo, key, state)
         # An input tool by hand: the answer's one field reaches the tool.
         d_key, _, d_state = await ask(a, "deploy", {"service": "web"})
         report["input"] = await retry(a, "deploy", {"service": "web"}, d_key, d_state, content={"answer": "eu"})

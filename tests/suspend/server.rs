@@ -12,8 +12,12 @@
 //! Every tool body that runs appends a line to the file named by
 //! `SUSPEND_LOG`, so a test can prove a tool did not run. `SUSPEND_KEY` is the
 //! `requestState` secret (a random per-process key without it), `SUSPEND_TTL_MS` the
-//! state's lifetime. Over HTTP the first line on stdout is `listening on URL`; closing
-//! stdin stops the server.
+//! state's lifetime, `SUSPEND_STORE` a SQLite file the server keeps its spent states in
+//! (shared by the replicas given the same file), `SUSPEND_PRINCIPAL_HEADER` a request
+//! header that says who the caller is (as a gateway that authenticated it would), and
+//! `SUSPEND_EVENTS` a file the server's log events (warnings and errors, with the span
+//! they happened in) are appended to. Over HTTP the first line on stdout is
+//! `listening on URL`; closing stdin stops the server.
 
 // `Result<_, Suspend>` is the return form a suspending tool is written in; a `Suspend`
 // carries a whole `Request`, which is larger than clippy's default for an error type.
@@ -131,7 +135,7 @@ fn ship(ctx: &Context) -> Result<String, Suspend> {
     }
 }
 
-fn server() -> McpServer {
+async fn server() -> McpServer {
     let toolkit: Toolkit = toolnexus::tools![deploy, delete_repo, connect_account, pick, ship]
         .into_iter()
         .collect();
@@ -143,13 +147,77 @@ fn server() -> McpServer {
         let ms = ms.parse().expect("SUSPEND_TTL_MS is a number");
         server = server.with_state_ttl(Duration::from_millis(ms));
     }
+    if let Ok(path) = std::env::var("SUSPEND_STORE") {
+        let store = toolnexus::store::SqliteStore::open(&path)
+            .await
+            .expect("SUSPEND_STORE opens");
+        server = server.with_store(&store);
+    }
+    if let Ok(header) = std::env::var("SUSPEND_PRINCIPAL_HEADER") {
+        server = server.with_principal(move |parts| {
+            let value = parts.headers.get(header.as_str())?;
+            value.to_str().ok().map(str::to_owned)
+        });
+    }
     server
+}
+
+/// Appends the server's warnings and errors to the file named by `SUSPEND_EVENTS`: one
+/// line per event, `LEVEL [span] field=value…`, as a log collector would see them.
+mod events {
+    use std::io::Write as _;
+    use std::path::PathBuf;
+
+    use tracing::field::{Field, Visit};
+    use tracing::{Event, Level, Subscriber};
+    use tracing_subscriber::layer::{Context, Layer, SubscriberExt as _};
+    use tracing_subscriber::registry::LookupSpan;
+
+    struct ToFile(PathBuf);
+
+    struct Line(String);
+
+    impl Visit for Line {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            self.0.push_str(&format!(" {}={value:?}", field.name()));
+        }
+        fn record_str(&mut self, field: &Field, value: &str) {
+            self.0.push_str(&format!(" {}={value}", field.name()));
+        }
+    }
+
+    impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for ToFile {
+        fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
+            if *event.metadata().level() > Level::WARN {
+                return;
+            }
+            let span = ctx.event_span(event).map(|span| span.name()).unwrap_or("-");
+            let mut line = Line(format!("{} [{span}]", event.metadata().level()));
+            event.record(&mut line);
+            if let Ok(mut file) = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&self.0)
+            {
+                let _ = writeln!(file, "{}", line.0);
+            }
+        }
+    }
+
+    /// Installs the writer when `SUSPEND_EVENTS` names a file.
+    pub(super) fn install() {
+        if let Ok(path) = std::env::var("SUSPEND_EVENTS") {
+            let subscriber = tracing_subscriber::registry().with(ToFile(path.into()));
+            tracing::subscriber::set_global_default(subscriber).expect("one subscriber");
+        }
+    }
 }
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let server = server();
+    events::install();
+    let server = server().await;
     let (addr, stateless) = match &args[..] {
         [] => return server.serve_stdio().await,
         [flag, addr] if flag == "--http" => (addr, false),

@@ -12,9 +12,9 @@
 // answers the server's `elicitation/create` requests.
 //
 // `tamper` drives the retry by hand (`allowInputRequired: true`) on 2026-07-28 servers: A
-// and C share a key, B has another, C's states expire at once. It replays states with a
-// flipped byte, with other arguments, to another tool, from another key, and after
-// expiry, then once correctly.
+// and C share a key and a store, B has another key, C's states expire at once. It replays
+// states with a flipped byte, with other arguments, to another tool, from another key,
+// and after expiry, then once correctly, then again on both.
 // Run with NODE_PATH set to the node_modules that hold the SDK.
 const { Client, ProtocolError, StreamableHTTPClientTransport } = require("@modelcontextprotocol/client");
 const { StdioClientTransport } = require("@modelcontextprotocol/client/stdio");
@@ -145,10 +145,12 @@ async function tamper(urlA, urlB, urlC) {
   await sleep(50);
   report.expired = await retry(c, "delete_repo", repo, cKey, cState);
   report.no_state = await retry(a, "delete_repo", repo, key, null);
-  report.declined = await retry(a, "delete_repo", repo, key, state, "decline");
-  // A replica with the same key accepts A's state; then A itself does.
+  const [noKey, , noState] = await ask(a, "delete_repo", repo);
+  report.declined = await retry(a, "delete_repo", repo, noKey, noState, "decline");
+  // A replica with the same key (and store) runs A's state once; then neither does.
   report.replica = await retry(c, "delete_repo", repo, key, state);
-  report.approved = await retry(a, "delete_repo", repo, key, state);
+  report.replayed = await retry(a, "delete_repo", repo, key, state);
+  report.replayed_there = await retry(c, "delete_repo", repo, key, state);
   // An input tool by hand: the answer's one field reaches the tool.
   const [dKey, , dState] = await ask(a, "deploy", { service: "web" });
   report.input = await retry(a, "deploy", { service: "web" }, dKey, dState, "accept", { answer: "eu" });

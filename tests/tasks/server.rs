@@ -9,8 +9,11 @@
 //! SQLite file (tasks in the run store, shared by every server on the database). Tools, each result naming the server:
 //! `build` (task: `built in MS ms by NAME` after `ms` milliseconds), `hang` (task: waits
 //! until cancelled), `deploy` (task: asks which environment, then deploys there), `echo`
-//! (not a task). `TASK_LEASE_MS` sets the task lease. The first line on stdout is
-//! `listening on URL`; closing stdin stops it.
+//! (not a task). `TASK_LEASE_MS` sets the task lease, `TASK_TTL_MS` the tasks' time to
+//! live, `TASK_SWEEP_MS` how often expired ones are deleted, `TASK_MAX_PER_CALLER` and
+//! `TASK_MAX_RUNNING` the task limits; `TASK_PRINCIPAL_HEADER` names a request header
+//! that says who the caller is (as a gateway that authenticated it would). The first line
+//! on stdout is `listening on URL`; closing stdin stops it.
 
 use std::io::Read as _;
 use std::time::Duration;
@@ -71,6 +74,15 @@ fn toolkit(name: &'static str) -> Toolkit {
         .with(echo)
 }
 
+/// The number in environment variable `name`, if it is set.
+fn number(name: &str) -> Option<u64> {
+    let text = std::env::var(name).ok()?;
+    Some(
+        text.parse()
+            .unwrap_or_else(|_| panic!("{name} is a number")),
+    )
+}
+
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -86,22 +98,37 @@ async fn main() -> std::io::Result<()> {
     let mut server = McpServer::new(toolkit(name))
         .with_name(format!("tasks-{name}"))
         .with_task_poll_interval(Duration::from_millis(50));
-    if let Ok(ms) = std::env::var("TASK_LEASE_MS") {
-        let ms = ms
-            .parse()
-            .expect("TASK_LEASE_MS is a number of milliseconds");
+    if let Some(ms) = number("TASK_LEASE_MS") {
         server = server.with_task_lease(Duration::from_millis(ms));
+    }
+    if let Some(ms) = number("TASK_TTL_MS") {
+        server = server.with_task_ttl(Duration::from_millis(ms));
+    }
+    if let Some(ms) = number("TASK_SWEEP_MS") {
+        server = server.with_task_sweep_interval(Duration::from_millis(ms));
+    }
+    if let Some(limit) = number("TASK_MAX_PER_CALLER") {
+        server = server.with_max_tasks_per_caller(limit as usize);
+    }
+    if let Some(limit) = number("TASK_MAX_RUNNING") {
+        server = server.with_max_running_tasks(limit as usize);
+    }
+    if let Ok(header) = std::env::var("TASK_PRINCIPAL_HEADER") {
+        server = server.with_principal(move |parts| {
+            let value = parts.headers.get(header.as_str())?;
+            value.to_str().ok().map(str::to_owned)
+        });
     }
     if store.starts_with("postgres://") {
         let store = PostgresStore::connect(store)
             .await
             .map_err(std::io::Error::other)?;
-        server = server.with_task_store(&store);
+        server = server.with_store(&store);
     } else if store != "memory" {
         let store = SqliteStore::open(store)
             .await
             .map_err(std::io::Error::other)?;
-        server = server.with_task_store(&store);
+        server = server.with_store(&store);
     }
     let options = if stateless {
         HttpOptions::new().stateless()

@@ -73,6 +73,9 @@
 //! - `source` (features `mcp`, `skills`, `http-tools`): tools from an MCP config file,
 //!   Agent Skills folders and HTTP endpoints.
 //! - `search` (feature `search`): BM25 tool search, in the loop too.
+//! - `builtins` (feature `builtins`): the contract's ten built-in tools (`bash`, `read`,
+//!   `write`, `edit`, `grep`, `glob`, `webfetch`, `question`, `apply_patch`, `todowrite`),
+//!   with `Toolkit::with_builtins`.
 //! - [`trace`]: the spans' names and attributes; `otel` (feature `otel`) exports them.
 //!
 //! Optional modules carry the feature they need on docs.rs.
@@ -88,6 +91,8 @@
 #[cfg(feature = "a2a")]
 pub mod a2a;
 mod agent;
+#[cfg(feature = "builtins")]
+pub mod builtins;
 pub mod guide;
 #[cfg(feature = "mcp")]
 pub mod mcp;
@@ -137,6 +142,7 @@ pub use agent::model::{
 };
 pub use agent::resume::{ResumeError, Resumed, resume};
 pub use agent::run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
+pub use agent::settings::{ModelSettings, Reasoning, ToolChoice};
 pub use schema::listing::Listing;
 pub use tool::caller::{
     Caller, DEFAULT_SAMPLING_MAX_TOKENS, LogLevel, Sampled, Sampling, SamplingError,

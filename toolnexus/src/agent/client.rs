@@ -111,6 +111,8 @@ pub struct Client {
     pub(crate) cancellation: Option<CancellationToken>,
     /// The agent's name in its spans (see [`Client::agent_name`]).
     pub(crate) name: Option<String>,
+    /// The settings every turn is asked with (see [`Client::settings`]).
+    pub(crate) settings: Arc<crate::agent::settings::ModelSettings>,
     /// Tool search, when on (see [`Client::tool_search`]).
     #[cfg(feature = "search")]
     pub(crate) search: Option<crate::search::ToolSearch>,
@@ -136,6 +138,7 @@ impl Client {
             run_timeout: None,
             cancellation: None,
             name: None,
+            settings: Arc::default(),
             #[cfg(feature = "search")]
             search: None,
             #[cfg(feature = "__store")]
@@ -502,6 +505,7 @@ impl fmt::Debug for Client {
         f.debug_struct("Client")
             .field("name", &self.name)
             .field("system", &self.system)
+            .field("settings", &self.settings)
             .field("max_turns", &self.max_turns)
             .field("wait_for", &self.tools.wait_for.is_some())
             .field("wait_timeout", &self.tools.wait_timeout)

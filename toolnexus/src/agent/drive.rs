@@ -18,7 +18,7 @@ use crate::agent::client::Client;
 use crate::agent::events::{Event, Events, events};
 use crate::agent::listed::Listed;
 use crate::agent::message::Message;
-use crate::agent::model::{Delta, ModelError, Reply, Usage};
+use crate::agent::model::{Delta, DeltaSink, ModelError, Reply, Usage};
 use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::agent::trace;
 use crate::agent::turn::{Env, Journal, Played, Turn};
@@ -172,11 +172,15 @@ impl Client {
         let hooked = hooks.before_turn(turn, transcript).await;
         hooked.map_err(|message| StopReason::Hook { message })?;
         events.emit(Event::ModelTurnStarted { turn });
-        let reply = trace::chat(&*self.model, self.ask(turn, transcript, toolkit, events))
-            .await
-            .map_err(|error| StopReason::ModelError {
-                message: error.to_string(),
-            })?;
+        let reply = trace::chat(
+            &*self.model,
+            &self.settings,
+            self.ask(turn, transcript, toolkit, events),
+        )
+        .await
+        .map_err(|error| StopReason::ModelError {
+            message: error.to_string(),
+        })?;
         let hooked = hooks.after_turn(turn, &reply).await;
         hooked.map_err(|message| StopReason::Hook { message })?;
         events.emit(Event::ModelTurnFinished {
@@ -199,13 +203,11 @@ impl Client {
                 events.emit(Event::TextDelta { turn, text });
             }
         };
+        let settings = &*self.settings;
         let future = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            if events.is_on() {
-                self.model
-                    .complete_streaming(transcript, toolkit, &on_delta)
-            } else {
-                self.model.complete(transcript, toolkit)
-            }
+            let on_delta: Option<DeltaSink<'_>> = events.is_on().then_some(&on_delta);
+            self.model
+                .complete_with(transcript, toolkit, settings, on_delta)
         }))
         .map_err(|_| ModelError::new("the model panicked"))?;
         AssertUnwindSafe(future)

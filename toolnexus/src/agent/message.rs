@@ -77,19 +77,22 @@ pub enum Message {
     },
 }
 
-/// An assistant turn as the provider wrote it, kept in the transcript when it holds blocks
-/// the shared shape has no room for: Anthropic's `server_tool_use` and
-/// `tool_search_tool_result` blocks (with their `tool_reference`s), which the next request
-/// must carry back for the tools they loaded to stay callable. The provider that wrote it
-/// sends it back in place of the turn's text and calls (whose ids it keeps in step);
-/// other providers read only the text and calls.
+/// An assistant turn as the provider wrote it, kept in the transcript when it holds what
+/// the shared shape has no room for and the next request must carry back: the model's
+/// reasoning (OpenAI Responses' `reasoning` items with their encrypted content, Anthropic's
+/// `thinking` and `redacted_thinking` blocks with their signatures, Gemini's parts with
+/// their `thoughtSignature`s), and Anthropic's `server_tool_use` and
+/// `tool_search_tool_result` blocks (with their `tool_reference`s), for the tools they
+/// loaded to stay callable. The provider that wrote it sends it back in place of the
+/// turn's text and calls (whose ids it keeps in step); other providers read only the text
+/// and calls. It is plain JSON, so a serialized transcript keeps it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct NativeTurn {
-    /// The provider that wrote it, as [`Model::provider_name`](crate::Model::provider_name)
-    /// says (`"anthropic"`).
+    /// The wire format that wrote it: `"anthropic"`, `"gcp.gemini"`, `"openai.responses"`.
     pub provider: String,
-    /// The turn's content in the provider's own JSON (Anthropic: the `content` array).
+    /// The turn's content in the provider's own JSON (Anthropic: the `content` array;
+    /// Gemini: the `parts`; OpenAI Responses: the `output` items).
     pub content: serde_json::Value,
 }
 

@@ -12,6 +12,8 @@ pub(crate) mod message;
 pub(crate) mod model;
 pub(crate) mod resume;
 pub(crate) mod run;
+pub(crate) mod settings;
 pub(crate) mod talk;
 pub(crate) mod trace;
 pub(crate) mod turn;
+pub(crate) mod usage;

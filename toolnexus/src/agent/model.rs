@@ -6,14 +6,14 @@ use std::collections::VecDeque;
 use std::error::Error as StdError;
 use std::fmt;
 use std::future::Future;
-use std::iter::Sum;
-use std::ops::{Add, AddAssign};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures_util::FutureExt as _;
 use serde::{Deserialize, Serialize};
 
 use crate::agent::message::{Message, NativeTurn, ToolCall};
+use crate::agent::settings::ModelSettings;
+pub use crate::agent::usage::Usage;
 use crate::tool::call::BoxFuture;
 use crate::tool::toolkit::Toolkit;
 
@@ -79,6 +79,42 @@ pub trait Model: Send + Sync {
     fn provider_name(&self) -> Option<&str> {
         None
     }
+
+    /// One turn as the [`Client`](crate::Client) asks for it: [`Model::complete`], or
+    /// [`Model::complete_streaming`] when `on_delta` is given, with `settings` (the
+    /// client's, see [`Client::settings`](crate::Client::settings)) merged over the
+    /// model's own.
+    ///
+    /// The HTTP providers implement it. The default serves a model that takes no
+    /// settings: with none set it is `complete` (or `complete_streaming`); with any set,
+    /// the turn fails with an error that names them, since nothing is silently dropped.
+    fn complete_with<'a>(
+        &'a self,
+        transcript: &'a [Message],
+        toolkit: &'a Toolkit,
+        settings: &'a ModelSettings,
+        on_delta: Option<DeltaSink<'a>>,
+    ) -> ModelFuture<'a> {
+        if !settings.is_empty() {
+            let error = ModelError::new(format!(
+                "this model takes no settings, and the client has some ({}); implement \
+                 Model::complete_with to honour them, or leave Client::settings unset \
+                 (nothing was sent)",
+                serde_json::to_string(settings).unwrap_or_default()
+            ));
+            return Box::pin(async move { Err(error) });
+        }
+        match on_delta {
+            Some(on_delta) => self.complete_streaming(transcript, toolkit, on_delta),
+            None => self.complete(transcript, toolkit),
+        }
+    }
+
+    /// The settings the model itself was given (a provider's `with_settings`), for the
+    /// spans' `gen_ai.request.*` attributes. `None` by default.
+    fn settings(&self) -> Option<&ModelSettings> {
+        None
+    }
 }
 
 /// Where a streaming [`Model`] sends the pieces of a turn as they arrive.
@@ -102,6 +138,9 @@ pub enum Delta {
         /// The next piece of the arguments' JSON text.
         arguments: String,
     },
+    /// More of the model's reasoning, where the provider shows it (Anthropic's thinking,
+    /// OpenAI's and Gemini's reasoning summaries). It is not part of the reply's text.
+    Reasoning(String),
 }
 
 impl<M: Model + ?Sized> Model for Arc<M> {
@@ -125,6 +164,20 @@ impl<M: Model + ?Sized> Model for Arc<M> {
     ) -> ModelFuture<'a> {
         (**self).complete_streaming(transcript, toolkit, on_delta)
     }
+
+    fn complete_with<'a>(
+        &'a self,
+        transcript: &'a [Message],
+        toolkit: &'a Toolkit,
+        settings: &'a ModelSettings,
+        on_delta: Option<DeltaSink<'a>>,
+    ) -> ModelFuture<'a> {
+        (**self).complete_with(transcript, toolkit, settings, on_delta)
+    }
+
+    fn settings(&self) -> Option<&ModelSettings> {
+        (**self).settings()
+    }
 }
 
 impl<M: Model + ?Sized> Model for Box<M> {
@@ -147,6 +200,20 @@ impl<M: Model + ?Sized> Model for Box<M> {
         on_delta: DeltaSink<'a>,
     ) -> ModelFuture<'a> {
         (**self).complete_streaming(transcript, toolkit, on_delta)
+    }
+
+    fn complete_with<'a>(
+        &'a self,
+        transcript: &'a [Message],
+        toolkit: &'a Toolkit,
+        settings: &'a ModelSettings,
+        on_delta: Option<DeltaSink<'a>>,
+    ) -> ModelFuture<'a> {
+        (**self).complete_with(transcript, toolkit, settings, on_delta)
+    }
+
+    fn settings(&self) -> Option<&ModelSettings> {
+        (**self).settings()
     }
 }
 
@@ -251,65 +318,6 @@ impl Reply {
     pub fn with_finish_reason(mut self, reason: FinishReason) -> Self {
         self.finish_reason = Some(reason);
         self
-    }
-}
-
-/// Tokens spent: in the prompt, and in the completion. Adds up across turns.
-///
-/// ```
-/// use toolnexus::Usage;
-///
-/// let total: Usage = [Usage::new(10, 2), Usage::new(15, 3)].into_iter().sum();
-/// assert_eq!(total, Usage::new(25, 5));
-/// assert_eq!(total.total_tokens(), 30);
-/// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Usage {
-    /// Tokens read (the transcript and the tool list).
-    #[serde(default)]
-    pub prompt_tokens: u64,
-    /// Tokens written.
-    #[serde(default)]
-    pub completion_tokens: u64,
-}
-
-impl Usage {
-    /// A usage of `prompt_tokens` read and `completion_tokens` written.
-    pub fn new(prompt_tokens: u64, completion_tokens: u64) -> Self {
-        Usage {
-            prompt_tokens,
-            completion_tokens,
-        }
-    }
-
-    /// Read plus written.
-    pub fn total_tokens(&self) -> u64 {
-        self.prompt_tokens.saturating_add(self.completion_tokens)
-    }
-}
-
-impl Add for Usage {
-    type Output = Usage;
-
-    fn add(self, other: Usage) -> Usage {
-        Usage {
-            prompt_tokens: self.prompt_tokens.saturating_add(other.prompt_tokens),
-            completion_tokens: self
-                .completion_tokens
-                .saturating_add(other.completion_tokens),
-        }
-    }
-}
-
-impl AddAssign for Usage {
-    fn add_assign(&mut self, other: Usage) {
-        *self = *self + other;
-    }
-}
-
-impl Sum for Usage {
-    fn sum<I: Iterator<Item = Usage>>(iter: I) -> Usage {
-        iter.fold(Usage::default(), Add::add)
     }
 }
 
@@ -446,6 +454,7 @@ impl fmt::Debug for FnModel {
 pub struct ScriptedModel {
     script: Mutex<VecDeque<Result<Reply, ModelError>>>,
     played: Mutex<Vec<Vec<Message>>>,
+    asked_with: Mutex<Vec<ModelSettings>>,
 }
 
 impl ScriptedModel {
@@ -454,6 +463,7 @@ impl ScriptedModel {
         ScriptedModel {
             script: Mutex::new(replies.into_iter().map(Ok).collect()),
             played: Mutex::default(),
+            asked_with: Mutex::default(),
         }
     }
 
@@ -480,15 +490,17 @@ impl ScriptedModel {
     pub fn transcripts(&self) -> Vec<Vec<Message>> {
         lock(&self.played).clone()
     }
-}
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // Nothing panics while holding these locks; recover the data if something did.
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
+    /// The settings each turn was asked with ([`Client::settings`](crate::Client::settings);
+    /// empty ones for a turn asked without), one per turn, in order. A script plays the
+    /// same replies whatever the settings: it takes them all, so tests can see what a
+    /// client sends.
+    pub fn asked_with(&self) -> Vec<ModelSettings> {
+        lock(&self.asked_with).clone()
+    }
 
-impl Model for ScriptedModel {
-    fn complete<'a>(&'a self, transcript: &'a [Message], _toolkit: &'a Toolkit) -> ModelFuture<'a> {
+    fn play(&self, transcript: &[Message], settings: &ModelSettings) -> ModelFuture<'static> {
+        lock(&self.asked_with).push(settings.clone());
         let played = {
             let mut played = lock(&self.played);
             played.push(transcript.to_vec());
@@ -500,5 +512,26 @@ impl Model for ScriptedModel {
             )))
         });
         async move { next }.boxed()
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Nothing panics while holding these locks; recover the data if something did.
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Model for ScriptedModel {
+    fn complete<'a>(&'a self, transcript: &'a [Message], _toolkit: &'a Toolkit) -> ModelFuture<'a> {
+        self.play(transcript, &ModelSettings::default())
+    }
+
+    fn complete_with<'a>(
+        &'a self,
+        transcript: &'a [Message],
+        _toolkit: &'a Toolkit,
+        settings: &'a ModelSettings,
+        _on_delta: Option<DeltaSink<'a>>,
+    ) -> ModelFuture<'a> {
+        self.play(transcript, settings)
     }
 }

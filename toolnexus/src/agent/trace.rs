@@ -9,8 +9,9 @@ use tracing::field::Empty;
 use tracing::{Instrument as _, Span};
 
 use crate::agent::client::Client;
-use crate::agent::model::{FinishReason, Model, ModelError, Reply};
+use crate::agent::model::{FinishReason, Model, ModelError, Reply, Usage};
 use crate::agent::run::{RunResult, RunStatus, StopReason};
+use crate::agent::settings::ModelSettings;
 
 impl Client {
     /// Names the agent this client runs: its runs' spans are `invoke_agent {name}`, with
@@ -45,6 +46,9 @@ fn open_run_span(client: &Client, resumed: Option<&str>) -> Span {
         "toolnexus.resume.request.id" = resumed,
         "gen_ai.usage.input_tokens" = Empty,
         "gen_ai.usage.output_tokens" = Empty,
+        "gen_ai.usage.cache_read.input_tokens" = Empty,
+        "gen_ai.usage.cache_creation.input_tokens" = Empty,
+        "gen_ai.usage.reasoning.output_tokens" = Empty,
         "toolnexus.run.status" = Empty,
         "error.type" = Empty,
         otel.status_code = Empty,
@@ -67,8 +71,7 @@ pub(crate) fn run_ended(span: &Span, run: &RunResult) {
 }
 
 fn record_end(span: &Span, run: &RunResult) {
-    span.record("gen_ai.usage.input_tokens", run.usage.prompt_tokens);
-    span.record("gen_ai.usage.output_tokens", run.usage.completion_tokens);
+    record_usage(span, &run.usage);
     let status = match &run.status {
         RunStatus::Done => "done",
         RunStatus::Pending => "pending",
@@ -102,6 +105,7 @@ fn stop_kind(reason: &StopReason) -> &'static str {
 #[inline]
 pub(crate) fn chat<'a, F>(
     model: &dyn Model,
+    settings: &ModelSettings,
     turn: F,
 ) -> impl Future<Output = Result<Reply, ModelError>> + 'a
 where
@@ -110,7 +114,7 @@ where
     if !crate::trace::listening() {
         return Either::Left(turn);
     }
-    let span = chat_span(model);
+    let span = chat_span(model, settings);
     if span.is_disabled() {
         return Either::Left(turn);
     }
@@ -118,8 +122,7 @@ where
         let reply = turn.instrument(span.clone()).await;
         match &reply {
             Ok(reply) => {
-                span.record("gen_ai.usage.input_tokens", reply.usage.prompt_tokens);
-                span.record("gen_ai.usage.output_tokens", reply.usage.completion_tokens);
+                record_usage(&span, &reply.usage);
                 if let Some(reason) = &reply.finish_reason {
                     span.record("gen_ai.response.finish_reasons", finish_reason(reason));
                 }
@@ -134,8 +137,21 @@ where
     }))
 }
 
-fn chat_span(model: &dyn Model) -> Span {
+fn chat_span(model: &dyn Model, client: &ModelSettings) -> Span {
     let name = model.model_name();
+    let merged;
+    let settings = match model.settings() {
+        Some(own) if !client.is_empty() => {
+            merged = client.over(own);
+            &merged
+        }
+        Some(own) => own,
+        None => client,
+    };
+    let stop = settings
+        .stop
+        .as_ref()
+        .and_then(|stop| serde_json::to_string(stop).ok());
     let span = tracing::info_span!(
         target: "toolnexus",
         "chat",
@@ -144,8 +160,16 @@ fn chat_span(model: &dyn Model) -> Span {
         "gen_ai.operation.name" = "chat",
         "gen_ai.provider.name" = model.provider_name(),
         "gen_ai.request.model" = name,
+        "gen_ai.request.temperature" = settings.temperature,
+        "gen_ai.request.top_p" = settings.top_p,
+        "gen_ai.request.max_tokens" = settings.max_tokens,
+        "gen_ai.request.seed" = settings.seed,
+        "gen_ai.request.stop_sequences" = stop.as_deref(),
         "gen_ai.usage.input_tokens" = Empty,
         "gen_ai.usage.output_tokens" = Empty,
+        "gen_ai.usage.cache_read.input_tokens" = Empty,
+        "gen_ai.usage.cache_creation.input_tokens" = Empty,
+        "gen_ai.usage.reasoning.output_tokens" = Empty,
         "gen_ai.response.finish_reasons" = Empty,
         "error.type" = Empty,
         otel.status_code = Empty,
@@ -154,6 +178,32 @@ fn chat_span(model: &dyn Model) -> Span {
     crate::trace::named(span, || {
         name.map_or_else(|| "chat".to_owned(), |n| format!("chat {n}"))
     })
+}
+
+/// Records `usage` on a run's or a turn's span: input and output always, the cache and
+/// reasoning parts when the provider reported them.
+fn record_usage(span: &Span, usage: &Usage) {
+    span.record("gen_ai.usage.input_tokens", usage.prompt_tokens);
+    span.record("gen_ai.usage.output_tokens", usage.completion_tokens);
+    let parts = [
+        (
+            "gen_ai.usage.cache_read.input_tokens",
+            usage.cache_read_tokens,
+        ),
+        (
+            "gen_ai.usage.cache_creation.input_tokens",
+            usage.cache_write_tokens,
+        ),
+        (
+            "gen_ai.usage.reasoning.output_tokens",
+            usage.reasoning_tokens,
+        ),
+    ];
+    for (name, tokens) in parts {
+        if tokens > 0 {
+            span.record(name, tokens);
+        }
+    }
 }
 
 /// The OpenTelemetry spelling of a finish reason (the providers' common vocabulary).

@@ -4,13 +4,14 @@
 //! | chapter | what it covers |
 //! | --- | --- |
 //! | [`tools`] | `#[tool]` form by form, state, bad input, results and suspensions, tools without the macro |
-//! | [`providers`] | provider profiles and strict mode; OpenAI, Anthropic and Gemini as real models |
+//! | [`providers`] | provider profiles and strict mode; OpenAI (Chat Completions and Responses), Anthropic and Gemini as real models, their settings, reasoning across tool calls, prompt caching |
 //! | [`agent_loop`] | `Client`, the tool-calling loop: hooks, events, cancellation, suspensions |
 //! | [`durable`] | durable runs in SQLite or PostgreSQL, and agents run as tools |
 //! | [`mcp_server`] | serving a `Toolkit` over MCP (stdio, HTTP, replicas), human in the loop over MCP |
 //! | [`mcp_client`] | other MCP servers' tools through `McpClient`, and servers that require a login |
 //! | [`a2a`] | A2A both ways: remote agents as tools, and a `Client` served as an A2A agent |
 //! | [`sources`] | tools from an MCP config file, Agent Skills, HTTP endpoints |
+//! | [`builtins`] | the contract's ten built-in tools (bash, read, write, edit, grep, …), their toggles and safety options |
 //! | [`observability`] | `tracing` spans and OpenTelemetry export |
 //! | [`tool_search`] | many tools: BM25 tool search in the loop |
 //! | [`reliability`] | the benchmarks, property tests, fuzzing and the MCP soak |
@@ -41,6 +42,9 @@ pub mod a2a {}
 
 #[doc = include_str!("../../docs/guide/sources.md")]
 pub mod sources {}
+
+#[doc = include_str!("../../docs/guide/builtins.md")]
+pub mod builtins {}
 
 #[doc = include_str!("../../docs/guide/observability.md")]
 pub mod observability {}

@@ -6,7 +6,13 @@
 //! - Handshake-era clients that declare `elicitation` are asked with
 //!   `elicitation/create` during the call, and the tool runs again with the answer.
 //! - Other clients get the pending result as it always was (the prompt as text, the
-//!   request in `_meta["toolnexus/pending"]`).
+//!   request in `_meta["toolnexus/pending"]`); an answer they send back in
+//!   `_meta["toolnexus/answer"]` counts only for a request this server gave that session
+//!   (or stdio connection), for the same tool and arguments, once (`caller.rs`).
+//!
+//! A `requestState` is bound to the caller it was issued to and runs its retry once
+//! (`spent.rs`). Every refused state gets one fixed error; the precise reason goes to the
+//! server's log and to the call's span.
 
 use std::time::Duration;
 
@@ -20,6 +26,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use serde_json::{Map, Value, json};
 
+use super::caller::Caller;
 use super::convert::{PENDING_META_KEY, call_tool_result};
 use super::elicit_schema::{ElicitationSchemaError, check_elicitation_schema};
 use super::seal::{Claims, StateError, args_digest};
@@ -39,6 +46,11 @@ const MAX_ROUNDS: usize = 10;
 /// timeout: 10 minutes.
 const DEFAULT_ELICITATION_WAIT: Duration = Duration::from_secs(600);
 
+/// What a client whose `requestState` is refused is told, whatever the reason (the reason
+/// goes to the server's log and trace, not to whoever presented the state).
+const REFUSED_STATE: &str = "invalid requestState: the tool did not run; call the \
+     tool again without requestState and inputResponses";
+
 /// Runs one `tools/call` in the way its client's protocol asks for.
 pub(super) async fn call(
     server: &McpServer,
@@ -50,16 +62,32 @@ pub(super) async fn call(
     let args = Value::Object(request.arguments.clone().unwrap_or_default());
     let ctx = server.context(&context).with_caller(caller);
     let capabilities = context.client_capabilities();
+    let who = Caller::of(server, &context);
     let modern = context
         .protocol_version()
         .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
     if modern {
-        return modern_call(server, &name, args, request, ctx, capabilities.as_ref()).await;
+        let found = (request, capabilities.as_ref());
+        return modern_call(server, &name, args, found, ctx, &who).await;
     }
     let ctx = match client::answer_in(request.meta.as_ref())
         .or_else(|| client::answer_in(Some(&context.meta)))
     {
-        Some(answer) => ctx.with_answer(answer),
+        Some(answer)
+            if server
+                .2
+                .redeem(&who, &answer.id, &name, &args_digest(&args)) =>
+        {
+            ctx.with_answer(answer)
+        }
+        Some(answer) => {
+            tracing::warn!(
+                tool = %name,
+                request = %answer.id,
+                "an answer in _meta[\"toolnexus/answer\"] to a request this session was not given (or was already answered) was ignored"
+            );
+            ctx
+        }
         None => ctx,
     };
     let elicits = capabilities
@@ -67,10 +95,31 @@ pub(super) async fn call(
         .is_some_and(|caps| caps.elicitation.is_some())
         && server.0.mid_call_requests;
     if !elicits {
+        // Only a session can answer later: nothing to remember (or copy) without one.
+        let kept = who.has_session().then(|| args.clone());
         let result = server.0.toolkit.execute(&name, args, ctx).await;
+        if let Some(args) = kept {
+            issued(server, &who, &name, &args, &result);
+        }
         return Ok(call_tool_result(&name, result).into());
     }
-    ask_during_call(server, &name, args, ctx, capabilities.as_ref(), &context).await
+    let asking = Asking {
+        capabilities: capabilities.as_ref(),
+        context: &context,
+        who: &who,
+    };
+    ask_during_call(server, &name, args, ctx, asking).await
+}
+
+/// Remembers the request a fallback pending result gives the client, so that its answer
+/// in `_meta["toolnexus/answer"]` counts (on this session only, once).
+fn issued(server: &McpServer, who: &Caller, name: &str, args: &Value, result: &ToolResult) {
+    if let Some(pending) = result.pending_request() {
+        let digest = args_digest(args);
+        server
+            .2
+            .issue(who, &pending.id, name, &digest, server.0.state_ttl);
+    }
 }
 
 /// The 2026-07-28 form: answer a suspension with `input_required`, and a retry with the
@@ -79,16 +128,17 @@ async fn modern_call(
     server: &McpServer,
     name: &str,
     args: Value,
-    request: CallToolRequestParams,
+    (request, capabilities): (CallToolRequestParams, Option<&ClientCapabilities>),
     mut ctx: Context,
-    capabilities: Option<&ClientCapabilities>,
+    who: &Caller,
 ) -> Result<CallToolResponse, ErrorData> {
     let digest = args_digest(&args);
+    let binding = who.binding();
     match (&request.request_state, &request.input_responses) {
         (Some(state), responses) => {
             let claims = server
                 .state_key()
-                .open(state, name, &digest)
+                .open(state, name, &digest, &binding)
                 .map_err(|why| refused(name, why))?;
             let response = responses
                 .as_ref()
@@ -111,6 +161,7 @@ async fn modern_call(
                     Some(json!({"reason": "invalid_input_response"})),
                 )
             })?;
+            spend(server, name, &claims).await?;
             ctx = ctx.with_answer(answer_for(
                 &claims.request,
                 claims.field.as_deref(),
@@ -144,7 +195,7 @@ async fn modern_call(
         Err(why) => return Ok(unsendable(name, &pending, &why)),
     };
     let claims = Claims {
-        version: 1,
+        version: super::seal::VERSION,
         tool: name.to_owned(),
         args: digest,
         request: pending.id.clone(),
@@ -153,6 +204,8 @@ async fn modern_call(
         call: call_id,
         expires: Claims::expiring_in(server.0.state_ttl),
         pending: Some(Box::new(pending.clone())),
+        caller: binding,
+        id: Claims::new_id(),
     };
     let state = server.state_key().seal(&claims);
     let mut requests = InputRequests::new();
@@ -186,13 +239,45 @@ pub(crate) fn unsendable_result(
     )
 }
 
+/// Spends the state `claims` came in before its retry runs the tool: a state runs once.
+async fn spend(server: &McpServer, name: &str, claims: &Claims) -> Result<(), ErrorData> {
+    server.keep_swept();
+    let expires = i64::try_from(claims.expires).unwrap_or(i64::MAX);
+    match server.0.spent.spend(&claims.id, expires).await {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(refused(name, StateError::Spent)),
+        Err(why) => {
+            tracing::error!(tool = name, %why, "a requestState could not be checked against the spent ones");
+            Err(ErrorData::internal_error(
+                format!(
+                    "{name}: the requestState could not be checked (the store did not answer); \
+                     the tool did not run: retry the call"
+                ),
+                None,
+            ))
+        }
+    }
+}
+
+/// The one answer to every refused state; why goes to the log and the call's span.
 fn refused(tool: &str, why: StateError) -> ErrorData {
+    tracing::warn!(
+        tool,
+        reason = why.code(),
+        "a requestState was refused: it {why}; the tool did not run"
+    );
     ErrorData::invalid_params(
-        format!(
-            "{tool}: the requestState {why}; the tool did not run: call it again without the state"
-        ),
-        Some(json!({"reason": "invalid_request_state", "detail": why.code()})),
+        REFUSED_STATE,
+        Some(json!({"reason": "invalid_request_state"})),
     )
+}
+
+/// What the handshake-era form asks through: the client's capabilities, its request's
+/// context, and who it is.
+struct Asking<'a> {
+    capabilities: Option<&'a ClientCapabilities>,
+    context: &'a RequestContext<RoleServer>,
+    who: &'a Caller,
 }
 
 /// The handshake-era form: ask with `elicitation/create`, run the tool again with the
@@ -202,8 +287,11 @@ async fn ask_during_call(
     name: &str,
     args: Value,
     ctx: Context,
-    capabilities: Option<&ClientCapabilities>,
-    context: &RequestContext<RoleServer>,
+    Asking {
+        capabilities,
+        context,
+        who,
+    }: Asking<'_>,
 ) -> Result<CallToolResponse, ErrorData> {
     let url_mode = capabilities
         .and_then(|c| c.elicitation.as_ref())
@@ -245,6 +333,7 @@ async fn ask_during_call(
             Err(error) => {
                 // The client could not be asked after all: the fallback form, with why.
                 tracing::debug!(tool = name, %error, "elicitation/create failed");
+                issued(server, who, name, &args, &result);
                 return Ok(call_tool_result(name, result).into());
             }
         }
@@ -399,123 +488,5 @@ pub(crate) fn answer_for(id: &str, field: Option<&str>, result: &ElicitResult) -
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn schema_of(params: &ElicitRequestParams) -> Value {
-        match params {
-            ElicitRequestParams::FormElicitationParams {
-                requested_schema, ..
-            } => serde_json::to_value(requested_schema).unwrap(),
-            other => panic!("not a form: {other:?}"),
-        }
-    }
-
-    #[test]
-    fn requests_become_elicitations_by_kind() {
-        let plain = Request::input("Which environment?");
-        let (params, field) = elicitation_for(&plain, true).unwrap();
-        assert_eq!(field.as_deref(), Some(ANSWER_FIELD));
-        assert_eq!(
-            schema_of(&params)["properties"][ANSWER_FIELD]["type"],
-            "string"
-        );
-
-        let schema = json!({
-            "type": "object",
-            "properties": {
-                "env": {"type": "string", "enum": ["dev", "prod"], "default": "dev"},
-                "size": {"type": "string", "oneOf": [{"const": "s", "title": "Small"}, {"const": "l", "title": "Large"}]},
-                "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
-            },
-            "required": ["env"],
-        });
-        let (params, field) =
-            elicitation_for(&Request::input("Pick").with_data(schema.clone()), true).unwrap();
-        assert_eq!(field, None);
-        assert_eq!(schema_of(&params), schema);
-
-        let (params, _) = elicitation_for(&Request::approval("Delete?"), true).unwrap();
-        assert_eq!(
-            schema_of(&params),
-            json!({"type": "object", "properties": {}})
-        );
-
-        let login = Request::authorization("https://example.com/login", "Log in");
-        let (params, _) = elicitation_for(&login, true).unwrap();
-        assert!(
-            matches!(params, ElicitRequestParams::UrlElicitationParams { ref url, .. } if url == "https://example.com/login")
-        );
-        let (params, _) = elicitation_for(&login, false).unwrap();
-        assert!(
-            matches!(params, ElicitRequestParams::FormElicitationParams { ref message, .. } if message.ends_with("https://example.com/login"))
-        );
-    }
-
-    #[test]
-    fn every_schema_of_the_subset_reaches_the_client_unchanged() {
-        let schema = json!({
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "type": "object",
-            "properties": {
-                "name": {"type": "string", "title": "Name", "description": "Who", "minLength": 1, "maxLength": 40, "default": "Ada"},
-                "email": {"type": "string", "format": "email"},
-                "age": {"type": "integer", "minimum": 0, "maximum": 150, "default": 30},
-                "score": {"type": "number", "default": 95.5},
-                "ok": {"type": "boolean", "default": true},
-                "size": {"type": "string", "enum": ["s", "l"], "default": "s"},
-                "legacy": {"type": "string", "enum": ["a", "b"], "enumNames": ["A", "B"]},
-                "titled": {"type": "string", "oneOf": [{"const": "s", "title": "Small"}]},
-                "tags": {"type": "array", "items": {"type": "string", "enum": ["x", "y"]}, "minItems": 1, "maxItems": 2, "default": ["x"]},
-                "labels": {"type": "array", "items": {"anyOf": [{"const": "x", "title": "X"}]}},
-            },
-            "required": ["name"],
-        });
-        let (params, _) = elicitation_for(&Request::input("All").with_data(schema.clone()), false)
-            .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(schema_of(&params), schema);
-        // A request made from another server's elicitation carries it under `requestedSchema`.
-        let relayed = Request::input("All")
-            .with_data(json!({"mcp": "elicitation", "requestedSchema": schema}));
-        let (params, _) = elicitation_for(&relayed, false).unwrap();
-        assert_eq!(schema_of(&params)["properties"]["tags"]["maxItems"], 2);
-    }
-
-    #[test]
-    fn a_schema_outside_the_subset_is_refused_and_a_payload_is_not_a_schema() {
-        let nested = Request::input("Where?").with_data(json!({
-            "type": "object",
-            "properties": {"address": {"type": "object", "properties": {"city": {"type": "string"}}}},
-        }));
-        let error = elicitation_for(&nested, false).unwrap_err();
-        assert_eq!(error.property.as_deref(), Some("address"));
-        let relayed = Request::input("Zip?").with_data(json!({
-            "requestedSchema": {"type": "object", "properties": {"zip": {"type": "string", "pattern": "[0-9]+"}}},
-        }));
-        assert!(elicitation_for(&relayed, false).is_err());
-        // Data that is no schema (say, what the tool wants to remember) keeps the one field.
-        let payload = Request::input("Name?").with_data(json!({"draft": 3}));
-        let (params, field) = elicitation_for(&payload, false).unwrap();
-        assert_eq!(field.as_deref(), Some(ANSWER_FIELD));
-        assert_eq!(schema_of(&params)["required"], json!([ANSWER_FIELD]));
-    }
-
-    #[test]
-    fn elicitation_results_become_answers() {
-        let accept =
-            ElicitResult::new(ElicitationAction::Accept).with_content(json!({"answer": "prod"}));
-        let answer = answer_for("r", Some("answer"), &accept);
-        assert_eq!((answer.ok, answer.text()), (true, Some("prod")));
-        let whole = answer_for("r", None, &accept);
-        assert_eq!(whole.data, Some(json!({"answer": "prod"})));
-        let approved = answer_for("r", None, &ElicitResult::new(ElicitationAction::Accept));
-        assert!(approved.ok && approved.data.is_none());
-        let declined = answer_for("r", None, &ElicitResult::new(ElicitationAction::Decline));
-        assert_eq!(
-            (declined.ok, declined.reason.as_deref()),
-            (false, Some("decline"))
-        );
-        let cancelled = answer_for("r", None, &ElicitResult::new(ElicitationAction::Cancel));
-        assert_eq!(cancelled.reason.as_deref(), Some("cancel"));
-    }
-}
+#[path = "elicit_tests.rs"]
+mod tests;

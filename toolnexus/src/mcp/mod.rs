@@ -36,6 +36,7 @@
 //! # }
 //! ```
 
+mod caller;
 mod client;
 mod convert;
 mod elicit;
@@ -44,6 +45,7 @@ mod http;
 mod notify;
 mod protocol;
 mod seal;
+mod spent;
 mod stdio;
 pub(crate) mod task;
 mod trace;
@@ -79,16 +81,19 @@ pub use elicit_schema::{
     ELICITATION_STRING_FORMATS, ElicitationSchemaError, check_elicitation_schema,
 };
 pub use http::{
-    DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS,
-    DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, HttpServer, LOOPBACK_HOSTS, LOOPBACK_ORIGINS,
-    ShutdownHandle,
+    DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, HttpServer, LOOPBACK_HOSTS,
+    LOOPBACK_ORIGINS, ShutdownHandle,
 };
 pub use notify::DEFAULT_LOG_LEVEL;
 /// The MCP SDK this module is built on, re-exported so its types (transports, HTTP
 /// configuration, the [`ServerHandler`] trait) can be named without a second dependency.
 pub use rmcp;
 pub use seal::{DEFAULT_STATE_TTL, MIN_STATE_SECRET_BYTES, StateKey, StateKeyError};
-pub use task::{DEFAULT_TASK_LEASE, DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL};
+pub use task::{
+    DEFAULT_MAX_RUNNING_TASKS, DEFAULT_MAX_TASKS_PER_CALLER, DEFAULT_TASK_LEASE,
+    DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_SWEEP_INTERVAL, DEFAULT_TASK_TTL,
+};
 
 /// The default bound on one incoming message: a stdio line or an HTTP request body.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 1024 * 1024;
@@ -107,7 +112,7 @@ pub const DEFAULT_SERVER_NAME: &str = "toolnexus";
 /// outlives the connection, and the client can come back for the result (a `GET` with
 /// `Last-Event-ID` replays what its stream missed; see [`HttpOptions`]).
 #[derive(Clone)]
-pub struct McpServer(Arc<Inner>, notify::Session);
+pub struct McpServer(Arc<Inner>, notify::Session, caller::Connection);
 
 #[derive(Clone)]
 struct Inner {
@@ -127,6 +132,10 @@ struct Inner {
     mid_call_requests: bool,
     /// The tasks of long-running tools (`task/`).
     tasks: task::Tasks,
+    /// Names the authenticated principal of an HTTP request (`caller.rs`).
+    principal: Option<caller::Principal>,
+    /// The sealed states whose retry ran (`spent.rs`).
+    spent: spent::Spent,
 }
 
 impl McpServer {
@@ -145,20 +154,31 @@ impl McpServer {
             state_ttl: DEFAULT_STATE_TTL,
             mid_call_requests: true,
             tasks: task::Tasks::default(),
+            principal: None,
+            spent: spent::Spent::default(),
         };
         inner.relist();
-        McpServer(Arc::new(inner), notify::Session::default())
+        McpServer(
+            Arc::new(inner),
+            notify::Session::default(),
+            caller::Connection::default(),
+        )
     }
 
     fn update(self, f: impl FnOnce(&mut Inner)) -> Self {
         let mut inner = Arc::unwrap_or_clone(self.0);
         f(&mut inner);
-        McpServer(Arc::new(inner), self.1)
+        McpServer(Arc::new(inner), self.1, self.2)
     }
 
-    /// The same server with the per-session state (the log level) of a new session.
+    /// The same server with the per-session state (the log level, the connection's own
+    /// records) of a new session.
     pub(crate) fn for_session(&self) -> Self {
-        McpServer(Arc::clone(&self.0), notify::Session::default())
+        McpServer(
+            Arc::clone(&self.0),
+            notify::Session::default(),
+            caller::Connection::default(),
+        )
     }
 
     /// Sets the `serverInfo.name` that `initialize` advertises.
@@ -297,17 +317,22 @@ impl McpServer {
     /// for params that are not an object; invalid request (`-32600`) for JSON that is not
     /// a JSON-RPC message or a line longer than the message bound. The connection stays
     /// open in every case. The `Err` is a client that went away before completing
-    /// `initialize`, or a failed read or write.
+    /// `initialize`, a failed read or write, or a client that did not read its output: once
+    /// more than 16 MiB of answers wait for it, it is no longer served (`BrokenPipe`).
     pub async fn serve_io<R, W>(self, read: R, write: W) -> io::Result<()>
     where
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
         let transport = stdio::GuardedIo::new(read, write, self.0.max_message_bytes);
+        let stopped = transport.stopped();
         let running = rmcp::serve_server(self.for_session(), transport)
             .await
             .map_err(io::Error::other)?;
         running.waiting().await.map_err(io::Error::other)?;
+        if stopped.is_cancelled() {
+            return Err(stdio::not_reading());
+        }
         Ok(())
     }
 
@@ -446,27 +471,27 @@ impl ServerHandler for McpServer {
     async fn get_task(
         &self,
         request: rmcp::model::GetTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
-        task::get(self, request).await
+        task::get(self, request, &context).await
     }
 
     /// `tasks/update`: the answer to what a task asked; the tool runs on with it.
     async fn update_task(
         &self,
         request: rmcp::model::UpdateTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        task::update(self, request).await
+        task::update(self, request, &context).await
     }
 
     /// `tasks/cancel`: trips the task's cancellation token.
     async fn cancel_task(
         &self,
         request: rmcp::model::CancelTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        task::cancel(self, request).await
+        task::cancel(self, request, &context).await
     }
 
     /// `logging/setLevel`: the session's tools send log lines at `level` and above.

@@ -3,8 +3,9 @@
 //! The client echoes the state back verbatim on its retry, so the server reads it as
 //! attacker-controlled input. It is sealed with AES-256-GCM (authenticated encryption:
 //! nothing in it can be read or changed without the key) and binds the tool's name, a
-//! digest of the call's arguments, the pending request's id and an expiry; opening it
-//! checks each of them.
+//! digest of the call's arguments, the pending request's id, the caller it was issued to
+//! (session and principal, `caller.rs`) and an expiry; opening it checks each of them. It
+//! also carries a random id, which its retry spends (`spent.rs`): a state runs once.
 //!
 //! Token: `tn1.` then base64url (no padding) of a 4-byte key fingerprint, a 12-byte random
 //! nonce and the ciphertext with its tag. The prefix and the fingerprint are bound into
@@ -28,6 +29,9 @@ const FINGERPRINT_INFO: &[u8] = b"toolnexus/request-state/v1/fingerprint";
 const FINGERPRINT_LEN: usize = 4;
 const NONCE_LEN: usize = 12;
 const TAG_LEN: usize = 16;
+/// The claims' format: 2 added the caller and the id (a state of format 1 is refused, and
+/// its client calls the tool anew).
+pub(crate) const VERSION: u8 = 2;
 
 /// The shortest secret [`StateKey::new`] accepts, in bytes.
 pub const MIN_STATE_SECRET_BYTES: usize = 32;
@@ -43,7 +47,10 @@ pub const DEFAULT_STATE_TTL: Duration = Duration::from_secs(600);
 /// Give every replica of a deployment the same key (through
 /// [`McpServer::with_state_key`](crate::mcp::McpServer::with_state_key) or
 /// [`HttpOptions::with_state_key`](crate::mcp::HttpOptions::with_state_key)), so that any
-/// of them accepts the states the others sealed. Without one, a server uses a random key
+/// of them accepts the states the others sealed, and the same store
+/// ([`McpServer::with_store`](crate::mcp::McpServer::with_store), features `sqlite` or
+/// `postgres`), so that a state whose retry ran on one is refused on all of them (a state
+/// runs once). Without one, a server uses a random key
 /// made once per process ([`StateKey::process`]): states survive neither a restart nor a
 /// trip to another replica, and such a retry is refused (the client calls the tool anew).
 ///
@@ -162,7 +169,7 @@ impl StateKey {
     pub fn seal_and_open(&self, tool: &str, args: &serde_json::Value) -> bool {
         let digest = args_digest(args);
         let claims = Claims {
-            version: 1,
+            version: VERSION,
             tool: tool.to_owned(),
             args: digest.clone(),
             request: "req-00000000000000000000000000000000".to_owned(),
@@ -170,19 +177,24 @@ impl StateKey {
             field: Some("answer".to_owned()),
             call: None,
             pending: None,
+            caller: String::new(),
+            id: Claims::new_id(),
             expires: Claims::expiring_in(DEFAULT_STATE_TTL),
         };
         let token = self.seal(&claims);
         let digest = args_digest(args);
-        self.open(&token, tool, &digest).is_ok_and(|c| c == claims)
+        self.open(&token, tool, &digest, "")
+            .is_ok_and(|c| c == claims)
     }
 
-    /// Opens a token and checks it against the call it came back with.
+    /// Opens a token and checks it against the call it came back with and its caller's
+    /// binding (`""`: neither session nor principal).
     pub(crate) fn open(
         &self,
         token: &str,
         tool: &str,
         args_digest: &str,
+        caller: &str,
     ) -> Result<Claims, StateError> {
         let body = token.strip_prefix(PREFIX).ok_or(StateError::Malformed)?;
         let raw = URL_SAFE_NO_PAD
@@ -211,7 +223,7 @@ impl StateKey {
             )
             .map_err(|_| StateError::Altered)?;
         let claims: Claims = serde_json::from_slice(&plain).map_err(|_| StateError::Altered)?;
-        if claims.version != 1 {
+        if claims.version != VERSION {
             return Err(StateError::Malformed);
         }
         if claims.tool != tool {
@@ -219,6 +231,9 @@ impl StateKey {
         }
         if claims.args != args_digest {
             return Err(StateError::OtherArguments);
+        }
+        if claims.caller != caller {
+            return Err(StateError::OtherCaller);
         }
         if now_ms() >= claims.expires {
             return Err(StateError::Expired);
@@ -273,11 +288,25 @@ pub(crate) struct Claims {
     /// retry hands it back to the tool beside the answer.
     #[serde(rename = "q", default, skip_serializing_if = "Option::is_none")]
     pub(crate) pending: Option<Box<crate::tool::request::Request>>,
+    /// The binding of the caller the state was issued to (`caller.rs`); `""` when the
+    /// call came with neither a session nor a principal.
+    #[serde(rename = "b", default, skip_serializing_if = "String::is_empty")]
+    pub(crate) caller: String,
+    /// A random id (128 bits, hex), which the retry spends (`spent.rs`).
+    #[serde(rename = "n")]
+    pub(crate) id: String,
 }
 
 impl Claims {
     pub(crate) fn expiring_in(ttl: Duration) -> u64 {
         now_ms().saturating_add(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX))
+    }
+
+    /// A fresh random state id.
+    pub(crate) fn new_id() -> String {
+        let mut bytes = [0u8; 16];
+        random_bytes(&mut bytes);
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
     }
 }
 
@@ -300,11 +329,13 @@ pub(crate) enum StateError {
     Altered,
     OtherTool,
     OtherArguments,
+    OtherCaller,
     Expired,
+    Spent,
 }
 
 impl StateError {
-    /// A stable code for the error's `data.reason`.
+    /// A stable code for the reason, as the server's log and trace give it.
     pub(crate) fn code(self) -> &'static str {
         match self {
             StateError::Malformed => "malformed",
@@ -312,7 +343,9 @@ impl StateError {
             StateError::Altered => "altered",
             StateError::OtherTool => "other_tool",
             StateError::OtherArguments => "other_arguments",
+            StateError::OtherCaller => "other_caller",
             StateError::Expired => "expired",
+            StateError::Spent => "spent",
         }
     }
 }
@@ -327,7 +360,11 @@ impl fmt::Display for StateError {
             StateError::Altered => "was altered after this server sealed it",
             StateError::OtherTool => "was made for another tool",
             StateError::OtherArguments => "was made for a call with other arguments",
+            StateError::OtherCaller => {
+                "was issued to another session or principal than the one presenting it"
+            }
             StateError::Expired => "has expired",
+            StateError::Spent => "has already been used: its retry ran",
         })
     }
 }
@@ -340,7 +377,7 @@ mod tests {
 
     fn claims(ttl: Duration) -> Claims {
         Claims {
-            version: 1,
+            version: VERSION,
             tool: "deploy".to_owned(),
             args: args_digest(&json!({"service": "api"})),
             request: "req-1".to_owned(),
@@ -353,6 +390,8 @@ mod tests {
                     .with_id("req-1")
                     .with_data(json!({"secret": "inner-state"})),
             )),
+            caller: "c0ffee".to_owned(),
+            id: "00112233445566778899aabbccddeeff".to_owned(),
         }
     }
 
@@ -376,26 +415,33 @@ mod tests {
             !text.contains("deploy") && !text.contains("req-1") && !text.contains("inner-state"),
             "{text}"
         );
-        let opened = key.open(&token, "deploy", &digest).unwrap();
+        let opened = key.open(&token, "deploy", &digest, "c0ffee").unwrap();
         assert_eq!(
             opened,
             claims(DEFAULT_STATE_TTL).with_expiry(opened.expires)
         );
         // The same secret (a replica) opens it; another secret does not.
         let replica = StateKey::new([7u8; 32]).unwrap();
-        assert!(replica.open(&token, "deploy", &digest).is_ok());
+        assert!(replica.open(&token, "deploy", &digest, "c0ffee").is_ok());
         let other = StateKey::new([8u8; 32]).unwrap();
         assert_eq!(
-            other.open(&token, "deploy", &digest),
+            other.open(&token, "deploy", &digest, "c0ffee"),
             Err(StateError::OtherKey)
         );
         assert_eq!(
-            key.open(&token, "undeploy", &digest),
+            key.open(&token, "undeploy", &digest, "c0ffee"),
             Err(StateError::OtherTool)
         );
+        // Bound to its caller: another session or principal, or none, cannot use it.
+        for stranger in ["", "c0ffef"] {
+            assert_eq!(
+                key.open(&token, "deploy", &digest, stranger),
+                Err(StateError::OtherCaller)
+            );
+        }
         let elsewhere = args_digest(&json!({"service": "db"}));
         assert_eq!(
-            key.open(&token, "deploy", &elsewhere),
+            key.open(&token, "deploy", &elsewhere, "c0ffee"),
             Err(StateError::OtherArguments)
         );
         // Every flipped byte past the fingerprint is caught by the tag.
@@ -404,18 +450,18 @@ mod tests {
             flipped[index] ^= 1;
             let forged = format!("tn1.{}", URL_SAFE_NO_PAD.encode(&flipped));
             assert_eq!(
-                key.open(&forged, "deploy", &digest),
+                key.open(&forged, "deploy", &digest, "c0ffee"),
                 Err(StateError::Altered),
                 "byte {index}"
             );
         }
         assert_eq!(
-            key.open("tn1.!!", "deploy", &digest),
+            key.open("tn1.!!", "deploy", &digest, "c0ffee"),
             Err(StateError::Malformed)
         );
         let expired = key.seal(&claims(Duration::ZERO));
         assert_eq!(
-            key.open(&expired, "deploy", &digest),
+            key.open(&expired, "deploy", &digest, "c0ffee"),
             Err(StateError::Expired)
         );
     }

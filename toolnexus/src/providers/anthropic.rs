@@ -1,27 +1,25 @@
 //! [`Anthropic`]: Anthropic's Messages API.
 
-use std::borrow::Cow;
-
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::agent::message::{Message, NativeTurn, ToolCall};
-use crate::agent::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
-use crate::providers::anthropic_search::{
-    DeferLoading, NATIVE, Replayed, Streamed, is_native, replay,
+use crate::agent::model::{Delta, DeltaSink, FinishReason, ModelError, Reply, Usage};
+use crate::agent::settings::ModelSettings;
+use crate::providers::anthropic_request::{
+    self as request, Body, DEFAULT_MAX_TOKENS, PROVIDER, asked, cache_deferred, cached_tools,
+    mark_tail, messages,
 };
+use crate::providers::anthropic_search::{DeferLoading, NATIVE, Streamed, is_native};
 use crate::providers::http::{Auth, Transport, describe_error};
 use crate::providers::skeleton::{
-    Protocol, encode, listing, max_tokens_setting, provider_spec, strict_setting,
+    Protocol, encode, listing, model_settings, provider_spec, strict_setting,
 };
 use crate::providers::sse::{Events, parse_body};
-use crate::providers::wire::{Assembly, arguments_object, omitted, pending_text};
+use crate::providers::wire::Assembly;
 use crate::providers::{http_settings, turn_model};
 use crate::schema::profile::Profile;
-use crate::tool::content::{ContentPart, PartKind};
 use crate::tool::toolkit::Toolkit;
-
-const PROVIDER: &str = "Anthropic";
 provider_spec!(Anthropic {
     provider: PROVIDER,
     key_var: "ANTHROPIC_API_KEY",
@@ -45,13 +43,26 @@ provider_spec!(Anthropic {
 /// `tool_result` blocks of a user message, with `is_error` set on failures and their images
 /// (`image` blocks) and PDFs (`document` blocks) inside them. The Messages API takes no
 /// audio: an audio part is described in words.
+///
+/// **Extended thinking** (`Reasoning::budget(n)`, or an effort with adaptive thinking):
+/// the turn's `thinking` and `redacted_thinking` blocks, with their signatures, are kept
+/// in the transcript ([`NativeTurn`]) and sent back unchanged before the turn's tool
+/// calls, as the API requires; a run serialized while halted keeps them.
+///
+/// **Prompt caching** is on by default: a breakpoint at the end of the system prompt (or
+/// of the tools, without one) caches the tools and the instructions; a second one at the
+/// end of the conversation writes each turn to the cache, and a third, where the previous
+/// turn's was, reads it back. Three of the API's four. A cache write costs 1.25 times
+/// the input price and a read 0.1 times, so from the second turn of a loop on, the
+/// repeated prefix costs a tenth. Turn it off with [`Anthropic::with_prompt_caching`].
 #[derive(Clone, Debug)]
 pub struct Anthropic {
     http: Transport,
     model: String,
     strict: bool,
-    max_tokens: Option<u32>,
+    settings: ModelSettings,
     defer: Option<DeferLoading>,
+    caching: bool,
 }
 
 http_settings!(Anthropic);
@@ -61,24 +72,34 @@ strict_setting!(
     Profile::AnthropicStrict,
     "Lists the tools for strict tool use ([`Profile::AnthropicStrict`])."
 );
-max_tokens_setting!(
+model_settings!(
     Anthropic,
-    "Caps the tokens of each turn (`max_tokens`, default [`Anthropic::DEFAULT_MAX_TOKENS`])."
+    "Caps the tokens of each turn (`max_tokens`, default [`Anthropic::DEFAULT_MAX_TOKENS`], or the thinking budget plus that); the same as [`ModelSettings::max_tokens`]."
 );
 turn_model!(Anthropic, "anthropic");
 
 impl Anthropic {
     /// The default [`Anthropic::with_max_tokens`]: the Messages API requires a cap.
-    pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+    pub const DEFAULT_MAX_TOKENS: u32 = DEFAULT_MAX_TOKENS;
 
     fn over(http: Transport, model: String) -> Self {
         Anthropic {
             http,
             model,
             strict: false,
-            max_tokens: None,
+            settings: ModelSettings::default(),
             defer: None,
+            caching: true,
         }
+    }
+
+    /// Turns prompt caching on (the default) or off. Off, no request carries a
+    /// `cache_control` breakpoint, and every turn pays the full input price for the tools,
+    /// the system prompt and the conversation so far.
+    #[must_use]
+    pub fn with_prompt_caching(mut self, on: bool) -> Self {
+        self.caching = on;
+        self
     }
 
     /// Lets Anthropic search the toolkit itself: the tools are listed with
@@ -92,7 +113,7 @@ impl Anthropic {
         self
     }
 
-    /// The JSON body of the request for one turn.
+    /// The JSON body of the request for one turn, with the model's own settings.
     #[doc(hidden)]
     pub fn request_body(
         &self,
@@ -100,27 +121,54 @@ impl Anthropic {
         toolkit: &Toolkit,
         stream: bool,
     ) -> Result<Vec<u8>, ModelError> {
+        self.body_with(transcript, toolkit, &self.settings, stream)
+    }
+
+    fn body_with(
+        &self,
+        transcript: &[Message],
+        toolkit: &Toolkit,
+        settings: &ModelSettings,
+        stream: bool,
+    ) -> Result<Vec<u8>, ModelError> {
         let profile = self.profile();
         let listing = listing(toolkit, profile);
-        let deferred = match (&self.defer, &listing) {
-            (Some(defer), Some(_)) => Some(
-                serde_json::value::to_raw_value(&defer.listing(toolkit, profile)).map_err(|e| {
-                    ModelError::with_source(format!("{PROVIDER}: could not write the tools"), e)
-                })?,
-            ),
+        let asked = asked(settings, toolkit, listing.is_some())?;
+        let (system, mut messages) = messages(transcript);
+        let cache = self.caching;
+        // The tools' breakpoint goes on the system prompt when there is one (the prefix
+        // runs tools, then system), else on the last tool.
+        let tools_breakpoint = cache && system.is_none();
+        let written =
+            |e| ModelError::with_source(format!("{PROVIDER}: could not write the tools"), e);
+        let owned: Option<Box<RawValue>> = match (&self.defer, &listing) {
+            (Some(defer), Some(_)) => {
+                let mut tools = defer.listing(toolkit, profile);
+                if tools_breakpoint {
+                    cache_deferred(&mut tools);
+                }
+                Some(serde_json::value::to_raw_value(&tools).map_err(written)?)
+            }
+            (None, Some(listing)) if tools_breakpoint => cached_tools(listing.raw()),
             _ => None,
         };
-        let tools = match &deferred {
+        let tools = match &owned {
             Some(raw) => Some(&**raw),
             None => listing.as_ref().map(|l| l.raw()),
         };
-        let (system, messages) = messages(transcript);
+        if cache {
+            mark_tail(&mut messages);
+        }
         let body = Body {
             model: &self.model,
-            max_tokens: self.max_tokens.unwrap_or(Anthropic::DEFAULT_MAX_TOKENS),
-            system,
+            max_tokens: asked.max_tokens,
+            system: system.map(|text| request::system(text, cache)),
             messages,
             tools,
+            tool_choice: asked.tool_choice,
+            thinking: asked.thinking,
+            output_config: asked.output_config,
+            stop_sequences: asked.stop_sequences,
             stream,
         };
         encode(PROVIDER, &body)
@@ -191,9 +239,10 @@ impl Protocol for Anthropic {
         &self,
         transcript: &[Message],
         toolkit: &Toolkit,
+        settings: &ModelSettings,
         stream: bool,
     ) -> Result<Vec<u8>, ModelError> {
-        self.request_body(transcript, toolkit, stream)
+        self.body_with(transcript, toolkit, settings, stream)
     }
 
     fn parse(&self, body: &[u8]) -> Result<Reply, ModelError> {
@@ -205,12 +254,13 @@ impl Protocol for Anthropic {
         // Content block index -> position of its call in the turn.
         let mut calls: Vec<(usize, usize)> = Vec::new();
         let mut blocks = Streamed::default();
-        let mut input_tokens = 0;
+        let mut started = Usage::default();
         while let Some(event) = events.next().await? {
             match event.json::<StreamEvent>(PROVIDER)? {
                 StreamEvent::MessageStart { message } => {
                     if let Some(usage) = message.usage {
-                        input_tokens = Usage::from(usage).prompt_tokens;
+                        started = usage.into();
+                        turn.usage = started;
                     }
                 }
                 StreamEvent::ContentBlockStart {
@@ -249,6 +299,15 @@ impl Protocol for Anthropic {
                             turn.call(position, None, None, &partial_json);
                         }
                     }
+                    BlockDelta::ThinkingDelta { thinking } => {
+                        blocks.thinking(index, &thinking);
+                        if !thinking.is_empty() {
+                            sink(Delta::Reasoning(thinking));
+                        }
+                    }
+                    BlockDelta::SignatureDelta { signature } => {
+                        blocks.signature(index, &signature);
+                    }
                     BlockDelta::Other => {}
                 },
                 StreamEvent::MessageDelta { delta, usage } => {
@@ -256,7 +315,7 @@ impl Protocol for Anthropic {
                         turn.finish = Some(finish_reason(&reason));
                     }
                     if let Some(usage) = usage {
-                        turn.usage = Usage::new(input_tokens, usage.output_tokens);
+                        turn.usage = usage.over(started);
                     }
                 }
                 StreamEvent::MessageStop => break,
@@ -284,171 +343,6 @@ fn finish_reason(reason: &str) -> FinishReason {
         "max_tokens" | "model_context_window_exceeded" => FinishReason::Length,
         "refusal" => FinishReason::Refusal,
         other => FinishReason::Other(other.to_owned()),
-    }
-}
-
-// ---------------------------------------------------------------- request
-
-#[derive(Serialize)]
-struct Body<'a> {
-    model: &'a str,
-    max_tokens: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    system: Option<Cow<'a, str>>,
-    messages: Vec<Wire<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tools: Option<&'a RawValue>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    stream: bool,
-}
-
-#[derive(Serialize)]
-struct Wire<'a> {
-    role: &'static str,
-    content: Vec<WireBlock<'a>>,
-}
-
-#[derive(Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum WireBlock<'a> {
-    Text {
-        text: Cow<'a, str>,
-    },
-    ToolUse {
-        id: &'a str,
-        name: &'a str,
-        input: &'a RawValue,
-    },
-    ToolResult {
-        tool_use_id: &'a str,
-        #[serde(skip_serializing_if = "Vec::is_empty")]
-        content: Vec<WireBlock<'a>>,
-        #[serde(skip_serializing_if = "std::ops::Not::not")]
-        is_error: bool,
-    },
-    Image {
-        source: Source<'a>,
-    },
-    Document {
-        source: Source<'a>,
-    },
-    /// A block of a kept [`NativeTurn`], as it came.
-    #[serde(untagged)]
-    Native(&'a serde_json::Value),
-}
-
-#[derive(Serialize)]
-struct Source<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    media_type: &'a str,
-    data: String,
-}
-
-/// The `system` text and the alternating user/assistant messages.
-fn messages(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Wire<'_>>) {
-    let mut system: Option<Cow<'_, str>> = None;
-    let mut out: Vec<Wire<'_>> = Vec::with_capacity(transcript.len());
-    for message in transcript {
-        let (role, blocks) = match message {
-            Message::System { content } => {
-                system = Some(match system {
-                    None => Cow::Borrowed(content.as_str()),
-                    Some(before) => Cow::Owned(format!("{before}\n\n{content}")),
-                });
-                continue;
-            }
-            Message::User { content } => ("user", vec![text(content)]),
-            Message::Assistant {
-                content,
-                tool_calls,
-                native,
-            } => {
-                if let Some(blocks) = replay(native.as_deref(), tool_calls) {
-                    let blocks = blocks.into_iter().map(|block| match block {
-                        Replayed::Block(block) => WireBlock::Native(block),
-                        Replayed::Call(call) => tool_use(call),
-                    });
-                    push(&mut out, "assistant", blocks.collect());
-                    continue;
-                }
-                let mut blocks = Vec::with_capacity(tool_calls.len() + 1);
-                if let Some(content) = content.as_deref().filter(|c| !c.is_empty()) {
-                    blocks.push(text(content));
-                }
-                blocks.extend(tool_calls.iter().map(tool_use));
-                ("assistant", blocks)
-            }
-            Message::Tool {
-                tool_call_id,
-                content,
-                is_error,
-                parts,
-                pending,
-            } => {
-                let mut inner = Vec::new();
-                match pending {
-                    Some(request) => inner.push(WireBlock::Text {
-                        text: Cow::Owned(pending_text(request)),
-                    }),
-                    None if !content.is_empty() => inner.push(text(content)),
-                    None => {}
-                }
-                inner.extend(parts.iter().flatten().map(block));
-                let block = WireBlock::ToolResult {
-                    tool_use_id: tool_call_id,
-                    content: inner,
-                    is_error: *is_error && pending.is_none(),
-                };
-                ("user", vec![block])
-            }
-        };
-        push(&mut out, role, blocks);
-    }
-    (system, out)
-}
-
-/// Adds a message's blocks. Consecutive messages of one role (the results of parallel
-/// calls, a user prompt after them) make one message: the API wants the roles to alternate.
-fn push<'a>(out: &mut Vec<Wire<'a>>, role: &'static str, blocks: Vec<WireBlock<'a>>) {
-    if blocks.is_empty() {
-        return;
-    }
-    match out.last_mut() {
-        Some(last) if last.role == role => last.content.extend(blocks),
-        _ => out.push(Wire {
-            role,
-            content: blocks,
-        }),
-    }
-}
-
-fn tool_use(call: &ToolCall) -> WireBlock<'_> {
-    WireBlock::ToolUse {
-        id: &call.id,
-        name: &call.name,
-        input: arguments_object(&call.arguments),
-    }
-}
-
-fn text(content: &str) -> WireBlock<'_> {
-    WireBlock::Text {
-        text: Cow::Borrowed(content),
-    }
-}
-
-fn block(part: &ContentPart) -> WireBlock<'_> {
-    let source = || Source {
-        kind: "base64",
-        media_type: part.mime_type(),
-        data: part.base64(),
-    };
-    match part.kind() {
-        PartKind::Image => WireBlock::Image { source: source() },
-        PartKind::Document => WireBlock::Document { source: source() },
-        PartKind::Audio => WireBlock::Text {
-            text: Cow::Owned(omitted(part, PROVIDER)),
-        },
     }
 }
 
@@ -485,6 +379,8 @@ struct StartBlock {
     name: Option<String>,
 }
 
+/// `usage`: `input_tokens` counts only what follows the last cache breakpoint, so the
+/// prompt is its sum with the cache's reads and writes.
 #[derive(Deserialize)]
 struct WireUsage {
     #[serde(default)]
@@ -495,13 +391,23 @@ struct WireUsage {
     cache_creation_input_tokens: Option<u64>,
     #[serde(default)]
     cache_read_input_tokens: Option<u64>,
+    output_tokens_details: Option<OutputDetails>,
+}
+
+#[derive(Deserialize)]
+struct OutputDetails {
+    #[serde(default)]
+    thinking_tokens: u64,
 }
 
 impl From<WireUsage> for Usage {
     fn from(usage: WireUsage) -> Usage {
-        let cached = usage.cache_creation_input_tokens.unwrap_or(0)
-            + usage.cache_read_input_tokens.unwrap_or(0);
-        Usage::new(usage.input_tokens + cached, usage.output_tokens)
+        let written = usage.cache_creation_input_tokens.unwrap_or(0);
+        let read = usage.cache_read_input_tokens.unwrap_or(0);
+        let thinking = usage.output_tokens_details.map_or(0, |d| d.thinking_tokens);
+        Usage::new(usage.input_tokens + written + read, usage.output_tokens)
+            .with_cache(read, written)
+            .with_reasoning(thinking)
     }
 }
 
@@ -545,6 +451,12 @@ enum BlockDelta {
     InputJsonDelta {
         partial_json: String,
     },
+    ThinkingDelta {
+        thinking: String,
+    },
+    SignatureDelta {
+        signature: String,
+    },
     #[serde(other)]
     Other,
 }
@@ -554,8 +466,38 @@ struct MessageDelta {
     stop_reason: Option<String>,
 }
 
+/// `message_delta`'s usage: the output so far, and (from some servers) the input again.
 #[derive(Deserialize)]
 struct DeltaUsage {
     #[serde(default)]
     output_tokens: u64,
+    input_tokens: Option<u64>,
+    cache_creation_input_tokens: Option<u64>,
+    cache_read_input_tokens: Option<u64>,
+    output_tokens_details: Option<OutputDetails>,
+}
+
+impl DeltaUsage {
+    /// The turn's usage: this delta's figures over those of `message_start`.
+    fn over(self, started: Usage) -> Usage {
+        let input = WireUsage {
+            input_tokens: self.input_tokens.unwrap_or(0),
+            output_tokens: self.output_tokens,
+            cache_creation_input_tokens: self.cache_creation_input_tokens,
+            cache_read_input_tokens: self.cache_read_input_tokens,
+            output_tokens_details: self.output_tokens_details,
+        };
+        let has_input = input.input_tokens > 0
+            || input.cache_creation_input_tokens.is_some()
+            || input.cache_read_input_tokens.is_some();
+        let usage = Usage::from(input);
+        match has_input {
+            true => usage,
+            false => Usage {
+                completion_tokens: usage.completion_tokens,
+                reasoning_tokens: usage.reasoning_tokens,
+                ..started
+            },
+        }
+    }
 }

@@ -4,7 +4,8 @@
 //! (all but the always-visible ones) next to the tool-search server tool. Anthropic runs
 //! the search; its response holds a `server_tool_use` block (the query) and a
 //! `tool_search_tool_result` block whose `tool_reference`s load the tools found. Those
-//! blocks are kept in the transcript ([`NativeTurn`]) and sent back as they came.
+//! blocks are kept in the transcript ([`NativeTurn`]) and sent back as they came. So are
+//! extended thinking's `thinking` and `redacted_thinking` blocks, with their signatures.
 
 use serde_json::{Value, json};
 
@@ -208,6 +209,29 @@ impl Streamed {
     pub(crate) fn input(&mut self, index: usize, piece: &str) {
         if let Some(Piece::Other { input, .. }) = self.piece(index) {
             input.push_str(piece);
+        }
+    }
+
+    /// More thinking text of block `index`, when it is a `thinking` block.
+    pub(crate) fn thinking(&mut self, index: usize, piece: &str) {
+        self.append(index, "thinking", piece);
+    }
+
+    /// More of the signature of block `index`, when it is a `thinking` block.
+    pub(crate) fn signature(&mut self, index: usize, piece: &str) {
+        self.append(index, "signature", piece);
+    }
+
+    fn append(&mut self, index: usize, key: &str, piece: &str) {
+        if let Some(Piece::Other { block, .. }) = self.piece(index)
+            && let Some(object) = block.as_object_mut()
+        {
+            let field = object
+                .entry(key.to_owned())
+                .or_insert_with(|| Value::String(String::new()));
+            if let Value::String(text) = field {
+                text.push_str(piece);
+            }
         }
     }
 

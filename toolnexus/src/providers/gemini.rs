@@ -1,25 +1,25 @@
 //! [`Gemini`]: Google's Gemini API (`generateContent`).
 
-use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex, PoisonError};
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
+use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::agent::message::{Message, ToolCall};
+use crate::agent::message::{Message, NativeTurn};
 use crate::agent::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
+use crate::agent::settings::ModelSettings;
+use crate::providers::gemini_request::{
+    Body, Content, LOCAL_ID, NATIVE, PROVIDER, Part, config, contents,
+};
 use crate::providers::http::{Auth, Transport, describe_error};
-use crate::providers::skeleton::{Protocol, encode, listing, max_tokens_setting, provider_spec};
+use crate::providers::skeleton::{Protocol, encode, listing, model_settings, provider_spec};
 use crate::providers::sse::{Events, parse_body};
-use crate::providers::wire::{Assembly, arguments_object, pending_text};
+use crate::providers::wire::Assembly;
 use crate::providers::{http_settings, turn_model};
 use crate::schema::profile::Profile;
-use crate::tool::content::{ContentPart, PartKind};
 use crate::tool::toolkit::Toolkit;
 
-const PROVIDER: &str = "Gemini";
 provider_spec!(Gemini {
     provider: PROVIDER,
     key_var: "GEMINI_API_KEY",
@@ -28,10 +28,6 @@ provider_spec!(Gemini {
     auth: Auth::Header("x-goog-api-key"),
     headers: &[],
 });
-/// Ids toolnexus gives calls that came without one; they are not sent back.
-const LOCAL_ID: &str = "gemini_call_";
-/// How many thought signatures are kept (the oldest are dropped past it).
-const SIGNATURES: usize = 4096;
 
 /// Google's Gemini API: `POST {base}/v1beta/models/{model}:generateContent` (and
 /// `:streamGenerateContent?alt=sse` when streaming), key in `x-goog-api-key`.
@@ -49,28 +45,22 @@ const SIGNATURES: usize = 4096;
 /// documents), with images and PDFs as the response's own `inlineData` parts; audio
 /// follows as an `inlineData` part of the same user turn.
 ///
-/// Gemini signs the function calls of thinking models (`thoughtSignature`) and wants the
-/// signature back with the call. The transcript has no room for it, so the model keeps the
-/// signatures of the calls it received (in memory, shared by clones) and sends them back
-/// with those calls.
+/// Gemini signs the turns of thinking models (`thoughtSignature`, on the first function
+/// call of each step) and wants each signature back on the part that carried it. A turn
+/// with signatures or thoughts keeps its parts in the transcript
+/// ([`NativeTurn`](crate::NativeTurn)), and later requests send them back as they came,
+/// the calls with the ids the loop gave them; a run serialized while halted keeps them.
 #[derive(Clone)]
 pub struct Gemini {
     http: Transport,
     model: String,
-    max_tokens: Option<u32>,
-    signatures: Arc<Mutex<Signatures>>,
-}
-
-#[derive(Default)]
-struct Signatures {
-    by_call: HashMap<String, String>,
-    order: std::collections::VecDeque<String>,
+    settings: ModelSettings,
 }
 
 http_settings!(Gemini);
-max_tokens_setting!(
+model_settings!(
     Gemini,
-    "Caps the tokens of each turn (`generationConfig.maxOutputTokens`)."
+    "Caps the tokens of each turn (`generationConfig.maxOutputTokens`); the same as [`ModelSettings::max_tokens`]."
 );
 turn_model!(Gemini, "gcp.gemini");
 
@@ -79,24 +69,29 @@ impl Gemini {
         Gemini {
             http,
             model: model.strip_prefix("models/").unwrap_or(&model).to_owned(),
-            max_tokens: None,
-            signatures: Arc::default(),
+            settings: ModelSettings::default(),
         }
     }
 
-    /// The JSON body of the request for one turn.
+    /// The JSON body of the request for one turn, with the model's own settings.
     #[doc(hidden)]
     pub fn request_body(
         &self,
         transcript: &[Message],
         toolkit: &Toolkit,
     ) -> Result<Vec<u8>, ModelError> {
+        self.body_with(transcript, toolkit, &self.settings)
+    }
+
+    fn body_with(
+        &self,
+        transcript: &[Message],
+        toolkit: &Toolkit,
+        settings: &ModelSettings,
+    ) -> Result<Vec<u8>, ModelError> {
         let listing = listing(toolkit, Profile::Gemini);
-        let signatures = self
-            .signatures
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let (system, contents) = contents(transcript, &signatures.by_call);
+        let (generation_config, tool_config) = config(settings, toolkit, listing.is_some())?;
+        let (system, contents) = contents(transcript);
         let body = Body {
             system_instruction: system.map(|text| Content {
                 role: None,
@@ -104,9 +99,8 @@ impl Gemini {
             }),
             contents,
             tools: listing.as_ref().map(|l| l.raw()),
-            generation_config: self.max_tokens.map(|max| GenerationConfig {
-                max_output_tokens: max,
-            }),
+            tool_config,
+            generation_config,
         };
         encode(PROVIDER, &body)
     }
@@ -116,12 +110,22 @@ impl Gemini {
     pub fn parse_response(&self, body: &[u8]) -> Result<Reply, ModelError> {
         let response: Response = parse_body(PROVIDER, body)?;
         let mut turn = Assembly::new(None);
-        self.absorb(response, &mut turn)?;
-        Ok(turn.finish())
+        let mut kept = Kept::default();
+        self.absorb(response, &mut turn, &mut kept)?;
+        Ok(Reply {
+            native: kept.finish(),
+            ..turn.finish()
+        })
     }
 
-    /// Adds one response (the whole turn, or one streamed chunk of it) to `turn`.
-    fn absorb(&self, response: Response, turn: &mut Assembly<'_>) -> Result<(), ModelError> {
+    /// Adds one response (the whole turn, or one streamed chunk of it) to `turn`, and
+    /// its parts to `kept`.
+    fn absorb(
+        &self,
+        response: Response,
+        turn: &mut Assembly<'_>,
+        kept: &mut Kept,
+    ) -> Result<(), ModelError> {
         if let Some(error) = response.error {
             return Err(ModelError::new(format!(
                 "{PROVIDER}: the response is an error: {}",
@@ -140,23 +144,24 @@ impl Gemini {
             }
             return Ok(());
         };
-        for part in candidate.content.map(|c| c.parts).unwrap_or_default() {
-            if let Some(call) = part.function_call {
+        for raw in candidate.content.map(|c| c.parts).unwrap_or_default() {
+            let part: ResponsePartIn = parse_body(PROVIDER, raw.get().as_bytes())?;
+            if let Some(call) = &part.function_call {
                 let index = turn.calls.len();
                 let id = call
                     .id
+                    .clone()
                     .filter(|id| !id.is_empty())
                     .unwrap_or_else(|| format!("{LOCAL_ID}{}", uuid::Uuid::new_v4().simple()));
-                if let Some(signature) = part.thought_signature {
-                    self.remember(&id, signature);
-                }
                 let arguments = call.args.as_deref().map_or("{}", RawValue::get);
                 turn.call(index, Some(&id), Some(&call.name), arguments);
-            } else if let Some(text) = part.text
-                && !part.thought
-            {
-                turn.text(&text);
+            } else if let Some(text) = &part.text {
+                match part.thought {
+                    true => turn.reasoning(text),
+                    false => turn.text(text),
+                }
             }
+            kept.push(&raw, &part)?;
         }
         if let Some(reason) = candidate.finish_reason {
             turn.finish = Some(match reason.as_str() {
@@ -170,24 +175,46 @@ impl Gemini {
         }
         Ok(())
     }
+}
 
-    fn remember(&self, id: &str, signature: String) {
-        let mut signatures = self
-            .signatures
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if signatures
-            .by_call
-            .insert(id.to_owned(), signature)
-            .is_none()
+/// The parts of a turn, kept as they came when one is a thought or carries a signature:
+/// streamed text pieces joined, every other part whole.
+#[derive(Default)]
+struct Kept {
+    parts: Vec<Value>,
+    native: bool,
+}
+
+impl Kept {
+    fn push(&mut self, raw: &RawValue, part: &ResponsePartIn) -> Result<(), ModelError> {
+        self.native |= part.thought || part.thought_signature.is_some();
+        let plain = part.function_call.is_none() && part.thought_signature.is_none();
+        if plain
+            && let Some(text) = &part.text
+            && let Some(Value::Object(last)) = self.parts.last_mut()
+            && last.keys().all(|k| k == "text" || k == "thought")
+            && last
+                .get("thought")
+                .and_then(Value::as_bool)
+                .unwrap_or(false)
+                == part.thought
+            && let Some(Value::String(before)) = last.get_mut("text")
         {
-            signatures.order.push_back(id.to_owned());
+            before.push_str(text);
+            return Ok(());
         }
-        while signatures.order.len() > SIGNATURES {
-            if let Some(old) = signatures.order.pop_front() {
-                signatures.by_call.remove(&old);
-            }
+        let mut value: Value = parse_body(PROVIDER, raw.get().as_bytes())?;
+        if plain && let Some(object) = value.as_object_mut() {
+            // Only the text and thought flag of a plain part; nothing else is replayed.
+            object.retain(|k, _| k == "text" || k == "thought");
         }
+        self.parts.push(value);
+        Ok(())
+    }
+
+    fn finish(self) -> Option<Box<NativeTurn>> {
+        self.native
+            .then(|| Box::new(NativeTurn::new(NATIVE, Value::Array(self.parts))))
     }
 }
 
@@ -204,9 +231,10 @@ impl Protocol for Gemini {
         &self,
         transcript: &[Message],
         toolkit: &Toolkit,
+        settings: &ModelSettings,
         _stream: bool,
     ) -> Result<Vec<u8>, ModelError> {
-        self.request_body(transcript, toolkit)
+        self.body_with(transcript, toolkit, settings)
     }
 
     fn parse(&self, body: &[u8]) -> Result<Reply, ModelError> {
@@ -215,10 +243,14 @@ impl Protocol for Gemini {
 
     async fn stream(&self, mut events: Events, sink: DeltaSink<'_>) -> Result<Reply, ModelError> {
         let mut turn = Assembly::new(Some(sink));
+        let mut kept = Kept::default();
         while let Some(event) = events.next().await? {
-            self.absorb(event.json(PROVIDER)?, &mut turn)?;
+            self.absorb(event.json(PROVIDER)?, &mut turn, &mut kept)?;
         }
-        Ok(turn.finish())
+        Ok(Reply {
+            native: kept.finish(),
+            ..turn.finish()
+        })
     }
 }
 
@@ -227,221 +259,8 @@ impl fmt::Debug for Gemini {
         f.debug_struct("Gemini")
             .field("model", &self.model)
             .field("http", &self.http)
-            .field("max_tokens", &self.max_tokens)
+            .field("settings", &self.settings)
             .finish()
-    }
-}
-
-// ---------------------------------------------------------------- request
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Body<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    system_instruction: Option<Content<'a>>,
-    contents: Vec<Content<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tools: Option<&'a RawValue>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    generation_config: Option<GenerationConfig>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct GenerationConfig {
-    max_output_tokens: u32,
-}
-
-#[derive(Serialize)]
-struct Content<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    role: Option<&'static str>,
-    parts: Vec<Part<'a>>,
-}
-
-#[derive(Serialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct Part<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    text: Option<Cow<'a, str>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    function_call: Option<FunctionCall<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    function_response: Option<FunctionResponse<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    inline_data: Option<Blob<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    thought_signature: Option<&'a str>,
-}
-
-impl<'a> Part<'a> {
-    fn text(text: impl Into<Cow<'a, str>>) -> Self {
-        Part {
-            text: Some(text.into()),
-            ..Part::default()
-        }
-    }
-}
-
-#[derive(Serialize)]
-struct FunctionCall<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    id: Option<&'a str>,
-    name: &'a str,
-    args: &'a RawValue,
-}
-
-#[derive(Serialize)]
-struct FunctionResponse<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    id: Option<&'a str>,
-    name: &'a str,
-    response: ResponseValue<'a>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    parts: Vec<ResponsePart<'a>>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "lowercase")]
-enum ResponseValue<'a> {
-    Output(Cow<'a, str>),
-    Error(Cow<'a, str>),
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ResponsePart<'a> {
-    inline_data: Blob<'a>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Blob<'a> {
-    mime_type: &'a str,
-    data: String,
-}
-
-fn blob(part: &ContentPart) -> Blob<'_> {
-    Blob {
-        mime_type: part.mime_type(),
-        data: part.base64(),
-    }
-}
-
-fn wire_id(id: &str) -> Option<&str> {
-    (!id.starts_with(LOCAL_ID)).then_some(id)
-}
-
-/// The system instruction and the user/model contents.
-fn contents<'a>(
-    transcript: &'a [Message],
-    signatures: &'a HashMap<String, String>,
-) -> (Option<Cow<'a, str>>, Vec<Content<'a>>) {
-    let mut system: Option<Cow<'a, str>> = None;
-    let mut out: Vec<Content<'a>> = Vec::with_capacity(transcript.len());
-    // Call id -> tool name: a function response names its function.
-    let mut names: HashMap<&'a str, &'a str> = HashMap::new();
-    // Audio from the tool results since the last model turn, sent after all of them.
-    let mut audio: Vec<Part<'a>> = Vec::new();
-    for message in transcript {
-        if !matches!(message, Message::Tool { .. })
-            && !audio.is_empty()
-            && let Some(last) = out.last_mut()
-        {
-            last.parts.append(&mut audio);
-        }
-        let (role, parts) = match message {
-            Message::System { content } => {
-                system = Some(match system {
-                    None => Cow::Borrowed(content.as_str()),
-                    Some(before) => Cow::Owned(format!("{before}\n\n{content}")),
-                });
-                continue;
-            }
-            Message::User { content } => ("user", vec![Part::text(content.as_str())]),
-            Message::Assistant {
-                content,
-                tool_calls,
-                ..
-            } => {
-                let mut parts = Vec::with_capacity(tool_calls.len() + 1);
-                if let Some(content) = content.as_deref().filter(|c| !c.is_empty()) {
-                    parts.push(Part::text(content));
-                }
-                for call in tool_calls {
-                    names.insert(&call.id, &call.name);
-                    parts.push(call_part(call, signatures));
-                }
-                ("model", parts)
-            }
-            Message::Tool {
-                tool_call_id,
-                content,
-                is_error,
-                parts,
-                pending,
-            } => {
-                let name = names.get(tool_call_id.as_str()).copied().unwrap_or("");
-                let response = match pending {
-                    Some(request) => ResponseValue::Output(Cow::Owned(pending_text(request))),
-                    None if *is_error => ResponseValue::Error(Cow::Borrowed(content)),
-                    None => ResponseValue::Output(Cow::Borrowed(content)),
-                };
-                let parts = parts.as_deref().unwrap_or_default();
-                let inline = parts
-                    .iter()
-                    .filter(|p| p.kind() != PartKind::Audio)
-                    .map(|p| ResponsePart {
-                        inline_data: blob(p),
-                    })
-                    .collect();
-                audio.extend(
-                    parts
-                        .iter()
-                        .filter(|p| p.kind() == PartKind::Audio)
-                        .map(|p| Part {
-                            inline_data: Some(blob(p)),
-                            ..Part::default()
-                        }),
-                );
-                let part = Part {
-                    function_response: Some(FunctionResponse {
-                        id: wire_id(tool_call_id),
-                        name,
-                        response,
-                        parts: inline,
-                    }),
-                    ..Part::default()
-                };
-                ("user", vec![part])
-            }
-        };
-        if parts.is_empty() {
-            continue;
-        }
-        match out.last_mut() {
-            Some(last) if last.role == Some(role) => last.parts.extend(parts),
-            _ => out.push(Content {
-                role: Some(role),
-                parts,
-            }),
-        }
-    }
-    if let Some(last) = out.last_mut() {
-        last.parts.append(&mut audio);
-    }
-    (system, out)
-}
-
-fn call_part<'a>(call: &'a ToolCall, signatures: &'a HashMap<String, String>) -> Part<'a> {
-    Part {
-        function_call: Some(FunctionCall {
-            id: wire_id(&call.id),
-            name: &call.name,
-            args: arguments_object(&call.arguments),
-        }),
-        thought_signature: signatures.get(&call.id).map(String::as_str),
-        ..Part::default()
     }
 }
 
@@ -466,8 +285,9 @@ struct Candidate {
 
 #[derive(Deserialize)]
 struct ResponseContent {
+    /// Each part as it came: kept whole when the turn has thoughts or signatures.
     #[serde(default)]
-    parts: Vec<ResponsePartIn>,
+    parts: Vec<Box<RawValue>>,
 }
 
 #[derive(Deserialize)]
@@ -493,6 +313,8 @@ struct PromptFeedback {
     block_reason: Option<String>,
 }
 
+/// `usageMetadata`: the prompt count includes the cached content; thoughts are output
+/// tokens of their own, added to the candidates'.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct UsageMetadata {
@@ -502,6 +324,8 @@ struct UsageMetadata {
     candidates_token_count: u64,
     #[serde(default)]
     thoughts_token_count: u64,
+    #[serde(default)]
+    cached_content_token_count: u64,
 }
 
 impl From<UsageMetadata> for Usage {
@@ -510,5 +334,7 @@ impl From<UsageMetadata> for Usage {
             usage.prompt_token_count,
             usage.candidates_token_count + usage.thoughts_token_count,
         )
+        .with_cache(usage.cached_content_token_count, 0)
+        .with_reasoning(usage.thoughts_token_count)
     }
 }

@@ -239,6 +239,11 @@ impl Transport {
                         None => "the server wants an API key; give one with .with_api_key(..)"
                             .to_owned(),
                     },
+                    // A 404 that names something else than a model (an item of an
+                    // earlier response the server does not have) says so in its detail.
+                    404 if !names_model(&detail) => {
+                        format!("not found (is the base URL {} right?)", self.base_url)
+                    }
                     404 => format!(
                         "unknown model `{model}` or endpoint (is the base URL {} right?)",
                         self.base_url
@@ -335,6 +340,12 @@ pub(crate) fn describe_error(value: &Value) -> String {
         (None, "") => value.to_string().chars().take(500).collect(),
         (None, message) => message.to_owned(),
     }
+}
+
+/// Whether a 404's detail is about the model, or says nothing (a wrong path).
+fn names_model(detail: &str) -> bool {
+    let detail = detail.to_ascii_lowercase();
+    detail.contains("model") || !detail.contains("not found")
 }
 
 fn too_long(detail: &str) -> bool {

@@ -1,6 +1,7 @@
-//! Real models over HTTP: [`OpenAi`] (and every OpenAI-compatible server), [`Anthropic`]
-//! and [`Gemini`], each behind the [`Model`](crate::Model) trait and its own cargo feature
-//! (`openai`, `anthropic`, `gemini`).
+//! Real models over HTTP: [`OpenAi`] (Chat Completions, and every OpenAI-compatible
+//! server), [`OpenAiResponses`] (the Responses API), [`Anthropic`] and [`Gemini`], each
+//! behind the [`Model`](crate::Model) trait and a cargo feature (`openai` for both OpenAI
+//! APIs, `anthropic`, `gemini`).
 //!
 //! ```no_run
 //! # #[cfg(feature = "openai")]
@@ -31,8 +32,20 @@
 //! - **The tool list** is the toolkit's shared [`listing`](crate::Toolkit::listing) for
 //!   the provider's profile (strict where the model is built `.strict(true)`), embedded in
 //!   the request as JSON text that is serialized once per toolkit, not once per turn.
-//! - **Responses**: text, any number of tool calls, token usage and the
-//!   [`FinishReason`](crate::FinishReason) (length cut-offs and refusals included).
+//! - **Settings** ([`ModelSettings`](crate::ModelSettings)): each provider's
+//!   `with_settings`, with a client's [`settings`](crate::Client::settings) merged over
+//!   them field by field. A setting the provider cannot honour (a temperature on a
+//!   reasoning-only model, a `seed` the API has no field for, a named tool choice not in
+//!   the toolkit, an effort and a budget together) fails the turn before anything is
+//!   sent, with an error naming the provider and the setting.
+//! - **Reasoning across tool calls**: OpenAI's reasoning items (encrypted, as nothing is
+//!   stored on the server), Anthropic's thinking blocks with their signatures and
+//!   Gemini's thought signatures are kept in the transcript
+//!   ([`NativeTurn`](crate::NativeTurn)) and sent back as the provider requires, also
+//!   after a halted run was serialized and resumed elsewhere.
+//! - **Responses**: text, any number of tool calls, token usage (with cache reads and
+//!   writes and reasoning tokens) and the [`FinishReason`](crate::FinishReason) (length
+//!   cut-offs and refusals included).
 //! - **Errors** say what happened and what to do: a missing key names its variable, a
 //!   refused key, an unknown model, a transcript too long for the context window, a rate
 //!   limit, with the provider's own message. API keys are never printed, in `Debug` or in
@@ -57,13 +70,24 @@
 #[cfg(feature = "anthropic")]
 mod anthropic;
 #[cfg(feature = "anthropic")]
+mod anthropic_request;
+#[cfg(feature = "anthropic")]
 mod anthropic_search;
 #[cfg(feature = "gemini")]
 mod gemini;
+#[cfg(feature = "gemini")]
+mod gemini_request;
 mod http;
 #[cfg(feature = "openai")]
 mod openai;
+#[cfg(feature = "openai")]
+mod openai_family;
+#[cfg(feature = "openai")]
+mod responses;
+#[cfg(feature = "openai")]
+mod responses_wire;
 mod retry;
+mod settings;
 mod skeleton;
 mod sse;
 mod wire;
@@ -76,6 +100,8 @@ pub use anthropic_search::DeferLoading;
 pub use gemini::Gemini;
 #[cfg(feature = "openai")]
 pub use openai::OpenAi;
+#[cfg(feature = "openai")]
+pub use responses::OpenAiResponses;
 pub use retry::Retry;
 
 /// The builder methods every provider has: key, base URL, timeouts, retries.
@@ -158,6 +184,7 @@ macro_rules! turn_model {
                     provider: self,
                     http: &self.http,
                     model: &self.model,
+                    settings: &self.settings,
                 }
             }
         }
@@ -168,7 +195,7 @@ macro_rules! turn_model {
                 transcript: &'a [$crate::agent::message::Message],
                 toolkit: &'a $crate::tool::toolkit::Toolkit,
             ) -> $crate::agent::model::ModelFuture<'a> {
-                Box::pin(self.skeleton().run(transcript, toolkit, None))
+                Box::pin(self.skeleton().run(transcript, toolkit, None, None))
             }
 
             fn complete_streaming<'a>(
@@ -177,7 +204,23 @@ macro_rules! turn_model {
                 toolkit: &'a $crate::tool::toolkit::Toolkit,
                 on_delta: $crate::agent::model::DeltaSink<'a>,
             ) -> $crate::agent::model::ModelFuture<'a> {
-                Box::pin(self.skeleton().run(transcript, toolkit, Some(on_delta)))
+                Box::pin(
+                    self.skeleton()
+                        .run(transcript, toolkit, None, Some(on_delta)),
+                )
+            }
+
+            fn complete_with<'a>(
+                &'a self,
+                transcript: &'a [$crate::agent::message::Message],
+                toolkit: &'a $crate::tool::toolkit::Toolkit,
+                settings: &'a $crate::agent::settings::ModelSettings,
+                on_delta: Option<$crate::agent::model::DeltaSink<'a>>,
+            ) -> $crate::agent::model::ModelFuture<'a> {
+                Box::pin(
+                    self.skeleton()
+                        .run(transcript, toolkit, Some(settings), on_delta),
+                )
             }
 
             fn model_name(&self) -> Option<&str> {
@@ -186,6 +229,10 @@ macro_rules! turn_model {
 
             fn provider_name(&self) -> Option<&str> {
                 Some($provider)
+            }
+
+            fn settings(&self) -> Option<&$crate::agent::settings::ModelSettings> {
+                Some(&self.settings)
             }
         }
     };

@@ -7,9 +7,12 @@ use serde_json::value::RawValue;
 
 use crate::agent::message::{Message, ToolCall};
 use crate::agent::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
+use crate::agent::settings::{ModelSettings, ToolChoice};
 use crate::providers::http::{Auth, Transport, describe_error};
+use crate::providers::openai_family::{check, mode};
+use crate::providers::settings::refuse;
 use crate::providers::skeleton::{
-    Protocol, encode, listing, max_tokens_setting, provider_spec, strict_setting,
+    Protocol, encode, listing, model_settings, provider_spec, strict_setting,
 };
 use crate::providers::sse::{Events, parse_body};
 use crate::providers::wire::{Assembly, data_url, omitted, tool_text};
@@ -52,7 +55,7 @@ pub struct OpenAi {
     http: Transport,
     model: String,
     strict: bool,
-    max_tokens: Option<u32>,
+    settings: ModelSettings,
 }
 
 http_settings!(OpenAi);
@@ -62,9 +65,9 @@ strict_setting!(
     Profile::OpenAiStrict,
     "Lists the tools for strict mode ([`Profile::OpenAiStrict`]): the model's arguments are then guaranteed to fit the schemas."
 );
-max_tokens_setting!(
+model_settings!(
     OpenAi,
-    "Caps the tokens of each turn (`max_completion_tokens`)."
+    "Caps the tokens of each turn (`max_completion_tokens`); the same as [`ModelSettings::max_tokens`]."
 );
 turn_model!(OpenAi, "openai");
 
@@ -81,11 +84,11 @@ impl OpenAi {
             http,
             model,
             strict: false,
-            max_tokens: None,
+            settings: ModelSettings::default(),
         }
     }
 
-    /// The JSON body of the request for one turn.
+    /// The JSON body of the request for one turn, with the model's own settings.
     #[doc(hidden)]
     pub fn request_body(
         &self,
@@ -93,13 +96,59 @@ impl OpenAi {
         toolkit: &Toolkit,
         stream: bool,
     ) -> Result<Vec<u8>, ModelError> {
+        self.body_with(transcript, toolkit, &self.settings, stream)
+    }
+
+    fn body_with(
+        &self,
+        transcript: &[Message],
+        toolkit: &Toolkit,
+        settings: &ModelSettings,
+        stream: bool,
+    ) -> Result<Vec<u8>, ModelError> {
+        check(PROVIDER, &self.model, settings, toolkit)?;
+        let reasoning = settings.reasoning.as_ref();
+        if let Some(summary) = reasoning.and_then(|r| r.summary.as_deref()) {
+            return Err(refuse(
+                PROVIDER,
+                "reasoning",
+                format!(
+                    "Chat Completions returns no reasoning summaries (`{summary}` asked); use \
+                     OpenAiResponses for them"
+                ),
+            ));
+        }
+        if let Some(stop) = &settings.stop
+            && stop.len() > 4
+        {
+            return Err(refuse(
+                PROVIDER,
+                "stop",
+                format!(
+                    "Chat Completions takes at most 4 stop sequences ({} given)",
+                    stop.len()
+                ),
+            ));
+        }
         let profile = self.profile();
         let listing = listing(toolkit, profile);
+        let tools = listing.is_some();
         let body = Body {
             model: &self.model,
             messages: messages(transcript),
             tools: listing.as_ref().map(|l| l.raw()),
-            max_completion_tokens: self.max_tokens,
+            tool_choice: settings
+                .tool_choice
+                .as_ref()
+                .filter(|_| tools)
+                .map(chat_tool_choice),
+            parallel_tool_calls: settings.parallel_tool_calls.filter(|_| tools),
+            max_completion_tokens: settings.max_tokens,
+            temperature: settings.temperature,
+            top_p: settings.top_p,
+            reasoning_effort: reasoning.and_then(|r| r.effort.as_deref()),
+            stop: settings.stop.as_deref(),
+            seed: settings.seed,
             stream,
             stream_options: stream.then_some(StreamOptions {
                 include_usage: true,
@@ -157,9 +206,10 @@ impl Protocol for OpenAi {
         &self,
         transcript: &[Message],
         toolkit: &Toolkit,
+        settings: &ModelSettings,
         stream: bool,
     ) -> Result<Vec<u8>, ModelError> {
-        self.request_body(transcript, toolkit, stream)
+        self.body_with(transcript, toolkit, settings, stream)
     }
 
     fn parse(&self, body: &[u8]) -> Result<Reply, ModelError> {
@@ -233,11 +283,53 @@ struct Body<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     tools: Option<&'a RawValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<ChatToolChoice<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parallel_tool_calls: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     max_completion_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top_p: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_effort: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stop: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<i64>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     stream_options: Option<StreamOptions>,
+}
+
+/// `tool_choice`: a mode, or `{"type": "function", "function": {"name"}}`.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ChatToolChoice<'a> {
+    Mode(&'static str),
+    Function {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        function: Named<'a>,
+    },
+}
+
+#[derive(Serialize)]
+struct Named<'a> {
+    name: &'a str,
+}
+
+fn chat_tool_choice(choice: &ToolChoice) -> ChatToolChoice<'_> {
+    match (mode(choice), choice) {
+        (Some(mode), _) => ChatToolChoice::Mode(mode),
+        (None, ToolChoice::Tool(name)) => ChatToolChoice::Function {
+            kind: "function",
+            function: Named { name },
+        },
+        (None, _) => ChatToolChoice::Mode("auto"),
+    }
 }
 
 #[derive(Serialize)]
@@ -416,11 +508,29 @@ struct WireUsage {
     prompt_tokens: u64,
     #[serde(default)]
     completion_tokens: u64,
+    prompt_tokens_details: Option<PromptDetails>,
+    completion_tokens_details: Option<CompletionDetails>,
+}
+
+#[derive(Deserialize)]
+struct PromptDetails {
+    cached_tokens: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct CompletionDetails {
+    reasoning_tokens: Option<u64>,
 }
 
 impl From<WireUsage> for Usage {
     fn from(usage: WireUsage) -> Usage {
+        let cached = usage.prompt_tokens_details.and_then(|d| d.cached_tokens);
+        let reasoning = usage
+            .completion_tokens_details
+            .and_then(|d| d.reasoning_tokens);
         Usage::new(usage.prompt_tokens, usage.completion_tokens)
+            .with_cache(cached.unwrap_or(0), 0)
+            .with_reasoning(reasoning.unwrap_or(0))
     }
 }
 

@@ -10,7 +10,9 @@ use serde::Serialize;
 
 use crate::agent::message::Message;
 use crate::agent::model::{DeltaSink, ModelError, Reply};
+use crate::agent::settings::ModelSettings;
 use crate::providers::http::{ApiKey, Auth, Transport, base_from_env, key_from_env};
+use crate::providers::settings::{extra_fields, with_extra};
 use crate::providers::sse::{Events, read_body};
 use crate::schema::listing::Listing;
 use crate::schema::profile::Profile;
@@ -63,11 +65,14 @@ pub(crate) trait Protocol: Sync {
     /// The URL of one turn (`stream`: the streamed form).
     fn url(&self, stream: bool) -> String;
 
-    /// The JSON body of one turn.
+    /// The JSON body of one turn, asked with `settings` (the model's, with the client's
+    /// merged over them). A setting the provider cannot honour is an error here, before
+    /// anything is sent.
     fn body(
         &self,
         transcript: &[Message],
         toolkit: &Toolkit,
+        settings: &ModelSettings,
         stream: bool,
     ) -> Result<Vec<u8>, ModelError>;
 
@@ -88,18 +93,31 @@ pub(crate) struct Turn<'a, P> {
     pub(crate) provider: &'a P,
     pub(crate) http: &'a Transport,
     pub(crate) model: &'a str,
+    /// The model's own settings.
+    pub(crate) settings: &'a ModelSettings,
 }
 
 impl<P: Protocol> Turn<'_, P> {
-    /// Runs one turn: the body, the request with its retries, then the reply.
+    /// Runs one turn: the body (with `client`'s settings over the model's), the request
+    /// with its retries, then the reply.
     pub(crate) async fn run(
         self,
         transcript: &[Message],
         toolkit: &Toolkit,
+        client: Option<&ModelSettings>,
         sink: Option<DeltaSink<'_>>,
     ) -> Result<Reply, ModelError> {
         let stream = sink.is_some();
-        let body = self.provider.body(transcript, toolkit, stream)?;
+        let merged;
+        let settings = match client {
+            Some(client) if !client.is_empty() => {
+                merged = client.over(self.settings);
+                &merged
+            }
+            _ => self.settings,
+        };
+        let body = self.provider.body(transcript, toolkit, settings, stream)?;
+        let body = with_extra(self.http.provider, body, extra_fields(settings))?;
         let url = self.provider.url(stream);
         let response = self.http.post(&url, body, self.model).await?;
         let name = self.http.provider;
@@ -160,20 +178,39 @@ macro_rules! provider_spec {
 }
 pub(crate) use provider_spec;
 
-/// A provider's `with_max_tokens` builder, over its `max_tokens: Option<u32>` field.
-macro_rules! max_tokens_setting {
-    ($ty:ident, $doc:literal) => {
+/// A provider's settings builders, over its `settings: ModelSettings` field:
+/// `with_settings`, `with_max_tokens` and the `settings` getter.
+macro_rules! model_settings {
+    ($ty:ident, $max_tokens:literal) => {
         impl $ty {
-            #[doc = $doc]
+            /// Sets how the model is asked (see [`ModelSettings`](crate::ModelSettings)),
+            /// field by field over what is already set. A client's
+            /// [`settings`](crate::Client::settings) merge over these in turn. A setting
+            /// this provider cannot honour fails the turn before anything is sent.
+            #[must_use]
+            pub fn with_settings(
+                mut self,
+                settings: $crate::agent::settings::ModelSettings,
+            ) -> Self {
+                self.settings = settings.over(&self.settings);
+                self
+            }
+
+            #[doc = $max_tokens]
             #[must_use]
             pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
-                self.max_tokens = Some(max_tokens);
+                self.settings.max_tokens = Some(max_tokens);
                 self
+            }
+
+            /// The settings the model is asked with (before a client's are merged over).
+            pub fn settings(&self) -> &$crate::agent::settings::ModelSettings {
+                &self.settings
             }
         }
     };
 }
-pub(crate) use max_tokens_setting;
+pub(crate) use model_settings;
 
 /// A provider's `strict` builder, over its `strict: bool` field, and the listing profile
 /// it picks.

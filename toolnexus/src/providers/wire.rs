@@ -94,6 +94,15 @@ impl<'s> Assembly<'s> {
         }
     }
 
+    /// More of the model's reasoning (a thought summary): to the sink only, not the text.
+    pub(crate) fn reasoning(&mut self, piece: &str) {
+        if let Some(sink) = self.sink
+            && !piece.is_empty()
+        {
+            sink(Delta::Reasoning(piece.to_owned()));
+        }
+    }
+
     /// More of call `index` (its position in the turn); `id` and `name` when they come.
     pub(crate) fn call(
         &mut self,

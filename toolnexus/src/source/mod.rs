@@ -40,8 +40,8 @@ pub use config::{
 pub use http::{BodyMode, HttpTool, HttpToolError, ResultMode};
 #[cfg(feature = "skills")]
 pub use skills::{
-    DEFAULT_SAMPLE_LIMIT, SKILL_TOOL_DESCRIPTION, SKILLS_PROMPT_PREAMBLE, Skill, Skills,
-    SkipReason, SkippedSkill,
+    DEFAULT_MAX_SKILL_SIZE, DEFAULT_SAMPLE_LIMIT, SKILL_TOOL_DESCRIPTION, SKILLS_PROMPT_PREAMBLE,
+    Skill, Skills, SkillsLoader, SkipReason, SkippedSkill,
 };
 
 /// A tool of `source` from a synchronous function of its parsed arguments.

@@ -96,7 +96,8 @@ impl Client {
     ///
     /// Errors: [`StoreError::UnknownRequest`], [`StoreError::AlreadyAnswered`] (each
     /// request is answered once), [`StoreError::HeldByAnotherWorker`] (another worker is
-    /// resuming the run), and the store's own failures.
+    /// resuming the run), [`StoreError::AmbiguousRequest`] (several runs wait on that id:
+    /// [`answer_run`](Client::answer_run) names the run), and the store's own failures.
     pub async fn answer(&self, answer: Answer, toolkit: &Toolkit) -> Result<RunResult, StoreError> {
         let durable = self.durable()?;
         let token = new_id("");
@@ -171,7 +172,7 @@ impl Client {
 /// The turn a loaded run stands in, to finish first: its calls not settled run (again),
 /// and a parked call whose request has an answer (`given`, or one recorded before a
 /// crash) is resolved with it.
-fn opened(loaded: &Loaded, given: Option<Answer>) -> Option<Opened> {
+pub(super) fn opened(loaded: &Loaded, given: Option<Answer>) -> Option<Opened> {
     let turn = Turn::open(&loaded.transcript).filter(Turn::is_open)?;
     let answer = given
         .into_iter()

@@ -62,13 +62,24 @@ pub enum StoreError {
         /// The run.
         run: String,
     },
-    /// Another run already waits on a request with this id (request ids must be unique
-    /// across runs; the constructors of [`Request`](crate::Request) make them so).
+    /// Another run already waits on a request with this id. No longer returned: since
+    /// schema version 3 each run parks on its own requests, whatever their ids (several
+    /// runs may wait on the same one; see [`StoreError::AmbiguousRequest`]).
+    #[deprecated(note = "no longer returned: runs may park on the same request id")]
     RequestIdTaken {
         /// The request id.
         request: String,
         /// The run that tried to park on it.
         run: String,
+    },
+    /// Several runs wait on a request with this id (a deterministic approval id, asked by
+    /// runs that made the same call): answer it for one of them with
+    /// [`Client::answer_run`](crate::Client::answer_run).
+    AmbiguousRequest {
+        /// The request id.
+        request: String,
+        /// The runs waiting on it.
+        runs: Vec<String>,
     },
     /// The client has no store: call [`Client::with_store`](crate::Client::with_store) first.
     NoStore,
@@ -99,6 +110,7 @@ impl StoreError {
     }
 }
 
+#[allow(deprecated)] // `RequestIdTaken` keeps its words, though nothing returns it now.
 impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -135,6 +147,16 @@ impl fmt::Display for StoreError {
                 f,
                 "run `{run}` cannot park on request `{request}`: another run waits on a \
                  request with that id (request ids must be unique)"
+            ),
+            StoreError::AmbiguousRequest { request, runs } => write!(
+                f,
+                "{} runs wait on request `{request}` ({}): answer it for one of them with \
+                 Client::answer_run",
+                runs.len(),
+                runs.iter()
+                    .map(|r| format!("`{r}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             StoreError::NoStore => {
                 f.write_str("this client has no run store: give it one with Client::with_store")

@@ -51,18 +51,14 @@ impl Engine {
         after: Option<&str>,
     ) -> Result<PendingPage, StoreError> {
         self.expire().await?;
-        let (after_at, after_id) = match after {
-            None => (i64::MIN, String::new()),
-            Some(cursor) => {
-                let (at, id) = cursor.split_once('/').unwrap_or((cursor, ""));
-                let at = at.parse().map_err(|_| {
-                    StoreError::corrupted(
-                        format!("page cursor `{cursor}`"),
-                        "not a cursor from pending_page",
-                    )
-                })?;
-                (at, id.to_owned())
-            }
+        let (after_at, after_id, after_run) = match after {
+            None => (i64::MIN, String::new(), String::new()),
+            Some(cursor) => parse_cursor(cursor).ok_or_else(|| {
+                StoreError::corrupted(
+                    format!("page cursor `{cursor}`"),
+                    "not a cursor from pending_page",
+                )
+            })?,
         };
         let limit = i64::try_from(limit.max(1)).unwrap_or(i64::MAX);
         let rows = self
@@ -70,9 +66,15 @@ impl Engine {
             .fetch(
                 "SELECT run_id, call_id, tool, prompt, request, created_at, {now}, id FROM \
                  toolnexus_requests WHERE answered_at IS NULL \
-                 AND (created_at > $1 OR (created_at = $1 AND id > $2)) \
-                 ORDER BY created_at, id LIMIT $3",
-                &[Arg::Int(after_at), Arg::Text(&after_id), Arg::Int(limit)],
+                 AND (created_at > $1 OR (created_at = $1 AND (id > $2 \
+                 OR (id = $2 AND run_id > $4)))) \
+                 ORDER BY created_at, id, run_id LIMIT $3",
+                &[
+                    Arg::Int(after_at),
+                    Arg::Text(&after_id),
+                    Arg::Int(limit),
+                    Arg::Text(&after_run),
+                ],
             )
             .await
             .map_err(StoreError::unavailable("listing waiting requests"))?;
@@ -94,7 +96,7 @@ impl Engine {
         let next = (requests.len() as i64 == limit)
             .then(|| requests.last())
             .flatten()
-            .map(|r| format!("{}/{}", r.created_at_ms, r.request.id));
+            .map(|r| cursor(r.created_at_ms, &r.run_id, &r.request.id));
         Ok(PendingPage { requests, next })
     }
 
@@ -118,8 +120,8 @@ impl Engine {
             let changed = tx
                 .exec(
                     "UPDATE toolnexus_requests SET answer = $2, answered_at = {now} \
-                     WHERE id = $1 AND answered_at IS NULL",
-                    &[Arg::Text(&id), Arg::Text(&answer)],
+                     WHERE id = $1 AND run_id = $3 AND answered_at IS NULL",
+                    &[Arg::Text(&id), Arg::Text(&answer), Arg::Text(&run)],
                 )
                 .await
                 .map_err(doing())?;
@@ -140,9 +142,12 @@ impl Engine {
 
     /// Records `answer` for its request and takes the lease of the run that asked, in one
     /// transaction. A request past its `expires_at` is answered as expired instead (the
-    /// answer given back says so).
-    pub(crate) async fn answer(
+    /// answer given back says so). The request is the one of run `run` with the answer's
+    /// id; without `run`, the one waiting request with that id ([`StoreError::AmbiguousRequest`]
+    /// when several runs wait on it).
+    pub(crate) async fn answer_in(
         &self,
+        run: Option<&str>,
         answer: &Answer,
         token: &str,
         lease: Duration,
@@ -150,18 +155,39 @@ impl Engine {
         let id = answer.id.as_str();
         let doing = || StoreError::unavailable(format!("answering request `{id}`"));
         let mut tx = self.pool.begin().await.map_err(doing())?;
-        let rows = tx
-            .fetch(
-                "SELECT run_id, answered_at, CAST(CASE WHEN expires_at < {now} THEN 1 ELSE 0 END AS BIGINT) \
-                 FROM toolnexus_requests WHERE id = $1",
-                &[Arg::Text(id)],
-            )
-            .await
-            .map_err(doing())?;
+        let select = "SELECT run_id, answered_at, \
+             CAST(CASE WHEN expires_at < {now} THEN 1 ELSE 0 END AS BIGINT) \
+             FROM toolnexus_requests WHERE id = $1";
+        let rows = match run {
+            Some(run) => {
+                let sql = format!("{select} AND run_id = $2");
+                tx.fetch(&sql, &[Arg::Text(id), Arg::Text(run)]).await
+            }
+            // Waiting ones first, then the latest answered.
+            None => {
+                let sql = format!(
+                    "{select} ORDER BY CASE WHEN answered_at IS NULL THEN 0 ELSE 1 END, \
+                     answered_at DESC, run_id"
+                );
+                tx.fetch(&sql, &[Arg::Text(id)]).await
+            }
+        }
+        .map_err(doing())?;
+        let what = format!("request `{id}`");
         let row = rows
             .first()
             .ok_or_else(|| StoreError::UnknownRequest(id.to_owned()))?;
-        let what = format!("request `{id}`");
+        let waiting: Vec<String> = rows
+            .iter()
+            .filter(|row| matches!(row.int(1), Ok(None)))
+            .map(|row| text(row, 0, &what))
+            .collect::<Result<_, _>>()?;
+        if waiting.len() > 1 {
+            return Err(StoreError::AmbiguousRequest {
+                request: id.to_owned(),
+                runs: waiting,
+            });
+        }
         let run = text(row, 0, &what)?;
         if int(row, 1, &what)?.is_some() {
             return Err(StoreError::AlreadyAnswered {
@@ -177,7 +203,7 @@ impl Engine {
         let loaded = match self.claim(&mut tx, &run, token, lease, "parked").await {
             Ok(loaded) => loaded,
             // Another worker answered it and finished the run since the request was read.
-            Err(StoreError::WrongState { .. }) if self.answered(id).await? => {
+            Err(StoreError::WrongState { .. }) if self.answered(&run, id).await? => {
                 return Err(StoreError::AlreadyAnswered {
                     request: id.to_owned(),
                     run,
@@ -188,8 +214,8 @@ impl Engine {
         let changed = tx
             .exec(
                 "UPDATE toolnexus_requests SET answer = $2, answered_at = {now} \
-                 WHERE id = $1 AND answered_at IS NULL",
-                &[Arg::Text(id), Arg::Text(&to_json(&given))],
+                 WHERE id = $1 AND run_id = $3 AND answered_at IS NULL",
+                &[Arg::Text(id), Arg::Text(&to_json(&given)), Arg::Text(&run)],
             )
             .await
             .map_err(doing())?;
@@ -203,13 +229,23 @@ impl Engine {
         Ok((run, loaded, given))
     }
 
-    /// Whether request `id` has an answer now (read outside any transaction).
-    async fn answered(&self, id: &str) -> Result<bool, StoreError> {
+    /// [`Engine::answer_in`] with no run: the one run waiting on the request.
+    pub(crate) async fn answer(
+        &self,
+        answer: &Answer,
+        token: &str,
+        lease: Duration,
+    ) -> Result<(String, Loaded, Answer), StoreError> {
+        self.answer_in(None, answer, token, lease).await
+    }
+
+    /// Whether request `id` of run `run` has an answer now (read outside any transaction).
+    async fn answered(&self, run: &str, id: &str) -> Result<bool, StoreError> {
         let rows = self
             .pool
             .fetch(
-                "SELECT answered_at FROM toolnexus_requests WHERE id = $1",
-                &[Arg::Text(id)],
+                "SELECT answered_at FROM toolnexus_requests WHERE id = $1 AND run_id = $2",
+                &[Arg::Text(id), Arg::Text(run)],
             )
             .await
             .map_err(StoreError::unavailable(format!("reading request `{id}`")))?;
@@ -231,5 +267,46 @@ impl Engine {
         let loaded = self.claim(&mut tx, id, token, lease, "running").await?;
         tx.commit().await.map_err(doing())?;
         Ok(loaded)
+    }
+}
+
+/// The cursor after the request `id` of run `run`, parked at `at`: the time, then the
+/// run id's length, so that neither id needs escaping (`<at>/<run length>/<run><id>`).
+fn cursor(at: i64, run: &str, id: &str) -> String {
+    format!("{at}/{}/{run}{id}", run.len())
+}
+
+/// A cursor's time, request id and run id. The older form `<at>/<id>` (no run) reads
+/// as the first run of that request.
+fn parse_cursor(cursor: &str) -> Option<(i64, String, String)> {
+    let (at, rest) = cursor.split_once('/').unwrap_or((cursor, ""));
+    let at = at.parse().ok()?;
+    if let Some((len, tail)) = rest.split_once('/')
+        && let Ok(len) = len.parse::<usize>()
+        && let (Some(run), Some(id)) = (tail.get(..len), tail.get(len..))
+    {
+        return Some((at, id.to_owned(), run.to_owned()));
+    }
+    Some((at, rest.to_owned(), String::new()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_round_trip_whatever_the_ids_hold() {
+        for (run, id) in [("run_1", "approve-x"), ("a/b", "c/d"), ("", "x"), ("r", "")] {
+            let text = cursor(42, run, id);
+            assert_eq!(
+                parse_cursor(&text),
+                Some((42, id.to_owned(), run.to_owned()))
+            );
+        }
+        assert_eq!(
+            parse_cursor("7/approve-x"),
+            Some((7, "approve-x".to_owned(), String::new()))
+        );
+        assert_eq!(parse_cursor("x/y"), None);
     }
 }

@@ -40,7 +40,31 @@
 //! ([`Client::lease`](crate::Client::lease), 30 s by default). Another worker that tries
 //! gets [`StoreError::HeldByAnotherWorker`]; once the lease expires (its worker died),
 //! [`Client::recover`](crate::Client::recover) on any worker takes the run over.
+//!
+//! # Requests several runs wait on
+//!
+//! Runs that make the same call ask the same request (an approval's id is a digest of
+//! the call): each parks on its own. [`Client::answer`](crate::Client::answer) answers by
+//! the request id alone while one run waits on it; when several do, it refuses with
+//! [`StoreError::AmbiguousRequest`], and [`Client::answer_run`](crate::Client::answer_run)
+//! names the run ([`PendingRequest::run_id`]).
+//!
+//! # Retention
+//!
+//! The store deletes nothing by itself. [`RunStore::purge`] deletes the runs that
+//! finished before a given age, with their requests, and the MCP tasks that ended before
+//! it; runs still running or parked are kept whatever their age. Call it on a timer with
+//! [`DEFAULT_RETENTION`] (30 days) or an age of your own:
+//!
+//! ```no_run
+//! # async fn demo(store: impl toolnexus::store::RunStore) -> Result<(), toolnexus::store::StoreError> {
+//! use toolnexus::store::{DEFAULT_RETENTION, RunStore};
+//! let purged = store.purge(DEFAULT_RETENTION).await?;
+//! println!("{} runs, {} tasks deleted", purged.runs, purged.tasks);
+//! # Ok(()) }
+//! ```
 
+mod answer;
 mod db;
 mod durable;
 mod error;
@@ -48,6 +72,7 @@ mod inbox;
 pub(crate) mod journal;
 #[cfg(feature = "postgres")]
 mod postgres;
+mod retention;
 mod runs;
 mod schema;
 pub(crate) mod session;
@@ -65,6 +90,7 @@ pub use inbox::{PendingPage, PendingRequest};
 pub use journal::DEFAULT_LEASE;
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresStore;
+pub use retention::{DEFAULT_RETENTION, Purged};
 pub use session::Session;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
@@ -117,6 +143,16 @@ pub trait RunStore: sealed::Sealed + Send + Sync + std::fmt::Debug + 'static {
         run_id: &'a str,
     ) -> BoxFuture<'a, Result<Option<RunResult>, StoreError>> {
         self.engine().result(run_id).boxed()
+    }
+
+    /// Deletes what ended more than `older_than` ago, in one transaction: finished runs
+    /// (with their requests) and MCP tasks that completed, failed or were cancelled, by
+    /// the database's clock; also tasks past their time to live. Runs still running or
+    /// parked, and tasks still working or waiting, are kept whatever their age. The store
+    /// deletes nothing by itself: call this on a timer, with [`DEFAULT_RETENTION`] (30
+    /// days) or an age of your own. Gives back how many of each it deleted.
+    fn purge(&self, older_than: std::time::Duration) -> BoxFuture<'_, Result<Purged, StoreError>> {
+        self.engine().purge(older_than).boxed()
     }
 }
 

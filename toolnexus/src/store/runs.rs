@@ -474,30 +474,25 @@ impl Engine {
                 .expires_at
                 .as_deref()
                 .and_then(super::time::unix_ms);
-            let changed = tx
-                .exec(
-                    "INSERT INTO toolnexus_requests (id, run_id, call_id, tool, prompt, request, \
+            // Keyed by run and id: another run waiting on the same id (a deterministic
+            // approval id) is no conflict; this run's own row, if it parked on it before,
+            // stays.
+            tx.exec(
+                "INSERT INTO toolnexus_requests (id, run_id, call_id, tool, prompt, request, \
                  created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, {now}, $7) \
-                 ON CONFLICT (id) DO UPDATE SET run_id = excluded.run_id \
-                 WHERE toolnexus_requests.run_id = excluded.run_id",
-                    &[
-                        Arg::Text(&p.request.id),
-                        Arg::Text(id),
-                        Arg::Text(p.call_id),
-                        Arg::Text(p.tool),
-                        Arg::Text(&p.request.prompt),
-                        Arg::Text(&request),
-                        Arg::OptInt(expires),
-                    ],
-                )
-                .await
-                .map_err(doing())?;
-            if changed == 0 {
-                return Err(StoreError::RequestIdTaken {
-                    request: p.request.id.clone(),
-                    run: id.to_owned(),
-                });
-            }
+                 ON CONFLICT (run_id, id) DO NOTHING",
+                &[
+                    Arg::Text(&p.request.id),
+                    Arg::Text(id),
+                    Arg::Text(p.call_id),
+                    Arg::Text(p.tool),
+                    Arg::Text(&p.request.prompt),
+                    Arg::Text(&request),
+                    Arg::OptInt(expires),
+                ],
+            )
+            .await
+            .map_err(doing())?;
         }
         tx.commit().await.map_err(doing())
     }

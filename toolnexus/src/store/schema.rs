@@ -56,6 +56,34 @@ const MIGRATIONS: &[&str] = &[
     )",
     // 2: the tasks of long-running MCP tools (`store/tasks.rs`).
     crate::store::tasks::MIGRATION,
+    // 3: requests keyed by their run and their id, so that runs that ask the same
+    // request (a deterministic approval id) each park on their own; an index for the
+    // retention of ended runs (`store/retention.rs`).
+    "CREATE TABLE toolnexus_requests_v3 (
+        run_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        call_id TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        prompt TEXT NOT NULL,
+        request TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT,
+        answer TEXT,
+        answered_at BIGINT,
+        PRIMARY KEY (run_id, id)
+    );
+    INSERT INTO toolnexus_requests_v3 (run_id, id, call_id, tool, prompt, request,
+        created_at, expires_at, answer, answered_at)
+        SELECT run_id, id, call_id, tool, prompt, request, created_at, expires_at, answer,
+        answered_at FROM toolnexus_requests;
+    DROP TABLE toolnexus_requests;
+    ALTER TABLE toolnexus_requests_v3 RENAME TO toolnexus_requests;
+    CREATE INDEX toolnexus_requests_waiting ON toolnexus_requests (created_at, id, run_id)
+        WHERE answered_at IS NULL;
+    CREATE INDEX toolnexus_requests_id ON toolnexus_requests (id);
+    CREATE INDEX toolnexus_runs_ended ON toolnexus_runs (status, updated_at)",
+    // 4: whom a task belongs to, and the sealed request states already spent.
+    crate::store::tasks::MIGRATION_4,
 ];
 
 /// Brings the database's schema to the newest version, one transaction per migration (a

@@ -27,8 +27,25 @@ pub(crate) const MIGRATION: &str = "CREATE TABLE toolnexus_tasks (
     );
     CREATE INDEX toolnexus_tasks_expiry ON toolnexus_tasks (expires_at)";
 
+/// Migration 4: whom each task belongs to (`caller`, a digest of the MCP session and the
+/// authenticated principal that created it; `''` for neither), and the sealed request
+/// states whose retry has run (`toolnexus_spent_states`), kept until the state expires.
+pub(crate) const MIGRATION_4: &str =
+    "ALTER TABLE toolnexus_tasks ADD COLUMN caller TEXT NOT NULL DEFAULT '';
+    CREATE INDEX toolnexus_tasks_caller ON toolnexus_tasks (caller, status);
+    CREATE TABLE toolnexus_spent_states (
+        id TEXT PRIMARY KEY,
+        expires_at BIGINT NOT NULL
+    );
+    CREATE INDEX toolnexus_spent_states_expiry ON toolnexus_spent_states (expires_at)";
+
+/// How long a spent state's record outlives the state's own expiry before it is swept:
+/// room for the servers' clocks and the database's to disagree.
 #[cfg(feature = "mcp")]
-pub(crate) use rows::TaskRows;
+const SPENT_MARGIN_MS: i64 = 60_000;
+
+#[cfg(feature = "mcp")]
+pub(crate) use rows::{SpentRows, TaskRows};
 
 #[cfg(feature = "mcp")]
 mod rows {
@@ -40,7 +57,7 @@ mod rows {
     use crate::store::schema::FORMAT;
 
     const COLS: &str = "id, tool, args, status, message, payload, pending, rounds, cancel, \
-         lease_until, created_at, updated_at, ttl_ms, expires_at, format";
+         lease_until, created_at, updated_at, ttl_ms, expires_at, format, caller";
 
     /// The task rows of one store.
     #[derive(Clone, Debug)]
@@ -75,6 +92,7 @@ mod rows {
             updated_at: num(11)?,
             ttl_ms: num(12)?,
             expires_at: num(13)?,
+            caller: text(r, 15, what)?,
         })
     }
 
@@ -90,7 +108,11 @@ mod rows {
             }
         }
 
-        /// Records a new task, `working`, held by `owner`.
+        /// Records a new task, `working`, held by `owner` and belonging to `caller`
+        /// (`""`: nobody in particular); `None` when `caller` already has `limit` tasks
+        /// that have not ended (counted in the same statement, so on SQLite, one writer
+        /// at a time, two creates cannot both take the last place).
+        #[allow(clippy::too_many_arguments)]
         pub(crate) async fn create(
             &self,
             id: &str,
@@ -99,10 +121,14 @@ mod rows {
             owner: &str,
             lease_ms: i64,
             ttl_ms: i64,
-        ) -> Result<TaskRow, StoreError> {
+            caller: &str,
+            limit: i64,
+        ) -> Result<Option<TaskRow>, StoreError> {
             let sql = format!(
-                "INSERT INTO toolnexus_tasks ({COLS}, owner) VALUES ($1, $2, $3, '{WORKING}', \
-                 NULL, NULL, NULL, 0, 0, {{now}} + $5, {{now}}, {{now}}, $6, {{now}} + $6, $7, $4) \
+                "INSERT INTO toolnexus_tasks ({COLS}, owner) SELECT $1, $2, $3, '{WORKING}', \
+                 NULL, NULL, NULL, 0, 0, {{now}} + $5, {{now}}, {{now}}, $6, {{now}} + $6, $7, $8, $4 \
+                 WHERE $8 = '' OR (SELECT COUNT(*) FROM toolnexus_tasks WHERE caller = $8 \
+                 AND status IN ('{WORKING}', '{INPUT_REQUIRED}') AND expires_at >= {{now}}) < $9 \
                  RETURNING {COLS}"
             );
             let args = [
@@ -113,14 +139,15 @@ mod rows {
                 Arg::Int(lease_ms),
                 Arg::Int(ttl_ms),
                 Arg::Int(FORMAT),
+                Arg::Text(caller),
+                Arg::Int(limit),
             ];
             let rows = self
                 .pool
                 .fetch(&sql, &args)
                 .await
                 .map_err(StoreError::unavailable("recording a task"))?;
-            one(rows)?
-                .ok_or_else(|| StoreError::corrupted("toolnexus_tasks", "INSERT returned no row"))
+            one(rows)
         }
 
         /// The task `id` and the store's clock, a `working` task whose runner's lease has
@@ -151,7 +178,7 @@ mod rows {
             let Some(first) = rows.first() else {
                 return Ok(None);
             };
-            let now = int(first, 15, "toolnexus_tasks")?.unwrap_or(0);
+            let now = int(first, 16, "toolnexus_tasks")?.unwrap_or(0);
             Ok(Some((row(first)?, now)))
         }
 
@@ -276,6 +303,49 @@ mod rows {
                 .exec("DELETE FROM toolnexus_tasks WHERE expires_at < {now}", &[])
                 .await
                 .map_err(StoreError::unavailable("sweeping expired tasks"))
+        }
+    }
+
+    /// The spent-state records of one store: a sealed `requestState` whose retry ran is
+    /// refused on every replica on the same database.
+    #[derive(Clone, Debug)]
+    pub(crate) struct SpentRows {
+        pool: Pool,
+    }
+
+    impl SpentRows {
+        /// The records of `store`.
+        pub(crate) fn of<S: RunStore + ?Sized>(store: &S) -> SpentRows {
+            SpentRows {
+                pool: store.engine().pool.clone(),
+            }
+        }
+
+        /// Records state `id` (valid until `expires_at`, ms since the epoch) as spent:
+        /// `false` when it already was (one statement: two replicas never both spend it).
+        pub(crate) async fn spend(&self, id: &str, expires_at: i64) -> Result<bool, StoreError> {
+            let changed = self
+                .pool
+                .exec(
+                    "INSERT INTO toolnexus_spent_states (id, expires_at) VALUES ($1, $2) \
+                     ON CONFLICT (id) DO NOTHING",
+                    &[Arg::Text(id), Arg::Int(expires_at)],
+                )
+                .await
+                .map_err(StoreError::unavailable("recording a spent request state"))?;
+            Ok(changed == 1)
+        }
+
+        /// Deletes the records of states that have expired (with a margin for clocks);
+        /// how many.
+        pub(crate) async fn sweep(&self) -> Result<u64, StoreError> {
+            self.pool
+                .exec(
+                    "DELETE FROM toolnexus_spent_states WHERE expires_at + $1 < {now}",
+                    &[Arg::Int(super::SPENT_MARGIN_MS)],
+                )
+                .await
+                .map_err(StoreError::unavailable("sweeping spent request states"))
         }
     }
 }

@@ -49,6 +49,9 @@ pub struct Toolkit {
     states: Option<Arc<States>>,
     /// The listings, one slot per [`Profile`], built on first use.
     listings: [OnceLock<Listing>; Profile::ALL.len()],
+    /// OpenAI's Responses API listings (plain, strict), built on first use from the
+    /// OpenAI profiles' entries.
+    responses: [OnceLock<Listing>; 2],
 }
 
 impl Toolkit {
@@ -195,7 +198,23 @@ impl Toolkit {
     /// A name that OpenAI and Anthropic would reject (their rule is `^[a-zA-Z0-9_-]{1,64}$`;
     /// names are already sanitized to those characters, so what is left is an empty name or
     /// one longer than 64) is refused the same way, here rather than by the provider.
+    ///
+    /// The one exception is a built-in tool (`source() == "builtin"`, feature
+    /// `builtins`): the contract makes it the lowest-precedence tool, so a tool of any
+    /// other source registered under its name replaces it (the new tool goes last).
     pub fn register(&mut self, tool: Tool) -> Result<(), RejectedTool> {
+        if let Some(&at) = self.index.get(tool.name())
+            && self.tools[at].source() == BUILTIN_SOURCE
+            && tool.source() != BUILTIN_SOURCE
+        {
+            self.tools.remove(at);
+            self.index = self
+                .tools
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (t.name().to_owned(), i))
+                .collect();
+        }
         let reason = if !valid_name(tool.name()) {
             Some(Rejection::InvalidName)
         } else {
@@ -212,6 +231,7 @@ impl Toolkit {
         self.index.insert(tool.name().to_owned(), self.tools.len());
         self.tools.push(tool);
         self.listings = Default::default();
+        self.responses = Default::default();
         Ok(())
     }
 
@@ -395,6 +415,41 @@ impl Toolkit {
             .clone()
     }
 
+    /// The tools in OpenAI's Responses API shape, `[{"type": "function", "name",
+    /// "description", "parameters", "strict"}]`: the entries of [`Profile::OpenAi`] (or of
+    /// [`Profile::OpenAiStrict`] when `strict`), flattened, with `strict` always said
+    /// (the Responses API makes a function strict when it is left out). Shared and built
+    /// once, as [`Toolkit::listing`].
+    #[cfg_attr(not(feature = "openai"), allow(dead_code))]
+    pub(crate) fn responses_listing(&self, strict: bool) -> Listing {
+        self.responses[usize::from(strict)]
+            .get_or_init(|| {
+                let profile = if strict {
+                    Profile::OpenAiStrict
+                } else {
+                    Profile::OpenAi
+                };
+                let chat = self.listing(profile);
+                let entries = chat.as_array().map(Vec::as_slice).unwrap_or_default();
+                let flat = entries
+                    .iter()
+                    .filter_map(|entry| {
+                        let function = entry.get("function")?;
+                        let strict = function.get("strict").and_then(Value::as_bool);
+                        Some(serde_json::json!({
+                            "type": "function",
+                            "name": function.get("name")?,
+                            "description": function.get("description")?,
+                            "parameters": function.get("parameters")?,
+                            "strict": strict.unwrap_or(false),
+                        }))
+                    })
+                    .collect();
+                Listing::new(Value::Array(flat))
+            })
+            .clone()
+    }
+
     /// [`Toolkit::listing`], or the first tool whose schema `profile` cannot express.
     pub fn try_listing(&self, profile: Profile) -> Result<Listing, ProfileError> {
         for tool in &self.tools {
@@ -518,6 +573,10 @@ impl fmt::Debug for Toolkit {
             .finish()
     }
 }
+
+/// The source of the contract's built-in tools, which yield to any other tool of
+/// their name (see `Toolkit::register`).
+const BUILTIN_SOURCE: &str = "builtin";
 
 /// Whether OpenAI and Anthropic accept `name` as a tool name: `^[a-zA-Z0-9_-]{1,64}$`.
 fn valid_name(name: &str) -> bool {

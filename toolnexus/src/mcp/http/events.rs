@@ -2,6 +2,14 @@
 //! server sends on a stream is kept (bounded, for a while), so a client whose connection
 //! dropped can `GET` with `Last-Event-ID` and receive what it missed, the call's result
 //! included, even when the result was produced after the drop.
+//!
+//! A replay is served only to whoever owned the stream. Each stream is named by a random
+//! 128-bit key, which only its own events carry (`KEY-INDEX`, the key in hex), so an id
+//! cannot be guessed from another. A stream answered within a session belongs to that
+//! session ([`Sessions`](super::sessions::Sessions) claims it before its first event leaves),
+//! and is replayed only to it; a stream without a session (MCP 2026-07-28) is replayed to
+//! whoever presents one of its ids, which only its own client was sent. A foreign id and an
+//! unknown one get the same refusal.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -13,6 +21,7 @@ use rmcp::transport::streamable_http_server::session::{
 };
 use tokio::sync::watch;
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
 /// Events kept per stream; a stream that sends more keeps its latest ones.
 const EVENTS_PER_STREAM: usize = 256;
@@ -45,21 +54,27 @@ struct Shared {
     answered_max: usize,
 }
 
-/// The maps' hasher: their keys are made by this server and the SDK (stream names, our
-/// own numbers), not chosen by clients, so a fast one will do (foldhash, seeded per
-/// process; already under serde_json).
+/// The maps' hasher: their keys are made by this server and the SDK (stream names, random
+/// keys), not chosen by clients (who only look keys up), so a fast one will do (foldhash,
+/// seeded per process; already under serde_json).
 type Hasher = foldhash::fast::RandomState;
 
+/// A stream's key: 128 random bits.
+type Key = u128;
+
+/// The refusal of a replay, the same for an id that names no stream, a stream that has
+/// expired and a stream of another client.
+const UNKNOWN: &str = "the stream of this event id is unknown, has expired, or is not yours";
+
 struct State {
-    streams: HashMap<u64, Log, Hasher>,
-    names: HashMap<Arc<str>, u64, Hasher>,
+    streams: HashMap<Key, Log, Hasher>,
+    names: HashMap<Arc<str>, Key, Hasher>,
     /// The streams still without their response, by when they were last written, oldest
     /// first: (write number, key). Eviction takes from the front, so a store at its
     /// budget pays O(log n) per event, not a sort of every stream.
-    open: BTreeMap<u64, u64>,
+    open: BTreeMap<u64, Key>,
     /// The same for the streams that carried their response.
-    answered: BTreeMap<u64, u64>,
-    next: u64,
+    answered: BTreeMap<u64, Key>,
     /// Counts writes, to order `open` and `answered`.
     writes: u64,
     /// What every stream costs, and what the answered ones cost.
@@ -83,6 +98,11 @@ struct Log {
     /// Tells replays that an event was stored; made by the first replay (most streams
     /// never have one).
     changed: Option<watch::Sender<()>>,
+    /// The session the stream was answered in (`None`: none, or not yet claimed).
+    owner: Option<Arc<str>>,
+    /// Ends the replay in progress when a newer one of the same stream starts: a stream
+    /// is followed by one connection at a time.
+    replaying: Option<CancellationToken>,
 }
 
 /// An event as kept: its message as JSON text (one allocation, where the message itself
@@ -95,7 +115,7 @@ struct Kept {
 impl Kept {
     /// The event again, with its id; `None` if its text no longer reads as a message
     /// (which would be a bug: it was written from one).
-    fn event(&self, key: u64, index: u64) -> Option<ServerSseMessage> {
+    fn event(&self, key: Key, index: u64) -> Option<ServerSseMessage> {
         let message = match &self.json {
             Some(json) => match serde_json::from_slice::<ServerJsonRpcMessage>(json) {
                 Ok(message) => Some(Arc::new(message)),
@@ -107,7 +127,7 @@ impl Kept {
             None => None,
         };
         // The SDK's type is non-exhaustive: built from one of its constructors.
-        let mut event = ServerSseMessage::priming(format!("{key}-{index}"), Duration::ZERO);
+        let mut event = ServerSseMessage::priming(event_id(key, index), Duration::ZERO);
         event.message = message;
         event.retry = self.retry;
         Some(event)
@@ -122,7 +142,6 @@ impl MemoryEventStore {
                 names: HashMap::default(),
                 open: BTreeMap::new(),
                 answered: BTreeMap::new(),
-                next: 0,
                 writes: 0,
                 bytes: 0,
                 answered_bytes: 0,
@@ -149,7 +168,7 @@ impl Shared {
     fn evict(&self, state: &mut State, now: Instant) {
         if now.duration_since(state.swept) >= SWEEP_EVERY {
             state.swept = now;
-            let expired = |ages: &BTreeMap<u64, u64>, ttl: Duration| -> Vec<u64> {
+            let expired = |ages: &BTreeMap<u64, Key>, ttl: Duration| -> Vec<Key> {
                 ages.values()
                     .take_while(|key| now.duration_since(state.streams[key].touched) >= ttl)
                     .copied()
@@ -181,7 +200,7 @@ impl Shared {
 }
 
 impl State {
-    fn remove(&mut self, key: u64) {
+    fn remove(&mut self, key: Key) {
         if let Some(log) = self.streams.remove(&key) {
             self.names.remove(&log.name);
             if let Some(write) = log.write {
@@ -194,7 +213,7 @@ impl State {
         }
     }
 
-    fn ages(&mut self, answered: bool) -> &mut BTreeMap<u64, u64> {
+    fn ages(&mut self, answered: bool) -> &mut BTreeMap<u64, Key> {
         if answered {
             &mut self.answered
         } else {
@@ -203,9 +222,129 @@ impl State {
     }
 }
 
-fn parse_id(id: &str) -> Option<(u64, u64)> {
+/// An event's id: its stream's key in hex (32 digits), a dash, its index in the stream.
+fn event_id(key: Key, index: u64) -> String {
+    format!("{key:032x}-{index}")
+}
+
+fn parse_id(id: &str) -> Option<(Key, u64)> {
     let (key, index) = id.split_once('-')?;
-    Some((key.parse().ok()?, index.parse().ok()?))
+    if key.len() != 32 {
+        return None;
+    }
+    Some((Key::from_str_radix(key, 16).ok()?, index.parse().ok()?))
+}
+
+/// The stream part of an event id (what comes before its last dash), if it can be one of
+/// this store's: counted per stream by the HTTP layer's limits.
+pub(super) fn stream_of(id: &str) -> Option<&str> {
+    let (key, _) = id.rsplit_once('-')?;
+    (key.len() == 32 && key.bytes().all(|b| b.is_ascii_hexdigit())).then_some(key)
+}
+
+/// A new stream key: 128 bits from the operating system's random number generator.
+fn new_key() -> Result<Key, EventStoreError> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)
+        .map_err(|error| format!("no random stream key (the OS generator failed): {error}"))?;
+    Ok(Key::from_le_bytes(bytes))
+}
+
+impl MemoryEventStore {
+    /// Marks the stream of event `id` as `session`'s: from now on only that session's
+    /// replays are served. Called before the event is sent, so no client holds an id of
+    /// the stream before it is claimed.
+    pub(super) fn claim(&self, id: &str, session: &Arc<str>) {
+        let Some((key, _)) = parse_id(id) else {
+            return;
+        };
+        let mut state = self.0.lock();
+        if let Some(log) = state.streams.get_mut(&key)
+            && log.owner.is_none()
+        {
+            log.owner = Some(Arc::clone(session));
+        }
+    }
+
+    /// The events after `last_event_id` on its stream, if the stream is `session`'s (a
+    /// stream answered outside any session: `None`); then, while the stream has not
+    /// carried its response, the events that follow as they are stored (until the
+    /// response, the stream expires, the client goes away, or a newer replay of the same
+    /// stream starts).
+    pub(super) fn replay(
+        &self,
+        last_event_id: &str,
+        session: Option<&str>,
+    ) -> Result<EventStream, EventStoreError> {
+        let (key, after) = parse_id(last_event_id).ok_or(UNKNOWN)?;
+        let (mut changed, ended) = {
+            let mut state = self.0.lock();
+            let log = state.streams.get_mut(&key).ok_or(UNKNOWN)?;
+            if log.owner.as_deref() != session {
+                return Err(UNKNOWN.into());
+            }
+            if log
+                .events
+                .front()
+                .is_some_and(|(first, _, _)| *first > after + 1)
+            {
+                return Err(format!("events after `{last_event_id}` are no longer kept").into());
+            }
+            let ended = CancellationToken::new();
+            if let Some(previous) = log.replaying.replace(ended.clone()) {
+                previous.cancel();
+            }
+            let changed = log
+                .changed
+                .get_or_insert_with(|| watch::Sender::new(()))
+                .subscribe();
+            (changed, ended)
+        };
+        let (tx, rx) = tokio::sync::mpsc::channel(16);
+        let store = Arc::clone(&self.0);
+        let ttl = store.idle;
+        tokio::spawn(async move {
+            let mut cursor = after;
+            loop {
+                changed.borrow_and_update();
+                let (events, done) = {
+                    let state = store.lock();
+                    let Some(log) = state.streams.get(&key) else {
+                        return;
+                    };
+                    let events: Vec<_> = log
+                        .events
+                        .iter()
+                        .filter(|(index, _, _)| *index > cursor)
+                        .map(|(index, kept, _)| (*index, kept.event(key, *index)))
+                        .collect();
+                    (events, log.done)
+                };
+                for (index, event) in events {
+                    cursor = index;
+                    let Some(event) = event else {
+                        return;
+                    };
+                    tokio::select! {
+                        sent = tx.send(event) => if sent.is_err() { return },
+                        () = ended.cancelled() => return,
+                    }
+                }
+                if done {
+                    return;
+                }
+                tokio::select! {
+                    next = tokio::time::timeout(ttl, changed.changed()) => match next {
+                        Ok(Ok(())) => {}
+                        _ => return, // expired, or the stream was dropped
+                    },
+                    () = tx.closed() => return, // the client went away
+                    () = ended.cancelled() => return, // a newer replay took over
+                }
+            }
+        });
+        Ok(Box::pin(tokio_stream_from(rx)))
+    }
 }
 
 #[async_trait::async_trait]
@@ -233,8 +372,7 @@ impl EventStore for MemoryEventStore {
         let key = match state.names.get(stream_id) {
             Some(key) => *key,
             None => {
-                let key = state.next;
-                state.next += 1;
+                let key = new_key()?;
                 let name: Arc<str> = Arc::from(stream_id);
                 state.names.insert(Arc::clone(&name), key);
                 state.bytes += STREAM_OVERHEAD;
@@ -249,6 +387,8 @@ impl EventStore for MemoryEventStore {
                         write: None,
                         bytes: STREAM_OVERHEAD,
                         changed: None,
+                        owner: None,
+                        replaying: None,
                     },
                 );
                 key
@@ -257,7 +397,7 @@ impl EventStore for MemoryEventStore {
         let log = state.streams.get_mut(&key).expect("just inserted");
         let index = log.next_index;
         log.next_index += 1;
-        let id = format!("{key}-{index}");
+        let id = event_id(key, index);
         let (was_done, was_bytes, was_write) = (log.done, log.bytes, log.write);
         if matches!(
             event.message.as_deref(),
@@ -295,70 +435,13 @@ impl EventStore for MemoryEventStore {
         Ok(id)
     }
 
-    /// The events after `last_event_id` on its stream; then, while the stream has not
-    /// carried its response, the events that follow as they are stored (until the
-    /// response, or the stream expires).
+    /// A replay without a session (the SDK's path for MCP 2026-07-28 clients): served
+    /// only for a stream answered outside any session.
     async fn replay_events_after(
         &self,
         last_event_id: &str,
     ) -> Result<EventStream, EventStoreError> {
-        let (key, after) = parse_id(last_event_id)
-            .ok_or_else(|| format!("`{last_event_id}` is not an event id of this server"))?;
-        let mut changed = {
-            let mut state = self.0.lock();
-            let log = state.streams.get_mut(&key).ok_or_else(|| {
-                format!("the stream of event `{last_event_id}` is unknown or has expired")
-            })?;
-            if log
-                .events
-                .front()
-                .is_some_and(|(first, _, _)| *first > after + 1)
-            {
-                return Err(format!("events after `{last_event_id}` are no longer kept").into());
-            }
-            log.changed
-                .get_or_insert_with(|| watch::Sender::new(()))
-                .subscribe()
-        };
-        let (tx, rx) = tokio::sync::mpsc::channel(16);
-        let store = Arc::clone(&self.0);
-        let ttl = store.idle;
-        tokio::spawn(async move {
-            let mut cursor = after;
-            loop {
-                changed.borrow_and_update();
-                let (events, done) = {
-                    let state = store.lock();
-                    let Some(log) = state.streams.get(&key) else {
-                        return;
-                    };
-                    let events: Vec<_> = log
-                        .events
-                        .iter()
-                        .filter(|(index, _, _)| *index > cursor)
-                        .map(|(index, kept, _)| (*index, kept.event(key, *index)))
-                        .collect();
-                    (events, log.done)
-                };
-                for (index, event) in events {
-                    cursor = index;
-                    let Some(event) = event else {
-                        return;
-                    };
-                    if tx.send(event).await.is_err() {
-                        return;
-                    }
-                }
-                if done {
-                    return;
-                }
-                match tokio::time::timeout(ttl, changed.changed()).await {
-                    Ok(Ok(())) => {}
-                    _ => return, // expired, or the stream was dropped
-                }
-            }
-        });
-        Ok(Box::pin(tokio_stream_from(rx)))
+        self.replay(last_event_id, None)
     }
 }
 
@@ -369,105 +452,5 @@ fn tokio_stream_from(
 }
 
 #[cfg(test)]
-mod tests {
-    use futures_util::StreamExt;
-
-    use super::*;
-
-    fn response(id: i64) -> ServerSseMessage {
-        let message = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {}});
-        ServerSseMessage::from_message(serde_json::from_value(message).unwrap())
-    }
-
-    /// Streams `s0`, `s1`, … each carrying one answer; their event ids.
-    async fn answer_streams(store: &MemoryEventStore, count: i64) -> Vec<String> {
-        let mut ids = Vec::new();
-        for n in 0..count {
-            let id = store.store_event(&format!("s{n}"), &response(n)).await;
-            ids.push(id.unwrap());
-        }
-        ids
-    }
-
-    #[tokio::test]
-    async fn a_replay_waits_for_the_response_then_ends() {
-        let store = MemoryEventStore::new(Duration::from_secs(60), 1 << 20, 1 << 20);
-        let priming = ServerSseMessage::priming("ignored", Duration::from_secs(3));
-        let first = store.store_event("s", &priming).await.unwrap();
-        let mut replay = store.replay_events_after(&first).await.unwrap();
-        // The response comes after the replay started: it is delivered, then the end.
-        let id = store.store_event("s", &response(7)).await.unwrap();
-        let event = replay.next().await.expect("the response");
-        assert_eq!(event.event_id.as_deref(), Some(id.as_str()));
-        assert!(replay.next().await.is_none());
-        // Unknown ids are errors, not empty streams.
-        assert!(store.replay_events_after("99-0").await.is_err());
-        assert!(store.replay_events_after("not an id").await.is_err());
-    }
-
-    #[tokio::test]
-    async fn the_byte_budget_drops_the_oldest_streams() {
-        let store = MemoryEventStore::new(Duration::from_secs(60), 64 * 1024, 64 * 1024);
-        let ids = answer_streams(&store, 1000).await;
-        {
-            let state = store.0.lock();
-            assert!(state.bytes <= 64 * 1024, "{} bytes kept", state.bytes);
-            assert!(state.streams.len() < 1000 && !state.streams.is_empty());
-        }
-        assert!(
-            store.replay_events_after(&ids[0]).await.is_err(),
-            "the oldest is gone"
-        );
-        let newest = store.replay_events_after(&ids[999]).await.unwrap();
-        assert_eq!(
-            newest.collect::<Vec<_>>().await.len(),
-            0,
-            "nothing after the last"
-        );
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn answered_streams_expire_first_and_writes_renew_a_stream() {
-        let store = MemoryEventStore::new(Duration::from_secs(60), 1 << 20, 1 << 20);
-        let priming = ServerSseMessage::priming("ignored", Duration::from_secs(3));
-        let answered = store.store_event("answered", &response(1)).await.unwrap();
-        let open = store.store_event("open", &priming).await.unwrap();
-        tokio::time::advance(DONE_TTL + Duration::from_secs(1)).await;
-        store.store_event("later", &priming).await.unwrap();
-        assert!(store.replay_events_after(&answered).await.is_err());
-        assert!(store.replay_events_after(&open).await.is_ok());
-        // The open stream is written again, so it is now younger than `later`.
-        store.store_event("open", &priming).await.unwrap();
-        let state = store.0.lock();
-        let order: Vec<&str> = state
-            .open
-            .values()
-            .map(|key| state.streams[key].name.as_ref())
-            .collect();
-        assert_eq!(order, ["later", "open"]);
-    }
-
-    #[tokio::test]
-    async fn answered_streams_go_first_and_keep_to_their_own_budget() {
-        let store = MemoryEventStore::new(Duration::from_secs(60), 64 * 1024, 8 * 1024);
-        let priming = ServerSseMessage::priming("ignored", Duration::from_secs(3));
-        let running = store.store_event("running", &priming).await.unwrap();
-        let answers = answer_streams(&store, 200).await;
-        {
-            let state = store.0.lock();
-            assert!(state.answered_bytes <= 8 * 1024, "{}", state.answered_bytes);
-            let kept: usize = state.streams.values().map(|log| log.bytes).sum();
-            assert_eq!(kept, state.bytes, "the running total is the sum");
-        }
-        assert!(store.replay_events_after(&answers[0]).await.is_err());
-        assert!(store.replay_events_after(&answers[199]).await.is_ok());
-        // The running call, older than every answer, is still resumable; its answer moves
-        // it to the answered streams, where it is the newest.
-        assert!(store.replay_events_after(&running).await.is_ok());
-        store.store_event("running", &response(7)).await.unwrap();
-        let state = store.0.lock();
-        assert!(state.open.is_empty());
-        let newest = state.answered.values().next_back().unwrap();
-        assert_eq!(state.streams[newest].name.as_ref(), "running");
-    }
-}
+#[path = "events_tests.rs"]
+mod tests;

@@ -14,10 +14,16 @@
 //!   which clients log as a failure);
 //! - a session that negotiated a protocol version older than `2025-11-25` gets no priming
 //!   events (events with an id and empty data, which those versions' clients cannot
-//!   parse).
+//!   parse);
+//! - a body that has not all arrived within the body timeout gets `408` and the connection
+//!   is closed (hyper's header timeout covers only the head);
+//! - the limits of `limits.rs`: replays past a client's limit get `429`, and sessions idle
+//!   past the timeout (pings and notifications do not count) are closed.
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock};
+use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
@@ -28,13 +34,18 @@ use futures_util::StreamExt;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use memchr::memmem;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::SessionManager as _;
+use serde::de::IgnoredAny;
 use serde_json::{Value, json};
 
+use super::events::stream_of;
+use super::limits::{Limits, TooManyReplays, holding};
+use super::sessions::Sessions;
 use crate::mcp::protocol;
 
 const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
 const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
+const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 /// The protocol version that introduced priming events (SEP-1699).
 const PRIMING_SINCE: &str = "2025-11-25";
 /// The version a client that sends no `MCP-Protocol-Version` header speaks.
@@ -45,41 +56,71 @@ pub(super) struct Guard(Arc<Inner>);
 
 struct Inner {
     /// `None` in stateless mode.
-    sessions: Option<Arc<LocalSessionManager>>,
+    sessions: Option<Arc<Sessions>>,
     max_sessions: usize,
     /// `initialize` requests admitted whose session is not yet in the manager's map.
     admitting: AtomicUsize,
     admission: tokio::sync::Mutex<()>,
     max_body: usize,
+    body_timeout: Duration,
+    limits: Arc<Limits>,
 }
 
 impl Guard {
     pub(super) fn new(
-        sessions: Option<Arc<LocalSessionManager>>,
-        max_sessions: usize,
+        sessions: Option<Arc<Sessions>>,
+        options: &super::HttpOptions,
         max_body: usize,
     ) -> Self {
         Guard(Arc::new(Inner {
             sessions,
-            max_sessions,
+            max_sessions: options.max_sessions,
             admitting: AtomicUsize::new(0),
             admission: tokio::sync::Mutex::new(()),
             max_body,
+            body_timeout: options.body_read_timeout,
+            limits: Limits::new(options.session_idle_timeout, options.max_sessions),
         }))
     }
 
     /// The number of open sessions.
     async fn open_sessions(&self) -> usize {
         match &self.0.sessions {
-            Some(manager) => manager.sessions.read().await.len(),
+            Some(manager) => manager.local.sessions.read().await.len(),
             None => 0,
         }
     }
 
     async fn has_session(&self, id: &str) -> bool {
         match &self.0.sessions {
-            Some(manager) => manager.sessions.read().await.contains_key(id),
+            Some(manager) => manager.local.sessions.read().await.contains_key(id),
             None => false,
+        }
+    }
+
+    /// Closes the sessions idle past the timeout: looked for at most once a second, on a
+    /// task of their own; or, `now`, at once and waited for.
+    async fn close_idle(&self, now: bool) {
+        let Some(manager) = &self.0.sessions else {
+            return;
+        };
+        let idle = self.0.limits.expired(now);
+        if idle.is_empty() {
+            return;
+        }
+        let manager = Arc::clone(manager);
+        let close = async move {
+            for id in idle {
+                tracing::debug!(session = %id, "MCP HTTP: closing an idle session");
+                if let Err(error) = manager.close_session(&id).await {
+                    tracing::debug!(%error, "MCP HTTP: closing an idle session failed");
+                }
+            }
+        };
+        if now {
+            close.await;
+        } else {
+            tokio::spawn(close);
         }
     }
 }
@@ -95,13 +136,16 @@ impl Drop for Admitted {
 }
 
 pub(super) async fn guard(State(guard): State<Guard>, request: Request, next: Next) -> Response {
+    let stateful = guard.0.sessions.is_some();
+    if stateful {
+        guard.close_idle(false).await;
+    }
     let in_session = request.headers().contains_key(SESSION_HEADER);
     let mut primes = primes(header_str(&request, &VERSION_HEADER).unwrap_or(UNSTATED_VERSION));
-    let stateful = guard.0.sessions.is_some();
     let request = match *request.method() {
         Method::POST if is_json(&request) => {
             let (parts, body) = request.into_parts();
-            let bytes = match read_body(body, guard.0.max_body).await {
+            let bytes = match read_body(body, guard.0.max_body, guard.0.body_timeout).await {
                 Ok(bytes) => bytes,
                 Err(response) => return response,
             };
@@ -127,6 +171,13 @@ pub(super) async fn guard(State(guard): State<Guard>, request: Request, next: Ne
                     }
                 }
             }
+            // A request that does something keeps its session alive until answered.
+            let hold = match parts.headers.get(SESSION_HEADER) {
+                Some(id) if stateful && !is_noop(&bytes) => {
+                    id.to_str().ok().and_then(|id| guard.0.limits.active(id))
+                }
+                _ => None,
+            };
             let response = next
                 .run(Request::from_parts(parts, Body::from(bytes.clone())))
                 .await;
@@ -137,11 +188,35 @@ pub(super) async fn guard(State(guard): State<Guard>, request: Request, next: Ne
             {
                 return json_response(StatusCode::BAD_REQUEST, &rejection.to_json());
             }
+            if admitted.is_some()
+                && let Some(id) = response.headers().get(SESSION_HEADER)
+                && let Ok(id) = id.to_str()
+            {
+                guard.0.limits.opened(Arc::from(id));
+            }
             drop(admitted);
-            return without_old_priming(primes, response);
+            let response = without_old_priming(primes, response);
+            return match hold {
+                Some(hold) if is_event_stream(&response) => holding(response, hold),
+                _ => response,
+            };
+        }
+        Method::GET if stateful && request.headers().contains_key(LAST_EVENT_ID) => {
+            let session = header_str(&request, &SESSION_HEADER);
+            let stream = header_str(&request, &LAST_EVENT_ID).and_then(stream_of);
+            let hold = match guard.0.limits.replay(session, stream) {
+                Ok(hold) => hold,
+                Err(refused) => return too_many_replays(&refused),
+            };
+            let response = without_old_priming(primes, next.run(request).await);
+            return match hold {
+                Some(hold) => holding(response, hold),
+                None => response,
+            };
         }
         Method::DELETE if stateful => {
-            if let Some(id) = header_str(&request, &SESSION_HEADER)
+            let id = header_str(&request, &SESSION_HEADER).map(str::to_owned);
+            if let Some(id) = &id
                 && !guard.has_session(id).await
             {
                 return text_response(
@@ -153,12 +228,42 @@ pub(super) async fn guard(State(guard): State<Guard>, request: Request, next: Ne
             if response.status() == StatusCode::ACCEPTED {
                 *response.status_mut() = StatusCode::OK;
             }
+            if response.status().is_success()
+                && let Some(id) = id
+            {
+                guard.0.limits.closed(&id);
+            }
             return response;
         }
         _ => request,
     };
     let response = next.run(request).await;
     without_old_priming(primes, response)
+}
+
+/// Whether a message does nothing that keeps a session alive: a `ping`, or a notification.
+/// Only bodies that may be one are parsed (those that name `ping`, or hold no `"id"`); a
+/// body taken for a request when it is not one only keeps its session alive, as any
+/// request could.
+fn is_noop(body: &[u8]) -> bool {
+    static PING: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new(b"ping"));
+    static ID: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new(b"\"id\""));
+    if PING.find(body).is_none() && ID.find(body).is_some() {
+        return false;
+    }
+    #[derive(serde::Deserialize)]
+    struct Peek<'a> {
+        #[serde(borrow)]
+        method: Option<Cow<'a, str>>,
+        id: Option<IgnoredAny>,
+    }
+    match serde_json::from_slice::<Peek<'_>>(body) {
+        Ok(Peek {
+            method: Some(method),
+            id,
+        }) => id.is_none() || method == "ping",
+        _ => false,
+    }
 }
 
 /// Whether a session of this protocol version gets priming events.
@@ -186,9 +291,15 @@ fn without_old_priming(primes: bool, response: Response) -> Response {
 
 async fn admit(guard: &Guard) -> Result<Admitted, (usize, usize)> {
     let _turn = guard.0.admission.lock().await;
-    let open = guard.open_sessions().await + guard.0.admitting.load(Ordering::Acquire);
-    if open >= guard.0.max_sessions {
-        return Err((open, guard.0.max_sessions));
+    let open = || async { guard.open_sessions().await + guard.0.admitting.load(Ordering::Acquire) };
+    let mut now_open = open().await;
+    if now_open >= guard.0.max_sessions {
+        // Idle sessions make way first.
+        guard.close_idle(true).await;
+        now_open = open().await;
+    }
+    if now_open >= guard.0.max_sessions {
+        return Err((now_open, guard.0.max_sessions));
     }
     guard.0.admitting.fetch_add(1, Ordering::AcqRel);
     Ok(Admitted(guard.clone()))
@@ -214,8 +325,40 @@ fn too_many_sessions(id: &rmcp::model::RequestId, open: usize, max: usize) -> Re
     response
 }
 
-async fn read_body(body: Body, max: usize) -> Result<Bytes, Response> {
-    match Limited::new(body, max).collect().await {
+fn too_many_replays(refused: &TooManyReplays) -> Response {
+    let mut response = text_response(
+        StatusCode::TOO_MANY_REQUESTS,
+        &format!(
+            "Too Many Requests: this client already follows {} streams by replay, the \
+             server's limit; a new replay of one of them takes its place, or retry once \
+             one has ended",
+            refused.followed.max(refused.limit)
+        ),
+    );
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+    response
+}
+
+/// The body, read within `timeout` and up to `max` bytes: `408` (and the connection
+/// closed) for a body that trickles in, `413` for one too large.
+async fn read_body(body: Body, max: usize, timeout: Duration) -> Result<Bytes, Response> {
+    let Ok(read) = tokio::time::timeout(timeout, Limited::new(body, max).collect()).await else {
+        let mut response = text_response(
+            StatusCode::REQUEST_TIMEOUT,
+            &format!(
+                "Request Timeout: the request body did not arrive within {} ms \
+                 (HttpOptions::with_body_read_timeout)",
+                timeout.as_millis()
+            ),
+        );
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        return Err(response);
+    };
+    match read {
         Ok(collected) => Ok(collected.to_bytes()),
         Err(error) if error.is::<LengthLimitError>() => Err(text_response(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -298,7 +441,27 @@ fn is_priming(event: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_priming, may_initialize};
+    use super::{is_noop, is_priming, may_initialize};
+
+    #[test]
+    fn pings_and_notifications_do_nothing_requests_do() {
+        assert!(is_noop(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#));
+        assert!(is_noop(
+            br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
+        ));
+        assert!(is_noop(
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#
+        ));
+        assert!(!is_noop(
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#
+        ));
+        assert!(!is_noop(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
+        // A tool named `ping` is a request that does something.
+        assert!(!is_noop(
+            br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ping"}}"#
+        ));
+        assert!(!is_noop(b"not json"));
+    }
 
     #[test]
     fn a_body_may_be_an_initialize_when_it_names_it_or_escapes() {

@@ -1,10 +1,14 @@
 //! Streamable HTTP: the SDK's `StreamableHttpService` mounted at `/mcp` on an axum router,
-//! behind this crate's guard layer (`guard.rs`), served by a connection loop with a
-//! header-read timeout and a connection cap.
+//! behind this crate's guard layer (`guard.rs`, with the per-client limits of
+//! `limits.rs`), served by a connection loop with a header-read timeout and a connection
+//! cap. Sessions are the SDK's, with replays bound to their owner (`sessions.rs`,
+//! `events.rs`).
 
 mod events;
 mod guard;
+mod limits;
 mod options;
+mod sessions;
 
 use std::io;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
@@ -23,8 +27,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
 pub use options::{
-    DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS,
-    DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, LOOPBACK_HOSTS, LOOPBACK_ORIGINS,
+    DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, LOOPBACK_HOSTS,
+    LOOPBACK_ORIGINS,
 };
 
 /// The path the MCP endpoint is mounted at.
@@ -52,7 +57,7 @@ pub(super) async fn serve(
     let router = if options.stateless {
         let service =
             StreamableHttpService::new(factory, Arc::new(NeverSessionManager::default()), config);
-        let guard = guard::Guard::new(None, options.max_sessions, max_body);
+        let guard = guard::Guard::new(None, &options, max_body);
         axum::Router::new()
             .nest_service(PATH, service)
             .layer(axum::middleware::from_fn_with_state(guard, guard::guard))
@@ -62,11 +67,11 @@ pub(super) async fn serve(
             EVENT_STORE_BYTES,
             ANSWERED_EVENT_BYTES,
         );
-        let mut manager = LocalSessionManager::default().with_event_store(Arc::new(store));
-        manager.session_config.keep_alive = Some(options.session_idle_timeout);
-        let manager = Arc::new(manager);
+        let mut local = LocalSessionManager::default().with_event_store(Arc::new(store.clone()));
+        local.session_config.keep_alive = Some(options.session_idle_timeout);
+        let manager = Arc::new(sessions::Sessions::new(local, store));
         let service = StreamableHttpService::new(factory, Arc::clone(&manager), config);
-        let guard = guard::Guard::new(Some(manager), options.max_sessions, max_body);
+        let guard = guard::Guard::new(Some(manager), &options, max_body);
         axum::Router::new()
             .nest_service(PATH, service)
             .layer(axum::middleware::from_fn_with_state(guard, guard::guard))

@@ -26,6 +26,9 @@ pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 /// The default time a client has to send a request's headers
 /// ([`HttpOptions::with_header_read_timeout`]).
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// The default time a client has to send a request's body once its headers are in
+/// ([`HttpOptions::with_body_read_timeout`]): a 1 MiB body at 300 kbit/s.
+pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
 /// The default cap on open connections ([`HttpOptions::with_max_connections`]).
 pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
 
@@ -36,8 +39,9 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
 /// The defaults suit a server on the loopback interface: only loopback `Host` and
 /// `Origin` headers (a request without `Origin`, as non-browser clients send, is
 /// accepted), at most [`DEFAULT_MAX_SESSIONS`] sessions expiring after
-/// [`DEFAULT_SESSION_IDLE_TIMEOUT`] idle, [`DEFAULT_MAX_CONNECTIONS`] connections, and
-/// [`DEFAULT_HEADER_READ_TIMEOUT`] to send a request's headers.
+/// [`DEFAULT_SESSION_IDLE_TIMEOUT`] idle, [`DEFAULT_MAX_CONNECTIONS`] connections,
+/// [`DEFAULT_HEADER_READ_TIMEOUT`] to send a request's headers and
+/// [`DEFAULT_BODY_READ_TIMEOUT`] its body.
 ///
 /// ```
 /// use std::time::Duration;
@@ -58,6 +62,7 @@ pub struct HttpOptions {
     pub(super) max_sessions: usize,
     pub(super) session_idle_timeout: Duration,
     pub(super) header_read_timeout: Duration,
+    pub(super) body_read_timeout: Duration,
     pub(super) max_connections: usize,
     pub(super) stateless: bool,
     pub(super) state_key: Option<crate::mcp::StateKey>,
@@ -107,6 +112,7 @@ impl HttpOptions {
             max_sessions: DEFAULT_MAX_SESSIONS,
             session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             stateless: false,
             state_key: None,
@@ -173,8 +179,9 @@ impl HttpOptions {
         self
     }
 
-    /// Ends a session after this long without a message from its client (its running
-    /// calls are cancelled); the client must then `initialize` again. Default
+    /// Ends a session after this long without a request from its client that does
+    /// something (pings and notifications do not count) and with none in flight; its
+    /// running calls are cancelled, and the client must `initialize` again. Default
     /// [`DEFAULT_SESSION_IDLE_TIMEOUT`].
     #[must_use]
     pub fn with_session_idle_timeout(mut self, idle: Duration) -> Self {
@@ -188,6 +195,15 @@ impl HttpOptions {
     #[must_use]
     pub fn with_header_read_timeout(mut self, timeout: Duration) -> Self {
         self.header_read_timeout = timeout;
+        self
+    }
+
+    /// Answers `408 Request Timeout`, and closes the connection, when a request's body has
+    /// not all arrived this long after its headers: a client that trickles its body in
+    /// cannot hold a connection for longer. Default [`DEFAULT_BODY_READ_TIMEOUT`].
+    #[must_use]
+    pub fn with_body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_read_timeout = timeout;
         self
     }
 

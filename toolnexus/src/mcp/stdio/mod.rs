@@ -9,10 +9,17 @@
 //! everything `receive` does after a line is complete is synchronous (an answer to a
 //! refused line is queued, not written). Writes go through one task that owns the output:
 //! lines queued together are written together, whole, in order.
+//!
+//! The output waiting to be written is bounded ([`MAX_QUEUED_BYTES`]): a peer that keeps
+//! sending requests but does not read its answers is no longer served once that much
+//! waits for it. Reading stops, what was queued is dropped, and
+//! [`McpServer::serve_io`](super::McpServer::serve_io) returns an error saying so.
 
 mod codec;
 
 use std::io;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use futures_util::StreamExt as _;
 use rmcp::RoleServer;
@@ -21,6 +28,7 @@ use rmcp::transport::Transport;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::codec::FramedRead;
+use tokio_util::sync::CancellationToken;
 
 pub(crate) use codec::find_id;
 use codec::{Frame, LineCodec};
@@ -29,6 +37,16 @@ use super::protocol;
 
 /// The most bytes gathered into one write when several lines are queued.
 const BATCH_BYTES: usize = 64 * 1024;
+/// The most output that may wait for the peer to read it (one longer line is still
+/// written when nothing else waits).
+pub(super) const MAX_QUEUED_BYTES: usize = 16 * 1024 * 1024;
+
+/// What the reading side and the writing task share: the bytes queued and not yet
+/// written, and the signal that the peer is no longer served.
+struct Outlet {
+    queued: AtomicUsize,
+    stopped: CancellationToken,
+}
 
 enum Out {
     Line(Vec<u8>),
@@ -39,7 +57,21 @@ enum Out {
 pub(super) struct GuardedIo<R> {
     read: FramedRead<R, LineCodec>,
     out: mpsc::UnboundedSender<Out>,
+    outlet: Arc<Outlet>,
     max_line: usize,
+}
+
+/// The error [`McpServer::serve_io`](super::McpServer::serve_io) returns for a peer that
+/// was no longer served because it did not read.
+pub(super) fn not_reading() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::BrokenPipe,
+        format!(
+            "MCP stdio: the client has not read its output (more than {} MiB waited for it); \
+             it is no longer served",
+            MAX_QUEUED_BYTES >> 20
+        ),
+    )
 }
 
 impl<R> GuardedIo<R>
@@ -52,15 +84,40 @@ where
         W: AsyncWrite + Send + Unpin + 'static,
     {
         let (out, queue) = mpsc::unbounded_channel();
-        tokio::spawn(write_all(write, queue));
+        let outlet = Arc::new(Outlet {
+            queued: AtomicUsize::new(0),
+            stopped: CancellationToken::new(),
+        });
+        tokio::spawn(write_all(write, queue, Arc::clone(&outlet)));
         GuardedIo {
             read: FramedRead::new(read, LineCodec::new(max_line)),
             out,
+            outlet,
             max_line,
         }
     }
 
+    /// Cancelled when the peer is no longer served because it did not read.
+    pub(super) fn stopped(&self) -> CancellationToken {
+        self.outlet.stopped.clone()
+    }
+
+    /// Queues `line` for the writer; refused, and the peer no longer served, when more
+    /// than [`MAX_QUEUED_BYTES`] would wait.
     fn queue(&self, line: Vec<u8>) -> io::Result<()> {
+        let len = line.len();
+        let before = self.outlet.queued.fetch_add(len, Ordering::AcqRel);
+        if before > 0 && before + len > MAX_QUEUED_BYTES {
+            self.outlet.queued.fetch_sub(len, Ordering::AcqRel);
+            if !self.outlet.stopped.is_cancelled() {
+                tracing::warn!(
+                    queued = before,
+                    "MCP stdio: the client does not read its output; no longer serving it"
+                );
+                self.outlet.stopped.cancel();
+            }
+            return Err(not_reading());
+        }
         self.out
             .send(Out::Line(line))
             .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "MCP stdio: output closed"))
@@ -69,8 +126,12 @@ where
 
 /// The writing task: writes every queued line, in order, several at a time when several
 /// are waiting; stops at the first failed write (the queue is then closed, and every later
-/// `send` fails).
-async fn write_all<W: AsyncWrite + Unpin>(mut write: W, mut queue: mpsc::UnboundedReceiver<Out>) {
+/// `send` fails), or when the peer is no longer served (what waits is dropped).
+async fn write_all<W: AsyncWrite + Unpin>(
+    mut write: W,
+    mut queue: mpsc::UnboundedReceiver<Out>,
+    outlet: Arc<Outlet>,
+) {
     let mut batch = Vec::with_capacity(BATCH_BYTES);
     while let Some(first) = queue.recv().await {
         let mut close = None;
@@ -87,14 +148,18 @@ async fn write_all<W: AsyncWrite + Unpin>(mut write: W, mut queue: mpsc::Unbound
                 next = queue.try_recv().ok();
             }
         }
-        let mut written = async {
+        let writing = async {
             if !batch.is_empty() {
                 write.write_all(&batch).await?;
                 write.flush().await?;
             }
             Ok(())
-        }
-        .await;
+        };
+        let mut written = tokio::select! {
+            written = writing => written,
+            () = outlet.stopped.cancelled() => return,
+        };
+        outlet.queued.fetch_sub(batch.len(), Ordering::AcqRel);
         batch.clear();
         if let Some(done) = close {
             if written.is_ok() {
@@ -135,7 +200,11 @@ where
     async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
         loop {
             // The only await: a cancelled `next` leaves a partial line in the FramedRead.
-            let frame = match self.read.next().await? {
+            let next = tokio::select! {
+                next = self.read.next() => next,
+                () = self.outlet.stopped.cancelled() => return None,
+            };
+            let frame = match next? {
                 Ok(frame) => frame,
                 Err(error) => {
                     tracing::debug!(%error, "MCP stdio: reading failed; ending the session");
@@ -169,6 +238,10 @@ where
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
+        if self.outlet.stopped.is_cancelled() {
+            // The writer is gone; the output is left as it is.
+            return Ok(());
+        }
         let (done, result) = oneshot::channel();
         if self.out.send(Out::Close(done)).is_err() {
             return Ok(());
@@ -209,5 +282,41 @@ mod tests {
             .expect("a message");
         let json = serde_json::to_value(&message).unwrap();
         assert_eq!(json["id"], 41, "{json}");
+    }
+
+    /// A peer that never reads: past the bound the output is refused, reading stops, and
+    /// the writer lets go of what waited.
+    #[tokio::test]
+    async fn a_peer_that_never_reads_is_no_longer_served() {
+        let (client, server) = tokio::io::duplex(1024);
+        let (read, write) = tokio::io::split(server);
+        let mut io = GuardedIo::new(read, write, 1 << 20);
+        let line = vec![b'x'; 1 << 20];
+        let mut refused = None;
+        for n in 0..64 {
+            if io.queue(line.clone()).is_err() {
+                refused = Some(n);
+                break;
+            }
+        }
+        let refused = refused.expect("the output is bounded");
+        assert!(
+            refused <= (MAX_QUEUED_BYTES >> 20) + 1,
+            "{refused} lines queued"
+        );
+        assert!(io.stopped().is_cancelled());
+        let next = tokio::time::timeout(PATIENCE, Transport::<RoleServer>::receive(&mut io));
+        assert!(next.await.expect("no wait").is_none(), "reading stopped");
+        let closed = tokio::time::timeout(PATIENCE, Transport::<RoleServer>::close(&mut io));
+        assert!(closed.await.is_ok(), "closing does not wait for the peer");
+        // The writer let go of the queue (and what waited in it).
+        for _ in 0..100 {
+            if io.out.is_closed() {
+                drop(client);
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        panic!("the writer still holds the queue");
     }
 }

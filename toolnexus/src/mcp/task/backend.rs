@@ -1,5 +1,5 @@
 //! Where tasks are kept: in this process's memory (the default), or in a run store's
-//! database (`McpServer::with_task_store`), shared by every replica on it.
+//! database (`McpServer::with_store`), shared by every replica on it.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -37,7 +37,10 @@ fn said(error: crate::store::StoreError) -> BackendError {
 }
 
 impl Backend {
+    /// Records a new task belonging to `caller` (`""`: nobody in particular); `None` when
+    /// `caller` already has `limit` unfinished tasks.
     #[cfg_attr(not(feature = "__store"), allow(unused_variables))]
+    #[allow(clippy::too_many_arguments)]
     pub(crate) async fn create(
         &self,
         id: &str,
@@ -46,10 +49,19 @@ impl Backend {
         owner: &str,
         lease_ms: i64,
         ttl_ms: i64,
-    ) -> Result<TaskRow, BackendError> {
+        caller: &str,
+        limit: usize,
+    ) -> Result<Option<TaskRow>, BackendError> {
         match self {
             Backend::Memory(map) => {
                 let now = now_ms();
+                let mut map = locked(map);
+                let open = |row: &&TaskRow| {
+                    row.caller == caller && !row.is_terminal() && row.expires_at >= now
+                };
+                if !caller.is_empty() && map.values().filter(open).count() >= limit {
+                    return Ok(None);
+                }
                 let row = TaskRow {
                     id: id.to_owned(),
                     tool: tool.to_owned(),
@@ -65,14 +77,23 @@ impl Backend {
                     updated_at: now,
                     ttl_ms,
                     expires_at: now.saturating_add(ttl_ms),
+                    caller: caller.to_owned(),
                 };
-                let mut map = locked(map);
                 map.insert(id.to_owned(), row.clone());
-                Ok(row)
+                Ok(Some(row))
             }
             #[cfg(feature = "__store")]
             Backend::Store(rows) => rows
-                .create(id, tool, args, owner, lease_ms, ttl_ms)
+                .create(
+                    id,
+                    tool,
+                    args,
+                    owner,
+                    lease_ms,
+                    ttl_ms,
+                    caller,
+                    i64::try_from(limit).unwrap_or(i64::MAX),
+                )
                 .await
                 .map_err(said),
         }

@@ -3,18 +3,21 @@
 //! Every task id a client sends is untrusted: one that is not of the form this server
 //! issues, unknown here, or past its time to live is a JSON-RPC invalid-params error
 //! (`-32602`) saying which, with `data.reason` (`invalid_task_id`, `unknown_task`,
-//! `expired_task`); the server never runs anything for it.
+//! `expired_task`); the server never runs anything for it. A task of another caller
+//! (another session or principal) gets exactly the answer an unknown id gets: its
+//! existence is not revealed. The precise reason goes to the server's log.
 
 use rmcp::RoleServer;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CreateTaskResult, ElicitResult,
-    ErrorData, GetTaskParams, GetTaskResult, UpdateTaskParams,
+    ErrorCode, ErrorData, GetTaskParams, GetTaskResult, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use serde_json::{Value, json};
 
 use super::record::{INPUT_REQUIRED, Pending, TaskRow};
 use super::{McpServer, ms, run};
+use crate::mcp::caller::Caller;
 
 /// The longest task id accepted (ids this server makes are 36 characters).
 const MAX_ID_LEN: usize = 64;
@@ -38,22 +41,26 @@ pub(in crate::mcp) async fn start(
     {
         return None;
     }
-    Some(create(server, name, request).await)
+    let caller = Caller::of(server, context);
+    Some(create(server, name, request, &caller).await)
 }
 
 async fn create(
     server: &McpServer,
     name: &str,
     request: &CallToolRequestParams,
+    caller: &Caller,
 ) -> Result<CallToolResponse, ErrorData> {
+    server.keep_swept();
     let tasks = &server.0.tasks;
-    if let Err(why) = tasks.backend.sweep().await {
-        tracing::warn!(%why, "expired tasks were not swept");
-    }
     let args = Value::Object(request.arguments.clone().unwrap_or_default());
     let text = serde_json::to_string(&args).unwrap_or_else(|_| "{}".to_owned());
     let id = uuid::Uuid::new_v4().to_string();
-    let row = tasks
+    let token = tasks
+        .reserve(&id)
+        .map_err(|limit| busy(name, "the tool did not run", limit))?
+        .unwrap_or_default();
+    let created = tasks
         .backend
         .create(
             &id,
@@ -62,26 +69,59 @@ async fn create(
             &tasks.owner,
             ms(tasks.lease),
             ms(tasks.ttl),
+            &caller.binding(),
+            tasks.max_per_caller,
         )
-        .await
-        .map_err(|why| {
-            ErrorData::internal_error(
+        .await;
+    let row = match created {
+        Ok(Some(row)) => row,
+        Ok(None) => {
+            tasks.release(&id);
+            let limit = tasks.max_per_caller;
+            return Err(ErrorData::new(
+                ErrorCode::INVALID_REQUEST,
+                format!(
+                    "{name}: this caller already has {limit} unfinished tasks, the limit \
+                     (McpServer::with_max_tasks_per_caller); the tool did not run: wait for \
+                     one to end, or cancel one with tasks/cancel"
+                ),
+                Some(json!({"reason": "task_limit", "scope": "caller", "limit": limit})),
+            ));
+        }
+        Err(why) => {
+            tasks.release(&id);
+            return Err(ErrorData::internal_error(
                 format!("{name}: the task could not be recorded, so the tool did not run: {why}"),
                 None,
-            )
-        })?;
-    run::spawn(server.clone(), &row, args, None);
+            ));
+        }
+    };
+    run::spawn(server.clone(), &row, args, None, token);
     Ok(CallToolResponse::Task(CreateTaskResult::new(
         row.task(tasks.poll_ms()),
     )))
+}
+
+/// The error for a call (or an answer) that would run one task more than the process
+/// may run at once.
+fn busy(what: &str, outcome: &str, limit: usize) -> ErrorData {
+    ErrorData::new(
+        ErrorCode::INTERNAL_ERROR,
+        format!(
+            "{what}: this server already runs {limit} tasks, its limit \
+             (McpServer::with_max_running_tasks); {outcome}: try again when one has ended"
+        ),
+        Some(json!({"reason": "task_limit", "scope": "server", "limit": limit})),
+    )
 }
 
 fn refused(id: &str, reason: &str, message: String) -> ErrorData {
     ErrorData::invalid_params(message, Some(json!({"reason": reason, "taskId": id})))
 }
 
-/// The task `id` names, checked: well-formed, known, not expired.
-async fn lookup(server: &McpServer, id: &str) -> Result<TaskRow, ErrorData> {
+/// The task `id` names, checked: well-formed, known, `caller`'s, not expired.
+async fn lookup(server: &McpServer, id: &str, caller: &Caller) -> Result<TaskRow, ErrorData> {
+    server.keep_swept();
     let shown: String = id.chars().take(MAX_ID_LEN).collect();
     if id.is_empty()
         || id.len() > MAX_ID_LEN
@@ -96,14 +136,25 @@ async fn lookup(server: &McpServer, id: &str) -> Result<TaskRow, ErrorData> {
     let found = server.0.tasks.backend.get(id).await.map_err(|why| {
         ErrorData::internal_error(format!("task `{id}` could not be read: {why}"), None)
     })?;
-    match found {
-        None => Err(refused(
+    let unknown = || {
+        refused(
             id,
             "unknown_task",
             format!(
                 "unknown task `{id}`: this server never issued it, or it expired and was deleted"
             ),
-        )),
+        )
+    };
+    match found {
+        None => Err(unknown()),
+        Some((row, _)) if row.caller != caller.binding() => {
+            // Answered as an unknown id: another caller learns nothing of the task.
+            tracing::warn!(
+                task = id,
+                "a task request from another session or principal than the task's creator was refused"
+            );
+            Err(unknown())
+        }
         Some((row, now)) if row.expires_at < now => Err(refused(
             id,
             "expired_task",
@@ -121,8 +172,10 @@ async fn lookup(server: &McpServer, id: &str) -> Result<TaskRow, ErrorData> {
 pub(in crate::mcp) async fn get(
     server: &McpServer,
     params: GetTaskParams,
+    context: &RequestContext<RoleServer>,
 ) -> Result<GetTaskResult, ErrorData> {
-    let row = lookup(server, &params.task_id).await?;
+    let caller = Caller::of(server, context);
+    let row = lookup(server, &params.task_id, &caller).await?;
     Ok(GetTaskResult::new(row.detailed(server.0.tasks.poll_ms())))
 }
 
@@ -131,9 +184,11 @@ pub(in crate::mcp) async fn get(
 pub(in crate::mcp) async fn update(
     server: &McpServer,
     params: UpdateTaskParams,
+    context: &RequestContext<RoleServer>,
 ) -> Result<(), ErrorData> {
     let id = params.task_id.as_str();
-    let row = lookup(server, id).await?;
+    let caller = Caller::of(server, context);
+    let row = lookup(server, id, &caller).await?;
     if row.status != INPUT_REQUIRED {
         return Ok(());
     }
@@ -162,6 +217,17 @@ pub(in crate::mcp) async fn update(
     })?;
     let answer = crate::mcp::elicit::answer_for(&pending.id, pending.field.as_deref(), &result);
     let tasks = &server.0.tasks;
+    let reserved = tasks.reserve(id).map_err(|limit| {
+        busy(
+            &format!("task `{id}`"),
+            "the answer was not taken (the task still waits for it)",
+            limit,
+        )
+    })?;
+    // Already running here: another answer took it first.
+    let Some(token) = reserved else {
+        return Ok(());
+    };
     let resumed = tasks
         .backend
         .resume(
@@ -170,16 +236,26 @@ pub(in crate::mcp) async fn update(
             ms(tasks.lease),
             "running again with the answer",
         )
-        .await
-        .map_err(|why| {
-            ErrorData::internal_error(format!("task `{id}` could not be resumed: {why}"), None)
-        })?;
-    // `None`: another replica took the answer first, or the task was cancelled meanwhile.
-    if let Some(row) = resumed {
-        let args = serde_json::from_str(&row.args).unwrap_or_else(|_| json!({}));
-        run::spawn(server.clone(), &row, args, Some(answer));
+        .await;
+    match resumed {
+        Ok(Some(row)) => {
+            let args = serde_json::from_str(&row.args).unwrap_or_else(|_| json!({}));
+            run::spawn(server.clone(), &row, args, Some(answer), token);
+            Ok(())
+        }
+        // Another replica took the answer first, or the task was cancelled meanwhile.
+        Ok(None) => {
+            tasks.release(id);
+            Ok(())
+        }
+        Err(why) => {
+            tasks.release(id);
+            Err(ErrorData::internal_error(
+                format!("task `{id}` could not be resumed: {why}"),
+                None,
+            ))
+        }
     }
-    Ok(())
 }
 
 /// `tasks/cancel`: flags the task and trips its tool's token when it runs here (another
@@ -188,9 +264,11 @@ pub(in crate::mcp) async fn update(
 pub(in crate::mcp) async fn cancel(
     server: &McpServer,
     params: CancelTaskParams,
+    context: &RequestContext<RoleServer>,
 ) -> Result<(), ErrorData> {
     let id = params.task_id.as_str();
-    lookup(server, id).await?;
+    let caller = Caller::of(server, context);
+    lookup(server, id, &caller).await?;
     let tasks = &server.0.tasks;
     tasks
         .backend

@@ -17,14 +17,20 @@
 //! A runner holds its task with a lease ([`DEFAULT_TASK_LEASE`]); a `working` task whose
 //! lease lapsed (its server was killed or restarted) is reported `failed`, saying so: the
 //! tool is not started again behind the client's back (see the README for why).
+//!
+//! A task belongs to the caller that created it (its session and principal, see
+//! `caller.rs`): `tasks/*` from anyone else is answered as for an unknown id. Each caller
+//! may have [`DEFAULT_MAX_TASKS_PER_CALLER`] unfinished tasks, and the process runs at most
+//! [`DEFAULT_MAX_RUNNING_TASKS`] at once; a timer deletes expired tasks.
 
 mod backend;
 mod methods;
 pub(crate) mod record;
 mod run;
-use crate::time;
+pub(crate) use crate::time;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -47,6 +53,18 @@ pub const DEFAULT_TASK_POLL_INTERVAL: Duration = Duration::from_secs(1);
 /// it; a task whose lease lapsed is reported failed.
 pub const DEFAULT_TASK_LEASE: Duration = Duration::from_secs(30);
 
+/// How often expired tasks (and the records of expired `requestState`s) are deleted,
+/// unless [`McpServer::with_task_sweep_interval`] says otherwise: every minute.
+pub const DEFAULT_TASK_SWEEP_INTERVAL: Duration = Duration::from_secs(60);
+
+/// How many unfinished tasks (`working` or `input_required`) one caller (a session, a
+/// principal) may have, unless [`McpServer::with_max_tasks_per_caller`] says otherwise: 32.
+pub const DEFAULT_MAX_TASKS_PER_CALLER: usize = 32;
+
+/// How many tasks one server process runs at once, unless
+/// [`McpServer::with_max_running_tasks`] says otherwise: 256.
+pub const DEFAULT_MAX_RUNNING_TASKS: usize = 256;
+
 /// The server's tasks: where they are kept, which ones run here, and their timings.
 #[derive(Clone, Debug)]
 pub(super) struct Tasks {
@@ -58,6 +76,10 @@ pub(super) struct Tasks {
     ttl: Duration,
     poll: Duration,
     lease: Duration,
+    sweep: Duration,
+    max_per_caller: usize,
+    max_running: usize,
+    sweeper: Sweeper,
 }
 
 impl Default for Tasks {
@@ -69,7 +91,22 @@ impl Default for Tasks {
             ttl: DEFAULT_TASK_TTL,
             poll: DEFAULT_TASK_POLL_INTERVAL,
             lease: DEFAULT_TASK_LEASE,
+            sweep: DEFAULT_TASK_SWEEP_INTERVAL,
+            max_per_caller: DEFAULT_MAX_TASKS_PER_CALLER,
+            max_running: DEFAULT_MAX_RUNNING_TASKS,
+            sweeper: Sweeper::default(),
         }
+    }
+}
+
+/// Whether the sweeping timer of one server runs. A server rebuilt by a `with_…` method
+/// starts its own (the old one stops with the old server).
+#[derive(Debug, Default)]
+struct Sweeper(AtomicBool);
+
+impl Clone for Sweeper {
+    fn clone(&self) -> Self {
+        Sweeper::default()
     }
 }
 
@@ -87,26 +124,126 @@ impl Tasks {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+
+    /// Takes one of this process's runner places for task `id`: its cancellation token,
+    /// `None` when the task already runs here, or `Err(limit)` when every place is taken.
+    fn reserve(&self, id: &str) -> Result<Option<CancellationToken>, usize> {
+        let mut live = self.live();
+        if live.contains_key(id) {
+            return Ok(None);
+        }
+        if live.len() >= self.max_running {
+            return Err(self.max_running);
+        }
+        let token = CancellationToken::new();
+        live.insert(id.to_owned(), token.clone());
+        Ok(Some(token))
+    }
+
+    /// Gives back a place taken for a task that did not start after all.
+    fn release(&self, id: &str) {
+        self.live().remove(id);
+    }
 }
 
 impl McpServer {
-    /// Keeps the tasks of long-running tools in `store`'s database instead of this
-    /// process's memory: every replica on the same database answers `tasks/get` for any
-    /// task, and a restarted server still has them (the ones that were running are
-    /// reported failed, saying why). Without it, tasks live in memory: they die with the
-    /// process, and another replica does not know them.
+    /// Keeps what the server must share with its replicas in `store`'s database instead
+    /// of this process's memory:
+    ///
+    /// - the tasks of long-running tools: every replica on the same database answers
+    ///   `tasks/get` for any task (to the caller that created it), and a restarted server
+    ///   still has them (the ones that were running are reported failed, saying why);
+    /// - the sealed `requestState`s whose retry ran: a state is refused when it comes back,
+    ///   on every replica.
+    ///
+    /// Without it, both live in memory: tasks die with the process and another replica
+    /// does not know them, and a state spent on one replica is not known to another that
+    /// shares its [`StateKey`](crate::mcp::StateKey).
     #[cfg(feature = "__store")]
     #[must_use]
-    pub fn with_task_store<S: crate::store::RunStore>(self, store: &S) -> Self {
+    pub fn with_store<S: crate::store::RunStore>(self, store: &S) -> Self {
         let rows = crate::store::tasks::TaskRows::of(store);
-        self.update(|inner| inner.tasks.backend = Backend::Store(rows))
+        let spent = crate::store::tasks::SpentRows::of(store);
+        self.update(|inner| {
+            inner.tasks.backend = Backend::Store(rows);
+            inner.spent = crate::mcp::spent::Spent::Store(spent);
+        })
+    }
+
+    /// Keeps tasks (and spent `requestState`s) in `store`: see [`McpServer::with_store`].
+    #[cfg(feature = "__store")]
+    #[deprecated(note = "use `with_store`, which also keeps the spent `requestState`s")]
+    #[must_use]
+    pub fn with_task_store<S: crate::store::RunStore>(self, store: &S) -> Self {
+        self.with_store(store)
     }
 
     /// How long a task is kept after its creation (its `ttlMs`; default
-    /// [`DEFAULT_TASK_TTL`]). Expired tasks are swept when new ones are created.
+    /// [`DEFAULT_TASK_TTL`]). Expired tasks are deleted by a timer (see
+    /// [`McpServer::with_task_sweep_interval`]).
     #[must_use]
     pub fn with_task_ttl(self, ttl: Duration) -> Self {
         self.update(|inner| inner.tasks.ttl = ttl)
+    }
+
+    /// How often expired tasks, and the records of spent `requestState`s that have
+    /// expired, are deleted (default [`DEFAULT_TASK_SWEEP_INTERVAL`]). The timer starts
+    /// with the server's first task or retry.
+    #[must_use]
+    pub fn with_task_sweep_interval(self, every: Duration) -> Self {
+        let every = every.max(Duration::from_millis(10));
+        self.update(|inner| inner.tasks.sweep = every)
+    }
+
+    /// How many unfinished tasks (`working` or `input_required`) one caller may have
+    /// (default [`DEFAULT_MAX_TASKS_PER_CALLER`]); past it, a call that would start a
+    /// task is refused with a JSON-RPC error (`data.reason: "task_limit"`) and the tool
+    /// does not run. A caller is a session, an authenticated principal (see
+    /// [`McpServer::with_principal`]), or both; calls with neither (stateless, without a
+    /// principal) are bounded only by [`McpServer::with_max_running_tasks`].
+    #[must_use]
+    pub fn with_max_tasks_per_caller(self, limit: usize) -> Self {
+        self.update(|inner| inner.tasks.max_per_caller = limit)
+    }
+
+    /// How many tasks this process runs at once (default [`DEFAULT_MAX_RUNNING_TASKS`]);
+    /// past it, a call that would start a task, or an answer that would run one again, is
+    /// refused with a JSON-RPC error (`data.reason: "task_limit"`) until one ends.
+    #[must_use]
+    pub fn with_max_running_tasks(self, limit: usize) -> Self {
+        self.update(|inner| inner.tasks.max_running = limit)
+    }
+
+    /// Starts the timer that deletes expired tasks and the records of expired spent
+    /// states, once per server (it stops when the server is dropped). Without a Tokio
+    /// runtime it does nothing.
+    pub(super) fn keep_swept(&self) {
+        let tasks = &self.0.tasks;
+        if tasks.sweeper.0.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tasks.sweeper.0.store(false, Ordering::Release);
+            return;
+        };
+        let server = Arc::downgrade(&self.0);
+        let every = tasks.sweep;
+        runtime.spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                let Some(inner) = server.upgrade() else {
+                    return;
+                };
+                match inner.tasks.backend.sweep().await {
+                    Ok(0) => {}
+                    Ok(swept) => tracing::debug!(swept, "expired tasks deleted"),
+                    Err(why) => tracing::warn!(%why, "expired tasks were not swept"),
+                }
+                if let Err(why) = inner.spent.sweep().await {
+                    tracing::warn!(%why, "spent request states were not swept");
+                }
+            }
+        });
     }
 
     /// The `pollIntervalMs` tasks suggest (default [`DEFAULT_TASK_POLL_INTERVAL`]).

@@ -12,11 +12,15 @@ use crate::mcp::elicit::{elicitation_for, unsendable_result};
 use crate::tool::context::Context;
 use crate::tool::request::Answer;
 
-/// Starts the tool of `row` (held by this process) on its own Tokio task; registered
-/// for `tasks/cancel` before this returns.
-pub(super) fn spawn(server: McpServer, row: &TaskRow, args: Value, answer: Option<Answer>) {
-    let token = CancellationToken::new();
-    server.0.tasks.live().insert(row.id.clone(), token.clone());
+/// Starts the tool of `row` (held by this process) on its own Tokio task, with `token`,
+/// the runner place reserved for it (already registered for `tasks/cancel`).
+pub(super) fn spawn(
+    server: McpServer,
+    row: &TaskRow,
+    args: Value,
+    answer: Option<Answer>,
+    token: CancellationToken,
+) {
     let (id, tool, round) = (row.id.clone(), row.tool.clone(), row.rounds);
     tokio::spawn(async move { run(server, id, tool, round, args, answer, token).await });
 }

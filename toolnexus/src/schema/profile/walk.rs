@@ -48,7 +48,9 @@ pub(crate) fn each_variant(
 /// The same keywords with `type` first, as every provider's examples have it.
 pub(crate) fn type_first(mut node: Map<String, Value>) -> Map<String, Value> {
     let mut ordered = Map::new();
-    if let Some(kind) = node.remove("type") {
+    // `shift_remove`: the plain `remove` of an ordered map swaps the last key into the
+    // place it empties, which would move that key to second place.
+    if let Some(kind) = node.shift_remove("type") {
         ordered.insert("type".into(), kind);
     }
     ordered.extend(node);

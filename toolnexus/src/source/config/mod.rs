@@ -58,6 +58,8 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(30_000);
 /// - `enabled: false` or `disabled: true` skips a server (status `disabled`).
 /// - `timeout` (milliseconds, default [`DEFAULT_TIMEOUT`]) bounds connecting, the
 ///   handshake and `tools/list` each, and every tool call.
+/// - `builtins` (with the `builtins` feature) says which built-in tools to add: see
+///   [`McpConfig::builtins`]. Without the feature the section is ignored.
 /// - Other keys are ignored. A key of the wrong type is a [`ConfigError`] naming the
 ///   file, the server and the key.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,10 +68,12 @@ pub struct McpConfig {
     /// The servers, in the file's order. Public so that a program can adjust them (a
     /// working directory, a timeout) before [`McpConfig::connect`].
     pub servers: Vec<ServerConfig>,
-    /// The file's `agents` block (remote A2A agents): connect them with
-    /// [`A2aConfig::connect`](crate::a2a::A2aConfig::connect).
+    /// The top-level `builtins` section (feature `builtins`).
+    #[cfg(feature = "builtins")]
+    builtins: crate::builtins::Builtins,
+    /// The top-level `agents` section (feature `a2a`).
     #[cfg(feature = "a2a")]
-    pub agents: crate::a2a::A2aConfig,
+    agents: crate::a2a::A2aConfig,
 }
 
 /// One server of an [`McpConfig`].
@@ -216,6 +220,8 @@ impl McpConfig {
         Ok(McpConfig {
             path: None,
             servers: parse::servers(value)?,
+            #[cfg(feature = "builtins")]
+            builtins: parse::builtins(value)?,
             #[cfg(feature = "a2a")]
             agents: crate::a2a::A2aConfig::from_value(value).map_err(|e| ConfigError {
                 file: None,
@@ -224,6 +230,32 @@ impl McpConfig {
                 message: e.message,
             })?,
         })
+    }
+
+    /// The built-in tools the config's top-level `builtins` section asks for (all ten
+    /// when it has none): `false`, `{"disabled": true}` or `{"enabled": false}` turn the
+    /// whole source off, `{"tools": {"bash": false}}` leaves tools out (see
+    /// [`Builtins::from_config`](crate::builtins::Builtins::from_config)).
+    ///
+    /// ```
+    /// use toolnexus::source::McpConfig;
+    /// use toolnexus::Toolkit;
+    ///
+    /// let config = McpConfig::from_json(r#"{"mcpServers": {}, "builtins": {"tools": {"bash": false}}}"#)?;
+    /// let toolkit = Toolkit::new().with_builtins(config.builtins().clone());
+    /// assert!(toolkit.get("bash").is_none() && toolkit.get("read").is_some());
+    /// # Ok::<(), toolnexus::source::ConfigError>(())
+    /// ```
+    #[cfg(feature = "builtins")]
+    pub fn builtins(&self) -> &crate::builtins::Builtins {
+        &self.builtins
+    }
+
+    /// The remote A2A agents the config's top-level `agents` section lists (feature
+    /// `a2a`): connect them with [`A2aConfig::connect`](crate::a2a::A2aConfig::connect).
+    #[cfg(feature = "a2a")]
+    pub fn agents(&self) -> &crate::a2a::A2aConfig {
+        &self.agents
     }
 
     /// The file the config was read from.

@@ -24,6 +24,18 @@ fn error(server: Option<&str>, key: Option<&str>, message: impl Into<String>) ->
     }
 }
 
+/// The top-level `builtins` section, beside the servers (whatever holds them).
+#[cfg(feature = "builtins")]
+pub(super) fn builtins(root: &Value) -> Result<crate::builtins::Builtins, ConfigError> {
+    let section = root.get("builtins").unwrap_or(&Value::Null);
+    crate::builtins::Builtins::from_config(section).map_err(|e| ConfigError {
+        file: None,
+        server: None,
+        key: Some(e.key),
+        message: e.message,
+    })
+}
+
 pub(super) fn servers(root: &Value) -> Result<Vec<ServerConfig>, ConfigError> {
     let Value::Object(root) = root else {
         return Err(error(

@@ -11,38 +11,75 @@ use super::{Skill, SkipReason, SkippedSkill};
 /// Folders never searched: dependencies and version control.
 const IGNORED_DIRS: [&str; 2] = ["node_modules", ".git"];
 
-/// Every `SKILL.md` under `root`, parsed, in walk order.
-pub(super) fn under(root: &Path) -> Vec<Result<Skill, SkippedSkill>> {
+/// Where discovery may go, and how much of a `SKILL.md` it reads.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Limits {
+    pub(super) follow_links_outside: bool,
+    pub(super) max_skill_size: u64,
+}
+
+/// What a walk found: a file to visit, or a symbolic link it did not follow because it
+/// leads out of the walk's bound (with where it leads).
+pub(super) enum Found<'a> {
+    File(&'a Path),
+    Outside(&'a Path, PathBuf),
+}
+
+/// Every `SKILL.md` under `root`, parsed, in walk order, and the real path of `root`
+/// (the bound of its skills' file samples, when links out of it are not followed).
+pub(super) fn under(
+    root: &Path,
+    limits: Limits,
+) -> (Vec<Result<Skill, SkippedSkill>>, Option<PathBuf>) {
     let root = std::path::absolute(root).unwrap_or_else(|_| root.to_owned());
-    if let Err(error) = fs::metadata(&root).and_then(|m| {
-        if m.is_dir() {
-            Ok(())
-        } else {
-            Err(std::io::Error::other("not a folder"))
-        }
-    }) {
-        return vec![Err(SkippedSkill {
-            location: root,
+    let real = fs::metadata(&root)
+        .and_then(|m| {
+            if m.is_dir() {
+                fs::canonicalize(&root)
+            } else {
+                Err(std::io::Error::other("not a folder"))
+            }
+        })
+        .map_err(|error| SkippedSkill {
+            location: root.clone(),
             reason: SkipReason::Unreadable(format!("the skills folder: {error}")),
-        })];
-    }
-    let mut files = Vec::new();
-    walk(&root, &mut HashSet::new(), &mut |path| {
-        if path.file_name().is_some_and(|n| n == "SKILL.md") {
-            files.push(path.to_owned());
+        });
+    let real = match real {
+        Ok(real) => real,
+        Err(skipped) => return (vec![Err(skipped)], None),
+    };
+    let bound = (!limits.follow_links_outside).then_some(real.as_path());
+    let mut found = Vec::new();
+    walk(&root, bound, &mut HashSet::new(), &mut |entry| {
+        match entry {
+            Found::File(path) if path.file_name().is_some_and(|n| n == "SKILL.md") => {
+                found.push(Ok(path.to_owned()));
+            }
+            Found::File(_) => {}
+            Found::Outside(link, target) => found.push(Err(SkippedSkill {
+                location: link.to_owned(),
+                reason: SkipReason::OutsideRoot(target),
+            })),
         }
         true
     });
-    files.into_iter().map(|file| read(&file)).collect()
+    let skills = found
+        .into_iter()
+        .map(|file| file.and_then(|file| read(&file, limits.max_skill_size)))
+        .collect();
+    (skills, Some(real))
 }
 
 /// Visits the files under `dir` depth first: a folder's files (sorted by name), then its
-/// folders (sorted). Symbolic links are followed; a folder already visited (by its real
-/// path) is not entered again. `visit` returns `false` to stop the walk.
+/// folders (sorted). Symbolic links are followed, but with a `bound` (a real path) only
+/// those whose target is inside it: another is reported as [`Found::Outside`] and not
+/// followed. A folder already visited (by its real path) is not entered again. `visit`
+/// returns `false` to stop the walk.
 pub(super) fn walk(
     dir: &Path,
+    bound: Option<&Path>,
     seen: &mut HashSet<PathBuf>,
-    visit: &mut dyn FnMut(&Path) -> bool,
+    visit: &mut dyn FnMut(Found<'_>) -> bool,
 ) -> bool {
     if let Ok(real) = fs::canonicalize(dir)
         && !seen.insert(real)
@@ -56,6 +93,18 @@ pub(super) fn walk(
     entries.sort();
     let mut dirs = Vec::new();
     for path in entries {
+        let is_link = fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+        if is_link && let Some(bound) = bound {
+            // A dangling link is skipped below.
+            if let Ok(target) = fs::canonicalize(&path)
+                && !target.starts_with(bound)
+            {
+                if !visit(Found::Outside(&path, target)) {
+                    return false;
+                }
+                continue;
+            }
+        }
         // `metadata` follows symbolic links; a dangling link is skipped.
         let Ok(meta) = fs::metadata(&path) else {
             continue;
@@ -67,25 +116,46 @@ pub(super) fn walk(
             if !ignored {
                 dirs.push(path);
             }
-        } else if meta.is_file() && !visit(&path) {
+        } else if meta.is_file() && !visit(Found::File(&path)) {
             return false;
         }
     }
     for sub in dirs {
-        if !walk(&sub, seen, visit) {
+        if !walk(&sub, bound, seen, visit) {
             return false;
         }
     }
     true
 }
 
-fn read(file: &Path) -> Result<Skill, SkippedSkill> {
+fn read(file: &Path, max_size: u64) -> Result<Skill, SkippedSkill> {
+    use std::io::Read as _;
     let skipped = |reason| SkippedSkill {
         location: file.to_owned(),
         reason,
     };
-    let text =
-        fs::read_to_string(file).map_err(|e| skipped(SkipReason::Unreadable(e.to_string())))?;
+    let unreadable = |e: std::io::Error| skipped(SkipReason::Unreadable(e.to_string()));
+    let opened = fs::File::open(file).map_err(unreadable)?;
+    let size = opened.metadata().map_err(unreadable)?.len();
+    let mut bytes = Vec::new();
+    // At most one byte past the limit: a file that grows after the size was read is
+    // still caught.
+    opened
+        .take(max_size.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if size > max_size || bytes.len() as u64 > max_size {
+        return Err(skipped(SkipReason::TooLarge {
+            size: size.max(bytes.len() as u64),
+            limit: max_size,
+        }));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        skipped(SkipReason::Unreadable(format!(
+            "it is not UTF-8 text: {}",
+            e.utf8_error()
+        )))
+    })?;
     let (yaml, content) = split(&text);
     let fields = match yaml {
         Some(yaml) => fields(yaml).map_err(|why| skipped(SkipReason::MalformedFrontmatter(why)))?,

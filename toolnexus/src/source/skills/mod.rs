@@ -16,6 +16,10 @@ pub use tool::{SKILL_TOOL_DESCRIPTION, SKILLS_PROMPT_PREAMBLE};
 /// How many files of a skill's folder the `skill` tool lists by default.
 pub const DEFAULT_SAMPLE_LIMIT: usize = 10;
 
+/// The largest `SKILL.md` discovery reads by default: 1 MiB (skills are instructions a
+/// model reads; a larger file is skipped with [`SkipReason::TooLarge`]).
+pub const DEFAULT_MAX_SKILL_SIZE: u64 = 1024 * 1024;
+
 /// One skill: the frontmatter's `name` and `description`, where its `SKILL.md` is, and the
 /// instructions after the frontmatter.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,6 +55,16 @@ pub enum SkipReason {
     DuplicateName(String),
     /// The file or folder could not be read; what the operating system said.
     Unreadable(String),
+    /// The file is larger than the limit ([`SkillsLoader::max_skill_size`]).
+    TooLarge {
+        /// The file's size in bytes.
+        size: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// A symbolic link that leads out of the skills folder, to this real path: not
+    /// followed (see [`SkillsLoader::follow_links_outside`]).
+    OutsideRoot(PathBuf),
 }
 
 /// A `SKILL.md` (or a skills root) that gave no skill, and why. Each is also logged as a
@@ -81,6 +95,17 @@ impl fmt::Display for SkippedSkill {
                 "skipped the skill {at}: a skill named `{name}` was found first, and is kept"
             ),
             SkipReason::Unreadable(why) => write!(f, "skipped {at}: cannot read it: {why}"),
+            SkipReason::TooLarge { size, limit } => write!(
+                f,
+                "skipped the skill {at}: it is {size} bytes, over the limit of {limit} \
+                 (`Skills::loader().max_skill_size(…)` sets another)"
+            ),
+            SkipReason::OutsideRoot(target) => write!(
+                f,
+                "skipped {at}: it is a symbolic link out of the skills folder (to {}), not \
+                 followed (`Skills::loader().follow_links_outside(true)` follows such links)",
+                target.display()
+            ),
         }
     }
 }
@@ -100,9 +125,9 @@ impl fmt::Display for SkippedSkill {
 /// # let _ = (system, toolkit);
 /// ```
 ///
-/// Discovery walks each root recursively (following symbolic links, never twice into
-/// the same folder, skipping `node_modules` and `.git`), in the order of the file names,
-/// and reads every file named `SKILL.md`:
+/// Discovery walks each root recursively (never twice into the same folder, skipping
+/// `node_modules` and `.git`), in the order of the file names, and reads every file named
+/// `SKILL.md`:
 ///
 /// - the frontmatter between the opening `---` line and the next `---` line is parsed as
 ///   YAML; `name` is required, `description` optional; scalar values (numbers and
@@ -111,6 +136,14 @@ impl fmt::Display for SkippedSkill {
 /// - a file without a `name`, with frontmatter that is not YAML, or whose name was
 ///   already found, is skipped (first name wins) with a warning naming the file, kept in
 ///   [`Skills::skipped`]. A bad file never stops the others.
+///
+/// Discovery stays inside each root: a symbolic link is followed only when its target is
+/// inside the root too; one leading out of it is not followed, and is reported in
+/// [`Skills::skipped`] ([`SkipReason::OutsideRoot`]). The files the `skill` tool lists
+/// stay inside the root the same way. A `SKILL.md` larger than 1 MiB
+/// ([`DEFAULT_MAX_SKILL_SIZE`]) is skipped ([`SkipReason::TooLarge`]). Both are options of
+/// [`Skills::loader`]: `follow_links_outside(true)` follows links anywhere (the toolnexus
+/// contract's rule, for a root that links to skills kept elsewhere on purpose).
 #[derive(Debug, Clone)]
 pub struct Skills {
     inner: Arc<Inner>,
@@ -121,21 +154,71 @@ struct Inner {
     skills: Vec<Skill>,
     skipped: Vec<SkippedSkill>,
     sample_limit: usize,
+    /// The real paths of the roots, which the file samples stay in; empty when links out
+    /// of the roots are followed.
+    bounds: Vec<PathBuf>,
 }
 
-impl Skills {
+/// How [`Skills`] are discovered: whether symbolic links may lead out of a root, and the
+/// largest `SKILL.md` read. From [`Skills::loader`].
+///
+/// ```no_run
+/// use toolnexus::source::Skills;
+///
+/// let skills = Skills::loader()
+///     .follow_links_outside(true)       // `skills/shared -> /opt/team-skills` is found
+///     .max_skill_size(256 * 1024)
+///     .load("skills");
+/// # let _ = skills;
+/// ```
+#[derive(Debug, Clone, Copy)]
+#[must_use = "a loader does nothing until `load` or `load_all`"]
+pub struct SkillsLoader {
+    limits: discover::Limits,
+}
+
+impl Default for SkillsLoader {
+    fn default() -> Self {
+        SkillsLoader {
+            limits: discover::Limits {
+                follow_links_outside: false,
+                max_skill_size: DEFAULT_MAX_SKILL_SIZE,
+            },
+        }
+    }
+}
+
+impl SkillsLoader {
+    /// Whether symbolic links that lead out of a root are followed (default `false`:
+    /// such a link is skipped with [`SkipReason::OutsideRoot`]). Turn it on only for
+    /// roots whose links you control.
+    pub fn follow_links_outside(mut self, follow: bool) -> Self {
+        self.limits.follow_links_outside = follow;
+        self
+    }
+
+    /// The largest `SKILL.md` read, in bytes (default [`DEFAULT_MAX_SKILL_SIZE`]); a
+    /// larger one is skipped with [`SkipReason::TooLarge`].
+    pub fn max_skill_size(mut self, bytes: u64) -> Self {
+        self.limits.max_skill_size = bytes;
+        self
+    }
+
     /// The skills under `dir` (see [`Skills`] for the rules).
-    pub fn load(dir: impl AsRef<Path>) -> Skills {
-        Skills::load_all([dir])
+    pub fn load(self, dir: impl AsRef<Path>) -> Skills {
+        self.load_all([dir])
     }
 
     /// The skills under every folder of `dirs`, in order: a name found in an earlier
     /// folder wins over the same name in a later one.
-    pub fn load_all<P: AsRef<Path>>(dirs: impl IntoIterator<Item = P>) -> Skills {
+    pub fn load_all<P: AsRef<Path>>(self, dirs: impl IntoIterator<Item = P>) -> Skills {
         let mut skills: Vec<Skill> = Vec::new();
         let mut skipped = Vec::new();
+        let mut bounds = Vec::new();
         for dir in dirs {
-            for found in discover::under(dir.as_ref()) {
+            let (found, real) = discover::under(dir.as_ref(), self.limits);
+            bounds.extend(real.filter(|_| !self.limits.follow_links_outside));
+            for found in found {
                 match found {
                     Ok(skill) => match skills.iter().find(|s| s.name == skill.name) {
                         Some(_) => skipped.push(SkippedSkill {
@@ -156,8 +239,28 @@ impl Skills {
                 skills,
                 skipped,
                 sample_limit: DEFAULT_SAMPLE_LIMIT,
+                bounds,
             }),
         }
+    }
+}
+
+impl Skills {
+    /// The skills under `dir` (see [`Skills`] for the rules), with the default
+    /// [`SkillsLoader`].
+    pub fn load(dir: impl AsRef<Path>) -> Skills {
+        Skills::loader().load(dir)
+    }
+
+    /// The skills under every folder of `dirs`, in order: a name found in an earlier
+    /// folder wins over the same name in a later one. The default [`SkillsLoader`].
+    pub fn load_all<P: AsRef<Path>>(dirs: impl IntoIterator<Item = P>) -> Skills {
+        Skills::loader().load_all(dirs)
+    }
+
+    /// A loader with options: links out of the roots, the largest `SKILL.md`.
+    pub fn loader() -> SkillsLoader {
+        SkillsLoader::default()
     }
 
     /// The same skills, with the `skill` tool listing at most `limit` files of a skill's
@@ -169,6 +272,7 @@ impl Skills {
                 skills: self.inner.skills.clone(),
                 skipped: self.inner.skipped.clone(),
                 sample_limit: limit,
+                bounds: self.inner.bounds.clone(),
             }),
         }
     }

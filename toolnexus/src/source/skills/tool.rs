@@ -62,7 +62,7 @@ pub(super) fn skill_tool(skills: Arc<Inner>) -> Tool {
                 other => other.to_string(),
             };
             match skills.skills.iter().find(|s| s.name == name) {
-                Some(skill) => load(skill, skills.sample_limit),
+                Some(skill) => load(skill, skills.sample_limit, &skills.bounds),
                 None => {
                     let mut known: Vec<&str> =
                         skills.skills.iter().map(|s| s.name.as_str()).collect();
@@ -82,7 +82,7 @@ pub(super) fn skill_tool(skills: Arc<Inner>) -> Tool {
 }
 
 /// The `<skill_content>` block: instructions, base folder and sampled files.
-fn load(skill: &Skill, limit: usize) -> ToolResult {
+fn load(skill: &Skill, limit: usize, bounds: &[std::path::PathBuf]) -> ToolResult {
     let dir = skill.dir();
     let mut lines = vec![
         format!("<skill_content name=\"{}\">", skill.name),
@@ -95,7 +95,7 @@ fn load(skill: &Skill, limit: usize) -> ToolResult {
             .to_owned(),
     ];
     if limit > 0 {
-        let files: Vec<String> = sample(dir, limit)
+        let files: Vec<String> = sample(dir, limit, bounds)
             .iter()
             .map(|f| format!("<file>{}</file>", f.display()))
             .collect();
@@ -111,11 +111,27 @@ fn load(skill: &Skill, limit: usize) -> ToolResult {
         .with_metadata("dir", dir.display().to_string())
 }
 
-/// Up to `limit` files under `dir` other than `SKILL.md` files, in walk order.
-fn sample(dir: &Path, limit: usize) -> Vec<std::path::PathBuf> {
+/// Up to `limit` files under `dir` other than `SKILL.md` files, in walk order. With
+/// `bounds` (the real paths of the roots), only files inside the root the skill was found
+/// in: links out of it are not followed.
+fn sample(dir: &Path, limit: usize, bounds: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    let bound = match bounds {
+        [] => None,
+        _ => {
+            let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_owned());
+            // A skill's folder is inside its root; one that is not (it moved since) is
+            // not listed.
+            match bounds.iter().find(|b| real.starts_with(b)) {
+                Some(bound) => Some(bound.as_path()),
+                None => return Vec::new(),
+            }
+        }
+    };
     let mut files = Vec::new();
-    super::discover::walk(dir, &mut HashSet::new(), &mut |path| {
-        if path.file_name().is_none_or(|n| n != "SKILL.md") {
+    super::discover::walk(dir, bound, &mut HashSet::new(), &mut |found| {
+        if let super::discover::Found::File(path) = found
+            && path.file_name().is_none_or(|n| n != "SKILL.md")
+        {
             files.push(path.to_owned());
         }
         files.len() < limit

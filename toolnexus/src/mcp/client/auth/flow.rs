@@ -71,10 +71,11 @@ impl Login {
             // logged in to afresh at its first challenge.
             let _ = manager.initialize_from_store().await;
         }
+        let http = super::http::transport_client()?;
         Ok(Arc::new(Login {
             url: url.to_owned(),
             config,
-            client: AuthClient::new(reqwest::Client::default(), manager),
+            client: AuthClient::new(http, manager),
             gate: tokio::sync::Mutex::new(()),
             failure: Mutex::new(None),
             pending: Mutex::new(None),
@@ -302,10 +303,14 @@ impl Login {
             .await
         {
             Ok(resolution) => manager.set_metadata(resolution.metadata),
-            Err(AuthError::AuthorizationServerMismatch { .. })
-                if let Some(metadata) = legacy_metadata(&self.url).await =>
-            {
-                manager.set_metadata(metadata)
+            Err(mismatch @ AuthError::AuthorizationServerMismatch { .. }) => {
+                match super::metadata::fallback(&self.url, &mismatch).await {
+                    Ok(metadata) => manager.set_metadata(metadata),
+                    Err(why) => {
+                        *slot = manager;
+                        return Err(AuthError::AuthorizationFailed(why));
+                    }
+                }
             }
             Err(e) => {
                 *slot = manager;
@@ -464,31 +469,6 @@ impl Login {
         manager.configure_client_id(client_id)?;
         Ok(())
     }
-}
-
-/// The authorization server metadata a 2025-03-26 server publishes at its own origin,
-/// when it has no protected resource metadata and its metadata's `issuer` is not the
-/// origin (that revision had the MCP server's origin stand for the authorization server,
-/// so RFC 8414's issuer check does not apply; the metadata comes from the same origin the
-/// tokens are sent to).
-async fn legacy_metadata(server: &str) -> Option<rmcp::transport::auth::AuthorizationMetadata> {
-    let mut url = url::Url::parse(server).ok()?;
-    url.set_path("/.well-known/oauth-authorization-server");
-    url.set_query(None);
-    let response = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .ok()?
-        .get(url)
-        .header(reqwest::header::ACCEPT, "application/json")
-        .send()
-        .await
-        .ok()?;
-    if !response.status().is_success() {
-        return None;
-    }
-    let body = response.bytes().await.ok()?;
-    serde_json::from_slice(&body).ok()
 }
 
 /// Completes a step-up: exchanges the code in `redirect` for a token.

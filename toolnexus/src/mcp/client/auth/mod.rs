@@ -12,6 +12,7 @@
 
 mod flow;
 mod http;
+mod metadata;
 mod tokens;
 
 use std::fmt;

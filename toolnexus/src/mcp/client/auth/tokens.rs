@@ -17,9 +17,13 @@ pub use rmcp::transport::auth::StoredCredentials;
 
 /// A [`TokenStore`] in a JSON file, so that a login survives a restart.
 ///
-/// The file holds refresh tokens: it is written with owner-only permissions (on Unix),
-/// replaced atomically (written beside it, then renamed), and should live in the user's
-/// own configuration directory. Use one file per server.
+/// The file holds refresh tokens, and should live in the user's own configuration
+/// directory; use one file per server. It is replaced atomically: each save writes a new
+/// temporary file beside it (a random name, created exclusively, readable and writable
+/// by its owner only on Unix), then renames it over the file, so nothing planted in the
+/// folder (a link, a file someone else can read) ever receives a token. A symbolic link
+/// where the file is kept is refused, by [`load`](TokenStore::load) and
+/// [`save`](TokenStore::save) alike, rather than followed.
 #[derive(Debug, Clone)]
 pub struct FileTokenStore {
     path: PathBuf,
@@ -42,41 +46,86 @@ impl FileTokenStore {
             self.path.display()
         ))
     }
+
+    /// Runs `work` on the file's path on a blocking thread.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        what: &str,
+        work: impl FnOnce(&Path) -> std::io::Result<T> + Send + 'static,
+    ) -> Result<T, AuthError> {
+        let path = self.path.clone();
+        tokio::task::spawn_blocking(move || work(&path))
+            .await
+            .map_err(|e| self.failed(what, e))?
+            .map_err(|e| self.failed(what, e))
+    }
+}
+
+/// Fails when `path` is a symbolic link.
+fn refuse_link(path: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => Err(std::io::Error::other(
+            "it is a symbolic link, which a token file may not be; refusing to follow it",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The file's bytes; `None` when there is no file. A link is refused (on Unix also when
+/// one appears after the check: the file is opened with `O_NOFOLLOW`).
+fn read(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read as _;
+    refuse_link(path)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW);
+    let mut file = match options.open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        #[cfg(unix)]
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return refuse_link(path).map(|_| None),
+        Err(e) => return Err(e),
+    };
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(Some(bytes))
+}
+
+/// Replaces the file at `path` with `bytes`: a new temporary file beside it (tempfile's:
+/// a random name, `O_EXCL`, mode 0600 on Unix), synced, then renamed over it.
+fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    refuse_link(path)?;
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut file = tempfile::Builder::new()
+        .prefix(".toolnexus-tokens-")
+        .tempfile_in(dir)?;
+    file.write_all(bytes)?;
+    file.as_file().sync_all()?;
+    // A link that appeared since is replaced by the rename, not followed.
+    refuse_link(path)?;
+    file.persist(path).map(|_| ()).map_err(|e| e.error)
 }
 
 #[async_trait::async_trait]
 impl TokenStore for FileTokenStore {
     async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
-        match tokio::fs::read(&self.path).await {
-            Ok(bytes) => serde_json::from_slice(&bytes)
+        match self.blocking("read", read).await? {
+            Some(bytes) => serde_json::from_slice(&bytes)
                 .map(Some)
                 .map_err(|e| self.failed("read", e)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(self.failed("read", e)),
+            None => Ok(None),
         }
     }
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
         let bytes = serde_json::to_vec(&credentials).map_err(|e| self.failed("write", e))?;
-        let mut temporary = self.path.clone().into_os_string();
-        temporary.push(".tmp");
-        let temporary = PathBuf::from(temporary);
-        let mut options = tokio::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        options.mode(0o600);
-        let mut file = options
-            .open(&temporary)
+        self.blocking("write", move |path| write(path, &bytes))
             .await
-            .map_err(|e| self.failed("write", e))?;
-        tokio::io::AsyncWriteExt::write_all(&mut file, &bytes)
-            .await
-            .map_err(|e| self.failed("write", e))?;
-        file.sync_all().await.map_err(|e| self.failed("write", e))?;
-        drop(file);
-        tokio::fs::rename(&temporary, &self.path)
-            .await
-            .map_err(|e| self.failed("write", e))
     }
 
     async fn clear(&self) -> Result<(), AuthError> {

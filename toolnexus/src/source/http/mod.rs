@@ -8,9 +8,13 @@ use std::time::Duration;
 use reqwest::header::{CONTENT_TYPE, HeaderName, HeaderValue};
 use reqwest::{Method, Url};
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::env;
+use template::{Template, Unfilled};
+
+mod redirect;
+mod template;
 use crate::tool::Tool;
 use crate::tool::call::Dispatch;
 use crate::tool::context::Context;
@@ -77,7 +81,11 @@ pub enum ResultMode {
 ///
 /// A call:
 /// 1. fills each `{name}` of the URL with the argument `name` (percent-encoded; a
-///    missing one is an error result naming it), which is then not sent again;
+///    missing one is an error result naming it), which is then not sent again. A value
+///    for a placeholder in the path that is, or holds, a `.` or `..` segment (also once
+///    percent-decoded, in any case: `%2e%2E`) is an error result too, and nothing is
+///    sent: the model cannot walk the request to a sibling endpoint with the tool's
+///    headers;
 /// 2. sends the arguments named by [`query`](HttpTool::query), and for `GET` and `HEAD`
 ///    all the remaining ones, as the query string (`null`s are left out);
 /// 3. sends the rest as the body, in the [`BodyMode`] (JSON by default);
@@ -85,10 +93,15 @@ pub enum ResultMode {
 ///    and the error result `HTTP <status>: <body>` for any other. A request that fails or
 ///    takes longer than the [timeout](HttpTool::timeout) is an error result saying so.
 ///
+/// Redirects are followed only within the URL's origin (scheme, host and port), at most
+/// five times ([`max_redirects`](HttpTool::max_redirects)); one to another origin, or from
+/// `https` to `http`, is an error result saying where it pointed, and the headers are not
+/// sent there.
+///
 /// Header values are never logged: `Debug` shows only their names, and error messages
 /// never contain them. The declaration also deserializes from the contract's JSON form
 /// (`name`, `description`, `method`, `url`, `headers`, `query`, `body`, `inputSchema`,
-/// `timeout` in milliseconds, `resultMode`).
+/// `timeout` in milliseconds, `resultMode`, and toolnexus's `maxRedirects`).
 #[derive(Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HttpTool {
@@ -110,6 +123,8 @@ pub struct HttpTool {
     timeout_ms: Option<u64>,
     #[serde(default)]
     result_mode: ResultMode,
+    #[serde(default)]
+    max_redirects: Option<usize>,
 }
 
 fn get() -> String {
@@ -144,6 +159,7 @@ impl fmt::Debug for HttpTool {
             .field("body", &self.body)
             .field("timeout_ms", &self.timeout_ms)
             .field("result_mode", &self.result_mode)
+            .field("max_redirects", &self.max_redirects)
             .finish_non_exhaustive()
     }
 }
@@ -162,6 +178,7 @@ impl HttpTool {
             input_schema: None,
             timeout_ms: None,
             result_mode: ResultMode::default(),
+            max_redirects: None,
         }
     }
 
@@ -224,6 +241,16 @@ impl HttpTool {
         self
     }
 
+    /// Follows at most `limit` redirects (default 5; `0` follows none). Only redirects
+    /// within the URL's own origin (scheme, host and port) are followed, whatever the
+    /// limit: a redirect to another origin, or from `https` to `http`, is an error result
+    /// saying so, and the tool's headers are never sent there.
+    #[must_use]
+    pub fn max_redirects(mut self, limit: usize) -> Self {
+        self.max_redirects = Some(limit);
+        self
+    }
+
     /// The tool, once the declaration is checked: the method, the URL template (it must
     /// parse as an `http://` or `https://` URL once its placeholders are filled, with no
     /// stray `{` or `}`), the header names, and the schema (an object schema).
@@ -235,7 +262,9 @@ impl HttpTool {
         let method = Method::from_bytes(self.method.to_ascii_uppercase().as_bytes())
             .map_err(|_| refuse(format!("`{}` is not an HTTP method", self.method)))?;
         let template = Template::parse(&self.url).map_err(refuse)?;
-        let sample = template.fill(&mut |_| Some("x".to_owned()));
+        let sample = template
+            .fill(&mut |_| Some("x".to_owned()))
+            .unwrap_or_default();
         match Url::parse(&sample) {
             Ok(url) if matches!(url.scheme(), "http" | "https") && url.has_host() => {}
             Ok(url) => {
@@ -268,8 +297,12 @@ impl HttpTool {
             }
             None => template.schema(),
         };
+        let redirects = self
+            .max_redirects
+            .unwrap_or(redirect::DEFAULT_MAX_REDIRECTS);
         let client = reqwest::Client::builder()
             .user_agent(concat!("toolnexus/", env!("CARGO_PKG_VERSION")))
+            .redirect(redirect::policy(redirects))
             .build()
             .map_err(|e| refuse(format!("could not set up the HTTP client: {e}")))?;
         let endpoint = Arc::new(Endpoint {
@@ -296,92 +329,6 @@ impl HttpTool {
                 Err(error) => Dispatch::Ready(error.into()),
             }),
         ))
-    }
-}
-
-/// A URL with `{name}` placeholders.
-#[derive(Debug)]
-struct Template(Vec<Piece>);
-
-#[derive(Debug)]
-enum Piece {
-    Text(String),
-    Placeholder(String),
-}
-
-impl Template {
-    fn parse(url: &str) -> Result<Template, String> {
-        let mut pieces = Vec::new();
-        let mut rest = url;
-        while let Some(open) = rest.find(['{', '}']) {
-            if rest[open..].starts_with('}') {
-                return Err(format!("the URL `{url}` has a `}}` without its `{{`"));
-            }
-            let close = rest[open..]
-                .find('}')
-                .map(|c| open + c)
-                .ok_or_else(|| format!("the URL `{url}` has a `{{` without its `}}`"))?;
-            let name = &rest[open + 1..close];
-            if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
-                return Err(format!(
-                    "the URL `{url}` has the placeholder `{{{name}}}`; a placeholder is a name of letters, digits and `_`"
-                ));
-            }
-            pieces.push(Piece::Text(rest[..open].to_owned()));
-            pieces.push(Piece::Placeholder(name.to_owned()));
-            rest = &rest[close + 1..];
-        }
-        pieces.push(Piece::Text(rest.to_owned()));
-        Ok(Template(pieces))
-    }
-
-    fn placeholders(&self) -> impl Iterator<Item = &str> {
-        self.0.iter().filter_map(|p| match p {
-            Piece::Placeholder(name) => Some(name.as_str()),
-            Piece::Text(_) => None,
-        })
-    }
-
-    /// The URL with each placeholder's value percent-encoded; `None` stops at that name.
-    fn fill(&self, value: &mut dyn FnMut(&str) -> Option<String>) -> String {
-        let mut out = String::new();
-        for piece in &self.0 {
-            match piece {
-                Piece::Text(text) => out.push_str(text),
-                Piece::Placeholder(name) => match value(name) {
-                    Some(v) => encode_component(&v, &mut out),
-                    None => return out,
-                },
-            }
-        }
-        out
-    }
-
-    fn schema(&self) -> Value {
-        let mut properties = Map::new();
-        let mut required = Vec::new();
-        for name in self.placeholders() {
-            properties.insert(name.to_owned(), json!({"type": "string"}));
-            required.push(Value::String(name.to_owned()));
-        }
-        json!({
-            "type": "object",
-            "properties": properties,
-            "required": required,
-            "additionalProperties": false
-        })
-    }
-}
-
-/// Percent-encodes as JavaScript's `encodeURIComponent`: all but letters, digits and
-/// `-_.!~*'()`.
-fn encode_component(text: &str, out: &mut String) {
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&byte) {
-            out.push(byte as char);
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
     }
 }
 
@@ -417,22 +364,25 @@ impl Endpoint {
             other => return self.error(format!("the arguments must be an object, not {other}")),
         };
         args.retain(|_, v| !v.is_null());
-        let mut missing = None;
         // `shift_remove`: the query and the body keep the arguments' order.
-        let url = self
+        let filled = self
             .template
-            .fill(&mut |name| match args.shift_remove(name) {
-                Some(value) => Some(text_of(&value)),
-                None => {
-                    missing = Some(name.to_owned());
-                    None
-                }
-            });
-        if let Some(name) = missing {
-            return self.error(format!(
-                "missing the argument `{name}`, which the URL needs"
-            ));
-        }
+            .fill(&mut |name| args.shift_remove(name).map(|value| text_of(&value)));
+        let url = match filled {
+            Ok(url) => url,
+            Err(Unfilled::Missing(name)) => {
+                return self.error(format!(
+                    "missing the argument `{name}`, which the URL needs"
+                ));
+            }
+            Err(Unfilled::DotSegment(name)) => {
+                return self.error(format!(
+                    "the argument `{name}` holds a dot segment (`.` or `..`, also once \
+                     percent-decoded), which would move the request off the declared path; \
+                     refused"
+                ));
+            }
+        };
         let mut url = match Url::parse(&url) {
             Ok(url) => url,
             Err(error) => return self.error(format!("the URL `{url}` does not parse: {error}")),
@@ -503,6 +453,9 @@ impl Endpoint {
         let (status, body) = match tokio::time::timeout(self.timeout, exchange).await {
             Ok(Ok(answer)) => answer,
             Ok(Err(error)) => {
+                if let Some(refused) = redirect::refusal(&error) {
+                    return self.error(format!("{what}: {refused}"));
+                }
                 let kind = if error.is_connect() {
                     "could not connect"
                 } else if error.is_body() || error.is_decode() {

@@ -1,0 +1,146 @@
+//! `read`, `write` and `edit`.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::env::{Args, Env, int, os_error, universal_newlines};
+use crate::tool::content::{ContentPart, PartKind};
+use crate::tool::result::ToolResult;
+
+/// The media files `read` returns as a content part, by extension (the Python port's
+/// list); the bytes must then be of that kind.
+fn media_kind(path: &Path) -> Option<PartKind> {
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    match ext.as_str() {
+        "png" | "jpg" | "jpeg" | "gif" | "webp" => Some(PartKind::Image),
+        "pdf" => Some(PartKind::Document),
+        "mp3" | "wav" => Some(PartKind::Audio),
+        _ => None,
+    }
+}
+
+/// A file's text, as the tools read it: UTF-8, with universal newlines. A file that is
+/// not UTF-8, or that holds a NUL byte, is binary and refused.
+pub(super) fn read_text(path: &Path, shown: &Path, given: &str) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|e| os_error(&e, shown))?;
+    let text = String::from_utf8(bytes).map_err(|_| format!("{given} is not valid UTF-8 text"))?;
+    if text.contains('\0') {
+        return Err(format!(
+            "{given} is a binary file (it contains NUL bytes), not text"
+        ));
+    }
+    Ok(universal_newlines(text))
+}
+
+pub(super) fn read(env: &Env, value: &Value) -> ToolResult {
+    let args = Args::new("read", value);
+    let given = match args.required("path") {
+        Ok(given) => given,
+        Err(error) => return ToolResult::error(error),
+    };
+    let path = match env.resolve(given) {
+        Ok(path) => path,
+        Err(error) => return args.fail(error),
+    };
+    if let Some(kind) = media_kind(&path.shown) {
+        let bytes = match std::fs::read(&path.real) {
+            Ok(bytes) => bytes,
+            Err(e) => return args.fail(os_error(&e, &path.shown)),
+        };
+        let size = bytes.len();
+        return match ContentPart::from_bytes(kind, bytes) {
+            Ok(part) => ToolResult::ok(format!("{given} ({}, {size} bytes)", part.mime_type()))
+                .with_parts([part]),
+            Err(error) => args.fail(format!("{given}: {error}")),
+        };
+    }
+    let content = match read_text(&path.real, &path.shown, given) {
+        Ok(content) => content,
+        Err(error) => return args.fail(error),
+    };
+    if args.get("offset").is_none() && args.get("limit").is_none() {
+        return ToolResult::ok(content);
+    }
+    let lines: Vec<&str> = content.split('\n').collect();
+    let offset = args.number("offset").map_or(1, |o| int(o).max(1));
+    let start = usize::try_from(offset - 1).unwrap_or(usize::MAX);
+    let limit = match args.number("limit") {
+        Some(limit) => usize::try_from(int(limit).max(0)).unwrap_or(usize::MAX),
+        None => lines.len().saturating_sub(start),
+    };
+    let end = start.saturating_add(limit).min(lines.len());
+    let window = if start < end {
+        &lines[start..end]
+    } else {
+        &[][..]
+    };
+    ToolResult::ok(window.join("\n"))
+}
+
+pub(super) fn write(env: &Env, value: &Value) -> ToolResult {
+    let args = Args::new("write", value);
+    let (given, content) = match (args.required("path"), args.text("content")) {
+        (Ok(given), Ok(content)) => (given, content),
+        (Err(error), _) | (_, Err(error)) => return ToolResult::error(error),
+    };
+    let path = match env.resolve(given) {
+        Ok(path) => path,
+        Err(error) => return args.fail(error),
+    };
+    if let Some(parent) = path.real.parent().filter(|p| !p.as_os_str().is_empty())
+        && let Err(e) = std::fs::create_dir_all(parent)
+    {
+        let shown = path.shown.parent().unwrap_or(parent);
+        return args.fail(os_error(&e, shown));
+    }
+    if let Err(e) = std::fs::write(&path.real, content) {
+        return args.fail(os_error(&e, &path.shown));
+    }
+    let bytes = content.len();
+    ToolResult::ok(format!("Wrote {bytes} bytes to {given}")).with_metadata("bytes", bytes)
+}
+
+pub(super) fn edit(env: &Env, value: &Value) -> ToolResult {
+    let args = Args::new("edit", value);
+    let given = match args.required("path") {
+        Ok(given) => given,
+        Err(error) => return ToolResult::error(error),
+    };
+    let old = match args.get("oldString") {
+        Some(Value::String(old)) if !old.is_empty() => old.as_str(),
+        _ => return args.fail("oldString is required"),
+    };
+    let new = match args.text("newString") {
+        Ok(new) => new,
+        Err(error) => return ToolResult::error(error),
+    };
+    let path = match env.resolve(given) {
+        Ok(path) => path,
+        Err(error) => return args.fail(error),
+    };
+    let content = match read_text(&path.real, &path.shown, given) {
+        Ok(content) => content,
+        Err(error) => return args.fail(error),
+    };
+    let count = content.matches(old).count();
+    if count == 0 {
+        return args.fail(format!("oldString not found in {given}"));
+    }
+    let replace_all = args.get("replaceAll") == Some(&Value::Bool(true));
+    let (next, n) = if replace_all {
+        (content.replace(old, new), count)
+    } else if count > 1 {
+        return args.fail(format!(
+            "oldString is not unique in {given} ({count} occurrences); use replaceAll"
+        ));
+    } else {
+        (content.replacen(old, new, 1), 1)
+    };
+    if let Err(e) = std::fs::write(&path.real, next) {
+        return args.fail(os_error(&e, &path.shown));
+    }
+    let plural = if n == 1 { "" } else { "s" };
+    ToolResult::ok(format!("Edited {given} ({n} replacement{plural})"))
+        .with_metadata("replacements", n)
+}

@@ -1,0 +1,508 @@
+//! The request side of [`Anthropic`](crate::providers::Anthropic): the transcript as
+//! Messages API blocks, the settings as its fields (thinking, tool choice, effort), and
+//! the prompt cache's breakpoints.
+
+use std::borrow::Cow;
+
+use serde::Serialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::agent::message::{Message, ToolCall};
+use crate::agent::model::ModelError;
+use crate::agent::settings::{ModelSettings, ToolChoice};
+use crate::providers::anthropic_search::{Replayed, replay};
+use crate::providers::settings::{check_common, refuse};
+use crate::providers::wire::{arguments_object, omitted, pending_text};
+use crate::tool::content::{ContentPart, PartKind};
+
+pub(crate) const PROVIDER: &str = "Anthropic";
+
+/// The default `max_tokens`: the Messages API requires a cap.
+pub(crate) const DEFAULT_MAX_TOKENS: u32 = 4096;
+/// The smallest thinking budget the API takes.
+const MIN_BUDGET: u32 = 1024;
+/// The efforts `output_config.effort` takes.
+const EFFORTS: [&str; 5] = ["low", "medium", "high", "xhigh", "max"];
+
+#[derive(Serialize)]
+pub(crate) struct Body<'a> {
+    pub(crate) model: &'a str,
+    pub(crate) max_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) system: Option<System<'a>>,
+    pub(crate) messages: Vec<Wire<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) tools: Option<&'a RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) tool_choice: Option<AnthropicToolChoice<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) thinking: Option<Thinking>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) output_config: Option<OutputConfig<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) stop_sequences: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) stream: bool,
+}
+
+/// `system`: plain text, or one text block carrying the cache breakpoint.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub(crate) enum System<'a> {
+    Text(Cow<'a, str>),
+    Blocks([SystemBlock<'a>; 1]),
+}
+
+#[derive(Serialize)]
+pub(crate) struct SystemBlock<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: Cow<'a, str>,
+    cache_control: CacheControl,
+}
+
+/// `{"type": "ephemeral"}`: a prompt-cache breakpoint (five minutes, refreshed on use).
+#[derive(Serialize, Clone, Copy)]
+pub(crate) struct CacheControl {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+const EPHEMERAL: CacheControl = CacheControl { kind: "ephemeral" };
+
+/// The `cache_control` member added to the last tool entry of a listing's JSON text.
+const TOOL_BREAKPOINT: &str = r#","cache_control":{"type":"ephemeral"}"#;
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum AnthropicToolChoice<'a> {
+    Auto {
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        disable_parallel_tool_use: bool,
+    },
+    Any {
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        disable_parallel_tool_use: bool,
+    },
+    Tool {
+        name: &'a str,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        disable_parallel_tool_use: bool,
+    },
+    None,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum Thinking {
+    Enabled {
+        budget_tokens: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        display: Option<&'static str>,
+    },
+    Adaptive {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        display: Option<&'static str>,
+    },
+    Disabled,
+}
+
+#[derive(Serialize)]
+pub(crate) struct OutputConfig<'a> {
+    effort: &'a str,
+}
+
+#[derive(Serialize)]
+pub(crate) struct Wire<'a> {
+    role: &'static str,
+    content: Vec<WireBlock<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum WireBlock<'a> {
+    Text {
+        text: Cow<'a, str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
+    },
+    ToolUse {
+        id: &'a str,
+        name: &'a str,
+        input: &'a RawValue,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
+    },
+    ToolResult {
+        tool_use_id: &'a str,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        content: Vec<WireBlock<'a>>,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
+    },
+    Image {
+        source: Source<'a>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
+    },
+    Document {
+        source: Source<'a>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
+    },
+    /// A block of a kept [`NativeTurn`](crate::NativeTurn), as it came (thinking blocks
+    /// with their signatures, tool search's blocks).
+    #[serde(untagged)]
+    Native(&'a Value),
+}
+
+impl WireBlock<'_> {
+    /// The block's breakpoint slot; `None` for a kept block, which is sent as it came.
+    fn cache_control(&mut self) -> Option<&mut Option<CacheControl>> {
+        match self {
+            WireBlock::Text { cache_control, .. }
+            | WireBlock::ToolUse { cache_control, .. }
+            | WireBlock::ToolResult { cache_control, .. }
+            | WireBlock::Image { cache_control, .. }
+            | WireBlock::Document { cache_control, .. } => Some(cache_control),
+            WireBlock::Native(_) => None,
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub(crate) struct Source<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    media_type: &'a str,
+    data: String,
+}
+
+/// The fields a turn's settings give the body.
+pub(crate) struct Asked<'a> {
+    pub(crate) max_tokens: u32,
+    pub(crate) tool_choice: Option<AnthropicToolChoice<'a>>,
+    pub(crate) thinking: Option<Thinking>,
+    pub(crate) output_config: Option<OutputConfig<'a>>,
+    pub(crate) stop_sequences: Option<&'a [String]>,
+}
+
+/// The settings as Messages API fields; a setting the API cannot honour is an error
+/// naming it.
+pub(crate) fn asked<'a>(
+    settings: &'a ModelSettings,
+    toolkit: &crate::tool::toolkit::Toolkit,
+    tools: bool,
+) -> Result<Asked<'a>, ModelError> {
+    check_common(PROVIDER, settings, toolkit)?;
+    for (setting, set) in [
+        ("temperature", settings.temperature.is_some()),
+        ("top_p", settings.top_p.is_some()),
+        ("seed", settings.seed.is_some()),
+    ] {
+        if set {
+            return Err(refuse(
+                PROVIDER,
+                setting,
+                "the Messages API has no such field (Claude's sampling is not adjustable)",
+            ));
+        }
+    }
+    let reasoning = settings.reasoning.as_ref();
+    let display = match reasoning.and_then(|r| r.summary.as_deref()) {
+        None => None,
+        Some("none") => Some("omitted"),
+        Some("auto" | "concise" | "detailed") => Some("summarized"),
+        Some(other) => {
+            return Err(refuse(
+                PROVIDER,
+                "reasoning",
+                format!("no summary `{other}` (auto, concise, detailed or none)"),
+            ));
+        }
+    };
+    let mut output_config = None;
+    let thinking = match reasoning {
+        None => None,
+        Some(r) => match (r.budget_tokens, r.effort.as_deref()) {
+            (Some(budget), _) if budget < MIN_BUDGET => {
+                return Err(refuse(
+                    PROVIDER,
+                    "reasoning",
+                    format!(
+                        "the thinking budget must be at least {MIN_BUDGET} tokens ({budget} given)"
+                    ),
+                ));
+            }
+            (Some(budget), _) => Some(Thinking::Enabled {
+                budget_tokens: budget,
+                display,
+            }),
+            (None, Some("none")) => Some(Thinking::Disabled),
+            (None, Some(effort)) if EFFORTS.contains(&effort) => {
+                output_config = Some(OutputConfig { effort });
+                Some(Thinking::Adaptive { display })
+            }
+            (None, Some(effort)) => {
+                return Err(refuse(
+                    PROVIDER,
+                    "reasoning",
+                    format!("no effort `{effort}` ({})", EFFORTS.join(", ")),
+                ));
+            }
+            (None, None) if display.is_some() => Some(Thinking::Adaptive { display }),
+            (None, None) => None,
+        },
+    };
+    let budget = match &thinking {
+        Some(Thinking::Enabled { budget_tokens, .. }) => Some(*budget_tokens),
+        _ => None,
+    };
+    let max_tokens = match (settings.max_tokens, budget) {
+        (Some(max), Some(budget)) if max <= budget => {
+            return Err(refuse(
+                PROVIDER,
+                "max_tokens",
+                format!("it must be above the thinking budget ({max} ≤ {budget})"),
+            ));
+        }
+        (Some(max), _) => max,
+        (None, Some(budget)) => budget.saturating_add(DEFAULT_MAX_TOKENS),
+        (None, None) => DEFAULT_MAX_TOKENS,
+    };
+    let thinks = matches!(
+        thinking,
+        Some(Thinking::Enabled { .. } | Thinking::Adaptive { .. })
+    );
+    if thinks
+        && matches!(
+            settings.tool_choice,
+            Some(ToolChoice::Required | ToolChoice::Tool(_))
+        )
+    {
+        return Err(refuse(
+            PROVIDER,
+            "tool_choice",
+            "with thinking on, Claude takes only `Auto` or `None` (forcing a tool call is \
+             refused by the API)",
+        ));
+    }
+    let serial = settings.parallel_tool_calls == Some(false);
+    let tool_choice = match (&settings.tool_choice, tools) {
+        (_, false) => None,
+        (Some(ToolChoice::None), _) => Some(AnthropicToolChoice::None),
+        (Some(ToolChoice::Required), _) => Some(AnthropicToolChoice::Any {
+            disable_parallel_tool_use: serial,
+        }),
+        (Some(ToolChoice::Tool(name)), _) => Some(AnthropicToolChoice::Tool {
+            name,
+            disable_parallel_tool_use: serial,
+        }),
+        (Some(ToolChoice::Auto), _) | (None, _) if serial => Some(AnthropicToolChoice::Auto {
+            disable_parallel_tool_use: true,
+        }),
+        (Some(ToolChoice::Auto), _) => Some(AnthropicToolChoice::Auto {
+            disable_parallel_tool_use: false,
+        }),
+        (None, _) => None,
+    };
+    Ok(Asked {
+        max_tokens,
+        tool_choice,
+        thinking,
+        output_config,
+        stop_sequences: settings.stop.as_deref(),
+    })
+}
+
+/// The `system` text and the alternating user/assistant messages.
+pub(crate) fn messages(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Wire<'_>>) {
+    let mut system: Option<Cow<'_, str>> = None;
+    let mut out: Vec<Wire<'_>> = Vec::with_capacity(transcript.len());
+    for message in transcript {
+        let (role, blocks) = match message {
+            Message::System { content } => {
+                system = Some(match system {
+                    None => Cow::Borrowed(content.as_str()),
+                    Some(before) => Cow::Owned(format!("{before}\n\n{content}")),
+                });
+                continue;
+            }
+            Message::User { content } => ("user", vec![text(content)]),
+            Message::Assistant {
+                content,
+                tool_calls,
+                native,
+            } => {
+                if let Some(blocks) = replay(native.as_deref(), tool_calls) {
+                    let blocks = blocks.into_iter().map(|block| match block {
+                        Replayed::Block(block) => WireBlock::Native(block),
+                        Replayed::Call(call) => tool_use(call),
+                    });
+                    push(&mut out, "assistant", blocks.collect());
+                    continue;
+                }
+                let mut blocks = Vec::with_capacity(tool_calls.len() + 1);
+                if let Some(content) = content.as_deref().filter(|c| !c.is_empty()) {
+                    blocks.push(text(content));
+                }
+                blocks.extend(tool_calls.iter().map(tool_use));
+                ("assistant", blocks)
+            }
+            Message::Tool {
+                tool_call_id,
+                content,
+                is_error,
+                parts,
+                pending,
+            } => {
+                let mut inner = Vec::new();
+                match pending {
+                    Some(request) => inner.push(WireBlock::Text {
+                        text: Cow::Owned(pending_text(request)),
+                        cache_control: None,
+                    }),
+                    None if !content.is_empty() => inner.push(text(content)),
+                    None => {}
+                }
+                inner.extend(parts.iter().flatten().map(block));
+                let block = WireBlock::ToolResult {
+                    tool_use_id: tool_call_id,
+                    content: inner,
+                    is_error: *is_error && pending.is_none(),
+                    cache_control: None,
+                };
+                ("user", vec![block])
+            }
+        };
+        push(&mut out, role, blocks);
+    }
+    (system, out)
+}
+
+/// The system prompt, with the breakpoint that caches the tools and itself when
+/// `cached`.
+pub(crate) fn system(text: Cow<'_, str>, cached: bool) -> System<'_> {
+    match cached {
+        false => System::Text(text),
+        true => System::Blocks([SystemBlock {
+            kind: "text",
+            text,
+            cache_control: EPHEMERAL,
+        }]),
+    }
+}
+
+/// A listing's JSON text with a breakpoint on its last entry (the tools are the start of
+/// the prompt, so it caches them all), or `None` when the text is not a list of objects.
+pub(crate) fn cached_tools(tools: &RawValue) -> Option<Box<RawValue>> {
+    let text = tools.get();
+    let head = text.strip_suffix("}]")?;
+    RawValue::from_string(format!("{head}{TOOL_BREAKPOINT}}}]")).ok()
+}
+
+/// A deferred listing with a breakpoint on its last entry that is not deferred (deferred
+/// tools stay out of the cached prefix).
+pub(crate) fn cache_deferred(tools: &mut Value) {
+    let Some(entries) = tools.as_array_mut() else {
+        return;
+    };
+    if let Some(object) = entries
+        .iter_mut()
+        .rev()
+        .filter(|entry| entry.get("defer_loading") != Some(&Value::Bool(true)))
+        .find_map(Value::as_object_mut)
+    {
+        object.insert(
+            "cache_control".to_owned(),
+            serde_json::json!({"type": "ephemeral"}),
+        );
+    }
+}
+
+/// Puts the moving breakpoints on the conversation: the end of the last message (what
+/// this turn writes to the cache) and the end of the user message before the last
+/// assistant turn (where the previous turn's breakpoint was, which this turn reads).
+/// With the system (or tools) breakpoint, three of the API's four.
+pub(crate) fn mark_tail(messages: &mut [Wire<'_>]) {
+    let Some(last) = messages.len().checked_sub(1) else {
+        return;
+    };
+    mark(&mut messages[last]);
+    let before = messages[..last]
+        .iter()
+        .rposition(|m| m.role == "assistant")
+        .and_then(|a| a.checked_sub(1))
+        .filter(|&u| messages[u].role == "user");
+    if let Some(previous) = before {
+        mark(&mut messages[previous]);
+    }
+}
+
+/// Puts a breakpoint on the message's last block that can carry one.
+fn mark(message: &mut Wire<'_>) {
+    if let Some(slot) = message
+        .content
+        .iter_mut()
+        .rev()
+        .find_map(WireBlock::cache_control)
+    {
+        *slot = Some(EPHEMERAL);
+    }
+}
+
+/// Adds a message's blocks. Consecutive messages of one role (the results of parallel
+/// calls, a user prompt after them) make one message: the API wants the roles to alternate.
+fn push<'a>(out: &mut Vec<Wire<'a>>, role: &'static str, blocks: Vec<WireBlock<'a>>) {
+    if blocks.is_empty() {
+        return;
+    }
+    match out.last_mut() {
+        Some(last) if last.role == role => last.content.extend(blocks),
+        _ => out.push(Wire {
+            role,
+            content: blocks,
+        }),
+    }
+}
+
+fn tool_use(call: &ToolCall) -> WireBlock<'_> {
+    WireBlock::ToolUse {
+        id: &call.id,
+        name: &call.name,
+        input: arguments_object(&call.arguments),
+        cache_control: None,
+    }
+}
+
+fn text(content: &str) -> WireBlock<'_> {
+    WireBlock::Text {
+        text: Cow::Borrowed(content),
+        cache_control: None,
+    }
+}
+
+fn block(part: &ContentPart) -> WireBlock<'_> {
+    let source = || Source {
+        kind: "base64",
+        media_type: part.mime_type(),
+        data: part.base64(),
+    };
+    match part.kind() {
+        PartKind::Image => WireBlock::Image {
+            source: source(),
+            cache_control: None,
+        },
+        PartKind::Document => WireBlock::Document {
+            source: source(),
+            cache_control: None,
+        },
+        PartKind::Audio => WireBlock::Text {
+            text: Cow::Owned(omitted(part, PROVIDER)),
+            cache_control: None,
+        },
+    }
+}

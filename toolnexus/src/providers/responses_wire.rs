@@ -1,0 +1,360 @@
+//! The wire of [`OpenAiResponses`](crate::providers::OpenAiResponses): the transcript as
+//! `input` items (a kept turn's reasoning items sent back before its calls), and a
+//! response's `output` items as a [`Reply`].
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::agent::message::{Message, NativeTurn, ToolCall};
+use crate::agent::model::{FinishReason, ModelError, Reply, Usage};
+use crate::providers::http::describe_error;
+use crate::providers::sse::parse_body;
+use crate::providers::wire::{data_url, omitted, tool_text};
+use crate::tool::content::{ContentPart, PartKind};
+
+pub(crate) const PROVIDER: &str = "OpenAI Responses";
+/// The name [`NativeTurn::provider`] has for the turns of the Responses API.
+pub(crate) const NATIVE: &str = "openai.responses";
+
+/// One `input` item.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum Item<'a> {
+    Message {
+        role: &'static str,
+        content: &'a str,
+    },
+    FunctionCall {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        id: Option<&'a str>,
+        call_id: &'a str,
+        name: &'a str,
+        arguments: &'a str,
+    },
+    FunctionCallOutput {
+        call_id: &'a str,
+        output: Output<'a>,
+    },
+    /// An item of a kept turn, as it came (a reasoning item with its encrypted content,
+    /// an output message).
+    #[serde(untagged)]
+    Native(&'a Value),
+}
+
+/// A function call's output: text, or text with images and files.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub(crate) enum Output<'a> {
+    Text(Cow<'a, str>),
+    Parts(Vec<OutputPart<'a>>),
+}
+
+/// A part of a function call's output: `input_text`, `input_image`, `input_file`.
+#[derive(Serialize)]
+#[serde(tag = "type")]
+pub(crate) enum OutputPart<'a> {
+    #[serde(rename = "input_text")]
+    Text { text: Cow<'a, str> },
+    #[serde(rename = "input_image")]
+    Image {
+        image_url: String,
+        detail: &'static str,
+    },
+    #[serde(rename = "input_file")]
+    File {
+        file_data: String,
+        filename: &'static str,
+    },
+}
+
+/// The `instructions` (the system messages) and the `input` items.
+pub(crate) fn input(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Item<'_>>) {
+    let mut instructions: Option<Cow<'_, str>> = None;
+    let mut out = Vec::with_capacity(transcript.len() + 1);
+    for message in transcript {
+        match message {
+            Message::System { content } => {
+                instructions = Some(match instructions {
+                    None => Cow::Borrowed(content.as_str()),
+                    Some(before) => Cow::Owned(format!("{before}\n\n{content}")),
+                });
+            }
+            Message::User { content } => out.push(Item::Message {
+                role: "user",
+                content,
+            }),
+            Message::Assistant {
+                content,
+                tool_calls,
+                native,
+            } => match native.as_deref().filter(|n| n.provider == NATIVE) {
+                Some(native) => replay(native, tool_calls, &mut out),
+                None => {
+                    if let Some(content) = content.as_deref().filter(|c| !c.is_empty()) {
+                        out.push(Item::Message {
+                            role: "assistant",
+                            content,
+                        });
+                    }
+                    out.extend(tool_calls.iter().map(|call| function_call(call, None)));
+                }
+            },
+            Message::Tool {
+                tool_call_id,
+                content,
+                is_error,
+                parts,
+                pending,
+            } => {
+                let text = tool_text(content, *is_error, pending.as_deref());
+                let parts = parts.as_deref().unwrap_or_default();
+                let output = match parts.is_empty() || pending.is_some() {
+                    true => Output::Text(text),
+                    false => {
+                        let mut all = Vec::with_capacity(parts.len() + 1);
+                        if !text.is_empty() {
+                            all.push(OutputPart::Text { text });
+                        }
+                        all.extend(parts.iter().map(output_part));
+                        Output::Parts(all)
+                    }
+                };
+                out.push(Item::FunctionCallOutput {
+                    call_id: tool_call_id,
+                    output,
+                });
+            }
+        }
+    }
+    (instructions, out)
+}
+
+/// A kept turn's items as they came (its reasoning items first, as the API wants them
+/// before the calls they led to), but its `function_call` items, which are the turn's
+/// calls (in order, with the ids the loop gave them) keeping the item id that ties each
+/// to its reasoning.
+fn replay<'a>(native: &'a NativeTurn, calls: &'a [ToolCall], out: &mut Vec<Item<'a>>) {
+    let items = native
+        .content
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let mut calls = calls.iter();
+    for item in items {
+        if item.get("type").and_then(Value::as_str) == Some("function_call") {
+            let id = item.get("id").and_then(Value::as_str);
+            out.extend(calls.next().map(|call| function_call(call, id)));
+        } else {
+            out.push(Item::Native(item));
+        }
+    }
+    out.extend(calls.map(|call| function_call(call, None)));
+}
+
+fn function_call<'a>(call: &'a ToolCall, id: Option<&'a str>) -> Item<'a> {
+    Item::FunctionCall {
+        id,
+        call_id: &call.id,
+        name: &call.name,
+        arguments: if call.arguments.trim().is_empty() {
+            "{}"
+        } else {
+            &call.arguments
+        },
+    }
+}
+
+fn output_part(part: &ContentPart) -> OutputPart<'_> {
+    match part.kind() {
+        PartKind::Image => OutputPart::Image {
+            image_url: data_url(part),
+            detail: "auto",
+        },
+        PartKind::Document => OutputPart::File {
+            file_data: data_url(part),
+            filename: "document.pdf",
+        },
+        PartKind::Audio => OutputPart::Text {
+            text: Cow::Owned(omitted(part, PROVIDER)),
+        },
+    }
+}
+
+// ---------------------------------------------------------------- response
+
+/// A response object (the body of `POST /responses`, and of a stream's
+/// `response.completed`).
+#[derive(Deserialize)]
+pub(crate) struct Response {
+    pub(crate) status: Option<String>,
+    #[serde(default)]
+    pub(crate) output: Vec<Box<RawValue>>,
+    usage: Option<WireUsage>,
+    incomplete_details: Option<Incomplete>,
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct Incomplete {
+    reason: Option<String>,
+}
+
+/// One output item: what the reply needs of it.
+#[derive(Deserialize)]
+struct ItemIn {
+    #[serde(rename = "type")]
+    kind: String,
+    call_id: Option<String>,
+    name: Option<String>,
+    arguments: Option<String>,
+    #[serde(default)]
+    content: Vec<ContentIn>,
+}
+
+#[derive(Deserialize)]
+struct ContentIn {
+    #[serde(rename = "type")]
+    kind: String,
+    text: Option<String>,
+    refusal: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WireUsage {
+    #[serde(default)]
+    input_tokens: u64,
+    #[serde(default)]
+    output_tokens: u64,
+    input_tokens_details: Option<InputDetails>,
+    output_tokens_details: Option<OutputDetails>,
+}
+
+#[derive(Deserialize)]
+struct InputDetails {
+    #[serde(default)]
+    cached_tokens: u64,
+    #[serde(default)]
+    cache_write_tokens: u64,
+}
+
+#[derive(Deserialize)]
+struct OutputDetails {
+    #[serde(default)]
+    reasoning_tokens: u64,
+}
+
+impl From<WireUsage> for Usage {
+    fn from(usage: WireUsage) -> Usage {
+        let input = usage.input_tokens_details;
+        Usage::new(usage.input_tokens, usage.output_tokens)
+            .with_cache(
+                input.as_ref().map_or(0, |d| d.cached_tokens),
+                input.as_ref().map_or(0, |d| d.cache_write_tokens),
+            )
+            .with_reasoning(
+                usage
+                    .output_tokens_details
+                    .map_or(0, |d| d.reasoning_tokens),
+            )
+    }
+}
+
+/// The reply of a whole response: its text, calls, usage and finish reason, and its
+/// items kept when one is a reasoning item (they must go back with the calls).
+pub(crate) fn reply(response: Response) -> Result<Reply, ModelError> {
+    if let Some(error) = response.error.filter(|e| !e.is_null()) {
+        return Err(ModelError::new(format!(
+            "{PROVIDER}: the response is an error: {}",
+            describe_error(&error)
+        )));
+    }
+    if response.status.as_deref() == Some("failed") {
+        return Err(ModelError::new(format!(
+            "{PROVIDER}: the response failed, with no error given"
+        )));
+    }
+    let mut text = String::new();
+    let mut refusal = String::new();
+    let mut tool_calls = Vec::new();
+    let mut reasoning = false;
+    for raw in &response.output {
+        let item: ItemIn = parse_body(PROVIDER, raw.get().as_bytes())?;
+        match item.kind.as_str() {
+            "message" => {
+                for content in item.content {
+                    match content.kind.as_str() {
+                        "output_text" => text.push_str(content.text.as_deref().unwrap_or("")),
+                        "refusal" => refusal.push_str(content.refusal.as_deref().unwrap_or("")),
+                        _ => {}
+                    }
+                }
+            }
+            "function_call" => {
+                let arguments = item.arguments.filter(|a| !a.trim().is_empty());
+                tool_calls.push(ToolCall::new(
+                    item.call_id.unwrap_or_default(),
+                    item.name.unwrap_or_default(),
+                    arguments.unwrap_or_else(|| "{}".to_owned()),
+                ));
+            }
+            "reasoning" => reasoning = true,
+            _ => {}
+        }
+    }
+    let incomplete = response.incomplete_details.and_then(|d| d.reason);
+    let finish = match (response.status.as_deref(), incomplete.as_deref()) {
+        _ if !refusal.is_empty() => FinishReason::Refusal,
+        (Some("incomplete"), Some("max_output_tokens")) => FinishReason::Length,
+        (Some("incomplete"), Some("content_filter")) => FinishReason::ContentFilter,
+        (Some("incomplete"), Some(other)) => FinishReason::Other(other.to_owned()),
+        _ if !tool_calls.is_empty() => FinishReason::ToolCalls,
+        _ => FinishReason::Stop,
+    };
+    let native = match reasoning {
+        true => {
+            let items = response
+                .output
+                .iter()
+                .map(|raw| parse_body(PROVIDER, raw.get().as_bytes()))
+                .collect::<Result<Vec<Value>, _>>()?;
+            Some(Box::new(NativeTurn::new(NATIVE, Value::Array(items))))
+        }
+        false => None,
+    };
+    let content = match refusal.is_empty() {
+        true => (!text.is_empty()).then_some(text),
+        false => Some(refusal),
+    };
+    Ok(Reply {
+        content,
+        tool_calls,
+        usage: response.usage.map(Usage::from).unwrap_or_default(),
+        finish_reason: Some(finish),
+        native,
+    })
+}
+
+/// One streamed event: what the stream reads of it.
+#[derive(Deserialize)]
+pub(crate) struct StreamEvent {
+    #[serde(rename = "type")]
+    pub(crate) kind: String,
+    pub(crate) output_index: Option<usize>,
+    pub(crate) item: Option<Box<RawValue>>,
+    pub(crate) delta: Option<String>,
+    pub(crate) response: Option<Box<RawValue>>,
+    pub(crate) code: Option<String>,
+    pub(crate) message: Option<String>,
+}
+
+/// A streamed item's kind, and its call id and name when it is a function call.
+#[derive(Deserialize)]
+pub(crate) struct ItemHead {
+    #[serde(rename = "type")]
+    pub(crate) kind: String,
+    pub(crate) call_id: Option<String>,
+    pub(crate) name: Option<String>,
+}
