@@ -88,6 +88,8 @@
 #![forbid(unsafe_code)]
 #![warn(unreachable_pub)]
 
+#[cfg(feature = "a2a")]
+pub mod a2a;
 mod agent;
 #[cfg(feature = "builtins")]
 pub mod builtins;
@@ -101,11 +103,18 @@ pub mod providers;
 mod schema;
 #[cfg(feature = "search")]
 pub mod search;
-#[cfg(any(feature = "mcp", feature = "skills", feature = "http-tools"))]
+#[cfg(any(
+    feature = "mcp",
+    feature = "skills",
+    feature = "http-tools",
+    feature = "a2a"
+))]
 pub mod source;
 #[cfg(feature = "__store")]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
 pub mod store;
+#[cfg(any(feature = "mcp", feature = "a2a"))]
+mod time;
 mod tool;
 pub mod trace;
 

@@ -9,6 +9,7 @@
 //! | [`durable`] | durable runs in SQLite or PostgreSQL, and agents run as tools |
 //! | [`mcp_server`] | serving a `Toolkit` over MCP (stdio, HTTP, replicas), human in the loop over MCP |
 //! | [`mcp_client`] | other MCP servers' tools through `McpClient`, and servers that require a login |
+//! | [`a2a`] | A2A both ways: remote agents as tools, and a `Client` served as an A2A agent |
 //! | [`sources`] | tools from an MCP config file, Agent Skills, HTTP endpoints |
 //! | [`builtins`] | the contract's ten built-in tools (bash, read, write, edit, grep, …), their toggles and safety options |
 //! | [`observability`] | `tracing` spans and OpenTelemetry export |
@@ -35,6 +36,9 @@ pub mod mcp_server {}
 
 #[doc = include_str!("../../docs/guide/mcp_client.md")]
 pub mod mcp_client {}
+
+#[doc = include_str!("../../docs/guide/a2a.md")]
+pub mod a2a {}
 
 #[doc = include_str!("../../docs/guide/sources.md")]
 pub mod sources {}

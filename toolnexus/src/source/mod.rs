@@ -25,8 +25,8 @@
 
 #[cfg(feature = "mcp")]
 mod config;
-#[cfg(any(feature = "mcp", feature = "http-tools"))]
-mod env;
+#[cfg(any(feature = "mcp", feature = "http-tools", feature = "a2a"))]
+pub(crate) mod env;
 #[cfg(feature = "http-tools")]
 mod http;
 #[cfg(feature = "skills")]

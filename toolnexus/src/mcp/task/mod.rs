@@ -27,7 +27,7 @@ mod backend;
 mod methods;
 pub(crate) mod record;
 mod run;
-pub(crate) mod time;
+pub(crate) use crate::time;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};

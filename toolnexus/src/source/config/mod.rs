@@ -71,6 +71,9 @@ pub struct McpConfig {
     /// The top-level `builtins` section (feature `builtins`).
     #[cfg(feature = "builtins")]
     builtins: crate::builtins::Builtins,
+    /// The top-level `agents` section (feature `a2a`).
+    #[cfg(feature = "a2a")]
+    agents: crate::a2a::A2aConfig,
 }
 
 /// One server of an [`McpConfig`].
@@ -219,6 +222,13 @@ impl McpConfig {
             servers: parse::servers(value)?,
             #[cfg(feature = "builtins")]
             builtins: parse::builtins(value)?,
+            #[cfg(feature = "a2a")]
+            agents: crate::a2a::A2aConfig::from_value(value).map_err(|e| ConfigError {
+                file: None,
+                server: e.agent.map(|agent| format!("agents.{agent}")),
+                key: None,
+                message: e.message,
+            })?,
         })
     }
 
@@ -239,6 +249,13 @@ impl McpConfig {
     #[cfg(feature = "builtins")]
     pub fn builtins(&self) -> &crate::builtins::Builtins {
         &self.builtins
+    }
+
+    /// The remote A2A agents the config's top-level `agents` section lists (feature
+    /// `a2a`): connect them with [`A2aConfig::connect`](crate::a2a::A2aConfig::connect).
+    #[cfg(feature = "a2a")]
+    pub fn agents(&self) -> &crate::a2a::A2aConfig {
+        &self.agents
     }
 
     /// The file the config was read from.

@@ -1,4 +1,5 @@
-//! Task timestamps: milliseconds since the Unix epoch, shown as RFC 3339 (ISO 8601).
+//! Timestamps: milliseconds since the Unix epoch, shown as RFC 3339 (ISO 8601), for MCP
+//! tasks and A2A tasks.
 
 /// `ms` (since the Unix epoch, UTC) as `2026-12-01T10:00:00.123Z`.
 pub(crate) fn rfc3339(ms: i64) -> String {

@@ -1,0 +1,140 @@
+//! A2A both ways: a `Client` served as an A2A agent, and a remote A2A agent called as a
+//! tool. The served agent runs keyless on a scripted model: it deploys what it is asked
+//! to with its `deploy` tool, which asks for approval before it runs.
+//!
+//! ```text
+//! cargo run --example a2a --features a2a                               # serve, call it, approve
+//! cargo run --example a2a --features a2a -- serve 127.0.0.1:8080       # serve only
+//! cargo run --example a2a --features a2a -- call http://127.0.0.1:8080/.well-known/agent-card.json "the web app"
+//! ```
+//!
+//! `serve ADDR` prints `listening on http://ADDR/` as its first stdout line (port 0
+//! picks a free port; the card is at `/.well-known/agent-card.json`) and stops when its
+//! stdin closes. `call CARD TASK` calls the agent's first skill with TASK; when the agent
+//! asks (an approval), it prints the question and reads the answer (`yes` / `no`) from
+//! stdin, then sends it on the same task. With no arguments it does both, approving.
+
+use std::convert::Infallible;
+use std::io::{BufRead as _, Read as _};
+
+use serde_json::json;
+use toolnexus::a2a::{A2aAgent, A2aServer};
+use toolnexus::{Client, Context, FnModel, Message, Reply, Toolkit, tool};
+
+/// Deploy a service.
+#[tool(approval = "Deploy this service?")]
+fn deploy(
+    /// What to deploy.
+    service: String,
+) -> Result<String, Infallible> {
+    Ok(format!("deployed {service}"))
+}
+
+/// The served agent: a model that deploys what it is asked to, then says how it went.
+fn agent() -> A2aServer {
+    let model = FnModel::new_sync(|transcript, _tools| {
+        Ok(match transcript.last() {
+            Some(Message::User { content }) => Reply::call(
+                format!("call_{}", transcript.len()),
+                "deploy",
+                json!({ "service": content }).to_string(),
+            ),
+            Some(Message::Tool {
+                content, is_error, ..
+            }) if *is_error => Reply::text(format!("Not deployed: {content}")),
+            Some(Message::Tool { content, .. }) => Reply::text(format!("Done: {content}.")),
+            _ => Reply::text("Nothing to do."),
+        })
+    });
+    let toolkit = Toolkit::new().with(deploy::tool());
+    A2aServer::new(Client::new(model), toolkit)
+        .with_name("deployer")
+        .with_description("Deploys services, after asking for approval.")
+        .with_skill(
+            "deploy",
+            "Deploy",
+            "Deploys a service; asks for approval first.",
+        )
+}
+
+async fn serve(addr: &str) -> std::io::Result<()> {
+    let served = agent().serve(addr).await?;
+    println!("listening on {}", served.url());
+    // Stop when stdin closes (the parent process went away, or Ctrl-D).
+    tokio::task::spawn_blocking(|| {
+        let mut sink = Vec::new();
+        let _ = std::io::stdin().read_to_end(&mut sink);
+    })
+    .await
+    .ok();
+    served.shutdown().await
+}
+
+/// Calls the agent's first skill; a question is answered by `answer` (or read from stdin).
+async fn call(card: &str, task: &str, answer: Option<&str>) -> Result<String, String> {
+    let remote = A2aAgent::connect(card).await.map_err(|e| e.to_string())?;
+    let tool = remote
+        .tools()
+        .into_iter()
+        .next()
+        .ok_or("the agent has no skills")?;
+    println!("calling {} ({})", tool.name(), tool.description());
+    let mut result = tool.execute(json!({ "task": task }), Context::new()).await;
+    while let Some(request) = result.pending_request() {
+        println!("the agent asks: {}", request.prompt);
+        let reply = match answer {
+            Some(answer) => answer.to_owned(),
+            None => {
+                let mut line = String::new();
+                std::io::stdin()
+                    .lock()
+                    .read_line(&mut line)
+                    .map_err(|e| e.to_string())?;
+                line.trim().to_owned()
+            }
+        };
+        let answer = if matches!(reply.as_str(), "no" | "n") {
+            request.decline("no")
+        } else {
+            request.answer(reply)
+        };
+        let ctx = Context::new().with_answer(answer).with_request(request);
+        result = tool.execute(json!({ "task": task }), ctx).await;
+    }
+    match result.is_error {
+        true => Err(result.output),
+        false => Ok(result.output),
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let outcome = match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["serve", addr] => serve(addr).await.map_err(|e| e.to_string()),
+        ["call", card, task] => call(card, task, None).await.map(|text| println!("{text}")),
+        [] => demo().await,
+        _ => Err("usage: a2a [serve ADDR | call CARD_URL TASK]".to_owned()),
+    };
+    if let Err(error) = outcome {
+        eprintln!("a2a: {error}");
+        std::process::exit(1);
+    }
+}
+
+/// Serves the agent on a free port and calls it, approving its question.
+async fn demo() -> Result<(), String> {
+    let served = agent()
+        .serve("127.0.0.1:0")
+        .await
+        .map_err(|e| e.to_string())?;
+    println!("serving {}", served.card_url());
+    let text = call(&served.card_url(), "the web app", Some("yes")).await?;
+    println!("{text}");
+    served.shutdown().await.map_err(|e| e.to_string())
+}

@@ -1,0 +1,415 @@
+//! The served tasks: creating one per message, answering a waiting one with the next
+//! message, reading, listing and cancelling them.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+use super::Config;
+use super::drive::{Work, answer_for};
+use super::store::{MemoryTasks, TaskRecord, TaskStore};
+use crate::a2a::time::now_ms;
+use crate::a2a::wire::{self, Event, Message, RpcError, Task, TaskState, TaskStatus};
+use crate::agent::message::Message as Turn;
+use crate::agent::run::RunResult;
+
+/// How many events a slow stream may fall behind before it reads the store instead.
+const EVENT_BUFFER: usize = 64;
+
+/// A task running in this process: its events, and the token that stops its run.
+#[derive(Clone)]
+pub(super) struct Live {
+    pub(super) events: broadcast::Sender<Event>,
+    pub(super) cancel: CancellationToken,
+}
+
+/// The server's configuration, its tasks' store, and the tasks running here.
+#[derive(Clone)]
+pub(crate) struct Engine {
+    pub(crate) config: Config,
+    pub(super) store: Arc<dyn TaskStore>,
+    pub(super) live: Arc<Mutex<HashMap<String, Live>>>,
+    last_sweep: Arc<AtomicI64>,
+    /// When the server was made: the card's `Last-Modified`.
+    pub(super) created_ms: i64,
+}
+
+/// What a send hands back: the task as it starts, and its events from then on.
+pub(super) struct Started {
+    pub(super) task: Task,
+    pub(super) events: broadcast::Receiver<Event>,
+}
+
+impl Engine {
+    pub(super) fn new(config: Config) -> Engine {
+        Engine {
+            config,
+            store: Arc::new(MemoryTasks::default()),
+            live: Arc::default(),
+            last_sweep: Arc::new(AtomicI64::new(now_ms())),
+            created_ms: now_ms() / 1000 * 1000,
+        }
+    }
+
+    pub(super) fn live(&self) -> std::sync::MutexGuard<'_, HashMap<String, Live>> {
+        self.live
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub(super) fn lease_ms(&self) -> i64 {
+        i64::try_from(self.config.lease.as_millis()).unwrap_or(i64::MAX / 4)
+    }
+
+    /// The task `id` as `owner` may see it: unknown, or another principal's, is
+    /// `-32001`. A `working` task whose runner's lease lapsed (its server stopped) is
+    /// failed, saying so.
+    pub(super) async fn record(
+        &self,
+        owner: Option<&str>,
+        id: &str,
+    ) -> Result<(TaskRecord, Task), RpcError> {
+        let found = self.store.get(id).await.map_err(RpcError::internal)?;
+        let Some(record) = found.filter(|r| r.owner.as_deref() == owner) else {
+            return Err(RpcError::task_not_found(id));
+        };
+        let task = parse(&record)?;
+        let lapsed = record.state == TaskState::Working
+            && record.lease_until_ms < now_ms()
+            && !self.live().contains_key(id);
+        if lapsed {
+            let reason = "the server running this task stopped before it finished";
+            let failed = self
+                .modify(id, |record, task| {
+                    (record.state == TaskState::Working).then(|| {
+                        task.status = status(TaskState::Failed, reason, task);
+                    })
+                })
+                .await?;
+            if let Some(done) = failed {
+                return Ok(done);
+            }
+            return Box::pin(self.record(owner, id)).await;
+        }
+        Ok((record, task))
+    }
+
+    /// Changes task `id` with `change` (which says `None` to leave it), retrying on a
+    /// concurrent write; the record's state follows the task's.
+    pub(super) async fn modify(
+        &self,
+        id: &str,
+        change: impl Fn(&mut TaskRecord, &mut Task) -> Option<()>,
+    ) -> Result<Option<(TaskRecord, Task)>, RpcError> {
+        for _ in 0..16 {
+            let Some(mut record) = self.store.get(id).await.map_err(RpcError::internal)? else {
+                return Ok(None);
+            };
+            let mut task = parse(&record)?;
+            if change(&mut record, &mut task).is_none() {
+                return Ok(None);
+            }
+            let expected = record.version;
+            record.version += 1;
+            record.state = task.status.state;
+            record.updated_ms = now_ms();
+            record.task = wire::to_value(&task);
+            if self
+                .store
+                .replace(record.clone(), expected)
+                .await
+                .map_err(RpcError::internal)?
+            {
+                return Ok(Some((record, task)));
+            }
+        }
+        Err(RpcError::internal(format!(
+            "task {id} is being changed by too many writers at once"
+        )))
+    }
+
+    /// Starts a task for `message`, or answers the task it names.
+    pub(super) async fn send(
+        &self,
+        owner: Option<String>,
+        message: Message,
+    ) -> Result<Started, RpcError> {
+        if message.parts.is_empty() {
+            return Err(RpcError::invalid_params(
+                "params.message.parts: the message has no parts",
+            ));
+        }
+        if message.task_id.is_empty() {
+            self.start(owner, message).await
+        } else {
+            self.answer(owner, message).await
+        }
+    }
+
+    async fn start(
+        &self,
+        owner: Option<String>,
+        mut message: Message,
+    ) -> Result<Started, RpcError> {
+        self.sweep().await;
+        let given_context = !message.context_id.is_empty();
+        if !given_context {
+            message.context_id = uuid::Uuid::new_v4().to_string();
+        }
+        let id = uuid::Uuid::new_v4().to_string();
+        message.task_id.clone_from(&id);
+        let transcript = if given_context {
+            let stored = self
+                .store
+                .context(owner.as_deref(), &message.context_id)
+                .await
+                .map_err(RpcError::internal)?;
+            stored.and_then(|v| serde_json::from_value::<Vec<Turn>>(v).ok())
+        } else {
+            None
+        };
+        let prompt = self.prompt(&message);
+        let task = Task {
+            id: id.clone(),
+            context_id: message.context_id.clone(),
+            status: TaskStatus::now(TaskState::Submitted, None),
+            artifacts: Vec::new(),
+            history: vec![message],
+            metadata: None,
+        };
+        let now = now_ms();
+        let record = TaskRecord {
+            id: id.clone(),
+            owner: owner.clone(),
+            context_id: task.context_id.clone(),
+            state: TaskState::Submitted,
+            task: wire::to_value(&task),
+            run: None,
+            version: 0,
+            created_ms: now,
+            updated_ms: now,
+            lease_until_ms: now.saturating_add(self.lease_ms()),
+            cancel_requested: false,
+        };
+        let live = self.go_live(&id);
+        let events = live.events.subscribe();
+        if let Err(error) = self.store.insert(record).await {
+            self.live().remove(&id);
+            return Err(RpcError::internal(error));
+        }
+        self.spawn(
+            id,
+            owner,
+            task.context_id.clone(),
+            Work::Start { prompt, transcript },
+            live,
+        );
+        Ok(Started { task, events })
+    }
+
+    /// The next message of a task that waits for one: the answer to its question.
+    async fn answer(
+        &self,
+        owner: Option<String>,
+        mut message: Message,
+    ) -> Result<Started, RpcError> {
+        let id = message.task_id.clone();
+        let (record, task) = self.record(owner.as_deref(), &id).await?;
+        if !message.context_id.is_empty() && message.context_id != record.context_id {
+            return Err(RpcError::invalid_params(format!(
+                "params.message.contextId: `{}` is not the context of task {id}",
+                message.context_id
+            )));
+        }
+        message.context_id.clone_from(&record.context_id);
+        let state = task.status.state;
+        if state.is_terminal() {
+            return Err(RpcError::unsupported(format!(
+                "Task {id} is {}: it accepts no more messages",
+                state.as_str()
+            )));
+        }
+        let halted = record
+            .run
+            .as_ref()
+            .and_then(|run| serde_json::from_value::<RunResult>(run.clone()).ok());
+        let (Some(run), true) = (halted, state.is_interrupted()) else {
+            return Err(RpcError::unsupported(format!(
+                "Task {id} is {}: it takes a message only while it asks for one \
+                 (input-required or auth-required)",
+                state.as_str()
+            )));
+        };
+        let Some(request) = run.pending.clone() else {
+            return Err(RpcError::internal(format!("task {id} waits on no request")));
+        };
+        let answer = answer_for(&request, &message);
+        let live = self.go_live(&id);
+        let events = live.events.subscribe();
+        let version = record.version;
+        let changed = self
+            .modify(&id, |record, task| {
+                (record.version == version).then(|| {
+                    record.run = None;
+                    record.lease_until_ms = now_ms().saturating_add(self.lease_ms());
+                    task.history.push(message.clone());
+                    task.status = TaskStatus::now(TaskState::Working, None);
+                })
+            })
+            .await;
+        let Ok(Some((_, task))) = changed else {
+            self.live().remove(&id);
+            return match changed {
+                Err(error) => Err(error),
+                _ => Err(RpcError::unsupported(format!(
+                    "Task {id} was answered by another message"
+                ))),
+            };
+        };
+        let context = task.context_id.clone();
+        self.spawn(
+            id,
+            owner,
+            context,
+            Work::Resume {
+                run: Box::new(run),
+                request: Box::new(request),
+                answer: Box::new(answer),
+            },
+            live,
+        );
+        Ok(Started { task, events })
+    }
+
+    fn go_live(&self, id: &str) -> Live {
+        let (events, _) = broadcast::channel(EVENT_BUFFER);
+        let live = Live {
+            events,
+            cancel: CancellationToken::new(),
+        };
+        self.live().insert(id.to_owned(), live.clone());
+        live
+    }
+
+    /// The run's prompt: the configured hook's, else the message's parts one per line
+    /// (text as it is, data as JSON, files by name).
+    fn prompt(&self, message: &Message) -> String {
+        if let Some(prompt) = &self.config.prompt {
+            return prompt(&wire::to_value(message));
+        }
+        let lines: Vec<String> = message
+            .parts
+            .iter()
+            .map(|part| {
+                if let Some(text) = &part.text {
+                    text.clone()
+                } else if let Some(data) = &part.data {
+                    data.to_string()
+                } else {
+                    let name = part.filename.as_deref().unwrap_or("unnamed");
+                    let media = part.media_type.as_deref().unwrap_or("unknown type");
+                    match &part.url {
+                        Some(url) => format!("[file {name} ({media}) at {url}]"),
+                        None => format!("[file {name} ({media})]"),
+                    }
+                }
+            })
+            .collect();
+        lines.join("\n")
+    }
+
+    /// Cancels task `id`: at once when it waits, through its run's token when it runs
+    /// here, through the store when another replica runs it.
+    pub(super) async fn cancel(&self, owner: Option<&str>, id: &str) -> Result<Task, RpcError> {
+        let (_, task) = self.record(owner, id).await?;
+        if task.status.state.is_terminal() {
+            return Err(RpcError::new(
+                wire::codes::TASK_NOT_CANCELABLE,
+                format!(
+                    "Task {id} is {}: it cannot be canceled",
+                    task.status.state.as_str()
+                ),
+            ));
+        }
+        let running = self.live().get(id).cloned();
+        if let Some(live) = running {
+            live.cancel.cancel();
+            let mut events = live.events.subscribe();
+            let wait = async {
+                loop {
+                    match events.recv().await {
+                        Ok(event) if event.state().is_some_and(TaskState::is_terminal) => break,
+                        Err(broadcast::error::RecvError::Closed) => break,
+                        _ => {}
+                    }
+                }
+            };
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(10), wait).await;
+        } else {
+            let canceled = self
+                .modify(id, |record, task| {
+                    let state = task.status.state;
+                    if state.is_terminal() {
+                        return None;
+                    }
+                    if state == TaskState::Working && record.lease_until_ms >= now_ms() {
+                        record.cancel_requested = true;
+                    } else {
+                        record.run = None;
+                        task.status = status(TaskState::Canceled, "canceled by the client", task);
+                    }
+                    Some(())
+                })
+                .await?;
+            if let Some((record, task)) = canceled
+                && task.status.state == TaskState::Canceled
+            {
+                let _ = record;
+                return Ok(task);
+            }
+            // Another replica runs it: wait a little for its runner to see the request.
+            let deadline = tokio::time::Instant::now() + 2 * self.config.lease;
+            while tokio::time::Instant::now() < deadline {
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                let (_, task) = self.record(owner, id).await?;
+                if task.status.state.is_terminal() {
+                    return Ok(task);
+                }
+            }
+        }
+        Ok(self.record(owner, id).await?.1)
+    }
+
+    /// Deletes what outlived its time, at most once a minute.
+    async fn sweep(&self) {
+        let now = now_ms();
+        let last = self.last_sweep.load(Ordering::Relaxed);
+        if now - last < 60_000
+            || self
+                .last_sweep
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_err()
+        {
+            return;
+        }
+        let ttl = i64::try_from(self.config.ttl.as_millis()).unwrap_or(i64::MAX / 4);
+        if let Err(error) = self.store.sweep(now.saturating_sub(ttl)).await {
+            tracing::warn!(%error, "A2A server: sweeping old tasks failed");
+        }
+    }
+}
+
+/// The task of a record.
+pub(super) fn parse(record: &TaskRecord) -> Result<Task, RpcError> {
+    wire::from_json(&record.task)
+        .map_err(|e| RpcError::internal(format!("task {} is stored damaged: {e}", record.id)))
+}
+
+/// A status with an agent message saying `text`.
+pub(super) fn status(state: TaskState, text: &str, task: &Task) -> TaskStatus {
+    let message = Message::agent(vec![wire::Part::text(text)], &task.id, &task.context_id);
+    TaskStatus::now(state, Some(message))
+}

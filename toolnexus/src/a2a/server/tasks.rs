@@ -1,0 +1,161 @@
+//! `ListTasks`: a principal's tasks, newest change first, a page at a time.
+
+use serde_json::{Value, json};
+
+use super::engine::parse;
+use super::rpc::{Call, history_length, member};
+use crate::a2a::wire::{RpcError, Task, TaskState};
+
+const DEFAULT_PAGE: usize = 50;
+const MAX_PAGE: usize = 100;
+
+/// `2026-10-28T10:30:00.000Z` (fraction and offset optional) as ms since the epoch.
+pub(super) fn parse_rfc3339(text: &str) -> Option<i64> {
+    let (date, time) = text.split_once(['T', 't', ' '])?;
+    let mut ymd = date.split('-').map(str::parse::<i64>);
+    let (y, mo, d) = (ymd.next()?.ok()?, ymd.next()?.ok()?, ymd.next()?.ok()?);
+    let (clock, offset_ms) = if let Some(clock) = time.strip_suffix(['Z', 'z']) {
+        (clock, 0)
+    } else {
+        let at = time.rfind(['+', '-'])?;
+        let (clock, offset) = time.split_at(at);
+        let sign = if offset.starts_with('-') { -1 } else { 1 };
+        let (oh, om) = offset[1..].split_once(':')?;
+        (
+            clock,
+            sign * (oh.parse::<i64>().ok()? * 60 + om.parse::<i64>().ok()?) * 60_000,
+        )
+    };
+    let (hms, fraction) = clock.split_once('.').unwrap_or((clock, "0"));
+    let mut parts = hms.split(':').map(str::parse::<i64>);
+    let (h, mi, s) = (
+        parts.next()?.ok()?,
+        parts.next()?.ok()?,
+        parts.next()?.ok()?,
+    );
+    let millis: i64 = format!("{:0<3}", fraction).get(..3)?.parse().ok()?;
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || s > 60 {
+        return None;
+    }
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if mo <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (mo + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(((days * 86_400 + h * 3600 + mi * 60 + s) * 1000 + millis) - offset_ms)
+}
+
+fn string<'a>(params: &'a Value, key: &str) -> Result<Option<&'a str>, RpcError> {
+    match member(params, key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.is_empty() => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(RpcError::invalid_params(format!(
+            "params.{key} must be a string, not {other}"
+        ))),
+    }
+}
+
+pub(super) async fn list(call: &Call, params: &Value) -> Result<Value, RpcError> {
+    let context = string(params, "contextId")?;
+    let status = match string(params, "status")? {
+        None | Some("TASK_STATE_UNSPECIFIED") => None,
+        Some(name) => Some(TaskState::parse(name).ok_or_else(|| {
+            RpcError::invalid_params(format!("params.status: `{name}` is not a task state"))
+        })?),
+    };
+    let page_size = match member(params, "pageSize") {
+        None | Some(Value::Null) => DEFAULT_PAGE,
+        Some(v) => v
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|n| (1..=MAX_PAGE).contains(n))
+            .ok_or_else(|| {
+                RpcError::invalid_params(format!(
+                    "params.pageSize must be between 1 and {MAX_PAGE}, not {v}"
+                ))
+            })?,
+    };
+    let offset = match string(params, "pageToken")? {
+        None => 0,
+        Some(token) => token.parse::<usize>().map_err(|_| {
+            RpcError::invalid_params(format!(
+                "params.pageToken `{token}` is not a page token of this agent"
+            ))
+        })?,
+    };
+    let after = match string(params, "statusTimestampAfter")? {
+        None => None,
+        Some(text) => Some(parse_rfc3339(text).ok_or_else(|| {
+            RpcError::invalid_params(format!(
+                "params.statusTimestampAfter `{text}` is not an RFC 3339 timestamp"
+            ))
+        })?),
+    };
+    let history = history_length(member(params, "historyLength"), "params.historyLength")?;
+    let artifacts = member(params, "includeArtifacts").and_then(Value::as_bool) == Some(true);
+    let mut records = call
+        .engine
+        .store
+        .list(call.owner.as_deref())
+        .await
+        .map_err(RpcError::internal)?;
+    records.retain(|r| {
+        context.is_none_or(|c| r.context_id == c)
+            && status.is_none_or(|s| r.state == s)
+            && after.is_none_or(|t| r.updated_ms > t)
+    });
+    records.sort_by(|a, b| {
+        b.updated_ms
+            .cmp(&a.updated_ms)
+            .then_with(|| a.id.cmp(&b.id))
+    });
+    let total = records.len();
+    let page: Vec<Value> = records
+        .iter()
+        .skip(offset)
+        .take(page_size)
+        .map(|record| {
+            let mut task: Task = parse(record)?;
+            if !artifacts {
+                task.artifacts.clear();
+            }
+            let mut json = task.to_json(call.dialect, history);
+            if artifacts && task.artifacts.is_empty() {
+                json["artifacts"] = json!([]);
+            }
+            Ok(json)
+        })
+        .collect::<Result<_, RpcError>>()?;
+    let next = offset + page.len();
+    let next_token = if next < total {
+        next.to_string()
+    } else {
+        String::new()
+    };
+    Ok(json!({
+        "tasks": page,
+        "nextPageToken": next_token,
+        "pageSize": page_size,
+        "totalSize": total,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_rfc3339;
+
+    #[test]
+    fn reads_rfc3339() {
+        assert_eq!(parse_rfc3339("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(
+            parse_rfc3339("2026-12-01T10:00:00.007Z"),
+            Some(1_796_119_200_007)
+        );
+        assert_eq!(parse_rfc3339("1970-01-01T01:00:00+01:00"), Some(0));
+        assert_eq!(parse_rfc3339("yesterday"), None);
+    }
+}

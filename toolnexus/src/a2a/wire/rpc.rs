@@ -1,0 +1,99 @@
+//! JSON-RPC 2.0 errors, with A2A's codes.
+
+use serde_json::{Value, json};
+
+/// The JSON-RPC error codes A2A uses (its own are -32001 to -32009).
+pub(crate) mod codes {
+    pub(crate) const PARSE_ERROR: i64 = -32700;
+    pub(crate) const INVALID_REQUEST: i64 = -32600;
+    pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
+    pub(crate) const INVALID_PARAMS: i64 = -32602;
+    pub(crate) const INTERNAL: i64 = -32603;
+    pub(crate) const TASK_NOT_FOUND: i64 = -32001;
+    pub(crate) const TASK_NOT_CANCELABLE: i64 = -32002;
+    pub(crate) const PUSH_NOT_SUPPORTED: i64 = -32003;
+    pub(crate) const UNSUPPORTED_OPERATION: i64 = -32004;
+    pub(crate) const CONTENT_TYPE_NOT_SUPPORTED: i64 = -32005;
+    pub(crate) const EXTENDED_CARD_NOT_CONFIGURED: i64 = -32007;
+    pub(crate) const VERSION_NOT_SUPPORTED: i64 = -32009;
+}
+
+/// A JSON-RPC error: its code, its message, and (for A2A's own errors) a
+/// `google.rpc.ErrorInfo` detail naming the reason, as A2A 1.0 asks.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RpcError {
+    pub(crate) code: i64,
+    pub(crate) message: String,
+}
+
+impl RpcError {
+    pub(crate) fn new(code: i64, message: impl Into<String>) -> RpcError {
+        RpcError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn invalid_params(message: impl Into<String>) -> RpcError {
+        RpcError::new(codes::INVALID_PARAMS, message)
+    }
+
+    pub(crate) fn task_not_found(id: &str) -> RpcError {
+        RpcError::new(codes::TASK_NOT_FOUND, format!("Task not found: {id}"))
+    }
+
+    pub(crate) fn unsupported(message: impl Into<String>) -> RpcError {
+        RpcError::new(codes::UNSUPPORTED_OPERATION, message)
+    }
+
+    pub(crate) fn internal(message: impl Into<String>) -> RpcError {
+        RpcError::new(codes::INTERNAL, message)
+    }
+
+    /// The reason A2A 1.0's `ErrorInfo` gives the code.
+    fn reason(&self) -> &'static str {
+        match self.code {
+            codes::TASK_NOT_FOUND => "TASK_NOT_FOUND",
+            codes::TASK_NOT_CANCELABLE => "TASK_NOT_CANCELABLE",
+            codes::PUSH_NOT_SUPPORTED => "PUSH_NOTIFICATION_NOT_SUPPORTED",
+            codes::UNSUPPORTED_OPERATION => "UNSUPPORTED_OPERATION",
+            codes::CONTENT_TYPE_NOT_SUPPORTED => "CONTENT_TYPE_NOT_SUPPORTED",
+            codes::EXTENDED_CARD_NOT_CONFIGURED => "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
+            codes::VERSION_NOT_SUPPORTED => "VERSION_NOT_SUPPORTED",
+            codes::INVALID_PARAMS => "INVALID_PARAMS",
+            codes::INVALID_REQUEST => "INVALID_REQUEST",
+            codes::METHOD_NOT_FOUND => "METHOD_NOT_FOUND",
+            codes::PARSE_ERROR => "PARSE_ERROR",
+            _ => "INTERNAL_ERROR",
+        }
+    }
+
+    /// The `error` object of a response.
+    pub(crate) fn to_json(&self) -> Value {
+        json!({
+            "code": self.code,
+            "message": self.message,
+            "data": [{
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                "reason": self.reason(),
+                "domain": "a2a-protocol.org",
+            }],
+        })
+    }
+
+    /// The whole response to the request with `id`.
+    pub(crate) fn response(&self, id: &Value) -> Value {
+        json!({ "jsonrpc": "2.0", "id": id, "error": self.to_json() })
+    }
+}
+
+impl std::fmt::Display for RpcError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} (JSON-RPC error {})", self.message, self.code)
+    }
+}
+
+/// A successful response to the request with `id`.
+pub(crate) fn result(id: &Value, result: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "result": result })
+}
