@@ -15,9 +15,9 @@ use toolnexus::a2a::{A2aAgent, A2aServer};
 use toolnexus::{Client, Context, FnModel, Message, ModelError, Reply, Tool, ToolResult, Toolkit};
 
 fn port_python() -> String {
-    std::env::var("TOOLNEXUS_PORT_PYTHON").unwrap_or_else(|_| {
+    std::env::var("TOOLNEXUS_PYTHON_TOOLNEXUS").unwrap_or_else(|_| {
         panic!(
-            "TOOLNEXUS_PORT_PYTHON is not set: this test compares with the toolnexus Python \
+            "TOOLNEXUS_PYTHON_TOOLNEXUS is not set: this test compares with the toolnexus Python \
              port (pip toolnexus==0.21.0) and does not skip. Run it through .ci/test"
         )
     })
