@@ -413,22 +413,21 @@ fn bad_requests_are_refused_with_their_place() {
 
 #[test]
 fn a_tool_result_carries_its_media() {
-    let png = crate::tool::content::ContentPart::image_bytes(
-        include_bytes!("../../../examples/media/fixture.png").to_vec(),
-    )
-    .unwrap();
+    // The smallest valid GIF.
+    let gif = b"GIF89a\x01\x00\x01\x00\x00\x00\x00;".to_vec();
+    let image = crate::tool::content::ContentPart::image_bytes(gif).unwrap();
     let model = ScriptedModel::new([Reply::text("a cat")]);
     let request = TranslateRequest::new([
         json!({"role": "user", "content": "look"}),
         json!({"role": "assistant", "tool_calls": [{"id": "s", "type": "function", "function": {"name": "snap", "arguments": "{}"}}]}),
         json!({"role": "tool", "tool_call_id": "s", "content": [
             {"type": "text", "text": "a picture"},
-            {"type": "image", "mimeType": "image/png", "data": png.base64()}
+            {"type": "image", "mimeType": "image/gif", "data": image.base64()}
         ]}),
     ]);
     block_on(translate(&model, &request)).unwrap();
     assert_eq!(
         model.transcripts()[0][2],
-        Message::tool_result("s", &ToolResult::ok("a picture").with_parts(vec![png]))
+        Message::tool_result("s", &ToolResult::ok("a picture").with_parts(vec![image]))
     );
 }
