@@ -73,6 +73,8 @@ async fn the_contracts_translation_fixture() {
         assert_eq!(rust["tools"], agreed["tools"], "{}", pair.name);
         same_bodies(pair);
     }
+    let bodies: Vec<Value> = pairs.iter().map(|p| p.rust_body().clone()).collect();
+    harness::validate("anthropic", &bodies);
     let finish = |pair: &Pair| {
         let rust = serde_json::to_value(pair.rust.as_ref().unwrap()).unwrap();
         (
