@@ -76,6 +76,9 @@
 //! - `builtins` (feature `builtins`): the contract's ten built-in tools (`bash`, `read`,
 //!   `write`, `edit`, `grep`, `glob`, `webfetch`, `question`, `apply_patch`, `todowrite`),
 //!   with `Toolkit::with_builtins`.
+//! - `translate` (with any provider feature): the contract's single-turn translation,
+//!   OpenAI's `messages`, `tools` and `tool_choice` in, one model call, OpenAI's shapes
+//!   out; no loop, no tool runs.
 //! - [`trace`]: the spans' names and attributes; `otel` (feature `otel`) exports them.
 //!
 //! Optional modules carry the feature they need on docs.rs.
@@ -117,6 +120,8 @@ pub mod store;
 mod time;
 mod tool;
 pub mod trace;
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+pub mod translate;
 
 pub use schema::profile;
 

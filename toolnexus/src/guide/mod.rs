@@ -4,7 +4,7 @@
 //! | chapter | what it covers |
 //! | --- | --- |
 //! | [`tools`] | `#[tool]` form by form, state, bad input, results and suspensions, tools without the macro |
-//! | [`providers`] | provider profiles and strict mode; OpenAI (Chat Completions and Responses), Anthropic and Gemini as real models, their settings, reasoning across tool calls, prompt caching |
+//! | [`providers`] | provider profiles and strict mode; OpenAI (Chat Completions and Responses), Anthropic and Gemini as real models, their settings, reasoning across tool calls, prompt caching, single-turn translation |
 //! | [`agent_loop`] | `Client`, the tool-calling loop: hooks, events, cancellation, suspensions |
 //! | [`durable`] | durable runs in SQLite or PostgreSQL, and agents run as tools |
 //! | [`mcp_server`] | serving a `Toolkit` over MCP (stdio, HTTP, replicas), human in the loop over MCP |
