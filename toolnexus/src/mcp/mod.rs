@@ -36,13 +36,16 @@
 //! # }
 //! ```
 
+mod catalog;
 mod client;
 mod convert;
 mod elicit;
 mod elicit_schema;
 mod http;
 mod notify;
+mod prompts;
 mod protocol;
+mod resources;
 mod seal;
 mod stdio;
 pub(crate) mod task;
@@ -57,13 +60,14 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ErrorData, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::tool::context::Context;
 use crate::tool::toolkit::Toolkit;
 
+pub use catalog::{DEFAULT_LISTEN_TTL, DEFAULT_PAGE_SIZE, ServerHandle};
 pub use client::{
     ANSWER_META_KEY, DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_ELICITATION_TIMEOUT,
     ELICITATION_DATA_KEY, McpClient, McpClientBuilder, McpClientError,
@@ -107,7 +111,7 @@ pub const DEFAULT_SERVER_NAME: &str = "toolnexus";
 /// outlives the connection, and the client can come back for the result (a `GET` with
 /// `Last-Event-ID` replays what its stream missed; see [`HttpOptions`]).
 #[derive(Clone)]
-pub struct McpServer(Arc<Inner>, notify::Session);
+pub struct McpServer(Arc<Inner>, notify::Session, Arc<catalog::Session>);
 
 #[derive(Clone)]
 struct Inner {
@@ -127,6 +131,9 @@ struct Inner {
     mid_call_requests: bool,
     /// The tasks of long-running tools (`task/`).
     tasks: task::Tasks,
+    /// The resources and prompts, and the sessions that hear of their changes.
+    live: Arc<catalog::Live>,
+    page_size: usize,
 }
 
 impl McpServer {
@@ -145,20 +152,23 @@ impl McpServer {
             state_ttl: DEFAULT_STATE_TTL,
             mid_call_requests: true,
             tasks: task::Tasks::default(),
+            live: catalog::Live::new(catalog::Catalog::default()),
+            page_size: DEFAULT_PAGE_SIZE,
         };
         inner.relist();
-        McpServer(Arc::new(inner), notify::Session::default())
+        McpServer(Arc::new(inner), notify::Session::default(), Arc::default())
     }
 
     fn update(self, f: impl FnOnce(&mut Inner)) -> Self {
         let mut inner = Arc::unwrap_or_clone(self.0);
         f(&mut inner);
-        McpServer(Arc::new(inner), self.1)
+        McpServer(Arc::new(inner), self.1, self.2)
     }
 
-    /// The same server with the per-session state (the log level) of a new session.
+    /// The same server with the per-session state (log level, subscriptions) of a new session.
     pub(crate) fn for_session(&self) -> Self {
-        McpServer(Arc::clone(&self.0), notify::Session::default())
+        let session = self.0.live.session();
+        McpServer(Arc::clone(&self.0), notify::Session::default(), session)
     }
 
     /// Sets the `serverInfo.name` that `initialize` advertises.
@@ -386,11 +396,13 @@ impl ServerHandler for McpServer {
             .enable_tools()
             .enable_logging();
         // The tasks extension (SEP-2663), when some tool may run as a task.
-        let capabilities = if self.serves_tasks() {
+        let mut capabilities = if self.serves_tasks() {
             builder.enable_tasks().build()
         } else {
             builder.build()
         };
+        // Resources, prompts and completions, when the server was given some.
+        self.0.live.declare(&mut capabilities);
         let info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(&self.0.name, &self.0.version));
         match &self.0.instructions {
@@ -483,6 +495,89 @@ impl ServerHandler for McpServer {
     ) -> Result<(), ErrorData> {
         self.1.set_level(notify::log_level(request.level));
         Ok(())
+    }
+
+    /// Remembers the session's client, to tell it when resources and prompts change.
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.2.met(&context.peer);
+    }
+
+    // Resources, prompts and completion: `resources.rs`, `prompts.rs`.
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
+        self.resource_list(request.as_ref(), &context)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourceTemplatesResult, ErrorData> {
+        self.template_list(request.as_ref(), &context)
+    }
+
+    async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        self.resource_read(request, context).await
+    }
+
+    #[allow(deprecated)] // Legacy (before 2026-07-28), and served to those clients.
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.resource_subscribe(request.uri, &context)
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: rmcp::model::UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.resource_unsubscribe(&request.uri, &context)
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        asked: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        Some(self.accepted_filter(asked))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        self.listen_until_cancelled(context).await
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListPromptsResult, ErrorData> {
+        self.prompt_list(request.as_ref(), &context)
+    }
+
+    async fn get_prompt(
+        &self,
+        request: rmcp::model::GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
+        self.prompt_get(request, context).await
+    }
+
+    async fn complete(
+        &self,
+        request: rmcp::model::CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CompleteResult, ErrorData> {
+        self.completion(request, &context)
     }
 
     /// A request the SDK could not parse into its typed form: one MCP defines with params
