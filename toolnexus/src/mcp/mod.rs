@@ -70,7 +70,8 @@ use crate::tool::toolkit::Toolkit;
 pub use catalog::{DEFAULT_LISTEN_TTL, DEFAULT_PAGE_SIZE, ServerHandle};
 pub use client::{
     ANSWER_META_KEY, DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_ELICITATION_TIMEOUT,
-    ELICITATION_DATA_KEY, McpClient, McpClientBuilder, McpClientError,
+    ELICITATION_DATA_KEY, McpClient, McpClientBuilder, McpClientError, PromptInfo, ResourceInfo,
+    ResourceTemplateInfo, ResourceUpdates,
 };
 #[cfg(feature = "mcp-auth")]
 pub use client::{
