@@ -129,7 +129,9 @@ impl Toolkit {
         self
     }
 
-    /// The shared states every call receives (see [`Toolkit::with_state`]).
+    /// The shared states every call receives (see [`Toolkit::with_state`]); an MCP server
+    /// hands them to resource reads and prompt gets too.
+    #[cfg(feature = "mcp")]
     pub(crate) fn states(&self) -> Option<&Arc<States>> {
         self.states.as_ref()
     }
