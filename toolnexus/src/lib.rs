@@ -68,8 +68,12 @@
 //!   `OpenAi` (and every OpenAI-compatible server), `Anthropic` and `Gemini`, each a
 //!   [`Model`] with retries, timeouts and streaming.
 //! - `store` (features `sqlite`, `postgres`): durable runs that outlive a crash.
+//! - [`#[resource]`](macro@resource) and [`#[prompt]`](macro@prompt): MCP's other two
+//!   primitives, [`Resource`]s (data read by URI) and [`Prompt`]s (message templates),
+//!   defined like tools.
 //! - `mcp` (feature `mcp`, OAuth logins with `mcp-auth`): an MCP server for any
-//!   [`Toolkit`], and `McpClient` for other servers' tools.
+//!   [`Toolkit`], its resources and prompts, and `McpClient` for other servers' tools,
+//!   resources and prompts.
 //! - `source` (features `mcp`, `skills`, `http-tools`): tools from an MCP config file,
 //!   Agent Skills folders and HTTP endpoints.
 //! - `search` (feature `search`): BM25 tool search, in the loop too.

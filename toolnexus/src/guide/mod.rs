@@ -7,7 +7,7 @@
 //! | [`providers`] | provider profiles and strict mode; OpenAI, Anthropic and Gemini as real models |
 //! | [`agent_loop`] | `Client`, the tool-calling loop: hooks, events, cancellation, suspensions |
 //! | [`durable`] | durable runs in SQLite or PostgreSQL, and agents run as tools |
-//! | [`mcp_server`] | serving a `Toolkit` over MCP (stdio, HTTP, replicas), human in the loop over MCP |
+//! | [`mcp_server`] | serving a `Toolkit` over MCP (stdio, HTTP, replicas), resources and prompts, human in the loop over MCP |
 //! | [`mcp_client`] | other MCP servers' tools through `McpClient`, and servers that require a login |
 //! | [`sources`] | tools from an MCP config file, Agent Skills, HTTP endpoints |
 //! | [`builtins`] | the contract's ten built-in tools (bash, read, write, edit, grep, …), their toggles and safety options |
