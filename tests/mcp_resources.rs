@@ -437,6 +437,19 @@ async fn what_cannot_be_served_gets_the_protocols_error() {
             -32602,
             "id: invalid",
         ),
+        // A value is one path segment at most, however it is encoded.
+        (
+            "resources/read",
+            json!({"uri": "users://..%2F..%2Fetc/profile"}),
+            -32002,
+            "etc",
+        ),
+        (
+            "resources/subscribe",
+            json!({"uri": "nothing://here"}),
+            -32002,
+            "nothing://here",
+        ),
         (
             "prompts/get",
             json!({"name": "nope"}),

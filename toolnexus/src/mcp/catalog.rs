@@ -25,6 +25,9 @@ use crate::primitive::resource::Resource;
 /// [`McpServer::with_listen_ttl`] says otherwise: 5 minutes.
 pub const DEFAULT_LISTEN_TTL: Duration = Duration::from_secs(300);
 
+/// How many URIs one session may subscribe to, and one listen may ask about.
+pub const MAX_SUBSCRIPTIONS: usize = 1024;
+
 /// How many items a page of `resources/list`, `resources/templates/list` and
 /// `prompts/list` holds unless [`McpServer::with_page_size`] says otherwise.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -185,8 +188,15 @@ impl Session {
         let _ = self.peer.set(peer.clone());
     }
 
-    pub(super) fn subscribe(&self, uri: String) {
-        lock(&self.subscriptions).insert(uri);
+    /// Adds `uri` to the session's subscriptions; false when it holds
+    /// [`MAX_SUBSCRIPTIONS`] others already.
+    pub(super) fn subscribe(&self, uri: String) -> bool {
+        let mut subscriptions = lock(&self.subscriptions);
+        if subscriptions.len() >= MAX_SUBSCRIPTIONS && !subscriptions.contains(&uri) {
+            return false;
+        }
+        subscriptions.insert(uri);
+        true
     }
 
     pub(super) fn unsubscribe(&self, uri: &str) {

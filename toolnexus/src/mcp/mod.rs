@@ -67,7 +67,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use crate::tool::context::Context;
 use crate::tool::toolkit::Toolkit;
 
-pub use catalog::{DEFAULT_LISTEN_TTL, DEFAULT_PAGE_SIZE, ServerHandle};
+pub use catalog::{DEFAULT_LISTEN_TTL, DEFAULT_PAGE_SIZE, MAX_SUBSCRIPTIONS, ServerHandle};
 pub use client::{
     ANSWER_META_KEY, DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_ELICITATION_TIMEOUT,
     ELICITATION_DATA_KEY, McpClient, McpClientBuilder, McpClientError, PromptInfo, ResourceInfo,

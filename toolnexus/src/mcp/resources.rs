@@ -10,6 +10,7 @@ use rmcp::service::{RequestContext, SubscriptionContext};
 use serde_json::json;
 
 use super::McpServer;
+use super::catalog::MAX_SUBSCRIPTIONS;
 use crate::primitive::contents::ResourceContents;
 use crate::primitive::resource::{Resource, ResourceError};
 
@@ -169,15 +170,26 @@ impl McpServer {
         }
     }
 
-    /// `resources/subscribe`: this session hears of changes to `uri` (any URI: one a
-    /// template stands for, or one added later).
+    /// `resources/subscribe`: this session hears of changes to `uri`, a URI the server
+    /// serves (a fixed one, or one a template stands for); anything else is not found.
     pub(super) fn resource_subscribe(
         &self,
         uri: String,
         context: &RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         self.met(context);
-        self.2.subscribe(uri);
+        if self.find_resource(&uri).is_none() {
+            return Err(read_error(&uri, ResourceError::not_found(uri.as_str())));
+        }
+        if !self.2.subscribe(uri) {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "This session already subscribes to {MAX_SUBSCRIPTIONS} resources: \
+                     unsubscribe from some first"
+                ),
+                Some(json!({"limit": MAX_SUBSCRIPTIONS})),
+            ));
+        }
         Ok(())
     }
 
@@ -193,15 +205,26 @@ impl McpServer {
     }
 
     /// What a 2026-07-28 `subscriptions/listen` may hear of: list changes of what the
-    /// server declares, and updates of the URIs asked for.
+    /// server declares, and updates of the URIs asked for that it serves (the first
+    /// [`MAX_SUBSCRIPTIONS`]).
     pub(super) fn accepted_filter(&self, requested: &SubscriptionFilter) -> SubscriptionFilter {
-        let catalog = self.0.live.catalog();
+        let (resources, prompts) = {
+            let catalog = self.0.live.catalog();
+            (catalog.serves_resources, catalog.serves_prompts)
+        };
         let mut accepted = SubscriptionFilter::new();
-        if catalog.serves_resources {
+        if resources {
             accepted.resources_list_changed = requested.resources_list_changed;
-            accepted.resource_subscriptions = requested.resource_subscriptions.clone();
+            accepted.resource_subscriptions =
+                requested.resource_subscriptions.as_ref().map(|uris| {
+                    (uris.iter())
+                        .filter(|uri| self.find_resource(uri).is_some())
+                        .take(MAX_SUBSCRIPTIONS)
+                        .cloned()
+                        .collect()
+                });
         }
-        if catalog.serves_prompts {
+        if prompts {
             accepted.prompts_list_changed = requested.prompts_list_changed;
         }
         accepted
