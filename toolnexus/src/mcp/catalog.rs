@@ -101,13 +101,11 @@ impl Live {
         f(&mut catalog)
     }
 
-    /// A new session, known to the server from now on.
-    pub(super) fn session(&self) -> Arc<Session> {
-        let session = Arc::new(Session::default());
+    /// Keeps `session` (weakly): it hears of changes from now on.
+    fn register(&self, session: &Arc<Session>) {
         let mut sessions = lock(&self.sessions);
         sessions.retain(|weak| weak.strong_count() > 0);
-        sessions.push(Arc::downgrade(&session));
-        session
+        sessions.push(Arc::downgrade(session));
     }
 
     /// The peers of the sessions alive and initialized, that `pick` selects.
@@ -183,11 +181,6 @@ impl Live {
 }
 
 impl Session {
-    /// Remembers the client's peer, to send it notifications later.
-    pub(super) fn met(&self, peer: &Peer<RoleServer>) {
-        let _ = self.peer.set(peer.clone());
-    }
-
     /// Adds `uri` to the session's subscriptions; false when it holds
     /// [`MAX_SUBSCRIPTIONS`] others already.
     pub(super) fn subscribe(&self, uri: String) -> bool {
@@ -425,6 +418,15 @@ impl McpServer {
         (self.0.live.listen_ttl)
             .store(millis(ttl.max(Duration::from_millis(1))), Ordering::Relaxed);
         self
+    }
+
+    /// Remembers the session's client, to send it notifications: the first time, the
+    /// session joins the server's list (so sessions that never ask about resources or
+    /// prompts, a stateless server's tool calls among them, cost nothing there).
+    pub(super) fn met(&self, peer: &Peer<RoleServer>) {
+        if self.2.peer.set(peer.clone()).is_ok() {
+            self.0.live.register(&self.2);
+        }
     }
 
     /// A handle to change the resources and prompts while the server runs and to tell

@@ -168,8 +168,8 @@ impl McpServer {
 
     /// The same server with the per-session state (log level, subscriptions) of a new session.
     pub(crate) fn for_session(&self) -> Self {
-        let session = self.0.live.session();
-        McpServer(Arc::clone(&self.0), notify::Session::default(), session)
+        let inner = Arc::clone(&self.0);
+        McpServer(inner, notify::Session::default(), Arc::default())
     }
 
     /// Sets the `serverInfo.name` that `initialize` advertises.
@@ -500,7 +500,7 @@ impl ServerHandler for McpServer {
 
     /// Remembers the session's client, to tell it when resources and prompts change.
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        self.2.met(&context.peer);
+        self.met(&context.peer);
     }
 
     // Resources, prompts and completion: `resources.rs`, `prompts.rs`.

@@ -95,7 +95,7 @@ impl McpServer {
         request: Option<&PaginatedRequestParams>,
         context: &RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        self.2.met(&context.peer);
+        self.met(&context.peer);
         let prompts = self.0.live.catalog().prompts.clone();
         let (items, next) = page(&prompts, request, self.0.page_size)?;
         let mut result = ListPromptsResult::with_all_items(items.iter().map(listed).collect());
@@ -114,7 +114,7 @@ impl McpServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        self.2.met(&context.peer);
+        self.met(&context.peer);
         let name = request.name;
         let Some(prompt) = self.find_prompt(&name) else {
             return Err(get_error(
@@ -158,7 +158,7 @@ impl McpServer {
         request: CompleteRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        self.2.met(&context.peer);
+        self.met(&context.peer);
         let mut asked = CompletionRequest::new(request.argument.name, request.argument.value);
         if let Some(arguments) = request.context.and_then(|c| c.arguments) {
             asked = asked.with_context(arguments);

@@ -96,16 +96,12 @@ pub(super) fn read_error(uri: &str, error: ResourceError) -> ErrorData {
 }
 
 impl McpServer {
-    fn met(&self, context: &RequestContext<RoleServer>) {
-        self.2.met(&context.peer);
-    }
-
     pub(super) fn resource_list(
         &self,
         request: Option<&PaginatedRequestParams>,
         context: &RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        self.met(context);
+        self.met(&context.peer);
         let fixed: Vec<Resource> = (self.0.live.catalog().resources.iter())
             .filter(|r| !r.is_template())
             .cloned()
@@ -121,7 +117,7 @@ impl McpServer {
         request: Option<&PaginatedRequestParams>,
         context: &RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        self.met(context);
+        self.met(&context.peer);
         let templates: Vec<Resource> = (self.0.live.catalog().resources.iter())
             .filter(|r| r.is_template())
             .cloned()
@@ -154,7 +150,7 @@ impl McpServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        self.met(&context);
+        self.met(&context.peer);
         let uri = request.uri;
         let Some(resource) = self.find_resource(&uri) else {
             return Err(read_error(&uri, ResourceError::not_found(uri.as_str())));
@@ -177,7 +173,7 @@ impl McpServer {
         uri: String,
         context: &RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.met(context);
+        self.met(&context.peer);
         if self.find_resource(&uri).is_none() {
             return Err(read_error(&uri, ResourceError::not_found(uri.as_str())));
         }
@@ -199,7 +195,7 @@ impl McpServer {
         uri: &str,
         context: &RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.met(context);
+        self.met(&context.peer);
         self.2.unsubscribe(uri);
         Ok(())
     }
