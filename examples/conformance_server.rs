@@ -1,6 +1,7 @@
-//! Every tool scenario of the official MCP conformance suite
-//! (`@modelcontextprotocol/conformance`), written as ordinary `#[tool]` functions and
-//! served over streamable HTTP.
+//! Every server scenario of the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance`): its tools, resources and prompts, written as
+//! ordinary `#[tool]`, `#[resource]` and `#[prompt]` functions and served over streamable
+//! HTTP.
 //!
 //! ```text
 //! cargo run --example conformance_server --features mcp -- 127.0.0.1:3001
@@ -14,7 +15,9 @@
 //! [`Context::log`] while it runs, [`Context::sample`] to ask the client's model, and a
 //! [`Suspend`] carrying a JSON schema in its `data` to ask the user (which the server turns
 //! into `elicitation/create`, or `input_required` for 2026-07-28 clients); the re-run
-//! reads the user's reply in [`Context::answer`].
+//! reads the user's reply in [`Context::answer`]. The resources are text, bytes and a
+//! template; the prompts take arguments, embed a resource and show an image; completion
+//! comes from `#[complete]`.
 
 // A `Suspend` carries its whole `Request` (prompt, schema): returned as the `Err` of a
 // tool, as the crate's contract has it, it is larger than clippy's default for errors.
@@ -27,8 +30,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use toolnexus::mcp::{HttpOptions, McpServer};
 use toolnexus::{
-    Answer, ContentPart, Context, LogLevel, Request, Sampling, Suspend, Tool, ToolResult, Toolkit,
-    tool,
+    Answer, ContentPart, Context, Json, LogLevel, PromptMessage, Request, ResourceContents,
+    Sampling, Suspend, Tool, ToolResult, Toolkit, prompt, prompts, resource, resources, tool,
 };
 
 /// A 1×1 PNG.
@@ -315,6 +318,86 @@ fn toolkit() -> Toolkit {
     .collect()
 }
 
+/// A static text resource.
+#[resource(
+    uri = "test://static-text",
+    name = "static-text",
+    mime_type = "text/plain"
+)]
+fn static_text() -> &'static str {
+    "This is the content of the static text resource."
+}
+
+/// A static binary resource (a 1x1 PNG).
+#[resource(uri = "test://static-binary", name = "static-binary")]
+fn static_binary() -> Result<ContentPart, toolnexus::ContentError> {
+    ContentPart::image_bytes(PNG)
+}
+
+/// Data for one id, from a URI template.
+#[resource(
+    uri = "test://template/{id}/data",
+    name = "template-data",
+    mime_type = "application/json"
+)]
+fn template_data(
+    /// The id the data is for.
+    #[complete(values = ["123", "456"])]
+    id: String,
+) -> Json<Value> {
+    Json(json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}))
+}
+
+/// A resource clients subscribe to.
+#[resource(uri = "test://watched-resource", name = "watched-resource")]
+fn watched_resource() -> &'static str {
+    "Watched resource content"
+}
+
+/// A simple prompt without arguments.
+#[prompt]
+fn test_simple_prompt() -> &'static str {
+    "This is a simple prompt for testing."
+}
+
+/// A prompt with two arguments.
+#[prompt]
+fn test_prompt_with_arguments(
+    /// First test argument.
+    #[complete(values = ["paris", "park", "party"])]
+    arg1: String,
+    /// Second test argument.
+    arg2: String,
+) -> String {
+    format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
+}
+
+/// A prompt that embeds a resource.
+#[prompt]
+fn test_prompt_with_embedded_resource(
+    /// URI of the resource to embed.
+    #[serde(rename = "resourceUri")]
+    resource_uri: String,
+) -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::user(
+            ResourceContents::text("Embedded resource content for testing.")
+                .with_uri(resource_uri)
+                .with_mime_type("text/plain"),
+        ),
+        PromptMessage::user("Please process the embedded resource above."),
+    ]
+}
+
+/// A prompt with an image.
+#[prompt]
+fn test_prompt_with_image() -> Result<Vec<PromptMessage>, toolnexus::ContentError> {
+    Ok(vec![
+        PromptMessage::user(ContentPart::image_bytes(PNG)?),
+        PromptMessage::user("Please analyze the image above."),
+    ])
+}
+
 fn usage() -> ! {
     eprintln!("usage: conformance_server ADDR [--stateless]");
     std::process::exit(2);
@@ -331,7 +414,20 @@ async fn main() -> std::io::Result<()> {
             _ => usage(),
         }
     }
-    let server = McpServer::new(toolkit()).with_name("toolnexus-conformance");
+    let server = McpServer::new(toolkit())
+        .with_name("toolnexus-conformance")
+        .with_resources(resources![
+            static_text,
+            static_binary,
+            template_data,
+            watched_resource
+        ])
+        .with_prompts(prompts![
+            test_simple_prompt,
+            test_prompt_with_arguments,
+            test_prompt_with_embedded_resource,
+            test_prompt_with_image,
+        ]);
     let http = server.serve_http_with(addr.as_str(), options).await?;
     println!("listening on {}", http.url());
     // Stops when stdin closes (the test that started it went away).

@@ -1,4 +1,5 @@
-//! The quickstart's tools served over the Model Context Protocol, to any MCP client.
+//! The quickstart's tools served over the Model Context Protocol, to any MCP client, with
+//! a resource, a resource template and a prompt beside them.
 //!
 //! ```text
 //! cargo run --example mcp_server --features mcp                           # stdio (a client spawns it)
@@ -15,20 +16,75 @@
 //! `Origin` headers beside the loopback ones; `--stateless` serves without sessions, for
 //! replicas behind a load balancer. Over stdio, stdout belongs to the protocol:
 //! diagnostics go to stderr.
+//!
+//! Beside the tools: the resource `docs://readme` (what the server offers), the template
+//! `deploy://{env}/status` (one environment's status, as JSON; `env` completes), and the
+//! prompt `plan_deploy` (which embeds the readme).
 
 #[path = "shared/tools.rs"]
 mod tools;
 
 use std::io::Read as _;
 
-use toolnexus::Toolkit;
+use serde_json::json;
 use toolnexus::mcp::{HttpOptions, McpServer};
+use toolnexus::{
+    Json, PromptMessage, ResourceContents, ResourceError, Toolkit, prompt, prompts, resource,
+    resources,
+};
 
 /// Every tool the server exposes: the quickstart's `#[tool]` functions.
 fn toolkit() -> Toolkit {
     toolnexus::tools![tools::add, tools::divide, tools::deploy, tools::screenshot]
         .into_iter()
         .collect()
+}
+
+/// What the readme says.
+const README: &str = "# toolnexus quickstart\n\nTools: `add`, `divide`, `deploy_service` \
+                      (asks which environment when none is given) and `screenshot`.\n";
+
+/// What this server offers, in Markdown.
+#[resource(uri = "docs://readme", mime_type = "text/markdown")]
+fn readme() -> &'static str {
+    README
+}
+
+/// The deployment status of one environment.
+#[resource(uri = "deploy://{env}/status", name = "deploy_status")]
+fn deploy_status(
+    /// The environment: `staging` or `production`.
+    #[complete(values = ["staging", "production"])]
+    env: String,
+) -> Result<Json<serde_json::Value>, ResourceError> {
+    match env.as_str() {
+        "staging" | "production" => Ok(Json(
+            json!({"env": env, "version": "1.4.2", "healthy": true}),
+        )),
+        _ => Err(ResourceError::not_found(format!("deploy://{env}/status"))),
+    }
+}
+
+/// Plan a deployment with this server's tools.
+#[prompt(name = "plan_deploy", title = "Plan a deployment")]
+fn plan_deploy(
+    /// The environment to deploy to.
+    #[complete(values = ["staging", "production"])]
+    env: String,
+    /// What changed since the last deployment.
+    changes: Option<String>,
+) -> Vec<PromptMessage> {
+    let changes = changes.unwrap_or_else(|| "nothing said".to_owned());
+    vec![
+        PromptMessage::user(
+            ResourceContents::text(README)
+                .with_uri("docs://readme")
+                .with_mime_type("text/markdown"),
+        ),
+        PromptMessage::user(format!(
+            "Plan a deployment to {env} with the tools above. Changes: {changes}."
+        )),
+    ]
 }
 
 const USAGE: &str = "usage: mcp_server [--print-tools | --http ADDR [--stateless] \
@@ -41,7 +97,10 @@ fn usage() -> ! {
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let server = McpServer::new(toolkit()).with_name("toolnexus-quickstart");
+    let server = McpServer::new(toolkit())
+        .with_name("toolnexus-quickstart")
+        .with_resources(resources![readme, deploy_status])
+        .with_prompts(prompts![plan_deploy]);
     let mut args = std::env::args().skip(1);
     let Some(first) = args.next() else {
         return server.serve_stdio().await;

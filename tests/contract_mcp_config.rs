@@ -227,6 +227,31 @@ async fn one_config_starts_a_stdio_server_reaches_an_http_one_and_isolates_the_b
     assert_eq!((add.output.as_str(), add.is_error), ("5", false));
     assert!(toolkit.get("toolnexus_deploy_service").is_some());
     assert!(servers.client("toolnexus").is_some() && servers.client("missing").is_none());
+
+    // Each server's resources and prompts, by the server's name.
+    let readme = &servers.resources("toolnexus").await.unwrap()[0];
+    assert_eq!(readme.uri, "docs://readme");
+    let read = servers
+        .read_resource("toolnexus", &readme.uri)
+        .await
+        .unwrap();
+    assert_eq!(read[0].mime_type(), Some("text/markdown"));
+    let templates = servers.resource_templates("every thing").await.unwrap();
+    assert!(!templates.is_empty());
+    let prompts = servers.prompts("every thing").await.unwrap();
+    assert!(
+        prompts.iter().any(|p| p.name == "simple-prompt"),
+        "{prompts:?}"
+    );
+    let plan = servers
+        .prompt("toolnexus", "plan_deploy", [("env", "staging")])
+        .await
+        .unwrap();
+    assert!(plan.messages[1].text().unwrap().contains("staging"));
+    let failed = servers.resources("missing").await.unwrap_err().to_string();
+    assert!(failed.contains("`missing` is not connected"), "{failed}");
+    let unknown = servers.prompts("nope").await.unwrap_err().to_string();
+    assert!(unknown.contains("no MCP server named `nope`"), "{unknown}");
     servers.close().await;
 }
 

@@ -173,6 +173,88 @@ fn check_report(report: &Value) {
     assert_eq!(unknown["message"], "Unknown tool: no_such_tool");
 
     assert_eq!(text(&calls["after"]["result"], 0), "42");
+
+    check_resources_and_prompts(report);
+}
+
+/// The example's resource, template and prompt, as the client read them.
+fn check_resources_and_prompts(report: &Value) {
+    let capabilities = &report["initialize"]["capabilities"];
+    assert_eq!(
+        capabilities["resources"]["subscribe"], true,
+        "{capabilities}"
+    );
+    assert_eq!(
+        capabilities["prompts"]["listChanged"], true,
+        "{capabilities}"
+    );
+    assert!(capabilities["completions"].is_object(), "{capabilities}");
+
+    assert_eq!(
+        report["resources"]["resources"],
+        json!([{
+            "uri": "docs://readme",
+            "name": "readme",
+            "description": "What this server offers, in Markdown.",
+            "mimeType": "text/markdown"
+        }])
+    );
+    let templates = &report["templates"]["resourceTemplates"];
+    assert_eq!(templates[0]["uriTemplate"], "deploy://{env}/status");
+    assert_eq!(templates[0]["name"], "deploy_status");
+
+    let reads = &report["reads"];
+    let readme = &reads["readme"]["result"]["contents"][0];
+    assert_eq!(readme["uri"], "docs://readme");
+    assert_eq!(readme["mimeType"], "text/markdown");
+    assert!(readme["text"].as_str().unwrap().starts_with("# toolnexus"));
+    let status = &reads["template"]["result"]["contents"][0];
+    assert_eq!(status["uri"], "deploy://staging/status");
+    assert_eq!(status["mimeType"], "application/json");
+    let status: Value = serde_json::from_str(status["text"].as_str().unwrap()).unwrap();
+    assert_eq!(status["env"], "staging");
+    // An environment the template's function does not know, and a URI no resource has.
+    assert_eq!(reads["not_found"]["error"]["code"], -32002, "{reads}");
+    assert_eq!(reads["unknown"]["error"]["code"], -32002, "{reads}");
+    assert!(
+        reads["unknown"]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nothing://here")
+    );
+
+    let prompts = &report["prompts"]["prompts"];
+    assert_eq!(prompts[0]["name"], "plan_deploy");
+    assert_eq!(prompts[0]["title"], "Plan a deployment");
+    assert_eq!(
+        prompts[0]["arguments"],
+        json!([
+            {"name": "env", "description": "The environment to deploy to.", "required": true},
+            {"name": "changes", "description": "What changed since the last deployment.", "required": false}
+        ])
+    );
+    let messages = &report["prompt"]["messages"];
+    assert_eq!(messages[0]["content"]["type"], "resource");
+    assert_eq!(messages[0]["content"]["resource"]["uri"], "docs://readme");
+    assert_eq!(
+        messages[1]["content"]["text"],
+        "Plan a deployment to staging with the tools above. Changes: a fix."
+    );
+    let missing = &report["prompt_missing_argument"]["error"];
+    assert_eq!(missing["code"], -32602, "{missing}");
+    assert!(
+        missing["message"].as_str().unwrap().contains("`env`"),
+        "{missing}"
+    );
+
+    assert_eq!(
+        report["completion"]["completion"]["values"],
+        json!(["staging"])
+    );
+    assert_eq!(
+        report["template_completion"]["completion"]["values"],
+        json!(["production"])
+    );
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! `McpClient` against the protocol's reference server,
 //! `@modelcontextprotocol/server-everything` (installed by `.ci/test`), over stdio and
 //! over streamable HTTP: every tool it lists is called, including its image, resource,
-//! long-running and elicitation tools. The HTTP server is made to bind 127.0.0.1 only
+//! long-running and elicitation tools; and its resources, templates and prompts are
+//! listed, read, got, completed and subscribed to. The HTTP server is made to bind 127.0.0.1 only
 //! (`tests/mcp_client/loopback.mjs`) and is killed by the test.
 
 #[path = "remote_tools/common.rs"]
@@ -14,7 +15,7 @@ use std::time::Duration;
 use common::*;
 use serde_json::{Value, json};
 use toolnexus::mcp::McpClient;
-use toolnexus::{Context, Request, ToolResult, Toolkit};
+use toolnexus::{CompletionRequest, Context, PromptContent, Request, ToolResult, Toolkit};
 
 /// The tools registered once the client's elicitation capability is known.
 const AFTER_INITIALIZE: &str = "trigger-elicitation-request";
@@ -226,4 +227,103 @@ async fn every_tool_of_the_reference_server_over_streamable_http() {
     let url = format!("http://127.0.0.1:{port}/mcp");
     let (_server, client) = start_http(command, &url, None).await;
     exercise(&client, "streamable HTTP").await;
+}
+
+#[tokio::test]
+async fn the_reference_servers_resources_and_prompts_over_stdio() {
+    let client = McpClient::stdio("node", [everything().as_os_str(), "stdio".as_ref()])
+        .quiet()
+        .connect()
+        .await
+        .expect("server-everything starts");
+
+    let resources = client.resources().await.unwrap();
+    let architecture = resources
+        .iter()
+        .find(|r| r.uri.ends_with("/architecture.md"))
+        .unwrap_or_else(|| panic!("no architecture.md in {resources:#?}"));
+    assert_eq!(architecture.mime_type.as_deref(), Some("text/markdown"));
+    let read = client.read_resource(&architecture.uri).await.unwrap();
+    assert!(read[0].as_text().unwrap().contains("Architecture"));
+    assert_eq!(read[0].uri(), architecture.uri);
+
+    let templates = client.resource_templates().await.unwrap();
+    let names: Vec<&str> = templates.iter().map(|t| t.uri_template.as_str()).collect();
+    assert!(
+        names.contains(&"demo://resource/dynamic/text/{resourceId}"),
+        "{names:?}"
+    );
+    let text = client
+        .read_resource("demo://resource/dynamic/text/7")
+        .await
+        .unwrap();
+    assert!(text[0].as_text().unwrap().contains('7'), "{text:?}");
+    let blob = client
+        .read_resource("demo://resource/dynamic/blob/7")
+        .await
+        .unwrap();
+    assert!(!blob[0].as_bytes().unwrap().is_empty(), "{blob:?}");
+    let refused = client
+        .read_resource("demo://resource/dynamic/text/seven")
+        .await;
+    assert!(refused.is_err(), "{refused:?}");
+
+    let prompts = client.prompts().await.unwrap();
+    let args = prompts.iter().find(|p| p.name == "args-prompt").unwrap();
+    assert_eq!(args.arguments[0].name, "city");
+    assert!(args.arguments[0].required && !args.arguments[1].required);
+    let simple = client
+        .prompt("simple-prompt", Vec::<(String, String)>::new())
+        .await
+        .unwrap();
+    assert!(simple.messages[0].text().is_some(), "{simple:?}");
+    let filled = client
+        .prompt("args-prompt", [("city", "Lisbon")])
+        .await
+        .unwrap();
+    assert!(filled.messages[0].text().unwrap().contains("Lisbon"));
+    let embedded = client
+        .prompt(
+            "resource-prompt",
+            [("resourceType", "Text"), ("resourceId", "3")],
+        )
+        .await
+        .unwrap();
+    assert!(
+        embedded
+            .messages
+            .iter()
+            .any(|m| matches!(&m.content, PromptContent::Resource(c) if c.uri().ends_with("/3"))),
+        "{embedded:?}"
+    );
+
+    let departments = client
+        .complete_prompt(
+            "completable-prompt",
+            &CompletionRequest::new("department", "E"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(departments.values, ["Engineering"]);
+    let context = [("department".to_owned(), "Sales".to_owned())].into();
+    let asked = CompletionRequest::new("name", "").with_context(context);
+    let names = client
+        .complete_prompt("completable-prompt", &asked)
+        .await
+        .unwrap();
+    assert_eq!(names.values, ["David", "Eve", "Frank"]);
+
+    // Subscribed, with the server's simulated updates turned on: one arrives.
+    let mut updates = client.resource_updates();
+    client.subscribe(&architecture.uri).await.unwrap();
+    let toolkit: Toolkit = client.tools().await.unwrap().into_iter().collect();
+    let toggled = toolkit
+        .execute("toggle-subscriber-updates", json!({}), Context::default())
+        .await;
+    assert!(!toggled.is_error, "{toggled:?}");
+    let heard = tokio::time::timeout(PATIENCE, updates.next())
+        .await
+        .unwrap();
+    assert_eq!(heard.as_deref(), Some(architecture.uri.as_str()));
+    client.unsubscribe(&architecture.uri).await.unwrap();
 }

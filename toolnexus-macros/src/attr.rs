@@ -97,7 +97,7 @@ impl ToolAttr {
 
 /// The string literal after `key =`; a missing `=` or another kind of value is an error
 /// that shows the expected form.
-fn string(meta: &ParseNestedMeta<'_>, example: &str) -> syn::Result<LitStr> {
+pub(crate) fn string(meta: &ParseNestedMeta<'_>, example: &str) -> syn::Result<LitStr> {
     let key = meta
         .path
         .get_ident()
@@ -118,6 +118,16 @@ fn string(meta: &ParseNestedMeta<'_>, example: &str) -> syn::Result<LitStr> {
 }
 
 fn set<T>(slot: &mut Option<T>, meta: &ParseNestedMeta<'_>, value: T) -> syn::Result<()> {
+    set_in("tool", slot, meta, value)
+}
+
+/// Sets `slot` once; a second time is an error on the key, inside `#[attr(…)]`.
+pub(crate) fn set_in<T>(
+    attr: &str,
+    slot: &mut Option<T>,
+    meta: &ParseNestedMeta<'_>,
+    value: T,
+) -> syn::Result<()> {
     if slot.is_some() {
         let key = meta
             .path
@@ -126,7 +136,7 @@ fn set<T>(slot: &mut Option<T>, meta: &ParseNestedMeta<'_>, value: T) -> syn::Re
             .unwrap_or_default();
         return Err(syn::Error::new_spanned(
             &meta.path,
-            format!("`{key}` is set twice in #[tool(…)]; keep one"),
+            format!("`{key}` is set twice in #[{attr}(…)]; keep one"),
         ));
     }
     *slot = Some(value);
@@ -134,8 +144,13 @@ fn set<T>(slot: &mut Option<T>, meta: &ParseNestedMeta<'_>, value: T) -> syn::Re
 }
 
 fn unknown_key(path: &Path) -> String {
+    unknown_key_in("tool", symbol::TOOL_KEYS, path)
+}
+
+/// The error for a key `#[attr(…)]` does not take, with the one it may be a typo of.
+pub(crate) fn unknown_key_in(attr: &str, keys: &[&str], path: &Path) -> String {
     let key = quote::quote!(#path).to_string().replace(' ', "");
-    let accepted = match symbol::TOOL_KEYS {
+    let accepted = match keys {
         [init @ .., last] => format!(
             "{} and `{last}`",
             init.iter()
@@ -145,13 +160,13 @@ fn unknown_key(path: &Path) -> String {
         ),
         [] => String::new(),
     };
-    match closest(&key, symbol::TOOL_KEYS) {
+    match closest(&key, keys) {
         Some(close) => {
             format!(
-                "unknown key `{key}` in #[tool(…)]: did you mean `{close}`? (the keys are {accepted})"
+                "unknown key `{key}` in #[{attr}(…)]: did you mean `{close}`? (the keys are {accepted})"
             )
         }
-        None => format!("unknown key `{key}` in #[tool(…)]; the keys are {accepted}"),
+        None => format!("unknown key `{key}` in #[{attr}(…)]; the keys are {accepted}"),
     }
 }
 

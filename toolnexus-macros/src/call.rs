@@ -9,6 +9,7 @@ use syn::{Ident, ReturnType};
 
 use crate::ast::{Role, ToolFn};
 use crate::attr::{Approval, ToolAttr};
+use crate::symbol::Kind;
 
 /// The names the handler's closure binds, hygienic so no user name can clash.
 pub(crate) struct Names {
@@ -18,6 +19,8 @@ pub(crate) struct Names {
     pub(crate) this: Ident,
     /// Whether the parsed arguments are a tuple (`.0`, `.1`, …) rather than a struct.
     pub(crate) tuple: bool,
+    /// What the function becomes: what its value converts into, and how.
+    pub(crate) kind: Kind,
 }
 
 impl Names {
@@ -27,6 +30,7 @@ impl Names {
             ctx: Ident::new("__ctx", Span::mixed_site()),
             this: Ident::new("__this", Span::mixed_site()),
             tuple: false,
+            kind: Kind::Tool,
         }
     }
 }
@@ -61,7 +65,21 @@ pub(crate) fn body(
         ctx,
         this,
         tuple,
+        kind,
     } = names;
+    let (ready, boxed, missing) = match kind {
+        Kind::Tool => (quote!(ready), quote!(boxed), quote!(missing)),
+        Kind::Resource => (
+            quote!(resource_ready),
+            quote!(resource_boxed),
+            quote!(resource_missing),
+        ),
+        Kind::Prompt => (
+            quote!(prompt_ready),
+            quote!(prompt_boxed),
+            quote!(prompt_missing),
+        ),
+    };
     let mut position = 0usize..;
     let state_var = |i: usize| Ident::new(&format!("__state{i}"), Span::mixed_site());
     let states = tool
@@ -74,7 +92,7 @@ pub(crate) fn body(
                 let #var = match #krate::__private::state::<#ty>(&#ctx, #name) {
                     ::core::result::Result::Ok(state) => state,
                     ::core::result::Result::Err(missing) => {
-                        return #krate::__private::missing(missing);
+                        return #krate::__private::#missing(missing);
                     }
                 };
             }
@@ -101,13 +119,14 @@ pub(crate) fn body(
     });
     let args: Vec<TokenStream> = args.collect();
     let item = tool.item;
-    let (returns, ret_span) = returns(krate, tool);
+    let (returns, ret_span) = returns(krate, tool, *kind);
     let result_var = Ident::new("__result", Span::mixed_site().located_at(ret_span));
     let convert = quote_spanned! {ret_span=> #returns.convert(#result_var) };
     if let Some(asyncness) = &item.sig.asyncness {
         // A future that is not `Send` is reported on the user's `async` keyword: the whole
         // call is located there.
         let krate = respan(quote!(#krate), asyncness.span);
+        let boxed = respan(boxed, asyncness.span);
         // The future owns its own handle on the shared value.
         let hold = method.then(|| {
             let owned = Ident::new("__owned", Span::mixed_site());
@@ -120,7 +139,7 @@ pub(crate) fn body(
         quote_spanned! {asyncness.span=>
             #states
             #outside
-            #krate::__private::boxed(async move {
+            #krate::__private::#boxed(async move {
                 #inside
                 let #result_var = #callee(#(#args),*).await;
                 #convert
@@ -130,7 +149,7 @@ pub(crate) fn body(
         quote! {
             #states
             let #result_var = #callee(#(#args),*);
-            #krate::__private::ready(#convert)
+            #krate::__private::#ready(#convert)
         }
     }
 }
@@ -141,17 +160,24 @@ pub(crate) fn body(
 /// argument (an `impl Trait` cannot be, and is inferred from the value instead). The
 /// conversion and the output schema both come from this call, written alike at the same
 /// span, so rustc reports an unsupported return type once.
-fn returns(krate: &syn::Path, tool: &ToolFn<'_>) -> (TokenStream, Span) {
+fn returns(krate: &syn::Path, tool: &ToolFn<'_>, kind: Kind) -> (TokenStream, Span) {
     let item = tool.item;
+    // A tool's conversion has a second, inferred parameter (the form of the return type).
+    let rest = (kind == Kind::Tool).then(|| quote!(, _));
     let (ret_span, ret_ty) = match &item.sig.output {
         ReturnType::Type(_, ty) if !matches!(**ty, syn::Type::ImplTrait(_)) => {
-            (ty.span(), quote!(::<#ty, _>))
+            (ty.span(), quote!(::<#ty #rest>))
         }
         ReturnType::Type(_, ty) => (ty.span(), quote!()),
-        ReturnType::Default => (item.sig.ident.span(), quote!(::<(), _>)),
+        ReturnType::Default => (item.sig.ident.span(), quote!(::<() #rest>)),
+    };
+    let function = match kind {
+        Kind::Tool => quote!(returns),
+        Kind::Resource => quote!(resource_returns),
+        Kind::Prompt => quote!(prompt_returns),
     };
     (
-        quote_spanned! {ret_span=> #krate::__private::returns #ret_ty () },
+        quote_spanned! {ret_span=> #krate::__private::#function #ret_ty () },
         ret_span,
     )
 }
@@ -163,7 +189,7 @@ pub(crate) fn with_output(krate: &syn::Path, tool: &ToolFn<'_>, built: TokenStre
     {
         return built;
     }
-    let (returns, _) = returns(krate, tool);
+    let (returns, _) = returns(krate, tool, Kind::Tool);
     quote!(#returns.with_output(#built))
 }
 

@@ -243,8 +243,8 @@ pub(crate) fn args_def(
 }
 
 /// The user's function as written, minus the parameter attributes the macro consumed
-/// (`///` docs, `#[serde]`, `#[schemars]`, `#[args]`, `#[context]`), which rustc would
-/// otherwise reject on a function parameter.
+/// (`///` docs, `#[serde]`, `#[schemars]`, `#[args]`, `#[context]`, `#[complete]`), which
+/// rustc would otherwise reject on a function parameter.
 pub(crate) fn original(item: &ItemFn) -> TokenStream {
     let mut item = item.clone();
     for input in &mut item.sig.inputs {
@@ -252,7 +252,8 @@ pub(crate) fn original(item: &ItemFn) -> TokenStream {
             typed.attrs.retain(|a| {
                 let consumed = symbol::FORWARDED.iter().any(|n| a.path().is_ident(n))
                     || a.path().is_ident(symbol::ARGS)
-                    || a.path().is_ident(symbol::CONTEXT);
+                    || a.path().is_ident(symbol::CONTEXT)
+                    || a.path().is_ident(symbol::COMPLETE);
                 !consumed
             });
         }

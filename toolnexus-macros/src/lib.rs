@@ -1,4 +1,4 @@
-//! The `#[tool]` attribute and the `tools!` macro of
+//! The `#[tool]`, `#[resource]` and `#[prompt]` attributes and the `tools!` macro of
 //! [toolnexus](https://docs.rs/toolnexus). Use them through `toolnexus::tool` and
 //! `toolnexus::tools`; this crate is an implementation detail.
 //!
@@ -18,7 +18,10 @@ mod ast;
 mod attr;
 mod call;
 mod expand;
+mod item;
+mod item_attr;
 mod symbol;
+mod template;
 mod toolset;
 mod valid;
 
@@ -35,6 +38,20 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let attr = attr::ToolAttr::parse(args.into(), &mut errors);
     let model = ast::ToolFn::from_syn(&item);
     valid::check(&attr, &model, valid::Place::Free, &mut errors);
+    for input in &item.sig.inputs {
+        if let syn::FnArg::Typed(typed) = input
+            && let Some(complete) = typed
+                .attrs
+                .iter()
+                .find(|a| a.path().is_ident(symbol::COMPLETE))
+        {
+            errors.push(syn::Error::new_spanned(
+                complete,
+                "`#[complete]` is for the arguments of a #[prompt] and the variables of a \
+                 #[resource]: a tool's arguments are not completed; remove it",
+            ));
+        }
+    }
     let self_ty = find_self_type(item.sig.to_token_stream(), false)
         .or_else(|| find_self_type(item.block.to_token_stream(), true));
     if item.sig.receiver().is_none()
@@ -61,7 +78,10 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// The first `Self` token in `tokens`, at any depth; in a function body (`in_body`),
 /// outside the `impl` and `trait` blocks nested in it (where `Self` is theirs).
-fn find_self_type(tokens: proc_macro2::TokenStream, in_body: bool) -> Option<proc_macro2::Ident> {
+pub(crate) fn find_self_type(
+    tokens: proc_macro2::TokenStream,
+    in_body: bool,
+) -> Option<proc_macro2::Ident> {
     use proc_macro2::{Delimiter, TokenTree};
     let mut in_nested_block_head = false;
     for token in tokens {
@@ -98,6 +118,15 @@ fn with_error(item: TokenStream, error: syn::Error) -> TokenStream {
 /// `#[tool]` on a struct, an enum, a `mod`…: the error points at the item's keyword and
 /// name, and says what the item is.
 fn not_a_function(item: &Item) -> syn::Error {
+    let (what, head) = describe(item);
+    syn::Error::new_spanned(
+        head,
+        format!("#[tool] goes on a function (`fn` or `async fn`), not on {what}"),
+    )
+}
+
+/// What an item is ("a struct"), and its keyword and name, for errors about it.
+pub(crate) fn describe(item: &Item) -> (&'static str, proc_macro2::TokenStream) {
     fn head(keyword: impl ToTokens, name: impl ToTokens) -> proc_macro2::TokenStream {
         quote::quote!(#keyword #name)
     }
@@ -114,10 +143,7 @@ fn not_a_function(item: &Item) -> syn::Error {
         Item::Use(i) => ("a `use`", head(i.use_token, &i.tree)),
         other => ("this item", other.to_token_stream()),
     };
-    syn::Error::new_spanned(
-        head,
-        format!("#[tool] goes on a function (`fn` or `async fn`), not on {what}"),
-    )
+    (what, head)
 }
 
 /// Turns the `#[tool]` methods of an impl block into tools bound to a value. Documented
@@ -127,15 +153,47 @@ pub fn toolset(args: TokenStream, item: TokenStream) -> TokenStream {
     toolset::expand(args.into(), item.into()).into()
 }
 
+/// Turns a function into an MCP resource. Documented on `toolnexus::resource`.
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
+    item::expand(symbol::Kind::Resource, args.into(), item.into()).into()
+}
+
+/// Turns a function into an MCP prompt. Documented on `toolnexus::prompt`.
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
+    item::expand(symbol::Kind::Prompt, args.into(), item.into()).into()
+}
+
 /// `tools![f, module::g]` → `vec![f::tool(), module::g::tool()]`. Documented on
 /// `toolnexus::tools`.
 #[proc_macro]
 pub fn tools(input: TokenStream) -> TokenStream {
+    gather(input, "tool")
+}
+
+/// `resources![f, g]` → `vec![f::resource(), g::resource()]`. Documented on
+/// `toolnexus::resources`.
+#[proc_macro]
+pub fn resources(input: TokenStream) -> TokenStream {
+    gather(input, "resource")
+}
+
+/// `prompts![f, g]` → `vec![f::prompt(), g::prompt()]`. Documented on `toolnexus::prompts`.
+#[proc_macro]
+pub fn prompts(input: TokenStream) -> TokenStream {
+    gather(input, "prompt")
+}
+
+fn gather(input: TokenStream, constructor: &str) -> TokenStream {
     let paths =
         match syn::parse::Parser::parse(Punctuated::<Path, Token![,]>::parse_terminated, input) {
             Ok(paths) => paths,
             Err(e) => return e.to_compile_error().into(),
         };
-    let calls = paths.iter().map(|path| quote::quote!(#path::tool()));
+    let constructor = proc_macro2::Ident::new(constructor, proc_macro2::Span::call_site());
+    let calls = paths
+        .iter()
+        .map(|path| quote::quote!(#path::#constructor()));
     quote::quote!(::std::vec![#(#calls),*]).into()
 }

@@ -30,3 +30,52 @@ pub(crate) const TOOL: &str = "tool";
 
 /// Parameter attributes passed on to the argument struct's field.
 pub(crate) const FORWARDED: &[&str] = &["doc", "serde", "schemars"];
+
+/// `#[resource(uri = "…")]`: the resource's URI or URI template.
+pub(crate) const URI: &str = "uri";
+/// `#[resource(title = "…")]` / `#[prompt(title = "…")]`: a human-readable title.
+pub(crate) const TITLE: &str = "title";
+/// `#[resource(mime_type = "…")]`: the MIME type of its contents.
+pub(crate) const MIME_TYPE: &str = "mime_type";
+
+/// The keys accepted inside `#[resource(…)]`.
+pub(crate) const RESOURCE_KEYS: &[&str] = &[URI, NAME, TITLE, DESCRIPTION, MIME_TYPE, CRATE];
+/// The keys accepted inside `#[prompt(…)]`.
+pub(crate) const PROMPT_KEYS: &[&str] = &[NAME, TITLE, DESCRIPTION, CRATE];
+
+/// `#[complete(…)]` on a parameter of a `#[resource]` or `#[prompt]` function.
+pub(crate) const COMPLETE: &str = "complete";
+/// `#[complete(values = ["…", …])]`: complete from a fixed list.
+pub(crate) const VALUES: &str = "values";
+/// `#[complete(with = function)]`: complete with a function.
+pub(crate) const WITH: &str = "with";
+/// The keys accepted inside `#[complete(…)]`.
+pub(crate) const COMPLETE_KEYS: &[&str] = &[VALUES, WITH];
+
+/// Which attribute a function is under.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Kind {
+    Tool,
+    Resource,
+    Prompt,
+}
+
+impl Kind {
+    /// `#[tool]`, `#[resource]` or `#[prompt]`, for messages.
+    pub(crate) fn attr(self) -> &'static str {
+        match self {
+            Kind::Tool => "#[tool]",
+            Kind::Resource => "#[resource]",
+            Kind::Prompt => "#[prompt]",
+        }
+    }
+
+    /// What a parameter's name names.
+    pub(crate) fn param_names(self) -> &'static str {
+        match self {
+            Kind::Tool => "its name becomes the property name in the schema",
+            Kind::Resource => "its name is the URI template variable it takes",
+            Kind::Prompt => "its name is the prompt argument's name",
+        }
+    }
+}

@@ -7,6 +7,7 @@ use syn::{FnArg, Type};
 
 use crate::ast::{Role, ToolFn};
 use crate::attr::{Approval, ToolAttr};
+use crate::symbol::Kind;
 
 /// Where the function stands.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -24,7 +25,6 @@ pub(crate) fn check(
     place: Place,
     errors: &mut Vec<syn::Error>,
 ) {
-    let sig = &tool.item.sig;
     let mut fail = |tokens: &dyn ToTokens, message: &str| {
         errors.push(syn::Error::new_spanned(tokens, message));
     };
@@ -43,20 +43,43 @@ pub(crate) fn check(
              for the default prompt (it names the tool and shows its arguments)",
         );
     }
+    check_signature(Kind::Tool, tool, place, errors);
+}
+
+/// The rules of the signature every kind of function shares: not generic, one context at
+/// most, plain parameter names of owned, concrete types.
+pub(crate) fn check_signature(
+    kind: Kind,
+    tool: &ToolFn<'_>,
+    place: Place,
+    errors: &mut Vec<syn::Error>,
+) {
+    let sig = &tool.item.sig;
+    let attr = kind.attr();
+    let mut fail = |tokens: &dyn ToTokens, message: &str| {
+        errors.push(syn::Error::new_spanned(tokens, message));
+    };
     if !sig.generics.params.is_empty() {
+        let what = if kind == Kind::Tool {
+            "argument schema"
+        } else {
+            "parameters' schema"
+        };
         fail(
             &sig.generics,
-            "a #[tool] function cannot be generic: its argument schema is generated once, for \
-             concrete types; write a non-generic #[tool] function that calls this one",
+            &format!(
+                "a {attr} function cannot be generic: its {what} is generated once, for \
+                 concrete types; write a non-generic {attr} function that calls this one"
+            ),
         );
     } else if let Some(where_clause) = &sig.generics.where_clause {
         fail(
             where_clause,
-            "a #[tool] function cannot have a `where` clause",
+            &format!("a {attr} function cannot have a `where` clause"),
         );
     }
     if let Some(variadic) = &sig.variadic {
-        fail(variadic, "a #[tool] function cannot be variadic");
+        fail(variadic, &format!("a {attr} function cannot be variadic"));
     }
 
     let mut contexts = 0;
@@ -73,7 +96,15 @@ pub(crate) fn check(
     for param in &tool.params {
         match param.role {
             Role::Receiver => {
-                if let Some(why) = receiver_problem(param.arg, place) {
+                let problem = match kind {
+                    Kind::Tool => receiver_problem(param.arg, place),
+                    _ => Some(format!(
+                        "{attr} goes on a free function, not on a method: write a function \
+                         outside the `impl` block (it can take the value as a `State<T>` \
+                         parameter)"
+                    )),
+                };
+                if let Some(why) = problem {
                     fail(param.arg, &why);
                 }
             }
@@ -82,7 +113,9 @@ pub(crate) fn check(
                 if contexts == 2 {
                     fail(
                         param.arg,
-                        "a #[tool] function takes at most one `Context` parameter; remove this one",
+                        &format!(
+                            "a {attr} function takes at most one `Context` parameter; remove this one"
+                        ),
                     );
                 }
             }
@@ -100,12 +133,15 @@ pub(crate) fn check(
         if param.ident.is_none() {
             fail(
                 &typed.pat,
-                "a #[tool] parameter must be a plain name (`name: Type`): its name becomes the \
-                 property name in the schema; destructure inside the function instead",
+                &format!(
+                    "a {attr} parameter must be a plain name (`name: Type`): {}; destructure \
+                     inside the function instead",
+                    kind.param_names()
+                ),
             );
         }
         if let Role::Schema | Role::WholeArgs = param.role {
-            check_param_type(&typed.ty, &mut fail);
+            check_param_type(kind, &typed.ty, &mut fail);
         }
     }
 }
@@ -151,12 +187,15 @@ fn receiver_problem(arg: &FnArg, place: Place) -> Option<String> {
     None
 }
 
-fn check_param_type(ty: &Type, fail: &mut impl FnMut(&dyn ToTokens, &str)) {
+fn check_param_type(kind: Kind, ty: &Type, fail: &mut impl FnMut(&dyn ToTokens, &str)) {
+    let attr = kind.attr();
     match ty {
         Type::ImplTrait(_) => fail(
             ty,
-            "a #[tool] parameter cannot be `impl Trait`: the schema needs a concrete type; name \
-             one that implements `Deserialize` and `JsonSchema`",
+            &format!(
+                "a {attr} parameter cannot be `impl Trait`: the schema needs a concrete type; \
+                 name one that implements `Deserialize` and `JsonSchema`"
+            ),
         ),
         Type::Reference(r) if r.mutability.is_some() && is_context(&r.elem) => fail(
             ty,
@@ -164,10 +203,12 @@ fn check_param_type(ty: &Type, fail: &mut impl FnMut(&dyn ToTokens, &str)) {
         ),
         Type::Reference(_) => fail(
             ty,
-            "a #[tool] parameter cannot be a reference: arguments are deserialized into owned \
-             values; take the owned type (`String` for `&str`, `Vec<T>` for `&[T]`)",
+            &format!(
+                "a {attr} parameter cannot be a reference: arguments are deserialized into \
+                 owned values; take the owned type (`String` for `&str`, `Vec<T>` for `&[T]`)"
+            ),
         ),
-        Type::Infer(_) => fail(ty, "a #[tool] parameter needs a concrete type"),
+        Type::Infer(_) => fail(ty, &format!("a {attr} parameter needs a concrete type")),
         _ => {}
     }
 }

@@ -68,8 +68,12 @@
 //!   `OpenAi` (and every OpenAI-compatible server), `Anthropic` and `Gemini`, each a
 //!   [`Model`] with retries, timeouts and streaming.
 //! - `store` (features `sqlite`, `postgres`): durable runs that outlive a crash.
+//! - [`#[resource]`](macro@resource) and [`#[prompt]`](macro@prompt): MCP's other two
+//!   primitives, [`Resource`]s (data read by URI) and [`Prompt`]s (message templates),
+//!   defined like tools.
 //! - `mcp` (feature `mcp`, OAuth logins with `mcp-auth`): an MCP server for any
-//!   [`Toolkit`], and `McpClient` for other servers' tools.
+//!   [`Toolkit`], its resources and prompts, and `McpClient` for other servers' tools,
+//!   resources and prompts.
 //! - `source` (features `mcp`, `skills`, `http-tools`): tools from an MCP config file,
 //!   Agent Skills folders and HTTP endpoints.
 //! - `search` (feature `search`): BM25 tool search, in the loop too.
@@ -101,6 +105,7 @@ pub mod guide;
 pub mod mcp;
 #[cfg(feature = "otel")]
 pub mod otel;
+mod primitive;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub mod providers;
 mod schema;
@@ -148,6 +153,12 @@ pub use agent::model::{
 pub use agent::resume::{ResumeError, Resumed, resume};
 pub use agent::run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
 pub use agent::settings::{ModelSettings, Reasoning, ToolChoice};
+pub use primitive::{
+    Completion, CompletionRequest, GetResult, IntoPromptReply, IntoResourceContents,
+    MAX_COMPLETIONS, Prompt, PromptArgument, PromptContent, PromptError, PromptMessage,
+    PromptReply, PromptRequest, PromptRole, ReadResult, Resource, ResourceContents, ResourceError,
+    ResourceLink, ResourceRequest, TemplateError,
+};
 pub use schema::listing::Listing;
 pub use tool::caller::{
     Caller, DEFAULT_SAMPLING_MAX_TOKENS, LogLevel, Sampled, Sampling, SamplingError,
@@ -297,6 +308,116 @@ pub use toolnexus_macros::toolset;
 /// ```
 pub use toolnexus_macros::tools;
 
+/// Turns a function into an MCP resource: data a client reads by URI, at a fixed URI or
+/// at every URI of a template whose `{variables}` are the function's parameters.
+///
+/// ```
+/// use toolnexus::{resource, Context, Json, Resource, ResourceError};
+///
+/// /// The project's README.
+/// #[resource(uri = "docs://readme", mime_type = "text/markdown")]
+/// fn readme() -> &'static str {
+///     "# toolnexus"
+/// }
+///
+/// /// One user's profile.
+/// #[resource(uri = "users://{id}/profile", name = "profile")]
+/// async fn profile(/** The user's id. */ id: u64) -> Result<Json<serde_json::Value>, ResourceError> {
+///     match id {
+///         1 => Ok(Json(serde_json::json!({"id": 1, "name": "Ada"}))),
+///         _ => Err(ResourceError::not_found(format!("users://{id}/profile"))),
+///     }
+/// }
+///
+/// let readme = readme::resource();
+/// assert_eq!((readme.uri(), readme.name()), ("docs://readme", "readme"));
+/// assert_eq!(readme.description(), "The project's README.");
+/// assert!(profile::resource().is_template());
+///
+/// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+/// let read = rt.block_on(profile::resource().read("users://1/profile", Context::default()));
+/// let contents = read.unwrap();
+/// assert_eq!(contents[0].mime_type(), Some("application/json"));
+/// assert_eq!(contents[0].as_text(), Some(r#"{"id":1,"name":"Ada"}"#));
+/// let bad = rt.block_on(profile::resource().read("users://ada/profile", Context::default()));
+/// assert!(bad.unwrap_err().to_string().contains("id: invalid type"));
+/// ```
+///
+/// - `uri = "…"` (required): a URI with a scheme, or an RFC 6570 level-1 template
+///   (`{name}` variables, each a parameter of the function and each parameter a variable).
+///   A variable's text is read as its parameter's type: `String`, a number, a boolean, an
+///   enum deriving `Deserialize + JsonSchema`…
+/// - `name = "…"` (the function's name otherwise), `title = "…"`, `description = "…"`
+///   (the doc comment otherwise), `mime_type = "…"` (the contents' MIME type unless they
+///   say otherwise), `crate = "…"`.
+/// - `#[complete(values = ["…", …])]` or `#[complete(with = function)]` on a parameter
+///   completes its variable (`completion/complete`); an enum parameter completes from its
+///   values.
+/// - A `&Context` / `Context` parameter and `State<T>` parameters are injected, as for
+///   tools (`McpServer` hands the toolkit's states to every read).
+/// - Return types: see [`IntoResourceContents`]: text, bytes, `Json<T>`,
+///   [`ResourceContents`], and `Result`s of them.
+///
+/// `NAME::resource()` returns the [`Resource`]; [`resources!`] gathers several, and
+/// [`Resource::registered`] collects every `#[resource]` function linked into the program.
+pub use toolnexus_macros::resource;
+
+/// Turns a function into an MCP prompt: a message template a client fills in, whose
+/// arguments are the function's parameters.
+///
+/// ```
+/// use toolnexus::{prompt, Context, PromptMessage, ResourceContents};
+///
+/// /// Review a piece of code.
+/// #[prompt(name = "code_review")]
+/// fn review(
+///     /// The code to review.
+///     code: String,
+///     /// What to look at first.
+///     #[complete(values = ["bugs", "style", "speed"])]
+///     focus: Option<String>,
+/// ) -> Vec<PromptMessage> {
+///     vec![
+///         PromptMessage::user(ResourceContents::text(code).with_uri("file:///snippet.rs")),
+///         PromptMessage::user(format!("Review the code above, {}.", focus.as_deref().unwrap_or("bugs first"))),
+///     ]
+/// }
+///
+/// let prompt = review::prompt();
+/// assert_eq!(prompt.name(), "code_review");
+/// assert_eq!(prompt.arguments()[0].description.as_deref(), Some("The code to review."));
+/// assert!(prompt.arguments()[0].required && !prompt.arguments()[1].required);
+///
+/// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+/// let reply = rt.block_on(prompt.get([("code", "fn main() {}"), ("focus", "style")], Context::default()));
+/// assert_eq!(reply.unwrap().messages[1].text(), Some("Review the code above, style."));
+/// let offered = prompt.complete(&toolnexus::CompletionRequest::new("focus", "s"));
+/// assert_eq!(offered.values, ["style", "speed"]);
+/// ```
+///
+/// - Arguments: each parameter, described by its doc comment; required unless it is an
+///   `Option`. MCP sends them as text; a parameter of another type reads the text as its
+///   type (`"3"` for a `u32`). `#[args]` takes the whole argument object as one struct.
+/// - `name = "…"` (the function's name otherwise), `title = "…"`, `description = "…"`
+///   (the doc comment otherwise), `crate = "…"`.
+/// - `#[complete(values = ["…", …])]` or `#[complete(with = function)]` on a parameter
+///   completes its argument; an enum parameter completes from its values.
+/// - A `&Context` / `Context` parameter and `State<T>` parameters are injected.
+/// - Return types: see [`IntoPromptReply`]: text (one user message), [`PromptMessage`]s
+///   (text, images, embedded resources), [`PromptReply`], and `Result`s of them.
+///
+/// `NAME::prompt()` returns the [`Prompt`]; [`prompts!`] gathers several, and
+/// [`Prompt::registered`] collects every `#[prompt]` function linked into the program.
+pub use toolnexus_macros::prompt;
+
+/// `resources![f, module::g]` is `vec![f::resource(), module::g::resource()]`: the
+/// [`Resource`]s of several `#[resource]` functions.
+pub use toolnexus_macros::resources;
+
+/// `prompts![f, module::g]` is `vec![f::prompt(), module::g::prompt()]`: the [`Prompt`]s
+/// of several `#[prompt]` functions.
+pub use toolnexus_macros::prompts;
+
 /// The README's examples, compiled and run as doc tests so they stay true.
 #[doc = include_str!("../../README.md")]
 #[cfg(doctest)]
@@ -305,6 +426,15 @@ pub struct ReadmeDoctests;
 /// What `#[tool]` expansions use. Not public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::primitive::expansion::{
+        Complete, PromptParam, PromptReturns, PromptSpec, ResourceParam, ResourceReturns,
+        ResourceSpec, assert_prompt_param, assert_resource_param, cached_prompt, cached_resource,
+        completions, native_prompt, native_resource, params_prompt, params_resource, prompt_boxed,
+        prompt_missing, prompt_ready, prompt_returns, resource_boxed, resource_missing,
+        resource_ready, resource_returns,
+    };
+    pub use crate::primitive::prompt::{GetFuture, PromptRegistration};
+    pub use crate::primitive::resource::{ReadFuture, ResourceRegistration};
     pub use crate::schema::canonical::schema_for;
     pub use crate::tool::expansion::{
         Params, Returned, Returns, StateParam, ToolParam, UnitOk, ViaTrait, ViaUnit, assert_param,

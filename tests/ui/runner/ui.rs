@@ -1,6 +1,6 @@
-//! Compile-time behaviour of `#[tool]`: every misuse is a compile error on the user's
-//! own tokens (one `tests/ui/<misuse>.rs` with its expected `.stderr` each), and every
-//! accepted form compiles and runs (`tests/ui/pass/*.rs`).
+//! Compile-time behaviour of `#[tool]`, `#[resource]` and `#[prompt]`: every misuse is a
+//! compile error on the user's own tokens (one `tests/ui/<misuse>.rs` with its expected
+//! `.stderr` each), and every accepted form compiles and runs (`tests/ui/pass/*.rs`).
 //!
 //! After changing a diagnostic, regenerate the expected output with
 //! `TRYBUILD=overwrite cargo test -p toolnexus-ui-tests` and read every changed `.stderr`.

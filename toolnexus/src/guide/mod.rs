@@ -7,7 +7,7 @@
 //! | [`providers`] | provider profiles and strict mode; OpenAI (Chat Completions and Responses), Anthropic and Gemini as real models, their settings, reasoning across tool calls, prompt caching, single-turn translation |
 //! | [`agent_loop`] | `Client`, the tool-calling loop: hooks, events, cancellation, suspensions |
 //! | [`durable`] | durable runs in SQLite or PostgreSQL, and agents run as tools |
-//! | [`mcp_server`] | serving a `Toolkit` over MCP (stdio, HTTP, replicas), human in the loop over MCP |
+//! | [`mcp_server`] | serving a `Toolkit` over MCP (stdio, HTTP, replicas), resources and prompts, human in the loop over MCP |
 //! | [`mcp_client`] | other MCP servers' tools through `McpClient`, and servers that require a login |
 //! | [`a2a`] | A2A both ways: remote agents as tools, and a `Client` served as an A2A agent |
 //! | [`sources`] | tools from an MCP config file, Agent Skills, HTTP endpoints |

@@ -37,21 +37,24 @@
 //! ```
 
 mod caller;
+mod catalog;
 mod client;
 mod convert;
 mod elicit;
 mod elicit_schema;
 mod http;
 mod notify;
+mod prompts;
 mod protocol;
+mod resources;
 mod seal;
+mod serve;
 mod spent;
 mod stdio;
 pub(crate) mod task;
 mod trace;
 
 use std::collections::HashSet;
-use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -59,16 +62,17 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ErrorData, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
-use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::tool::context::Context;
 use crate::tool::toolkit::Toolkit;
 
+pub use catalog::{DEFAULT_LISTEN_TTL, DEFAULT_PAGE_SIZE, MAX_SUBSCRIPTIONS, ServerHandle};
 pub use client::{
     ANSWER_META_KEY, DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_ELICITATION_TIMEOUT,
-    ELICITATION_DATA_KEY, McpClient, McpClientBuilder, McpClientError,
+    ELICITATION_DATA_KEY, McpClient, McpClientBuilder, McpClientError, PromptInfo, ResourceInfo,
+    ResourceTemplateInfo, ResourceUpdates,
 };
 #[cfg(feature = "mcp-auth")]
 pub use client::{
@@ -112,7 +116,12 @@ pub const DEFAULT_SERVER_NAME: &str = "toolnexus";
 /// outlives the connection, and the client can come back for the result (a `GET` with
 /// `Last-Event-ID` replays what its stream missed; see [`HttpOptions`]).
 #[derive(Clone)]
-pub struct McpServer(Arc<Inner>, notify::Session, caller::Connection);
+pub struct McpServer(
+    Arc<Inner>,
+    notify::Session,
+    caller::Connection,
+    Arc<catalog::Session>,
+);
 
 #[derive(Clone)]
 struct Inner {
@@ -136,6 +145,9 @@ struct Inner {
     principal: Option<caller::Principal>,
     /// The sealed states whose retry ran (`spent.rs`).
     spent: spent::Spent,
+    /// The resources and prompts, and the sessions that hear of their changes.
+    live: Arc<catalog::Live>,
+    page_size: usize,
 }
 
 impl McpServer {
@@ -156,28 +168,32 @@ impl McpServer {
             tasks: task::Tasks::default(),
             principal: None,
             spent: spent::Spent::default(),
+            live: catalog::Live::new(catalog::Catalog::default()),
+            page_size: DEFAULT_PAGE_SIZE,
         };
         inner.relist();
         McpServer(
             Arc::new(inner),
             notify::Session::default(),
             caller::Connection::default(),
+            Arc::default(),
         )
     }
 
     fn update(self, f: impl FnOnce(&mut Inner)) -> Self {
         let mut inner = Arc::unwrap_or_clone(self.0);
         f(&mut inner);
-        McpServer(Arc::new(inner), self.1, self.2)
+        McpServer(Arc::new(inner), self.1, self.2, self.3)
     }
 
     /// The same server with the per-session state (the log level, the connection's own
-    /// records) of a new session.
+    /// records, subscriptions) of a new session.
     pub(crate) fn for_session(&self) -> Self {
         McpServer(
             Arc::clone(&self.0),
             notify::Session::default(),
             caller::Connection::default(),
+            Arc::default(),
         )
     }
 
@@ -296,68 +312,6 @@ impl McpServer {
         self.0.max_message_bytes
     }
 
-    /// Serves one client over the process's standard input and output until the client
-    /// closes the stream. Nothing else may write to stdout meanwhile: log to stderr.
-    ///
-    /// When both are pipes (as when a client spawns the server) on Linux, they are read
-    /// and written without blocking, on the runtime's IO driver (the SDK's `stdio_pipes`;
-    /// the runtime needs IO enabled, as `#[tokio::main]` does); elsewhere through Tokio's
-    /// stdin and stdout.
-    pub async fn serve_stdio(self) -> io::Result<()> {
-        let (stdin, stdout) = rmcp::transport::stdio_pipes();
-        self.serve_io(stdin, stdout).await
-    }
-
-    /// Serves one client speaking newline-delimited JSON-RPC over `read` / `write` (a
-    /// child's pipes, a Unix socket, an in-memory duplex…) until the client closes `read`.
-    ///
-    /// Every line that cannot be served is answered at once with a JSON-RPC error carrying
-    /// the request's `id` when it can be found: a parse error (`-32700`) for input that is
-    /// not JSON, not UTF-8, or holds a lone surrogate escape; invalid params (`-32602`)
-    /// for params that are not an object; invalid request (`-32600`) for JSON that is not
-    /// a JSON-RPC message or a line longer than the message bound. The connection stays
-    /// open in every case. The `Err` is a client that went away before completing
-    /// `initialize`, a failed read or write, or a client that did not read its output: once
-    /// more than 16 MiB of answers wait for it, it is no longer served (`BrokenPipe`).
-    pub async fn serve_io<R, W>(self, read: R, write: W) -> io::Result<()>
-    where
-        R: AsyncRead + Send + Unpin + 'static,
-        W: AsyncWrite + Send + Unpin + 'static,
-    {
-        let transport = stdio::GuardedIo::new(read, write, self.0.max_message_bytes);
-        let stopped = transport.stopped();
-        let running = rmcp::serve_server(self.for_session(), transport)
-            .await
-            .map_err(io::Error::other)?;
-        running.waiting().await.map_err(io::Error::other)?;
-        if stopped.is_cancelled() {
-            return Err(stdio::not_reading());
-        }
-        Ok(())
-    }
-
-    /// Serves streamable HTTP at `http://ADDR/mcp` (see [`HttpServer`]) with the default
-    /// [`HttpOptions`]: only loopback `Host` and `Origin` headers are accepted, and
-    /// sessions, connections and slow clients are bounded. Port 0 picks a free port;
-    /// [`HttpServer::local_addr`] reports the one bound.
-    pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> io::Result<HttpServer> {
-        self.serve_http_with(addr, HttpOptions::default()).await
-    }
-
-    /// [`McpServer::serve_http`] with [`HttpOptions`] (other hosts and origins, limits,
-    /// the stateless mode for replicas behind a load balancer), or the SDK's own
-    /// configuration (`StreamableHttpServerConfig`, converted with the default limits).
-    /// The request-body bound is the smaller of the SDK configuration's and
-    /// [`McpServer::max_message_bytes`]; the cancellation token is tied to the returned
-    /// server's shutdown.
-    pub async fn serve_http_with(
-        self,
-        addr: impl tokio::net::ToSocketAddrs,
-        options: impl Into<HttpOptions>,
-    ) -> io::Result<HttpServer> {
-        http::serve(self, addr, options.into()).await
-    }
-
     fn context(&self, request: &RequestContext<RoleServer>) -> Context {
         let ctx = Context::new()
             .with_call_id(request.id.to_string())
@@ -406,11 +360,13 @@ impl ServerHandler for McpServer {
             .enable_tools()
             .enable_logging();
         // The tasks extension (SEP-2663), when some tool may run as a task.
-        let capabilities = if self.serves_tasks() {
+        let mut capabilities = if self.serves_tasks() {
             builder.enable_tasks().build()
         } else {
             builder.build()
         };
+        // Resources, prompts and completions, when the server was given some.
+        self.0.live.declare(&mut capabilities);
         let info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(&self.0.name, &self.0.version));
         match &self.0.instructions {
@@ -503,6 +459,89 @@ impl ServerHandler for McpServer {
     ) -> Result<(), ErrorData> {
         self.1.set_level(notify::log_level(request.level));
         Ok(())
+    }
+
+    /// Remembers the session's client, to tell it when resources and prompts change.
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.met(&context.peer);
+    }
+
+    // Resources, prompts and completion: `resources.rs`, `prompts.rs`.
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
+        self.resource_list(request.as_ref(), &context)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourceTemplatesResult, ErrorData> {
+        self.template_list(request.as_ref(), &context)
+    }
+
+    async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        self.resource_read(request, context).await
+    }
+
+    #[allow(deprecated)] // Legacy (before 2026-07-28), and served to those clients.
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.resource_subscribe(request.uri, &context)
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: rmcp::model::UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.resource_unsubscribe(&request.uri, &context)
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        asked: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        Some(self.accepted_filter(asked))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        self.listen_until_cancelled(context).await
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListPromptsResult, ErrorData> {
+        self.prompt_list(request.as_ref(), &context)
+    }
+
+    async fn get_prompt(
+        &self,
+        request: rmcp::model::GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
+        self.prompt_get(request, context).await
+    }
+
+    async fn complete(
+        &self,
+        request: rmcp::model::CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CompleteResult, ErrorData> {
+        self.completion(request, &context)
     }
 
     /// A request the SDK could not parse into its typed form: one MCP defines with params

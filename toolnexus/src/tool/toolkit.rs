@@ -132,6 +132,13 @@ impl Toolkit {
         self
     }
 
+    /// The shared states every call receives (see [`Toolkit::with_state`]); an MCP server
+    /// hands them to resource reads and prompt gets too.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn states(&self) -> Option<&Arc<States>> {
+        self.states.as_ref()
+    }
+
     /// Adds a shared state; see [`Toolkit::with_state`].
     pub fn insert_state<T: Send + Sync + 'static>(&mut self, value: T) {
         Arc::make_mut(self.states.get_or_insert_with(Default::default)).insert(Arc::new(value));

@@ -80,6 +80,8 @@ struct Slots {
 pub(super) struct Routing {
     slots: Mutex<Slots>,
     changed: watch::Sender<u64>,
+    /// The generations of the resource and prompt lists, and the URIs updated.
+    pub(super) notes: super::catalog::Notes,
     elicitation_timeout: Duration,
     /// How often the watchdog checks the deadlines.
     tick: Duration,
@@ -90,6 +92,7 @@ impl Routing {
         Arc::new(Routing {
             slots: Mutex::default(),
             changed: watch::channel(0).0,
+            notes: super::catalog::Notes::default(),
             elicitation_timeout,
             tick: super::deadline::tick(call_timeout),
         })
@@ -329,6 +332,28 @@ impl ClientHandler for Handler {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.routing.bump();
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.routing
+            .notes
+            .resources
+            .send_modify(|generation| *generation += 1);
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.routing
+            .notes
+            .prompts
+            .send_modify(|generation| *generation += 1);
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.routing.notes.updated(params.uri);
     }
 
     async fn on_progress(

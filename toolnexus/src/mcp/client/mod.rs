@@ -3,6 +3,7 @@
 #[cfg(feature = "mcp-auth")]
 mod auth;
 mod call;
+mod catalog;
 mod connect;
 mod deadline;
 mod elicit;
@@ -35,6 +36,7 @@ pub use auth::{
     AuthorizationHandler, DEFAULT_MAX_STEP_UPS, DEFAULT_REDIRECT_URI, FileTokenStore,
     HeadlessLogin, JwtAlgorithm, MemoryTokenStore, OAuth, StoredCredentials, TokenStore,
 };
+pub use catalog::{PromptInfo, ResourceInfo, ResourceTemplateInfo, ResourceUpdates};
 pub use elicit::ELICITATION_DATA_KEY;
 pub use error::McpClientError;
 

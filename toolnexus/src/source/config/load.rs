@@ -6,7 +6,9 @@ use futures_util::future::join_all;
 use serde_json::Value;
 
 use super::{ServerConfig, Transport};
-use crate::mcp::McpClient;
+use crate::mcp::{McpClient, McpClientError, PromptInfo, ResourceInfo, ResourceTemplateInfo};
+use crate::primitive::contents::ResourceContents;
+use crate::primitive::message::PromptReply;
 use crate::source::env;
 use crate::tool::Tool;
 use crate::tool::call::Dispatch;
@@ -60,6 +62,10 @@ impl fmt::Display for ServerStatus {
 /// `structuredContent` has its JSON as the output (the contract's rule); otherwise a
 /// result is as [`McpClient`] gives it.
 ///
+/// Each server's resources and prompts are a call away: [`McpServers::resources`],
+/// [`McpServers::read_resource`], [`McpServers::prompts`], [`McpServers::prompt`] (or
+/// [`McpServers::client`] for the rest).
+///
 /// The connections stay open while this value, a client or a tool is alive; see
 /// [`McpServers::close`].
 #[derive(Debug, Clone)]
@@ -102,6 +108,59 @@ impl McpServers {
             .iter()
             .find(|e| e.name == name)
             .and_then(|e| e.client.as_ref())
+    }
+
+    fn connected(&self, server: &str) -> Result<&McpClient, McpClientError> {
+        self.client(server).ok_or_else(|| McpClientError::Config {
+            message: match self.status_of(server) {
+                Some(status) => format!("the MCP server `{server}` is not connected ({status})"),
+                None => format!("the config has no MCP server named `{server}`"),
+            },
+        })
+    }
+
+    /// The resources of the connected server named `server` (see
+    /// [`McpClient::resources`]).
+    pub async fn resources(&self, server: &str) -> Result<Vec<ResourceInfo>, McpClientError> {
+        self.connected(server)?.resources().await
+    }
+
+    /// The resource templates of the connected server named `server`.
+    pub async fn resource_templates(
+        &self,
+        server: &str,
+    ) -> Result<Vec<ResourceTemplateInfo>, McpClientError> {
+        self.connected(server)?.resource_templates().await
+    }
+
+    /// Reads `uri` from the connected server named `server`.
+    pub async fn read_resource(
+        &self,
+        server: &str,
+        uri: &str,
+    ) -> Result<Vec<ResourceContents>, McpClientError> {
+        self.connected(server)?.read_resource(uri).await
+    }
+
+    /// The prompts of the connected server named `server`.
+    pub async fn prompts(&self, server: &str) -> Result<Vec<PromptInfo>, McpClientError> {
+        self.connected(server)?.prompts().await
+    }
+
+    /// Gets the prompt `name` of the connected server named `server`, filled in with
+    /// `arguments`.
+    pub async fn prompt<I, K, V>(
+        &self,
+        server: &str,
+        name: &str,
+        arguments: I,
+    ) -> Result<PromptReply, McpClientError>
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: Into<String>,
+        V: Into<String>,
+    {
+        self.connected(server)?.prompt(name, arguments).await
     }
 
     /// Closes every connection (child processes are asked to exit, then killed).

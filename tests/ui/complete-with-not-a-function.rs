@@ -1,0 +1,9 @@
+use toolnexus::prompt;
+
+/// Say hello in a language.
+#[prompt]
+fn greet(#[complete(with = "languages")] language: String) -> String {
+    format!("Say hello in {language}.")
+}
+
+fn main() {}

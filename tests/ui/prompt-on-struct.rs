@@ -1,0 +1,9 @@
+use toolnexus::prompt;
+
+/// Review code.
+#[prompt]
+struct Review {
+    code: String,
+}
+
+fn main() {}

@@ -1,0 +1,396 @@
+//! [`Prompt`]: a message template an MCP server offers, filled in with arguments.
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+
+use futures_util::FutureExt as _;
+use serde_json::Value;
+
+use crate::primitive::complete::{Completer, Completers, Completion, CompletionRequest};
+use crate::primitive::message::PromptReply;
+use crate::primitive::returns::IntoPromptReply;
+use crate::tool::call::BoxFuture;
+use crate::tool::context::Context;
+
+/// What getting a prompt gives: its messages, or why not.
+pub type GetResult = Result<PromptReply, PromptError>;
+
+/// The future of one get (what the function behind a prompt starts).
+pub type GetFuture = BoxFuture<'static, GetResult>;
+
+pub(crate) type GetHandler = dyn Fn(PromptRequest, Context) -> GetFuture + Send + Sync + 'static;
+
+/// One get of a prompt: the arguments the client gave.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PromptRequest {
+    /// Each argument's value.
+    pub arguments: HashMap<String, String>,
+}
+
+impl PromptRequest {
+    /// The value of the argument `name`.
+    pub fn argument(&self, name: &str) -> Option<&str> {
+        self.arguments.get(name).map(String::as_str)
+    }
+}
+
+/// One argument a prompt takes, as `prompts/list` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PromptArgument {
+    /// Its name.
+    pub name: String,
+    /// What it is for (from the parameter's doc comment).
+    pub description: Option<String>,
+    /// Whether the prompt needs it.
+    pub required: bool,
+}
+
+impl PromptArgument {
+    /// An optional argument named `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        PromptArgument {
+            name: name.into(),
+            description: None,
+            required: false,
+        }
+    }
+
+    /// The same argument, described.
+    #[must_use]
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// The same argument, required.
+    #[must_use]
+    pub fn required(mut self) -> Self {
+        self.required = true;
+        self
+    }
+}
+
+/// Why a prompt could not be got.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PromptError {
+    /// No prompt has this name (invalid params).
+    NotFound {
+        /// The name asked for.
+        name: String,
+    },
+    /// An argument is missing or does not fit its parameter (invalid params).
+    InvalidArguments {
+        /// What is wrong, naming the argument.
+        message: String,
+    },
+    /// The prompt's function failed, panicked or timed out (an internal error).
+    Failed {
+        /// What went wrong.
+        message: String,
+    },
+}
+
+impl PromptError {
+    /// The get failed with `message`.
+    pub fn failed(message: impl Into<String>) -> Self {
+        PromptError::Failed {
+            message: message.into(),
+        }
+    }
+
+    /// `message` says what is wrong with the arguments.
+    pub fn invalid_arguments(message: impl Into<String>) -> Self {
+        PromptError::InvalidArguments {
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn from_display<E: fmt::Display + 'static>(error: E) -> Self {
+        match (&error as &dyn Any).downcast_ref::<PromptError>() {
+            Some(own) => own.clone(),
+            None => PromptError::failed(error.to_string()),
+        }
+    }
+}
+
+impl fmt::Display for PromptError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PromptError::NotFound { name } => write!(f, "unknown prompt: {name}"),
+            PromptError::InvalidArguments { message } | PromptError::Failed { message } => {
+                f.write_str(message)
+            }
+        }
+    }
+}
+
+impl std::error::Error for PromptError {}
+
+/// A prompt an MCP server offers: a name, a description, the arguments it takes, and the
+/// function that fills it in.
+///
+/// `#[prompt]` functions make them (`NAME::prompt()`; see [`#[prompt]`](macro@crate::prompt));
+/// [`Prompt::new`] makes one from a closure. Serve them with `McpServer::with_prompts`
+/// (feature `mcp`). Cheap to clone.
+///
+/// ```
+/// use toolnexus::{Context, Prompt, PromptArgument, PromptMessage};
+///
+/// let greet = Prompt::new_sync("greet", |request, _ctx| {
+///     PromptMessage::user(format!("Say hello to {}.", request.argument("name").unwrap_or("everyone")))
+/// })
+/// .with_description("Greet someone.")
+/// .with_argument(PromptArgument::new("name").with_description("Whom to greet.").required());
+///
+/// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+/// let reply = rt.block_on(greet.get([("name", "Ada")], Context::default())).unwrap();
+/// assert_eq!(reply.messages[0].text(), Some("Say hello to Ada."));
+/// let missing = rt.block_on(greet.get(Vec::<(String, String)>::new(), Context::default()));
+/// assert_eq!(missing.unwrap_err().to_string(), "the prompt `greet` needs the argument `name`");
+/// ```
+#[derive(Clone)]
+pub struct Prompt(Arc<Def>);
+
+#[derive(Clone)]
+struct Def {
+    name: String,
+    title: Option<String>,
+    description: String,
+    arguments: Vec<PromptArgument>,
+    /// The parameters' schema (for a `#[prompt]` function).
+    schema: Option<Arc<Value>>,
+    completers: Completers,
+    handler: Arc<GetHandler>,
+}
+
+impl Prompt {
+    /// A prompt named `name`, filled in by `get`, whose return value is anything
+    /// [`IntoPromptReply`] accepts. It takes no arguments until
+    /// [`Prompt::with_argument`] adds them.
+    pub fn new<F, Fut, R>(name: impl Into<String>, get: F) -> Self
+    where
+        F: Fn(PromptRequest, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoPromptReply,
+    {
+        let handler = move |request: PromptRequest, ctx: Context| -> GetFuture {
+            let future = get(request, ctx);
+            Box::pin(async move { future.await.into_prompt_reply() })
+        };
+        Prompt::from_parts(name.into(), Arc::new(handler), None)
+    }
+
+    /// [`Prompt::new`] for a synchronous function.
+    pub fn new_sync<F, R>(name: impl Into<String>, get: F) -> Self
+    where
+        F: Fn(PromptRequest, Context) -> R + Send + Sync + 'static,
+        R: IntoPromptReply,
+    {
+        let handler = move |request: PromptRequest, ctx: Context| -> GetFuture {
+            Box::pin(std::future::ready(get(request, ctx).into_prompt_reply()))
+        };
+        Prompt::from_parts(name.into(), Arc::new(handler), None)
+    }
+
+    pub(crate) fn from_parts(
+        name: String,
+        handler: Arc<GetHandler>,
+        schema: Option<Arc<Value>>,
+    ) -> Self {
+        let arguments = schema
+            .as_deref()
+            .map(crate::primitive::strings::listed)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(name, description, required)| PromptArgument {
+                name,
+                description,
+                required,
+            })
+            .collect();
+        Prompt(Arc::new(Def {
+            name,
+            title: None,
+            description: String::new(),
+            arguments,
+            completers: Completers::new(schema.clone()),
+            schema,
+            handler,
+        }))
+    }
+
+    fn update(self, f: impl FnOnce(&mut Def)) -> Self {
+        let mut def = Arc::unwrap_or_clone(self.0);
+        f(&mut def);
+        Prompt(Arc::new(def))
+    }
+
+    /// The same prompt, with a human-readable title.
+    #[must_use]
+    pub fn with_title(self, title: impl Into<String>) -> Self {
+        let title = title.into();
+        self.update(|def| def.title = Some(title))
+    }
+
+    /// The same prompt, described by `description`.
+    #[must_use]
+    pub fn with_description(self, description: impl Into<String>) -> Self {
+        let description = description.into();
+        self.update(|def| def.description = description)
+    }
+
+    /// The same prompt, taking `argument` too (one of the same name is replaced).
+    #[must_use]
+    pub fn with_argument(self, argument: PromptArgument) -> Self {
+        self.update(|def| {
+            def.arguments.retain(|a| a.name != argument.name);
+            def.arguments.push(argument);
+        })
+    }
+
+    /// The same prompt, whose argument `argument` is completed from `values` (those that
+    /// start with what was typed, ignoring case).
+    #[must_use]
+    pub fn with_completion_values<I, S>(self, argument: impl Into<String>, values: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let values: Arc<[String]> = values.into_iter().map(Into::into).collect();
+        let argument = argument.into();
+        self.update(|def| def.completers.set(argument, Completer::Values(values)))
+    }
+
+    /// The same prompt, whose argument `argument` is completed by `complete`.
+    #[must_use]
+    pub fn with_completion<F, I, S>(self, argument: impl Into<String>, complete: F) -> Self
+    where
+        F: Fn(&CompletionRequest) -> I + Send + Sync + 'static,
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let function = move |request: &CompletionRequest| {
+            complete(request).into_iter().map(Into::into).collect()
+        };
+        let argument = argument.into();
+        self.update(|def| {
+            def.completers
+                .set(argument, Completer::With(Arc::new(function)))
+        })
+    }
+
+    pub(crate) fn with_completer(self, argument: &str, completer: Completer) -> Self {
+        self.update(|def| def.completers.set(argument.to_owned(), completer))
+    }
+
+    /// The name a client gets it by.
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// The human-readable title, if any.
+    pub fn title(&self) -> Option<&str> {
+        self.0.title.as_deref()
+    }
+
+    /// The description (from the doc comment of a `#[prompt]` function).
+    pub fn description(&self) -> &str {
+        &self.0.description
+    }
+
+    /// The arguments it takes, in order.
+    pub fn arguments(&self) -> &[PromptArgument] {
+        &self.0.arguments
+    }
+
+    /// The schema of a `#[prompt]` function's parameters.
+    pub fn params_schema(&self) -> Option<&Value> {
+        self.0.schema.as_deref()
+    }
+
+    /// The values to offer for one of its arguments.
+    pub fn complete(&self, request: &CompletionRequest) -> Completion {
+        self.0.completers.complete(request)
+    }
+
+    /// Fills the prompt in with `arguments`. A required argument that is missing is
+    /// [`PromptError::InvalidArguments`], and so is a value its parameter cannot take. A
+    /// function that panics, or outlives the context's timeout or cancellation, fails the
+    /// get; it never takes the caller down.
+    pub async fn get<I, K, V>(&self, arguments: I, ctx: Context) -> GetResult
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: Into<String>,
+        V: Into<String>,
+    {
+        let arguments: HashMap<String, String> = arguments
+            .into_iter()
+            .map(|(k, v)| (k.into(), v.into()))
+            .collect();
+        if let Some(missing) = self
+            .0
+            .arguments
+            .iter()
+            .find(|a| a.required && arguments.get(&a.name).is_none_or(String::is_empty))
+        {
+            return Err(PromptError::invalid_arguments(format!(
+                "the prompt `{}` needs the argument `{}`",
+                self.0.name, missing.name
+            )));
+        }
+        let guard = crate::primitive::guard::Guard::new(&ctx, "prompt", &self.0.name);
+        let request = PromptRequest { arguments };
+        match catch_unwind(AssertUnwindSafe(|| (self.0.handler)(request, ctx))) {
+            Ok(future) => {
+                let caught = AssertUnwindSafe(future).catch_unwind();
+                guard
+                    .run(caught, |message| PromptError::Failed { message })
+                    .await
+            }
+            Err(payload) => Err(PromptError::failed(guard.panicked(payload.as_ref()))),
+        }
+    }
+}
+
+impl fmt::Debug for Prompt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Prompt")
+            .field("name", &self.0.name)
+            .field("arguments", &self.0.arguments)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Every `#[prompt]` function's registration, collected by [`Prompt::registered`].
+#[doc(hidden)]
+pub struct PromptRegistration {
+    make: fn() -> Prompt,
+    path: &'static str,
+}
+
+impl PromptRegistration {
+    /// An entry that builds its prompt with `make`, for the function at `path`.
+    pub const fn at(make: fn() -> Prompt, path: &'static str) -> Self {
+        PromptRegistration { make, path }
+    }
+}
+
+inventory::collect!(PromptRegistration);
+
+impl Prompt {
+    /// Every `#[prompt]` function linked into the program, in the order of their Rust
+    /// paths.
+    pub fn registered() -> Vec<Prompt> {
+        let mut entries: Vec<&PromptRegistration> =
+            inventory::iter::<PromptRegistration>.into_iter().collect();
+        entries.sort_by_key(|entry| entry.path);
+        entries.into_iter().map(|entry| (entry.make)()).collect()
+    }
+}
