@@ -101,6 +101,8 @@ pub mod source;
 #[cfg(feature = "__store")]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
 pub mod store;
+#[cfg(feature = "__store")]
+mod time;
 mod tool;
 pub mod trace;
 

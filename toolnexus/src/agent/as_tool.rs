@@ -257,6 +257,12 @@ impl Agent {
         {
             client.cancellation = Some(token.clone());
         }
+        // Inside a durable run (the call has an idempotency key) the outer run's record
+        // covers this call: one store per tree of runs, so a request is parked once.
+        #[cfg(feature = "__store")]
+        if ctx.idempotency_key().is_some() {
+            client.store = None;
+        }
         if let Some(outer) = parent.listener.clone() {
             let own = client.tools.listener.clone();
             let path: Arc<[String]> = path.into();

@@ -15,6 +15,8 @@ use crate::agent::events::Listener;
 use crate::agent::hooks::{
     AfterTool, AfterTurn, BeforeTool, BeforeTurn, Hooks, Points, ToolDecision,
 };
+#[cfg(feature = "__store")]
+use crate::agent::journal::durable::Durable;
 use crate::agent::message::{Message, ToolCall};
 use crate::agent::model::{Model, Reply};
 use crate::agent::resume::{ResumeError, halted_turn};
@@ -116,7 +118,7 @@ pub struct Client {
     pub(crate) search: Option<crate::search::ToolSearch>,
     /// The run store, its lease and the next run's id ([`Client::with_store`]).
     #[cfg(feature = "__store")]
-    pub(crate) store: Option<crate::store::journal::Durable>,
+    pub(crate) store: Option<Durable>,
 }
 
 impl Client {
@@ -394,11 +396,7 @@ impl Client {
             transcript.push(Message::system(system.clone()));
         }
         transcript.push(Message::user(prompt));
-        #[cfg(feature = "__store")]
-        if let Some(durable) = &self.store {
-            return self.run_stored(durable, transcript, toolkit).await;
-        }
-        self.drive(transcript, toolkit, None).await
+        self.start(transcript, toolkit, None).await
     }
 
     /// Runs the loop on a prior transcript with a new user `prompt`. The system prompt is
@@ -407,33 +405,25 @@ impl Client {
     /// (`unanswered: <prompt>`, or `not run: …`), so the transcript stays balanced.
     pub async fn continue_run(
         &self,
-        mut transcript: Vec<Message>,
+        transcript: Vec<Message>,
         prompt: impl Into<String>,
         toolkit: &Toolkit,
     ) -> RunResult {
-        if let Some(mut turn) = Turn::open(&transcript).filter(Turn::is_open) {
-            turn.abandon();
-            turn.write(&mut transcript);
-        }
-        if let Some(system) = &self.system
-            && !matches!(transcript.first(), Some(Message::System { .. }))
-        {
-            transcript.insert(0, Message::system(system.clone()));
-        }
-        transcript.push(Message::user(prompt));
-        self.drive(transcript, toolkit, None).await
+        let transcript = self.continued(transcript, prompt);
+        self.start(transcript, toolkit, None).await
     }
 
     /// Runs the loop on `transcript` as it stands, adding no message: picks up a run
     /// that stopped [incomplete](crate::RunStatus::Incomplete) (cancelled, past its deadline, a
     /// model error, out of turns) where it stopped. If the transcript ends in a turn with
     /// unfinished calls, they are played first (calls not run are run, suspensions go to
-    /// `wait_for`, or the run halts on them again).
+    /// `wait_for`, or the run halts on them again). With a store, it is recorded as a new
+    /// run.
     pub async fn run_from(&self, transcript: Vec<Message>, toolkit: &Toolkit) -> RunResult {
         let open = Turn::open(&transcript)
             .filter(Turn::is_open)
             .map(|turn| Opened { turn, answer: None });
-        self.drive(transcript, toolkit, open).await
+        self.start(transcript, toolkit, open).await
     }
 
     /// Continues a run that halted on `request` (typically in another process, from a
@@ -444,6 +434,11 @@ impl Client {
     ///
     /// If another call of the halted turn is still suspended (and there is no `wait_for`),
     /// the result is pending again, on that call's request.
+    ///
+    /// With a [store](Client::with_store), a request the store holds is answered there, as
+    /// [`Client::answer`] does (the store's record of the run is the one resumed, and a
+    /// store that refuses ends the run incomplete with its error); a run the store does
+    /// not hold is recorded as a new run.
     pub async fn resume(
         &self,
         toolkit: &Toolkit,
@@ -451,12 +446,73 @@ impl Client {
         request: &Request,
         answer: Answer,
     ) -> Result<RunResult, ResumeError> {
-        let (turn, halted) = halted_turn(&transcript, request, &answer)?;
+        if answer.id != request.id {
+            return Err(ResumeError::AnswerMismatch {
+                request: request.id.clone(),
+                answer: answer.id.clone(),
+            });
+        }
+        self.resume_halted(transcript, answer, toolkit).await
+    }
+
+    /// Resumes the run `transcript` halted on, with `answer` to the request of its id.
+    async fn resume_halted(
+        &self,
+        transcript: Vec<Message>,
+        answer: Answer,
+        toolkit: &Toolkit,
+    ) -> Result<RunResult, ResumeError> {
+        let (turn, halted) = halted_turn(&transcript, &answer.id)?;
+        #[cfg(feature = "__store")]
+        if let Some(durable) = &self.store {
+            let open = Opened {
+                turn,
+                answer: Some((halted, answer.clone())),
+            };
+            let resumed = self.resume_durable(durable, transcript, toolkit, open, answer);
+            return Ok(Box::pin(resumed).await);
+        }
         let open = Opened {
             turn,
             answer: Some((halted, answer)),
         };
         Ok(self.drive(transcript, toolkit, Some(open)).await)
+    }
+
+    /// `transcript` continued with the user's `prompt`: a halted turn at its end
+    /// abandoned, the system prompt put first if it has none.
+    pub(crate) fn continued(
+        &self,
+        mut transcript: Vec<Message>,
+        prompt: impl Into<String>,
+    ) -> Vec<Message> {
+        if let Some(mut turn) = Turn::open(&transcript).filter(Turn::is_open) {
+            turn.abandon();
+            turn.write(&mut transcript);
+        }
+        if let Some(system) = &self.system
+            && !matches!(transcript.first(), Some(Message::System { .. }))
+        {
+            transcript.insert(0, Message::system(system.clone()));
+        }
+        transcript.push(Message::user(prompt));
+        transcript
+    }
+
+    /// Runs `transcript` (finishing `open` first): recorded in the store when the client
+    /// has one, as a new run.
+    async fn start(
+        &self,
+        transcript: Vec<Message>,
+        toolkit: &Toolkit,
+        open: Option<Opened>,
+    ) -> RunResult {
+        #[cfg(feature = "__store")]
+        if let Some(durable) = &self.store {
+            // Boxed: a run without a store does not carry the store's futures.
+            return Box::pin(self.start_durable(durable, transcript, toolkit, open, None)).await;
+        }
+        self.drive(transcript, toolkit, open).await
     }
 }
 

@@ -5,7 +5,7 @@ use std::fmt;
 use crate::agent::message::Message;
 use crate::agent::run::CallRecord;
 use crate::agent::turn::{Env, Played, ToolOptions, Turn};
-use crate::tool::request::{Answer, Request};
+use crate::tool::request::Answer;
 use crate::tool::toolkit::Toolkit;
 
 /// A halted turn, finished as far as it goes without a model.
@@ -17,13 +17,14 @@ pub struct Resumed {
     /// The calls run or resolved by the resume.
     pub calls: Vec<CallRecord>,
     /// Another call of the same turn that is still suspended: answer it and resume again.
-    pub pending: Option<Request>,
+    pub pending: Option<crate::tool::request::Request>,
 }
 
 /// Why a halted run could not be resumed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ResumeError {
-    /// The answer's id is not the request's id.
+    /// The answer's id is not the request's id (only the deprecated
+    /// `toolnexus::resume`, which takes the request beside its answer, can tell).
     AnswerMismatch {
         /// The id of the request being resumed.
         request: String,
@@ -74,17 +75,32 @@ impl std::error::Error for ResumeError {}
 pub async fn resume(
     toolkit: &Toolkit,
     transcript: Vec<Message>,
-    request: &Request,
+    request: &crate::tool::request::Request,
     answer: Answer,
 ) -> Result<Resumed, ResumeError> {
-    let (mut turn, halted) = halted_turn(&transcript, request, &answer)?;
+    if answer.id != request.id {
+        return Err(ResumeError::AnswerMismatch {
+            request: request.id.clone(),
+            answer: answer.id.clone(),
+        });
+    }
+    resume_tools(transcript, answer, toolkit).await
+}
+
+/// Finishes the turn `transcript` halted on with `answer`, running tools only.
+pub(crate) async fn resume_tools(
+    mut transcript: Vec<Message>,
+    answer: Answer,
+    toolkit: &Toolkit,
+) -> Result<Resumed, ResumeError> {
+    let (mut turn, halted) = halted_turn(&transcript, &answer.id)?;
     let opts = ToolOptions::default();
     let env = Env {
         toolkit,
         opts: &opts,
         cancel: None,
         builtin: None,
-        journal: None,
+        record: None,
     };
     turn.answer(halted, answer, &env).await;
     // Without `wait_for` nothing can fail: the turn settles or halts again.
@@ -92,7 +108,6 @@ pub async fn resume(
         Played::Settled => None,
         Played::Halted(request) | Played::Failed { request, .. } => Some(request),
     };
-    let mut transcript = transcript;
     turn.write(&mut transcript);
     Ok(Resumed {
         transcript,
@@ -101,24 +116,14 @@ pub async fn resume(
     })
 }
 
-/// The turn `transcript` halted on, and the index of the call parked on `request`,
-/// after checking that `answer` is for that request.
-pub(crate) fn halted_turn(
-    transcript: &[Message],
-    request: &Request,
-    answer: &Answer,
-) -> Result<(Turn, usize), ResumeError> {
-    if answer.id != request.id {
-        return Err(ResumeError::AnswerMismatch {
-            request: request.id.clone(),
-            answer: answer.id.clone(),
-        });
-    }
+/// The turn `transcript` halted on, and the index of the call parked on the request
+/// `id`.
+pub(crate) fn halted_turn(transcript: &[Message], id: &str) -> Result<(Turn, usize), ResumeError> {
     let turn = Turn::open(transcript).ok_or(ResumeError::NotHalted)?;
     let halted = turn
-        .parked_on(&request.id)
+        .parked_on(id)
         .ok_or_else(|| ResumeError::UnknownRequest {
-            request: request.id.clone(),
+            request: id.to_owned(),
         })?;
     Ok((turn, halted))
 }

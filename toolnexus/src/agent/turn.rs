@@ -11,6 +11,7 @@ use rustc_hash::FxHashSet;
 
 use crate::agent::events::{Event, Events, Listener, events};
 use crate::agent::hooks::{Gate, HookChain};
+use crate::agent::journal::record::RunRecord;
 use crate::agent::message::{Message, ToolCall};
 use crate::agent::run::{CallRecord, CallStatus};
 use crate::tool::Tool;
@@ -45,12 +46,9 @@ pub(crate) struct Env<'a> {
     pub(crate) cancel: Option<&'a CancellationToken>,
     /// A tool the loop provides itself (tool search's), run for calls of its name.
     pub(crate) builtin: Option<&'a Tool>,
-    /// Where a durable run records its calls.
-    pub(crate) journal: Option<&'a Journal>,
+    /// Where a durable run records its calls; `None` without a store.
+    pub(crate) record: Option<&'a RunRecord>,
 }
-
-pub(crate) use crate::agent::journal::Journal;
-use crate::agent::journal::{journal_settled, journal_started};
 
 impl Env<'_> {
     fn events(&self) -> Events<'_> {
@@ -500,17 +498,17 @@ async fn resolve(slot: &mut Slot, answer: Answer, turn: u32, env: &Env<'_>) {
 
 /// The answer a re-run call gets, with the request it answers. Boxed: it is passed down
 /// through every layer of a call, whose futures would each hold it by value.
-type Resumed = Box<(Answer, Option<Request>)>;
+type Rerun = Box<(Answer, Option<Request>)>;
 
 /// Executes one call through the hooks, and records its result in a durable run's
-/// journal. `true` when a before-tool hook denied it.
+/// record. `true` when a before-tool hook denied it.
 async fn run_call(
     call: &ToolCall,
-    answer: Option<Resumed>,
+    answer: Option<Rerun>,
     turn: u32,
     env: &Env<'_>,
 ) -> (ToolResult, bool) {
-    let Some(journal) = env.journal else {
+    let Some(record) = env.record else {
         let (mut result, denied) = hooked(call, answer, turn, env).await;
         crate::agent::trace::keep_context(&mut result);
         return (result, denied);
@@ -518,7 +516,7 @@ async fn run_call(
     let (mut result, denied) = Box::pin(hooked(call, answer, turn, env)).await;
     crate::agent::trace::keep_context(&mut result);
     if !denied {
-        journal_settled(journal, &call.id, &result).await;
+        Box::pin(record.settled(&call.id, &result)).await;
     }
     (result, denied)
 }
@@ -529,7 +527,7 @@ async fn run_call(
 /// beyond the tool's own (the loop's per-call overhead stays near that of no hooks).
 async fn hooked(
     call: &ToolCall,
-    answer: Option<Resumed>,
+    answer: Option<Rerun>,
     turn: u32,
     env: &Env<'_>,
 ) -> (ToolResult, bool) {
@@ -556,7 +554,7 @@ async fn hooked(
     (result, false)
 }
 
-async fn execute(call: &ToolCall, answer: Option<Resumed>, env: &Env<'_>) -> ToolResult {
+async fn execute(call: &ToolCall, answer: Option<Rerun>, env: &Env<'_>) -> ToolResult {
     let mut ctx = Context::new().with_call_id(call.id.as_str());
     if let Some(timeout) = env.opts.timeout {
         ctx = ctx.with_timeout(timeout);
@@ -574,8 +572,10 @@ async fn execute(call: &ToolCall, answer: Option<Resumed>, env: &Env<'_>) -> Too
     if let Some(caller) = &env.opts.caller {
         ctx = ctx.with_caller(Arc::clone(caller));
     }
-    if let Some(journal) = env.journal {
-        match journal_started(journal, &call.id).await {
+    if let Some(record) = env.record {
+        // Boxed: only a durable run gets here, and inline the store's future would grow
+        // every call's.
+        match Box::pin(record.started(&call.id)).await {
             Ok(key) => ctx = ctx.with_idempotency_key(key),
             Err(text) => return ToolResult::error(text),
         }

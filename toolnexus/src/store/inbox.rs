@@ -5,9 +5,10 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::store::db::Arg;
-use crate::store::error::StoreError;
-use crate::store::runs::{Engine, Loaded, from_json, int, text, to_json};
+use crate::agent::journal::Loaded;
+use crate::store::StoreError;
+use crate::store::db::{Arg, from_json, int, text, to_json};
+use crate::store::runs::Engine;
 use crate::tool::request::{Answer, Request};
 
 /// One request waiting for a human, as [`RunStore::pending`](crate::store::RunStore::pending)

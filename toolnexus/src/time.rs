@@ -1,4 +1,6 @@
-//! Reading a [`Request`](crate::Request)'s `expires_at` (RFC 3339) as Unix milliseconds.
+//! RFC 3339 timestamps as Unix milliseconds: how the run store reads a
+//! [`Request`](crate::Request)'s `expires_at`. It sits below every other module, so any of
+//! them can use it.
 
 /// The RFC 3339 timestamp `text` (`2026-12-01T10:00:00Z`, fractions and offsets allowed)
 /// as milliseconds since the Unix epoch; `None` when it is not one.
