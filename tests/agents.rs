@@ -167,7 +167,7 @@ async fn a_run_halted_three_agents_down_resumes_from_its_serialized_result() {
     let read: RunResult = serde_json::from_str(&text).unwrap();
     let answer = read.pending.as_ref().unwrap().answer(true);
     let done = client
-        .resume(&toolkit, read.transcript, &request, answer)
+        .resume(read.transcript, answer, &toolkit)
         .await
         .unwrap();
     assert!(done.is_done(), "{done:?}");
@@ -178,12 +178,7 @@ async fn a_run_halted_three_agents_down_resumes_from_its_serialized_result() {
     // Answering the wrong request is refused, and nothing runs.
     let (client, toolkit) = stack::lead(&effects);
     let wrong = client
-        .resume(
-            &toolkit,
-            halted.transcript,
-            &request,
-            Answer::accept("other"),
-        )
+        .resume(halted.transcript, Answer::accept("other"), &toolkit)
         .await;
     assert!(wrong.is_err());
     assert_eq!(sorted(effects.seen()), once_each());

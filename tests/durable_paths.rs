@@ -138,7 +138,7 @@ async fn resumed<S: RunStore + Clone>(store: S) {
         serde_json::from_str(&serde_json::to_string(&halted).unwrap()).unwrap();
     let answer = request.answer("ana");
     let done = client
-        .resume(&toolkit, saved.transcript.clone(), &request, answer.clone())
+        .resume(saved.transcript.clone(), answer.clone(), &toolkit)
         .await
         .unwrap();
     assert!(done.is_done(), "{:?}", done.status);
@@ -150,7 +150,7 @@ async fn resumed<S: RunStore + Clone>(store: S) {
     );
     // The store answers each request once.
     let again = client
-        .resume(&toolkit, saved.transcript, &request, answer)
+        .resume(saved.transcript, answer, &toolkit)
         .await
         .unwrap();
     match &again.status {
@@ -171,7 +171,7 @@ async fn resumed<S: RunStore + Clone>(store: S) {
     let toolkit = Toolkit::new().with(approving(seen.clone(), "s", None));
     seen.lock().unwrap().clear();
     let done = client
-        .resume(&toolkit, plain.transcript, &request, request.answer("bo"))
+        .resume(plain.transcript, request.answer("bo"), &toolkit)
         .await
         .unwrap();
     assert!(done.is_done(), "{:?}", done.status);
@@ -324,7 +324,7 @@ async fn agent_tool<S: RunStore + Clone>(store: S) {
     let inner_run = waiting[0].run_id.clone();
     let request = halted.pending.clone().unwrap();
     let done = lead
-        .resume(&toolkit, halted.transcript, &request, request.answer(true))
+        .resume(halted.transcript, request.answer(true), &toolkit)
         .await
         .unwrap();
     assert!(done.is_done(), "{:?}", done.status);

@@ -111,12 +111,36 @@ pub use schema::profile;
 /// Dispatch plumbing, for wrapping or writing tools below [`Tool::new`]: the handler a
 /// tool runs ([`Handler`](dispatch::Handler), given [`Args`](dispatch::Args) and
 /// returning a [`Dispatch`](dispatch::Dispatch)), the one boxed future type, and the
-/// names toolnexus gives to tools and suspensions.
+/// names toolnexus gives to tools and suspensions; and [`resume`](dispatch::resume),
+/// which finishes a halted turn's tool calls without a model.
 pub mod dispatch {
+    pub use crate::agent::resume::{Resumed, resume};
     pub use crate::tool::args::{Args, ArgsError};
     pub use crate::tool::call::{BoxFuture, Dispatch, Handler, ready};
     pub use crate::tool::result::{PENDING_KEY, STRUCTURED_KEY};
     pub use crate::tool::tool::sanitize_name;
+}
+
+/// The tools-only resume of a halted turn, in its first form: the toolkit first, and the
+/// request beside its answer (whose ids must match).
+#[doc(hidden)]
+#[deprecated(
+    note = "use `toolnexus::dispatch::resume(halted, answer, &toolkit)`: the toolkit last, \
+            the request found by the answer's id"
+)]
+pub async fn resume(
+    toolkit: &Toolkit,
+    transcript: Vec<Message>,
+    request: &Request,
+    answer: Answer,
+) -> Result<dispatch::Resumed, ResumeError> {
+    if answer.id != request.id {
+        return Err(ResumeError::AnswerMismatch {
+            request: request.id.clone(),
+            answer: answer.id,
+        });
+    }
+    dispatch::resume(transcript, answer, toolkit).await
 }
 
 pub use agent::as_tool::{AGENT_KEY, AGENT_STATE_KEY, DEFAULT_MAX_DEPTH};
@@ -128,7 +152,9 @@ pub use agent::model::{
     Delta, DeltaSink, FinishReason, FnModel, Model, ModelError, ModelFuture, Reply, ScriptedModel,
     Usage,
 };
-pub use agent::resume::{ResumeError, Resumed, resume};
+#[doc(hidden)]
+pub use agent::resume::Resumed;
+pub use agent::resume::{Halted, ResumeError};
 pub use agent::run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
 pub use schema::listing::Listing;
 pub use tool::caller::{

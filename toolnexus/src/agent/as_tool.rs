@@ -52,7 +52,7 @@ pub(crate) fn current() -> Scope {
 
 /// What an inner run keeps while it is halted: enough to resume it, from data alone.
 #[derive(Serialize, Deserialize)]
-struct Halted {
+struct AgentState {
     transcript: Vec<Message>,
     turns: u32,
     usage: Usage,
@@ -296,20 +296,20 @@ impl Agent {
                     self.name, request.id
                 )
             })?;
-        let halted = Halted::deserialize(state).map_err(|error| {
+        let halted = AgentState::deserialize(state).map_err(|error| {
             format!(
                 "agent `{}` cannot resume: its state in request `{}` is malformed: {error}",
                 self.name, request.id
             )
         })?;
-        let inner = parked(&halted.transcript, &request.id).ok_or_else(|| {
-            format!(
+        if !waits_on(&halted.transcript, &request.id) {
+            return Err(format!(
                 "agent `{}` cannot resume: its run is not waiting on request `{}`",
                 self.name, request.id
-            )
-        })?;
+            ));
+        }
         let run = client
-            .resume(&self.toolkit, halted.transcript, &inner, answer)
+            .resume(halted.transcript, answer, &self.toolkit)
             .await
             .map_err(|error| format!("agent `{}` cannot resume: {error}", self.name))?;
         Ok((run, halted.usage, halted.turns))
@@ -324,7 +324,7 @@ impl Agent {
             RunStatus::Done => ToolResult::ok(run.text).with_metadata(AGENT_KEY, meta),
             RunStatus::Pending => match run.pending {
                 Some(request) => {
-                    let halted = Halted {
+                    let halted = AgentState {
                         transcript: run.transcript,
                         turns,
                         usage,
@@ -358,19 +358,18 @@ pub(crate) fn carries_state(request: Option<&Request>) -> bool {
         .is_some_and(|data| data.get(AGENT_STATE_KEY).is_some())
 }
 
-/// The request an inner run halted on, from its transcript's parked tool message.
-fn parked(transcript: &[Message], id: &str) -> Option<Request> {
-    transcript.iter().rev().find_map(|m| match m {
-        Message::Tool {
+/// Whether an inner run's transcript has a call parked on the request `id`.
+fn waits_on(transcript: &[Message], id: &str) -> bool {
+    transcript.iter().rev().any(|m| {
+        matches!(m, Message::Tool {
             pending: Some(request),
             ..
-        } if request.id == id => Some(Request::clone(request)),
-        _ => None,
+        } if request.id == id)
     })
 }
 
 /// `request`, its data carrying the inner run's state beside its own.
-fn carry(mut request: Request, mut halted: Halted) -> Request {
+fn carry(mut request: Request, mut halted: AgentState) -> Request {
     let mut data = match request.data.take() {
         Some(Value::Object(map)) => {
             // A request from an agent below: whether its deepest data was wrapped.
@@ -419,8 +418,8 @@ pub(crate) fn shown(request: &Request) -> Request {
 mod tests {
     use super::*;
 
-    fn halted() -> Halted {
-        Halted {
+    fn halted() -> AgentState {
+        AgentState {
             transcript: vec![Message::user("secret task")],
             turns: 1,
             usage: Usage::default(),

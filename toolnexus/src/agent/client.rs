@@ -19,7 +19,7 @@ use crate::agent::hooks::{
 use crate::agent::journal::durable::Durable;
 use crate::agent::message::{Message, ToolCall};
 use crate::agent::model::{Model, Reply};
-use crate::agent::resume::{ResumeError, halted_turn};
+use crate::agent::resume::{Halted, ResumeError, halted_turn};
 use crate::agent::run::RunResult;
 use crate::agent::talk::LoopCaller;
 use crate::agent::turn::{ToolOptions, Turn};
@@ -77,7 +77,8 @@ pub const DEFAULT_MAX_TURNS: u32 = 10;
 ///   [`Request`] in [`RunResult::pending`] and its prompt in [`RunResult::text`]; with
 ///   several suspended calls in a turn, on the
 ///   first in call order. Nothing waits. Serialize the `RunResult` if the answer will come
-///   later, and continue with [`Client::resume`] (or the tools-only [`resume`](crate::resume)).
+///   later, and continue with [`Client::resume`] (or the tools-only
+///   [`dispatch::resume`](crate::dispatch::resume)).
 ///
 /// A suspension is never a tool error ([`CallRecord::is_tool_error`](crate::CallRecord::is_tool_error)).
 ///
@@ -426,11 +427,15 @@ impl Client {
         self.start(transcript, toolkit, open).await
     }
 
-    /// Continues a run that halted on `request` (typically in another process, from a
-    /// serialized [`RunResult`]): checks the answer's id, finishes the halted turn as
-    /// [`resume`](crate::resume) does (with this client's `wait_for`, timeouts, hooks,
-    /// events and concurrency), then lets the model carry on. No user message is added;
-    /// the model turn budget starts afresh.
+    /// Continues a run that halted on a request (in this process, or in another one, from
+    /// a serialized [`RunResult`]) with the `answer` to it: the request is the one of the
+    /// answer's id. Finishes the halted turn as [`dispatch::resume`](crate::dispatch::resume)
+    /// does (with this client's `wait_for`, timeouts, hooks, events and concurrency), then
+    /// lets the model carry on. No user message is added; the model turn budget starts
+    /// afresh.
+    ///
+    /// `halted` is the [`RunResult`] the run halted with (owned, borrowed, or read back
+    /// from its JSON), or its transcript.
     ///
     /// If another call of the halted turn is still suspended (and there is no `wait_for`),
     /// the result is pending again, on that call's request.
@@ -439,29 +444,42 @@ impl Client {
     /// [`Client::answer`] does (the store's record of the run is the one resumed, and a
     /// store that refuses ends the run incomplete with its error); a run the store does
     /// not hold is recorded as a new run.
+    ///
+    /// ```
+    /// use toolnexus::{tool, Client, Context, Reply, RunResult, ScriptedModel, Suspend, Toolkit};
+    ///
+    /// /// Deploys the service; asks where.
+    /// #[tool]
+    /// fn deploy(ctx: &Context) -> Result<String, Suspend> {
+    ///     match ctx.answer().and_then(|a| a.text()) {
+    ///         Some(env) => Ok(format!("deployed to {env}")),
+    ///         None => Err(Suspend::input("Which environment?")),
+    ///     }
+    /// }
+    ///
+    /// let toolkit = Toolkit::new().with(deploy::tool());
+    /// let client = Client::new(ScriptedModel::new([
+    ///     Reply::call("c1", "deploy", "{}"),
+    ///     Reply::text("Deployed."),
+    /// ]));
+    /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    /// let halted = rt.block_on(client.run("Deploy the service", &toolkit));
+    /// let saved = serde_json::to_string(&halted).unwrap();
+    ///
+    /// // Later, maybe in another process: the saved run, and the answer to its request.
+    /// let halted: RunResult = serde_json::from_str(&saved).unwrap();
+    /// let answer = halted.pending.as_ref().unwrap().answer("staging");
+    /// let run = rt.block_on(client.resume(halted, answer, &toolkit)).unwrap();
+    /// assert_eq!(run.calls[0].result.output, "deployed to staging");
+    /// assert_eq!(run.text, "Deployed.");
+    /// ```
     pub async fn resume(
         &self,
-        toolkit: &Toolkit,
-        transcript: Vec<Message>,
-        request: &Request,
-        answer: Answer,
-    ) -> Result<RunResult, ResumeError> {
-        if answer.id != request.id {
-            return Err(ResumeError::AnswerMismatch {
-                request: request.id.clone(),
-                answer: answer.id.clone(),
-            });
-        }
-        self.resume_halted(transcript, answer, toolkit).await
-    }
-
-    /// Resumes the run `transcript` halted on, with `answer` to the request of its id.
-    async fn resume_halted(
-        &self,
-        transcript: Vec<Message>,
+        halted: impl Into<Halted>,
         answer: Answer,
         toolkit: &Toolkit,
     ) -> Result<RunResult, ResumeError> {
+        let transcript = halted.into().transcript;
         let (turn, halted) = halted_turn(&transcript, &answer.id)?;
         #[cfg(feature = "__store")]
         if let Some(durable) = &self.store {
