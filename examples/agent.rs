@@ -17,10 +17,9 @@
 
 use std::error::Error;
 
+use toolnexus::agent::{Delta, ModelFuture};
 use toolnexus::providers::{Anthropic, Gemini, OpenAi};
-use toolnexus::{
-    Answer, Client, Delta, Message, Model, ModelFuture, Reply, ScriptedModel, ToolCall, Toolkit,
-};
+use toolnexus::{Answer, Client, Message, Model, Reply, ScriptedModel, ToolCall, Toolkit};
 
 #[path = "shared/tools.rs"]
 mod tools;

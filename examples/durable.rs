@@ -13,8 +13,9 @@
 
 use std::error::Error;
 
-use toolnexus::store::{RunStore, SqliteStore};
-use toolnexus::{Answer, Client, Context, FnModel, Message, Reply, Suspend, Toolkit, tool};
+use toolnexus::agent::FnModel;
+use toolnexus::store::SqliteStore;
+use toolnexus::{Answer, Client, Context, Message, Reply, Suspend, Toolkit, tool};
 
 /// Deploy the service to production, once a human approves.
 #[tool]

@@ -16,8 +16,9 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
+use toolnexus::agent::FnModel;
 use toolnexus::{
-    Answer, Client, Context, FnModel, Message, Reply, Request, RunResult, Suspend, Toolkit, tool,
+    Answer, Client, Context, Message, Reply, Request, RunResult, Suspend, Toolkit, tool,
 };
 
 const ENVIRONMENTS: [&str; 2] = ["staging", "production"];
@@ -28,7 +29,7 @@ fn deploy(
     /// `staging` or `production`; asked for when absent.
     env: Option<String>,
     ctx: &Context,
-) -> Result<String, toolnexus::Error> {
+) -> Result<String, toolnexus::tool::Error> {
     let answered = ctx.answer().and_then(Answer::text).map(str::to_owned);
     let Some(env) = env.or(answered) else {
         // Suspends: the run asks, and this call runs again with the answer.

@@ -241,7 +241,7 @@ async fn a_run_halted_three_agents_down_resumes_in_a_new_process() {
 
 #[tokio::test]
 async fn a_durable_run_halted_three_agents_down_resumes_from_sqlite_in_a_new_process() {
-    use toolnexus::store::{RunStore as _, SqliteStore};
+    use toolnexus::store::SqliteStore;
     let dir = std::env::temp_dir().join(format!("toolnexus-agents-store-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();

@@ -7,7 +7,7 @@
 #[path = "stack.rs"]
 mod stack;
 
-use toolnexus::store::{RunStore, SqliteStore};
+use toolnexus::store::SqliteStore;
 use toolnexus::{Request, RunResult};
 
 fn verdict(request: &Request, verdict: &str) -> toolnexus::Answer {

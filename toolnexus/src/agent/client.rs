@@ -80,7 +80,7 @@ pub const DEFAULT_MAX_TURNS: u32 = 10;
 ///   later, and continue with [`Client::resume`] (or the tools-only
 ///   [`dispatch::resume`](crate::dispatch::resume)).
 ///
-/// A suspension is never a tool error ([`CallRecord::is_tool_error`](crate::CallRecord::is_tool_error)).
+/// A suspension is never a tool error ([`CallRecord::is_tool_error`](crate::agent::CallRecord::is_tool_error)).
 ///
 /// # Example
 ///
@@ -155,7 +155,7 @@ impl Client {
 
     /// Sets how many times one run may call the model (default 10). A run that reaches
     /// it with the model still asking for tools ends
-    /// [incomplete](crate::StopReason::MaxTurns), its last tool results in the transcript.
+    /// [incomplete](crate::agent::StopReason::MaxTurns), its last tool results in the transcript.
     #[must_use]
     pub fn max_turns(mut self, max_turns: u32) -> Self {
         self.max_turns = max_turns;
@@ -167,7 +167,7 @@ impl Client {
     ///
     /// The future gives an [`Answer`], or a `Result<Answer, E>` (any `E: Display`): an
     /// `Err` means nobody can answer (the approval service is down), and ends the run as
-    /// [incomplete](crate::StopReason::WaitFor), halted on the request so that
+    /// [incomplete](crate::agent::StopReason::WaitFor), halted on the request so that
     /// [`resume`](Client::resume) can finish it later. Suspensions of one turn are asked
     /// about concurrently; bound each wait with [`wait_timeout`](Client::wait_timeout).
     #[must_use]
@@ -185,7 +185,7 @@ impl Client {
 
     /// Limits each [`wait_for`](Client::wait_for) to `timeout`. A request with no answer
     /// by then has expired: the model gets `declined/expired: <prompt>` (the call's
-    /// status is [`Declined`](crate::CallStatus::Declined), its answer a decline saying why) and
+    /// status is [`Declined`](crate::agent::CallStatus::Declined), its answer a decline saying why) and
     /// the run goes on.
     #[must_use]
     pub fn wait_timeout(mut self, timeout: Duration) -> Self {
@@ -195,7 +195,7 @@ impl Client {
 
     /// Limits every run (and every [`resume`](Client::resume)) to `timeout`, model turns,
     /// tools and waits included. A run past it stops as
-    /// [incomplete](crate::StopReason::Deadline): what was in flight is dropped, every call
+    /// [incomplete](crate::agent::StopReason::Deadline): what was in flight is dropped, every call
     /// that had not finished gets an explicit `cancelled: …` (or `unanswered: <prompt> …`)
     /// result, and the transcript comes back balanced; [`run_from`](Client::run_from)
     /// picks it up.
@@ -206,7 +206,7 @@ impl Client {
     }
 
     /// Stops runs when `token` is cancelled, as [`run_timeout`](Client::run_timeout)
-    /// does at its deadline, with [`StopReason::Cancelled`](crate::StopReason::Cancelled). Tools see the cancellation in
+    /// does at its deadline, with [`StopReason::Cancelled`](crate::agent::StopReason::Cancelled). Tools see the cancellation in
     /// their [`Context`](crate::Context) (a child token, which the run also cancels when
     /// it stops at its deadline). One token stops every run of this client; give each
     /// run its own with `client.clone().cancellation(token)`.
@@ -237,7 +237,8 @@ impl Client {
     /// reads, or rewrite its arguments (see [`ToolDecision`]).
     ///
     /// ```
-    /// use toolnexus::{Client, ScriptedModel, ToolDecision};
+    /// use toolnexus::agent::ToolDecision;
+    /// use toolnexus::{Client, ScriptedModel};
     ///
     /// let client = Client::new(ScriptedModel::default()).before_tool(|call| {
     ///     let decision = if call.name == "delete_file" {

@@ -34,7 +34,8 @@ pub type ModelFuture<'a> = BoxFuture<'a, Result<Reply, ModelError>>;
 /// behind one type).
 ///
 /// ```
-/// use toolnexus::{Message, Model, ModelFuture, Reply, Toolkit};
+/// use toolnexus::agent::ModelFuture;
+/// use toolnexus::{Message, Model, Reply, Toolkit};
 ///
 /// /// Repeats the last user message.
 /// struct Echo;
@@ -370,7 +371,8 @@ type TurnFn = dyn Fn(&[Message], &Toolkit) -> ModelFuture<'static> + Send + Sync
 /// around some other client.
 ///
 /// ```
-/// use toolnexus::{FnModel, Message, Reply};
+/// use toolnexus::agent::FnModel;
+/// use toolnexus::{Message, Reply};
 ///
 /// // Async: the closure gets its own copy of the transcript and toolkit.
 /// let model = FnModel::new(|transcript: Vec<Message>, _tools| async move {

@@ -12,7 +12,7 @@
 //! # #[cfg(feature = "sqlite")]
 //! # async fn demo(model: toolnexus::ScriptedModel, toolkit: toolnexus::Toolkit) -> Result<(), toolnexus::store::StoreError> {
 //! use toolnexus::Client;
-//! use toolnexus::store::{RunStore, SqliteStore};
+//! use toolnexus::store::SqliteStore;
 //!
 //! let store = SqliteStore::open("runs.db").await?;
 //! let client = Client::new(model).with_store(store.clone());
@@ -46,6 +46,7 @@ mod inbox;
 mod journal;
 #[cfg(feature = "postgres")]
 mod postgres;
+mod reads;
 mod runs;
 mod schema;
 mod sessions;

@@ -111,7 +111,7 @@ pub const DEFAULT_SAMPLING_MAX_TOKENS: u32 = 1024;
 /// A request to the caller's model: what [`Context::sample`] sends.
 ///
 /// ```
-/// use toolnexus::Sampling;
+/// use toolnexus::tool::Sampling;
 ///
 /// let ask = Sampling::new("Summarize: …").with_system("Be brief.").with_max_tokens(100);
 /// assert_eq!(ask.messages[0].text, "Summarize: …");
@@ -238,7 +238,8 @@ impl std::error::Error for SamplingError {}
 ///
 /// ```
 /// use std::sync::{Arc, Mutex};
-/// use toolnexus::{Caller, Context, LogLevel};
+/// use toolnexus::tool::{Caller, LogLevel};
+/// use toolnexus::{Context};
 ///
 /// #[derive(Default)]
 /// struct Recorder(Mutex<Vec<String>>);

@@ -373,7 +373,7 @@ impl Tool {
     }
 
     /// The tool's schema in `profile`'s dialect, computed on first use and cached (see
-    /// [`crate::profile`]); the error names this tool.
+    /// [`crate::schema::profile`]); the error names this tool.
     pub fn profile(&self, profile: Profile) -> Result<&Value, &ProfileError> {
         let entry = self.entry(profile);
         match &entry.error {

@@ -429,7 +429,7 @@ impl Toolkit {
 
     /// The tools in OpenAI's Chat Completions shape for strict mode: as
     /// [`Toolkit::to_openai`], with `"strict": true` and the parameters passed through
-    /// [`profile::openai_strict`](crate::profile::openai_strict).
+    /// [`profile::openai_strict`](crate::schema::profile::openai_strict).
     ///
     /// A tool whose schema strict mode cannot express (a map, an untyped value, a root
     /// union, a schema over OpenAI's documented limits) is listed in its plain form,
@@ -447,7 +447,7 @@ impl Toolkit {
 
     /// The tools in Anthropic's shape for strict tool use: as [`Toolkit::to_anthropic`],
     /// with `"strict": true` and the input schema passed through
-    /// [`profile::anthropic_strict`](crate::profile::anthropic_strict). A tool whose schema
+    /// [`profile::anthropic_strict`](crate::schema::profile::anthropic_strict). A tool whose schema
     /// does not fit is listed in its plain form, as in [`Toolkit::to_openai_strict`].
     pub fn to_anthropic_strict(&self) -> Listing {
         self.listing(Profile::AnthropicStrict)

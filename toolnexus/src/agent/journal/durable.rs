@@ -123,7 +123,7 @@ impl Client {
     ///
     /// A run it cannot read (a damaged row, or one written by a newer toolnexus) is left
     /// untouched in the store and does not stop the others: it is given back as an
-    /// incomplete run with that run's id and [`StopReason::Store`](crate::StopReason::Store)
+    /// incomplete run with that run's id and [`StopReason::Store`](crate::agent::StopReason::Store)
     /// saying what is wrong with which row.
     pub async fn recover(&self, toolkit: &Toolkit) -> Result<Vec<RunResult>, StoreError> {
         let durable = self.durable()?;
