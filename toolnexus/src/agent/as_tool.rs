@@ -35,18 +35,18 @@ pub const AGENT_KEY: &str = "agent";
 /// Where a run stands among agents run as tools: how deep, under which agents, and the
 /// nearest listener above (which gets the events of every run below, tagged).
 #[derive(Clone, Default)]
-pub(crate) struct Scope {
+pub(crate) struct AgentScope {
     pub(crate) depth: u32,
     pub(crate) path: Vec<String>,
     pub(crate) listener: Option<Arc<Listener>>,
 }
 
 tokio::task_local! {
-    pub(crate) static SCOPE: Scope;
+    pub(crate) static SCOPE: AgentScope;
 }
 
 /// The scope of the current task (the top level when none was set).
-pub(crate) fn current() -> Scope {
+pub(crate) fn current() -> AgentScope {
     SCOPE.try_with(Clone::clone).unwrap_or_default()
 }
 
@@ -208,7 +208,7 @@ impl Agent {
         let mut path = parent.path.clone();
         path.push(self.name.clone());
         let client = self.client_for(&ctx, &parent, &path);
-        let scope = Scope {
+        let scope = AgentScope {
             depth: parent.depth + 1,
             path,
             listener: parent.listener,
@@ -247,7 +247,7 @@ impl Agent {
 
     /// The inner client for one call: the outer call's cancellation, and a listener that
     /// also forwards to the outer one.
-    fn client_for(&self, ctx: &Context, parent: &Scope, path: &[String]) -> Client {
+    fn client_for(&self, ctx: &Context, parent: &AgentScope, path: &[String]) -> Client {
         let mut client = self.client.clone();
         // The outer call's token (cancelled by the outer run's cancellation or deadline)
         // stops the inner run; one of the inner client's own stops it as well, since the

@@ -16,13 +16,13 @@ use crate::agent::hooks::{
     AfterTool, AfterTurn, BeforeTool, BeforeTurn, Hooks, Points, ToolDecision,
 };
 #[cfg(feature = "__store")]
-use crate::agent::journal::durable::Durable;
+use crate::agent::journal::Durable;
 use crate::agent::message::{Message, ToolCall};
 use crate::agent::model::{Model, Reply};
 use crate::agent::resume::{Halted, ResumeError, halted_turn};
 use crate::agent::run::RunResult;
 use crate::agent::talk::LoopCaller;
-use crate::agent::turn::{ToolOptions, Turn};
+use crate::agent::turn::{ToolOptions, ToolTurn};
 use crate::tool::context::CancellationToken;
 use crate::tool::request::{Answer, Request};
 use crate::tool::result::ToolResult;
@@ -422,8 +422,8 @@ impl Client {
     /// `wait_for`, or the run halts on them again). With a store, it is recorded as a new
     /// run.
     pub async fn run_from(&self, transcript: Vec<Message>, toolkit: &Toolkit) -> RunResult {
-        let open = Turn::open(&transcript)
-            .filter(Turn::is_open)
+        let open = ToolTurn::open(&transcript)
+            .filter(ToolTurn::is_open)
             .map(|turn| Opened { turn, answer: None });
         self.start(transcript, toolkit, open).await
     }
@@ -505,7 +505,7 @@ impl Client {
         mut transcript: Vec<Message>,
         prompt: impl Into<String>,
     ) -> Vec<Message> {
-        if let Some(mut turn) = Turn::open(&transcript).filter(Turn::is_open) {
+        if let Some(mut turn) = ToolTurn::open(&transcript).filter(ToolTurn::is_open) {
             turn.abandon();
             turn.write(&mut transcript);
         }

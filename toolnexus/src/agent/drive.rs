@@ -22,7 +22,7 @@ use crate::agent::message::Message;
 use crate::agent::model::{Delta, ModelError, Reply, Usage};
 use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::agent::trace;
-use crate::agent::turn::{Env, Played, Turn};
+use crate::agent::turn::{Env, Played, ToolTurn};
 use crate::tool::context::CancellationToken;
 use crate::tool::request::Answer;
 use crate::tool::toolkit::Toolkit;
@@ -30,7 +30,7 @@ use crate::tool::toolkit::Toolkit;
 /// A turn left open by an earlier run, to finish before the model is asked again; with
 /// the answer to give its parked call `usize` first, when resuming.
 pub(crate) struct Opened {
-    pub(crate) turn: Turn,
+    pub(crate) turn: ToolTurn,
     pub(crate) answer: Option<(usize, Answer)>,
 }
 
@@ -76,7 +76,7 @@ impl Client {
         match &self.tools.listener {
             // Agents run as tools below this run forward their events to its listener.
             Some(listener) => {
-                let scope = as_tool::Scope {
+                let scope = as_tool::AgentScope {
                     listener: Some(Arc::clone(listener)),
                     ..as_tool::current()
                 };
@@ -144,7 +144,7 @@ impl Client {
                 });
                 return;
             }
-            let mut turn = Turn::fresh(run.transcript.len(), run.turns, reply.tool_calls);
+            let mut turn = ToolTurn::fresh(run.transcript.len(), run.turns, reply.tool_calls);
             run.transcript.push(Message::Assistant {
                 content: reply.content,
                 tool_calls: turn.calls(),
@@ -235,7 +235,7 @@ async fn reopen(run: &mut RunResult, open: Box<Opened>, stop: &Stop, env: &Env<'
 /// or stopped, in which case every unfinished call gets its explicit result first).
 fn end_of_turn(
     run: &mut RunResult,
-    mut turn: Turn,
+    mut turn: ToolTurn,
     played: Result<Played, StopReason>,
     env: &Env<'_>,
 ) -> bool {

@@ -14,7 +14,7 @@ use futures_util::FutureExt as _;
 use serde::{Deserialize, Serialize};
 
 use crate::agent::message::{Message, NativeTurn, ToolCall};
-use crate::tool::call::BoxFuture;
+use crate::tool::handler::BoxFuture;
 use crate::tool::toolkit::Toolkit;
 
 /// The future a [`Model`] returns for one turn.

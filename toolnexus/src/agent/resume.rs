@@ -5,7 +5,7 @@ use std::fmt;
 
 use crate::agent::message::Message;
 use crate::agent::run::{CallRecord, RunResult};
-use crate::agent::turn::{Env, Played, ToolOptions, Turn};
+use crate::agent::turn::{Env, Played, ToolOptions, ToolTurn};
 use crate::tool::request::Answer;
 use crate::tool::toolkit::Toolkit;
 
@@ -136,8 +136,11 @@ pub async fn resume(
 
 /// The turn `transcript` halted on, and the index of the call parked on the request
 /// `id`.
-pub(crate) fn halted_turn(transcript: &[Message], id: &str) -> Result<(Turn, usize), ResumeError> {
-    let turn = Turn::open(transcript).ok_or(ResumeError::NotHalted)?;
+pub(crate) fn halted_turn(
+    transcript: &[Message],
+    id: &str,
+) -> Result<(ToolTurn, usize), ResumeError> {
+    let turn = ToolTurn::open(transcript).ok_or(ResumeError::NotHalted)?;
     let halted = turn
         .parked_on(id)
         .ok_or_else(|| ResumeError::UnknownRequest {

@@ -12,8 +12,8 @@ use serde_json::{Map, Value, json};
 
 use super::env;
 use crate::tool::Tool;
-use crate::tool::call::Dispatch;
 use crate::tool::context::Context;
+use crate::tool::handler::Dispatch;
 use crate::tool::result::ToolResult;
 
 /// The default bound on one request, body included: 30 seconds.

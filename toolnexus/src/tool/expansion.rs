@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use crate::schema::canonical::schema_for;
 use crate::tool::args::Args;
-use crate::tool::call::Handler;
 use crate::tool::context::Context;
+use crate::tool::handler::Handler;
 pub use crate::tool::params::Params;
 use crate::tool::result::ToolResult;
 use crate::tool::returns::{IntoToolError, IntoToolResult};

@@ -28,12 +28,14 @@ pub(crate) mod caller;
 pub(crate) mod content;
 pub(crate) mod context;
 pub(crate) mod expansion;
+pub(crate) mod handler;
 pub(crate) mod params;
 pub(crate) mod registry;
 pub(crate) mod rejected;
 pub(crate) mod request;
 pub(crate) mod result;
 pub(crate) mod returns;
+pub(crate) mod span;
 pub(crate) mod state;
 #[allow(clippy::module_inception)]
 pub(crate) mod tool;
@@ -41,13 +43,13 @@ pub(crate) mod toolkit;
 pub(crate) mod toolset;
 
 pub use call::Call;
-pub(crate) use call::Dispatch;
 pub use caller::{
-    Caller, DEFAULT_SAMPLING_MAX_TOKENS, LogLevel, Sampled, Sampling, SamplingError,
-    SamplingMessage, SamplingRole,
+    DEFAULT_SAMPLING_MAX_TOKENS, LogLevel, Sampled, Sampling, SamplingError, SamplingMessage,
+    SamplingRole,
 };
 pub use content::{ContentError, ContentPart, PartKind};
-pub use context::{CancellationToken, Context};
+pub use context::{Caller, CancellationToken, Context};
+pub(crate) use handler::Dispatch;
 pub use rejected::{RejectedTool, Rejection};
 pub use request::{Answer, Request, Suspend};
 pub use result::ToolResult;

@@ -191,7 +191,7 @@ impl IntoToolError for Error {
 /// ```
 /// use serde_json::json;
 /// use toolnexus::tool::IntoToolResult;
-/// use toolnexus::{Json};
+/// use toolnexus::Json;
 ///
 /// #[derive(serde::Serialize, schemars::JsonSchema)]
 /// struct Hit { id: u32 }
@@ -210,7 +210,7 @@ pub struct Json<T>(pub T);
 ///
 /// ```
 /// use toolnexus::tool::{Error, IntoToolResult};
-/// use toolnexus::{Suspend};
+/// use toolnexus::Suspend;
 ///
 /// fn parse(text: &str, approved: bool) -> Result<i64, Error> {
 ///     if !approved {

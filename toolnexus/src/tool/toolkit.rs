@@ -13,11 +13,11 @@ use crate::tool::context::Context;
 use crate::tool::registry::Registration;
 use crate::tool::rejected::{RejectedTool, Rejection};
 use crate::tool::result::ToolResult;
+use crate::tool::span::{End, ToolSpan};
 use crate::tool::state::{MissingState, States};
 use crate::tool::tool::sanitize_name;
 use crate::tool::toolset::IntoToolset;
 use crate::tool::{Call, Tool, Toolset};
-use crate::trace::tool::{End, ToolSpan};
 
 /// The registry: holds tools under unique names, runs them by name, and lists them in
 /// each provider's shape.

@@ -12,23 +12,15 @@ use crate::agent::client::Client;
 use crate::agent::drive::Opened;
 use crate::agent::journal::record::{RunRecord, new_id, refused};
 use crate::agent::journal::session::{Session, session_of, sync};
-use crate::agent::journal::{DEFAULT_LEASE, Journal, Loaded, StoreError};
+use crate::agent::journal::{DEFAULT_LEASE, Durable, Journal, Loaded, StoreError};
 use crate::agent::message::Message;
 use crate::agent::run::{RunResult, RunStatus, StopReason};
-use crate::agent::turn::Turn;
+use crate::agent::turn::ToolTurn;
 use crate::tool::request::Answer;
 use crate::tool::toolkit::Toolkit;
 
 /// How many runs [`Client::recover`] takes up per call, at most.
 const RECOVER_BATCH: i64 = 100;
-
-/// A client's store settings.
-#[derive(Clone, Debug)]
-pub(crate) struct Durable {
-    pub(crate) store: Arc<dyn Journal>,
-    pub(crate) lease: Duration,
-    pub(crate) run_id: Option<String>,
-}
 
 impl Client {
     /// Keeps every run of this client in `store` (a `toolnexus::store::SqliteStore` or
@@ -280,7 +272,7 @@ impl Client {
 /// and a parked call whose request has an answer (`given`, or one recorded before a
 /// crash) is resolved with it.
 fn opened(loaded: &Loaded, given: Option<Answer>) -> Option<Opened> {
-    let turn = Turn::open(&loaded.transcript).filter(Turn::is_open)?;
+    let turn = ToolTurn::open(&loaded.transcript).filter(ToolTurn::is_open)?;
     let answer = given
         .into_iter()
         .chain(loaded.answers.iter().cloned())

@@ -32,6 +32,14 @@ pub use error::StoreError;
 /// The default [`Client::lease`](crate::Client::lease).
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
 
+/// A client's store settings ([`Client::with_store`](crate::Client::with_store)).
+#[derive(Clone, Debug)]
+pub(crate) struct Durable {
+    pub(crate) store: std::sync::Arc<dyn Journal>,
+    pub(crate) lease: Duration,
+    pub(crate) run_id: Option<String>,
+}
+
 /// What a [`Journal`] method gives back, once the store answered.
 pub(crate) type Stored<'a, T> = BoxFuture<'a, Result<T, StoreError>>;
 

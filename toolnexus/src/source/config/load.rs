@@ -9,7 +9,7 @@ use super::{ServerConfig, Transport};
 use crate::mcp::McpClient;
 use crate::source::env;
 use crate::tool::Tool;
-use crate::tool::call::Dispatch;
+use crate::tool::handler::Dispatch;
 use crate::tool::tool::sanitize_name;
 
 /// Where one server of a config stands after [`McpConfig::connect`](super::McpConfig::connect).
