@@ -39,7 +39,7 @@ const SWEEP_EVERY: Duration = Duration::from_secs(1);
 pub(super) struct MemoryEventStore(Arc<Shared>);
 
 struct Shared {
-    state: Mutex<State>,
+    state: Mutex<Logs>,
     idle: Duration,
     max_bytes: usize,
     answered_max: usize,
@@ -50,7 +50,7 @@ struct Shared {
 /// process; already under serde_json).
 type Hasher = foldhash::fast::RandomState;
 
-struct State {
+struct Logs {
     streams: HashMap<u64, Log, Hasher>,
     names: HashMap<Arc<str>, u64, Hasher>,
     /// The streams still without their response, by when they were last written, oldest
@@ -117,7 +117,7 @@ impl Kept {
 impl MemoryEventStore {
     pub(super) fn new(idle: Duration, max_bytes: usize, answered_max: usize) -> Self {
         MemoryEventStore(Arc::new(Shared {
-            state: Mutex::new(State {
+            state: Mutex::new(Logs {
                 streams: HashMap::default(),
                 names: HashMap::default(),
                 open: BTreeMap::new(),
@@ -136,7 +136,7 @@ impl MemoryEventStore {
 }
 
 impl Shared {
-    fn lock(&self) -> MutexGuard<'_, State> {
+    fn lock(&self) -> MutexGuard<'_, Logs> {
         self.state
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
@@ -146,7 +146,7 @@ impl Shared {
     /// oldest first, up to the first one still in time), then the least recently written
     /// answered ones while they are over their budget, then the least recently written of
     /// all, answered first, while over the whole budget.
-    fn evict(&self, state: &mut State, now: Instant) {
+    fn evict(&self, state: &mut Logs, now: Instant) {
         if now.duration_since(state.swept) >= SWEEP_EVERY {
             state.swept = now;
             let expired = |ages: &BTreeMap<u64, u64>, ttl: Duration| -> Vec<u64> {
@@ -180,7 +180,7 @@ impl Shared {
     }
 }
 
-impl State {
+impl Logs {
     fn remove(&mut self, key: u64) {
         if let Some(log) = self.streams.remove(&key) {
             self.names.remove(&log.name);
