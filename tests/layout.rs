@@ -419,9 +419,9 @@ fn the_import_reader_sees_what_it_should() {
         ]
     );
     let graph = Graph::of(&crate_src("toolnexus"));
-    let client = &graph.files["agent/client.rs"];
-    assert!(client.contains("agent/drive.rs"), "{client:?}");
-    assert!(client.contains("tool/toolkit.rs"), "{client:?}");
+    let entry = &graph.files["agent/entry.rs"];
+    assert!(entry.contains("agent/drive.rs"), "{entry:?}");
+    assert!(entry.contains("tool/toolkit.rs"), "{entry:?}");
     // A root re-export stands for its module: `crate::ToolResult` is the tool layer's.
     let state = &graph.files["tool/state.rs"];
     assert!(state.contains("tool/mod.rs"), "{state:?}");

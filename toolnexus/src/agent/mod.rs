@@ -21,6 +21,7 @@
 pub(crate) mod as_tool;
 pub(crate) mod client;
 pub(crate) mod drive;
+pub(crate) mod entry;
 pub(crate) mod events;
 pub(crate) mod hooks;
 pub(crate) mod journal;
