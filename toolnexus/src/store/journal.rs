@@ -11,110 +11,127 @@ use crate::agent::run::RunResult;
 use crate::store::sealed::Sealed as Store;
 use crate::tool::request::Answer;
 
-impl<S: Store + Send + Sync + std::fmt::Debug + 'static> sealed::Sealed for S {}
-
-impl<S: Store + Send + Sync + std::fmt::Debug + 'static> Journal for S {
-    fn create<'a>(
-        &'a self,
-        run: &'a str,
-        transcript: &'a [Message],
-        token: &'a str,
-        lease: Duration,
-    ) -> Stored<'a, ()> {
-        self.engine().create(run, transcript, token, lease).boxed()
-    }
-
-    fn renew<'a>(&'a self, run: &'a str, token: &'a str, lease: Duration) -> Stored<'a, ()> {
-        self.engine().renew(run, token, lease).boxed()
-    }
-
-    fn checkpoint<'a>(
-        &'a self,
-        run: &'a str,
-        token: &'a str,
-        transcript: &'a [Message],
-        at: usize,
-        calls: &'a [&'a str],
-    ) -> Stored<'a, ()> {
-        self.engine()
-            .checkpoint(run, token, transcript, at, calls)
-            .boxed()
-    }
-
-    fn started<'a>(
-        &'a self,
-        run: &'a str,
-        token: &'a str,
-        at: usize,
-        call: &'a str,
-    ) -> Stored<'a, ()> {
-        self.engine().started(run, token, at, call).boxed()
-    }
-
-    fn settled<'a>(
-        &'a self,
-        run: &'a str,
-        token: &'a str,
-        at: usize,
-        call: &'a str,
-        message: &'a Message,
-    ) -> Stored<'a, ()> {
-        self.engine().settled(run, token, at, call, message).boxed()
-    }
-
-    fn finish<'a>(
-        &'a self,
-        run: &'a str,
-        token: &'a str,
-        result: &'a RunResult,
-        parked: &'a [Parked<'a>],
-    ) -> Stored<'a, ()> {
-        self.engine().finish(run, token, result, parked).boxed()
-    }
-
-    fn answer<'a>(
-        &'a self,
-        answer: &'a Answer,
-        token: &'a str,
-        lease: Duration,
-    ) -> Stored<'a, Answered> {
-        async move {
-            let (run, loaded, given) = self.engine().answer(answer, token, lease).await?;
-            Ok(Answered::new(run, loaded, given))
+/// The methods, the same for both stores (they share one engine).
+macro_rules! journal_methods {
+    () => {
+        fn create<'a>(
+            &'a self,
+            run: &'a str,
+            transcript: &'a [Message],
+            token: &'a str,
+            lease: Duration,
+        ) -> Stored<'a, ()> {
+            self.engine().create(run, transcript, token, lease).boxed()
         }
-        .boxed()
-    }
 
-    fn orphans(&self, limit: i64) -> Stored<'_, Vec<String>> {
-        self.engine().orphans(limit).boxed()
-    }
+        fn renew<'a>(&'a self, run: &'a str, token: &'a str, lease: Duration) -> Stored<'a, ()> {
+            self.engine().renew(run, token, lease).boxed()
+        }
 
-    fn take_over<'a>(
-        &'a self,
-        run: &'a str,
-        token: &'a str,
-        lease: Duration,
-    ) -> Stored<'a, Loaded> {
-        self.engine().take_over(run, token, lease).boxed()
-    }
+        fn checkpoint<'a>(
+            &'a self,
+            run: &'a str,
+            token: &'a str,
+            transcript: &'a [Message],
+            at: usize,
+            calls: &'a [&'a str],
+        ) -> Stored<'a, ()> {
+            self.engine()
+                .checkpoint(run, token, transcript, at, calls)
+                .boxed()
+        }
 
-    fn session_messages<'a>(&'a self, session: &'a str) -> Stored<'a, Vec<Message>> {
-        self.engine().session_messages(session).boxed()
-    }
+        fn started<'a>(
+            &'a self,
+            run: &'a str,
+            token: &'a str,
+            at: usize,
+            call: &'a str,
+        ) -> Stored<'a, ()> {
+            self.engine().started(run, token, at, call).boxed()
+        }
 
-    fn session_replace_tail<'a>(
-        &'a self,
-        session: &'a str,
-        keep: usize,
-        stored: Option<usize>,
-        messages: &'a [Message],
-    ) -> Stored<'a, ()> {
-        self.engine()
-            .session_replace_tail(session, keep, stored, messages)
+        fn settled<'a>(
+            &'a self,
+            run: &'a str,
+            token: &'a str,
+            at: usize,
+            call: &'a str,
+            message: &'a Message,
+        ) -> Stored<'a, ()> {
+            self.engine().settled(run, token, at, call, message).boxed()
+        }
+
+        fn finish<'a>(
+            &'a self,
+            run: &'a str,
+            token: &'a str,
+            result: &'a RunResult,
+            parked: &'a [Parked<'a>],
+        ) -> Stored<'a, ()> {
+            self.engine().finish(run, token, result, parked).boxed()
+        }
+
+        fn answer<'a>(
+            &'a self,
+            answer: &'a Answer,
+            token: &'a str,
+            lease: Duration,
+        ) -> Stored<'a, Answered> {
+            async move {
+                let (run, loaded, given) = self.engine().answer(answer, token, lease).await?;
+                Ok(Answered::new(run, loaded, given))
+            }
             .boxed()
-    }
+        }
 
-    fn session_trim<'a>(&'a self, session: &'a str, keep: usize) -> Stored<'a, ()> {
-        self.engine().session_trim(session, keep).boxed()
-    }
+        fn orphans(&self, limit: i64) -> Stored<'_, Vec<String>> {
+            self.engine().orphans(limit).boxed()
+        }
+
+        fn take_over<'a>(
+            &'a self,
+            run: &'a str,
+            token: &'a str,
+            lease: Duration,
+        ) -> Stored<'a, Loaded> {
+            self.engine().take_over(run, token, lease).boxed()
+        }
+
+        fn session_messages<'a>(&'a self, session: &'a str) -> Stored<'a, Vec<Message>> {
+            self.engine().session_messages(session).boxed()
+        }
+
+        fn session_replace_tail<'a>(
+            &'a self,
+            session: &'a str,
+            keep: usize,
+            stored: Option<usize>,
+            messages: &'a [Message],
+        ) -> Stored<'a, ()> {
+            self.engine()
+                .session_replace_tail(session, keep, stored, messages)
+                .boxed()
+        }
+
+        fn session_trim<'a>(&'a self, session: &'a str, keep: usize) -> Stored<'a, ()> {
+            self.engine().session_trim(session, keep).boxed()
+        }
+    };
 }
+
+/// The journal of one store type: each method one of its engine's statements.
+macro_rules! journal {
+    ($store:ty) => {
+        impl sealed::Sealed for $store {}
+
+        impl Journal for $store {
+            journal_methods!();
+        }
+    };
+}
+
+#[cfg(feature = "sqlite")]
+journal!(crate::store::SqliteStore);
+#[cfg(feature = "postgres")]
+journal!(crate::store::PostgresStore);
