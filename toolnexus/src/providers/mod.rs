@@ -32,7 +32,7 @@
 //!   the provider's profile (strict where the model is built `.strict(true)`), embedded in
 //!   the request as JSON text that is serialized once per toolkit, not once per turn.
 //! - **Responses**: text, any number of tool calls, token usage and the
-//!   [`FinishReason`](crate::agent::FinishReason) (length cut-offs and refusals included).
+//!   [`FinishReason`](crate::FinishReason) (length cut-offs and refusals included).
 //! - **Errors** say what happened and what to do: a missing key names its variable, a
 //!   refused key, an unknown model, a transcript too long for the context window, a rate
 //!   limit, with the provider's own message. API keys are never printed, in `Debug` or in
