@@ -21,10 +21,11 @@
 
 use std::error::Error;
 
+use toolnexus::agent::{Delta, DeltaSink, ModelFuture};
 use toolnexus::providers::{Anthropic, Gemini, OpenAi, OpenAiResponses};
 use toolnexus::{
-    Answer, Client, Delta, DeltaSink, Message, Model, ModelFuture, ModelSettings, Reasoning, Reply,
-    ScriptedModel, ToolCall, Toolkit,
+    Answer, Client, Message, Model, ModelSettings, Reasoning, Reply, ScriptedModel, ToolCall,
+    Toolkit,
 };
 
 #[path = "shared/tools.rs"]

@@ -29,9 +29,11 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolnexus::mcp::{HttpOptions, McpServer};
+use toolnexus::primitive::{PromptMessage, ResourceContents};
+use toolnexus::tool::{LogLevel, Sampling};
 use toolnexus::{
-    Answer, ContentPart, Context, Json, LogLevel, PromptMessage, Request, ResourceContents,
-    Sampling, Suspend, Tool, ToolResult, Toolkit, prompt, prompts, resource, resources, tool,
+    Answer, ContentPart, Context, Json, Request, Suspend, Tool, ToolResult, Toolkit, prompt,
+    prompts, resource, resources, tool,
 };
 
 /// A 1×1 PNG.
@@ -45,7 +47,7 @@ fn test_simple_text() -> Result<&'static str, Infallible> {
 
 /// Returns an image (a 1x1 PNG).
 #[tool]
-fn test_image_content() -> Result<ToolResult, toolnexus::ContentError> {
+fn test_image_content() -> Result<ToolResult, toolnexus::tool::ContentError> {
     Ok(ToolResult::ok("A 1x1 PNG image.").with_parts([ContentPart::image_bytes(PNG)?]))
 }
 
@@ -71,7 +73,7 @@ fn wav() -> Vec<u8> {
 
 /// Returns audio (a short WAV file).
 #[tool]
-fn test_audio_content() -> Result<ToolResult, toolnexus::ContentError> {
+fn test_audio_content() -> Result<ToolResult, toolnexus::tool::ContentError> {
     Ok(ToolResult::ok("A short WAV clip.").with_parts([ContentPart::audio_bytes(wav())?]))
 }
 
@@ -83,14 +85,14 @@ trailer<</Root 1 0 R>>\n%%EOF\n";
 
 /// Returns an embedded resource (a PDF document).
 #[tool]
-fn test_embedded_resource() -> Result<ToolResult, toolnexus::ContentError> {
+fn test_embedded_resource() -> Result<ToolResult, toolnexus::tool::ContentError> {
     Ok(ToolResult::ok("This is an embedded resource content.")
         .with_parts([ContentPart::pdf_bytes(PDF)?]))
 }
 
 /// Returns text, an image and an embedded resource.
 #[tool]
-fn test_multiple_content_types() -> Result<ToolResult, toolnexus::ContentError> {
+fn test_multiple_content_types() -> Result<ToolResult, toolnexus::tool::ContentError> {
     Ok(ToolResult::ok("Multiple content types test:")
         .with_parts([ContentPart::image_bytes(PNG)?, ContentPart::pdf_bytes(PDF)?]))
 }
@@ -129,7 +131,7 @@ async fn test_sampling(
     /// The prompt to send to the model.
     prompt: String,
     ctx: &Context,
-) -> Result<String, toolnexus::SamplingError> {
+) -> Result<String, toolnexus::tool::SamplingError> {
     let reply = ctx
         .sample(Sampling::new(prompt).with_max_tokens(100))
         .await?;

@@ -13,18 +13,19 @@
 
 use std::error::Error;
 
-use toolnexus::store::{RunStore, SqliteStore};
-use toolnexus::{Answer, Client, Context, FnModel, Message, Reply, Request, Toolkit, tool};
+use toolnexus::agent::FnModel;
+use toolnexus::store::SqliteStore;
+use toolnexus::{Answer, Client, Context, Message, Reply, Suspend, Toolkit, tool};
 
 /// Deploy the service to production, once a human approves.
 #[tool]
-fn deploy(ctx: &Context) -> toolnexus::ToolResult {
+async fn deploy(ctx: &Context) -> Result<String, Suspend> {
     match ctx.answer() {
-        Some(answer) => toolnexus::ToolResult::ok(format!(
+        Some(answer) => Ok(format!(
             "deployed build 42 (approved by {})",
             answer.text().unwrap_or("someone")
         )),
-        None => toolnexus::ToolResult::pending(Request::approval("Deploy build 42 to production?")),
+        None => Err(Suspend::approval("Deploy build 42 to production?")),
     }
 }
 

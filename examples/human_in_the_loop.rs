@@ -1,7 +1,8 @@
 //! A deploy tool that stops to ask which environment, run through the tool-calling loop
-//! twice: once with a `wait_for` slot that answers on the spot, and once durably: the
-//! run halts, its pending state is written to a JSON file, and a resume reads it back and
-//! finishes (as a new process would).
+//! twice: once with a `wait_for` slot that answers on the spot, and once halted and
+//! saved: the run halts, its pending state is written to a JSON file, and a resume reads
+//! it back and finishes (as a new process would). (For runs kept in a database, see
+//! `examples/durable.rs`.)
 //!
 //! ```text
 //! cargo run --example human_in_the_loop                    # answers "staging"
@@ -15,8 +16,9 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
+use toolnexus::agent::FnModel;
 use toolnexus::{
-    Answer, Client, Context, FnModel, Message, Reply, Request, RunResult, ToolResult, Toolkit, tool,
+    Answer, Client, Context, Message, Reply, Request, RunResult, Suspend, Toolkit, tool,
 };
 
 const ENVIRONMENTS: [&str; 2] = ["staging", "production"];
@@ -27,20 +29,19 @@ fn deploy(
     /// `staging` or `production`; asked for when absent.
     env: Option<String>,
     ctx: &Context,
-) -> ToolResult {
+) -> Result<String, toolnexus::tool::Error> {
     let answered = ctx.answer().and_then(Answer::text).map(str::to_owned);
-    match env.or(answered) {
-        Some(env) if ENVIRONMENTS.contains(&env.as_str()) => {
-            ToolResult::ok(format!("deployed build 42 to {env}"))
-        }
-        Some(env) => ToolResult::error(format!(
+    let Some(env) = env.or(answered) else {
+        // Suspends: the run asks, and this call runs again with the answer.
+        let ask = Request::input("Which environment should I deploy to?");
+        Err(Suspend(ask.with_data(json!({ "choices": ENVIRONMENTS }))))?
+    };
+    if !ENVIRONMENTS.contains(&env.as_str()) {
+        Err(format!(
             "unknown environment `{env}`; expected one of {ENVIRONMENTS:?}"
-        )),
-        None => ToolResult::pending(
-            Request::input("Which environment should I deploy to?")
-                .with_data(json!({ "choices": ENVIRONMENTS })),
-        ),
+        ))?;
     }
+    Ok(format!("deployed build 42 to {env}"))
 }
 
 /// The toolkit: just `deploy_service`.
@@ -124,7 +125,7 @@ pub(crate) async fn interactive(source: AnswerSource) -> RunResult {
 
 /// Path 2: no `wait_for`, so the run halts; its state goes to `state_file`; a resume
 /// reads it back, answers, and finishes. Returns the halted run and the finished one.
-pub(crate) async fn durable(
+pub(crate) async fn saved(
     source: &AnswerSource,
     state_file: &Path,
 ) -> Result<(RunResult, RunResult), Box<dyn Error>> {
@@ -135,10 +136,13 @@ pub(crate) async fn durable(
 
     // From here on, only the file is used: this could be another process, days later.
     let saved: RunResult = serde_json::from_str(&std::fs::read_to_string(state_file)?)?;
-    let request = saved.pending.ok_or("the run did not halt on a request")?;
-    let answer = answer(source, request.clone()).await;
+    let request = saved
+        .pending
+        .clone()
+        .ok_or("the run did not halt on a request")?;
+    let answer = answer(source, request).await;
     let finished = Client::new(model())
-        .resume(&toolkit(), saved.transcript, &request, answer)
+        .resume(saved, answer, &toolkit())
         .await?;
     Ok((halted, finished))
 }
@@ -156,9 +160,9 @@ async fn main() -> Result<(), Box<dyn Error>> {
     let run = interactive(source.clone()).await;
     println!("status: {:?}\nanswer: {}", run.status, run.text);
 
-    println!("\n== durable: halt, save, resume ==");
+    println!("\n== halt, save, resume ==");
     let path = state_file();
-    let (halted, finished) = durable(&source, &path).await?;
+    let (halted, finished) = saved(&source, &path).await?;
     let request = halted.pending.as_ref().map_or("", |r| r.prompt.as_str());
     println!("halted on: {request}");
     println!("state written to {}", path.display());

@@ -7,7 +7,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::json;
-use toolnexus::{Client, Event, Reply, Request, ScriptedModel, Tool, ToolResult, Toolkit};
+use toolnexus::{
+    Client, Context, Event, Reply, Request, ScriptedModel, State, Suspend, Tool, ToolResult,
+    Toolkit, tool,
+};
 
 fn researcher() -> Tool {
     let search = Tool::new_sync(
@@ -32,19 +35,24 @@ fn researcher() -> Tool {
         )
 }
 
+/// Posts to the blog, once a human approves.
+#[tool]
+async fn post(
+    /// The post's title.
+    title: String,
+    posts: State<Arc<AtomicUsize>>,
+    ctx: &Context,
+) -> Result<String, Suspend> {
+    if ctx.answer().is_none() {
+        let ask = Request::approval("Publish the post?").with_id("publish");
+        return Err(Suspend(ask));
+    }
+    posts.fetch_add(1, Ordering::SeqCst);
+    let slug = title.to_lowercase().replace(' ', "-");
+    Ok(format!("published at /blog/{slug}"))
+}
+
 fn publisher(posts: Arc<AtomicUsize>) -> Tool {
-    let post = Tool::new_sync(
-        "post",
-        "Posts to the blog.",
-        json!({"type": "object"}),
-        move |_, ctx| match ctx.answer() {
-            None => ToolResult::pending(Request::approval("Publish the post?").with_id("publish")),
-            Some(_) => {
-                posts.fetch_add(1, Ordering::SeqCst);
-                ToolResult::ok("published at /blog/rust-async")
-            }
-        },
-    );
     let model = ScriptedModel::new([
         Reply::call("p1", "post", r#"{"title": "Rust async"}"#),
         Reply::text("Published."),
@@ -52,7 +60,7 @@ fn publisher(posts: Arc<AtomicUsize>) -> Tool {
     Client::new(model).system("You publish posts.").as_tool(
         "publish",
         "Publishes a post.",
-        Toolkit::new().with(post),
+        Toolkit::new().with_state(posts).with(post::tool()),
     )
 }
 

@@ -175,7 +175,7 @@ async fn a2a_agent_calls_the_python_sdk_server_in_a_run_that_parks_and_resumes()
     let halted: RunResult = serde_json::from_str(&saved).unwrap();
     let answer = request.answer("staging");
     let done = client
-        .resume(&toolkit, halted.transcript, &request, answer)
+        .resume(halted, answer, &toolkit)
         .await
         .expect("resumes");
     assert!(done.is_done(), "{done:?}");

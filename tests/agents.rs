@@ -188,7 +188,7 @@ async fn a_run_halted_three_agents_down_resumes_from_its_serialized_result() {
     let read: RunResult = serde_json::from_str(&text).unwrap();
     let answer = read.pending.as_ref().unwrap().answer(true);
     let done = client
-        .resume(&toolkit, read.transcript, &request, answer)
+        .resume(read.transcript, answer, &toolkit)
         .await
         .unwrap();
     assert!(done.is_done(), "{done:?}");
@@ -199,12 +199,7 @@ async fn a_run_halted_three_agents_down_resumes_from_its_serialized_result() {
     // Answering the wrong request is refused, and nothing runs.
     let (client, toolkit) = stack::lead(&effects);
     let wrong = client
-        .resume(
-            &toolkit,
-            halted.transcript,
-            &request,
-            Answer::accept("other"),
-        )
+        .resume(halted.transcript, Answer::accept("other"), &toolkit)
         .await;
     assert!(wrong.is_err());
     assert_eq!(sorted(effects.seen()), once_each());
@@ -267,7 +262,7 @@ async fn a_run_halted_three_agents_down_resumes_in_a_new_process() {
 
 #[tokio::test]
 async fn a_durable_run_halted_three_agents_down_resumes_from_sqlite_in_a_new_process() {
-    use toolnexus::store::{RunStore as _, SqliteStore};
+    use toolnexus::store::SqliteStore;
     let dir = std::env::temp_dir().join(format!("toolnexus-agents-store-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();

@@ -10,13 +10,13 @@ use serde_json::json;
 use toolnexus::{
     Answer, CallStatus, Client, ContentPart, FnModel, Message, ModelError, Reply, Request,
     ResumeError, RunResult, RunStatus, ScriptedModel, StopReason, Tool, ToolResult, Toolkit, Usage,
-    resume,
 };
 
 #[path = "common/agent.rs"]
 #[allow(dead_code)]
 mod agent;
 use agent::{add, assert_balanced, call, sleep, tool_outputs};
+use toolnexus::dispatch::resume;
 
 #[allow(dead_code)]
 #[path = "../examples/human_in_the_loop.rs"]
@@ -598,7 +598,7 @@ async fn two_concurrent_suspensions_halt_on_the_first_in_call_order() {
 
     // Answer the first: the run halts again on the second call's own request.
     let again = client
-        .resume(&toolkit, run.transcript, &first, first.answer("staging"))
+        .resume(run.transcript, first.answer("staging"), &toolkit)
         .await
         .unwrap();
     assert!(again.is_pending());
@@ -610,12 +610,7 @@ async fn two_concurrent_suspensions_halt_on_the_first_in_call_order() {
     );
 
     let done = client
-        .resume(
-            &toolkit,
-            again.transcript,
-            &second,
-            second.answer("production"),
-        )
+        .resume(again.transcript, second.answer("production"), &toolkit)
         .await
         .unwrap();
     assert!(done.is_done());
@@ -645,10 +640,9 @@ async fn resume_after_a_json_round_trip_in_a_fresh_client() {
     )]));
     let run = Client::new(model.clone())
         .resume(
-            &kit_with_deploy(&later),
             restored.transcript,
-            &request,
             request.answer("staging"),
+            &kit_with_deploy(&later),
         )
         .await
         .unwrap();
@@ -679,8 +673,26 @@ async fn resume_rejects_an_answer_for_another_request() {
     let halted = Client::new(model).run("deploy", &toolkit).await;
     let request = halted.pending.clone().unwrap();
 
+    // The request is the one of the answer's id: an answer to another one finds none.
     let wrong = Answer::accept("req-someone-else").with_data("staging");
-    let err = resume(&toolkit, halted.transcript.clone(), &request, wrong)
+    let err = resume(halted.transcript.clone(), wrong.clone(), &toolkit)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err,
+        ResumeError::UnknownRequest {
+            request: "req-someone-else".into()
+        }
+    );
+    assert!(err.to_string().contains("req-someone-else"));
+    let err = Client::new(ScriptedModel::default())
+        .resume(&halted, wrong.clone(), &toolkit)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ResumeError::UnknownRequest { .. }), "{err:?}");
+    // The first form, the request beside its answer, still tells the two apart.
+    #[allow(deprecated)]
+    let err = toolnexus::resume(&toolkit, halted.transcript.clone(), &request, wrong)
         .await
         .unwrap_err();
     assert_eq!(
@@ -690,18 +702,11 @@ async fn resume_rejects_an_answer_for_another_request() {
             answer: "req-someone-else".into()
         }
     );
-    assert!(err.to_string().contains("req-someone-else"));
     assert_eq!(runs.load(Ordering::SeqCst), 1, "nothing ran");
 
     // A request the transcript is not waiting on, and a transcript with nothing halted.
     let stranger = Request::input("?").with_id("req-x");
-    let err = resume(
-        &toolkit,
-        halted.transcript.clone(),
-        &stranger,
-        stranger.answer("a"),
-    )
-    .await;
+    let err = resume(halted.transcript.clone(), stranger.answer("a"), &toolkit).await;
     assert_eq!(
         err.unwrap_err(),
         ResumeError::UnknownRequest {
@@ -709,7 +714,7 @@ async fn resume_rejects_an_answer_for_another_request() {
         }
     );
     let done = vec![Message::user("hi"), Message::assistant("hello")];
-    let err = resume(&toolkit, done, &request, request.answer("a")).await;
+    let err = resume(done, request.answer("a"), &toolkit).await;
     assert_eq!(err.unwrap_err(), ResumeError::NotHalted);
 }
 
@@ -731,7 +736,7 @@ async fn resume_runs_the_calls_a_sequential_turn_never_reached() {
     assert_eq!(halted.transcript.len(), 3); // user, assistant, c1 (pending)
 
     let request = halted.pending.unwrap();
-    let resumed = resume(&toolkit, halted.transcript, &request, request.answer("qa"))
+    let resumed = resume(halted.transcript, request.answer("qa"), &toolkit)
         .await
         .unwrap();
     assert_eq!(resumed.pending, None);
@@ -752,14 +757,9 @@ async fn resume_with_a_declining_answer_feeds_back_declined() {
     let model = ScriptedModel::new([Reply::call("c1", "deploy", "{}")]);
     let halted = Client::new(model).run("deploy", &toolkit).await;
     let request = halted.pending.unwrap();
-    let resumed = resume(
-        &toolkit,
-        halted.transcript,
-        &request,
-        request.decline("expired"),
-    )
-    .await
-    .unwrap();
+    let resumed = resume(halted.transcript, request.decline("expired"), &toolkit)
+        .await
+        .unwrap();
     assert_eq!(
         tool_outputs(&resumed.transcript)["c1"],
         "declined/expired: Which environment?"
@@ -808,13 +808,13 @@ async fn example_wait_for_path_deploys_with_the_given_answer() {
 }
 
 #[tokio::test]
-async fn example_durable_path_halts_saves_and_resumes_from_the_file() {
+async fn example_saved_path_halts_saves_and_resumes_from_the_file() {
     let path = std::env::temp_dir().join(format!(
         "toolnexus-example-test-{}.json",
         std::process::id()
     ));
     let source = example::AnswerSource::Fixed("staging".into());
-    let (halted, finished) = example::durable(&source, &path).await.unwrap();
+    let (halted, finished) = example::saved(&source, &path).await.unwrap();
 
     assert!(halted.is_pending());
     let saved: RunResult = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();

@@ -4,6 +4,8 @@
 //! kill another process recovers the run. Every run must end done, exactly once; no
 //! settled call may appear twice in the log: the only key allowed twice is the call in
 //! flight at the kill (the last one the killed worker logged), and the test counts those.
+//! Runs of a session are killed and recovered the same way, fewer times: the session then
+//! holds the whole run.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -16,6 +18,39 @@ mod postgres;
 use common_example::example;
 
 const KILLS: usize = 50;
+/// Kills of session runs: the same machinery, checked more briefly.
+const SESSION_KILLS: usize = 12;
+
+/// What the worker drives: a run under a given id, or a run of a session of that id.
+#[derive(Clone, Copy)]
+enum Mode {
+    Run,
+    Session,
+}
+
+impl Mode {
+    fn start(self) -> &'static str {
+        match self {
+            Mode::Run => "run",
+            Mode::Session => "session",
+        }
+    }
+
+    fn recover(self) -> &'static str {
+        match self {
+            Mode::Run => "recover",
+            Mode::Session => "session-recover",
+        }
+    }
+
+    /// The start of the idempotency keys of the calls made for `id`.
+    fn keys(self, id: &str) -> String {
+        match self {
+            Mode::Run => format!("{id}:"),
+            Mode::Session => format!("session:{id}/"),
+        }
+    }
+}
 
 /// xorshift64*: the kill points, reproducible from the seed the test prints.
 struct Rng(u64);
@@ -29,7 +64,7 @@ impl Rng {
     }
 }
 
-fn crash_many_times(store: &str, label: &str) {
+fn crash_many_times(store: &str, label: &str, mode: Mode, kills: usize) {
     let dir = std::env::temp_dir().join(format!("toolnexus-crash-{label}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("effects.log");
@@ -42,19 +77,24 @@ fn crash_many_times(store: &str, label: &str) {
     eprintln!("{label}: seed {seed}");
     let mut rng = Rng(seed);
     let worker = example("durable_worker");
-    for i in 0..KILLS {
+    for i in 0..kills {
         let run_id = format!("crash-{label}-{i}");
         let mut child = Command::new(&worker)
-            .args([store, "run", &run_id, log])
-            .stdout(Stdio::null())
+            .args([store, mode.start(), &run_id, log])
+            .stdout(Stdio::piped())
             .spawn()
             .expect("the worker starts");
-        std::thread::sleep(Duration::from_millis(5 + rng.below(110)));
+        // Once it is connected to the store (a PostgreSQL connection takes longer than
+        // the run), kill it somewhere in the run.
+        let mut ready = String::new();
+        let stdout = child.stdout.take().expect("piped");
+        let _ = std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut ready);
+        std::thread::sleep(Duration::from_millis(rng.below(90)));
         let _ = child.kill(); // SIGKILL
         let _ = child.wait();
         append(log, &format!("KILL {run_id}"));
         let status = Command::new(&worker)
-            .args([store, "recover", &run_id, log])
+            .args([store, mode.recover(), &run_id, log])
             .stdout(Stdio::null())
             .status()
             .expect("the recovering worker runs");
@@ -66,11 +106,12 @@ fn crash_many_times(store: &str, label: &str) {
     }
     let text = std::fs::read_to_string(log).unwrap();
     let (mut reruns, mut never_started, mut finished_by_worker) = (0, 0, 0);
-    for i in 0..KILLS {
+    for i in 0..kills {
         let run_id = format!("crash-{label}-{i}");
+        let prefix = mode.keys(&run_id);
         let lines: Vec<&str> = text
             .lines()
-            .filter(|l| l.starts_with(&format!("{run_id}:")) || l.ends_with(&format!(" {run_id}")))
+            .filter(|l| l.starts_with(&prefix) || l.ends_with(&format!(" {run_id}")))
             .collect();
         if lines.contains(&format!("NEVER-STARTED {run_id}").as_str()) {
             never_started += 1;
@@ -97,12 +138,12 @@ fn crash_many_times(store: &str, label: &str) {
         let keys: Vec<&str> = lines
             .iter()
             .copied()
-            .filter(|l| l.starts_with(&run_id))
+            .filter(|l| l.starts_with(&prefix))
             .collect();
         let before: Vec<&str> = lines[..kill]
             .iter()
             .copied()
-            .filter(|l| l.starts_with(&run_id))
+            .filter(|l| l.starts_with(&prefix))
             .collect();
         let mut distinct = keys.clone();
         distinct.sort();
@@ -124,7 +165,7 @@ fn crash_many_times(store: &str, label: &str) {
         }
     }
     eprintln!(
-        "{label}: {KILLS} kills; {reruns} calls in flight at the kill ran again; \
+        "{label}: {kills} kills; {reruns} calls in flight at the kill ran again; \
          {finished_by_worker} runs had finished before their kill; {never_started} were \
          killed before the run was recorded"
     );
@@ -146,12 +187,32 @@ fn sqlite_runs_survive_50_kills() {
     let dir = std::env::temp_dir().join(format!("toolnexus-crash-db-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join("runs.db");
-    crash_many_times(db.to_str().unwrap(), "sqlite");
+    crash_many_times(db.to_str().unwrap(), "sqlite", Mode::Run, KILLS);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn postgres_runs_survive_50_kills() {
     let url = postgres::server().database("durable_crash");
-    crash_many_times(&url, "postgres");
+    crash_many_times(&url, "postgres", Mode::Run, KILLS);
+}
+
+#[test]
+fn sqlite_session_runs_survive_kills() {
+    let dir = std::env::temp_dir().join(format!("toolnexus-crash-sdb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("runs.db");
+    crash_many_times(
+        db.to_str().unwrap(),
+        "sqlite-session",
+        Mode::Session,
+        SESSION_KILLS,
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn postgres_session_runs_survive_kills() {
+    let url = postgres::server().database("durable_crash_sessions");
+    crash_many_times(&url, "postgres-session", Mode::Session, SESSION_KILLS);
 }

@@ -148,7 +148,7 @@ async fn a_failing_wait_for_ends_the_run_halted_on_the_request_and_resumable() {
 
     // Later, with an answer: the run finishes from where it halted.
     let done = Client::new(model.clone())
-        .resume(&toolkit, run.transcript, &request, request.answer("ann"))
+        .resume(run.transcript, request.answer("ann"), &toolkit)
         .await
         .unwrap();
     assert!(done.is_done(), "{:?}", done.status);
@@ -237,7 +237,7 @@ async fn a_pending_runs_text_is_the_request_prompt() {
     // Resumed on the first, pending again on the second: the text is its prompt too.
     let first = run.pending.clone().unwrap();
     let again = client
-        .resume(&toolkit, run.transcript, &first, first.answer("ann"))
+        .resume(run.transcript, first.answer("ann"), &toolkit)
         .await
         .unwrap();
     assert!(again.is_pending());

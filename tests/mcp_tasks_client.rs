@@ -25,8 +25,9 @@ use common::{PATIENCE, one_call, root};
 use example::Listening;
 use node::node_command;
 use serde_json::json;
+use toolnexus::dispatch::resume;
 use toolnexus::mcp::McpClient;
-use toolnexus::{CancellationToken, Client, Context, Request, RunStatus, Toolkit, resume};
+use toolnexus::{CancellationToken, Client, Context, Request, RunStatus, Toolkit};
 
 /// The task server, polled every 20 ms (clamped to the client's 50 ms floor).
 fn server() -> Listening {
@@ -221,8 +222,8 @@ async fn a_halted_run_resumed_by_another_client_picks_up_the_same_task() {
     // A new client (a new process would do the same): only the JSON travels.
     let (_again, toolkit) = connect(&server, Duration::from_secs(30)).await;
     let request: Request = serde_json::from_str(&request).unwrap();
-    let transcript = serde_json::from_str(&transcript).unwrap();
-    let resumed = resume(&toolkit, transcript, &request, request.answer("staging"))
+    let transcript: Vec<toolnexus::Message> = serde_json::from_str(&transcript).unwrap();
+    let resumed = resume(transcript, request.answer("staging"), &toolkit)
         .await
         .unwrap();
     assert_eq!(resumed.calls[0].result.output, "deployed to staging");

@@ -35,9 +35,9 @@ async fn resume(
     answer: Answer,
     toolkit: &Toolkit,
 ) -> RunResult {
-    let request = halted.pending.clone().expect("the run halted on a request");
+    assert!(halted.pending.is_some(), "the run halted on a request");
     client
-        .resume(toolkit, halted.transcript, &request, answer)
+        .resume(halted, answer, toolkit)
         .await
         .expect("the answer fits the halted run")
 }

@@ -15,7 +15,8 @@ use std::time::Duration;
 use common::*;
 use serde_json::{Value, json};
 use toolnexus::mcp::McpClient;
-use toolnexus::{CompletionRequest, Context, PromptContent, Request, ToolResult, Toolkit};
+use toolnexus::primitive::{CompletionRequest, PromptContent};
+use toolnexus::{Context, Request, ToolResult, Toolkit};
 
 /// The tools registered once the client's elicitation capability is known.
 const AFTER_INITIALIZE: &str = "trigger-elicitation-request";

@@ -16,9 +16,10 @@ use std::time::Duration;
 
 use common::*;
 use serde_json::{Value, json};
+use toolnexus::dispatch::resume;
 use toolnexus::mcp::{McpClient, McpClientError, McpServer};
 use toolnexus::profile::Profile;
-use toolnexus::{Client, Context, RunStatus, Toolkit, resume};
+use toolnexus::{Client, Context, RunStatus, Toolkit};
 
 async fn quickstart(prefix: Option<&str>) -> McpClient {
     let mut builder = McpClient::stdio(example_server(), Vec::<String>::new());
@@ -97,14 +98,9 @@ async fn a_served_suspension_is_pending_and_its_answer_goes_back() {
         .await;
     assert_eq!(halted.status, RunStatus::Pending);
     let request = halted.pending.clone().unwrap();
-    let resumed = resume(
-        &toolkit,
-        halted.transcript,
-        &request,
-        request.answer("staging"),
-    )
-    .await
-    .unwrap();
+    let resumed = resume(halted.transcript, request.answer("staging"), &toolkit)
+        .await
+        .unwrap();
     assert_eq!(resumed.calls[0].result.output, "deployed to staging");
 }
 
@@ -274,10 +270,9 @@ async fn a_python_sdk_server_elicits_and_gets_the_answer() {
         .await;
     let request = halted.pending.clone().expect("halted on the elicitation");
     let resumed = resume(
-        &toolkit,
         halted.transcript,
-        &request,
         request.answer(json!({"env": "dev"})),
+        &toolkit,
     )
     .await
     .unwrap();
@@ -296,14 +291,9 @@ async fn a_python_sdk_server_elicits_and_gets_the_answer() {
         .unwrap()
         .into_iter()
         .collect();
-    let resumed = resume(
-        &elsewhere,
-        halted.transcript,
-        &request,
-        request.answer("eu"),
-    )
-    .await
-    .unwrap();
+    let resumed = resume(halted.transcript, request.answer("eu"), &elsewhere)
+        .await
+        .unwrap();
     assert_eq!(resumed.calls[0].result.output, "deployed db to eu");
 }
 

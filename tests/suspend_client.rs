@@ -22,8 +22,9 @@ use common::{one_call, run_answering};
 use example::example;
 use node::node_modules;
 use serde_json::json;
+use toolnexus::dispatch::resume;
 use toolnexus::mcp::McpClient;
-use toolnexus::{Answer, Client, Request, RunStatus, Toolkit, resume};
+use toolnexus::{Answer, Client, Request, RunStatus, Toolkit};
 
 const KEY: &str = "replicas-share-this-secret-of-40-bytes!!";
 
@@ -90,9 +91,9 @@ async fn a_halted_run_resumes_in_another_process_from_its_serialized_transcript(
 
     // Another client and another server process, sharing only the key.
     let (_other, elsewhere) = own_server().await;
-    let transcript = serde_json::from_str(&transcript).unwrap();
+    let transcript: Vec<toolnexus::Message> = serde_json::from_str(&transcript).unwrap();
     let request: Request = serde_json::from_str(&request_json).unwrap();
-    let resumed = resume(&elsewhere, transcript, &request, request.answer("eu"))
+    let resumed = resume(transcript, request.answer("eu"), &elsewhere)
         .await
         .unwrap();
     assert_eq!(resumed.calls[0].result.output, "deployed db to eu");
@@ -146,7 +147,7 @@ async fn a_python_sdk_server_s_input_required_result_is_answered() {
         .run("go", &toolkit)
         .await;
     let request = halted.pending.clone().unwrap();
-    let resumed = resume(&toolkit, halted.transcript, &request, request.decline("no"))
+    let resumed = resume(halted.transcript, request.decline("no"), &toolkit)
         .await
         .unwrap();
     // The loop does not re-run a declined call; running it with the answer tells the server.

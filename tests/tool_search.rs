@@ -217,12 +217,7 @@ async fn a_halted_run_resumed_from_its_json_keeps_the_tools_it_found() {
     let json = serde_json::to_string(&halted).unwrap();
     let halted: RunResult = serde_json::from_str(&json).unwrap();
     let resumed = client
-        .resume(
-            &toolkit,
-            halted.transcript,
-            &request,
-            Answer::accept(&request.id),
-        )
+        .resume(halted.transcript, Answer::accept(&request.id), &toolkit)
         .await
         .unwrap();
     assert!(resumed.is_done(), "{resumed:?}");

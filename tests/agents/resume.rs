@@ -7,7 +7,7 @@
 #[path = "stack.rs"]
 mod stack;
 
-use toolnexus::store::{RunStore, SqliteStore};
+use toolnexus::store::SqliteStore;
 use toolnexus::{Request, RunResult};
 
 fn verdict(request: &Request, verdict: &str) -> toolnexus::Answer {
@@ -46,7 +46,7 @@ fn main() {
             let request = run.pending.clone().expect("a pending run");
             let answer = verdict(&request, answer);
             let (client, toolkit) = stack::lead(&stack::Effects::to_file(effects.into()));
-            rt.block_on(client.resume(&toolkit, run.transcript, &request, answer))
+            rt.block_on(client.resume(run.transcript, answer, &toolkit))
                 .expect("the run resumes")
         }
         _ => {

@@ -153,10 +153,9 @@ pub async fn full_loop<F: Fake>(fake: &F) -> Server {
     let halted: RunResult = serde_json::from_str(&saved).unwrap();
     let resumed = client
         .resume(
-            &toolkit,
             halted.transcript,
-            &request,
             Answer::accept(&request.id).with_data("production"),
+            &toolkit,
         )
         .await
         .unwrap();

@@ -47,23 +47,26 @@
 //!
 //! ## The map of the crate
 //!
-//! In the order data flows through it:
+//! The root holds what a first program needs: [`#[tool]`](macro@tool),
+//! [`#[toolset]`](macro@toolset) and [`tools!`] to make tools, [`Toolkit`] to list and run
+//! them, [`ToolResult`], [`Request`] / [`Answer`] / [`Suspend`] for a human in the loop,
+//! and [`Client`] to run a [`Model`] over them. Everything else lives in the module whose
+//! path is its folder, in the order data flows through the crate:
 //!
-//! - Authoring: [`#[tool]`](macro@tool) on functions, [`#[toolset]`](macro@toolset) on
-//!   the methods of an `impl` block, [`tools!`] to gather them; [`Tool`] (a name, a
-//!   description, an argument schema and a handler) for tools written by hand, with
-//!   [`dispatch`] for the plumbing below it.
-//! - [`Toolkit`]: the registry; runs calls by name ([`Toolkit::execute`],
-//!   [`Toolkit::execute_json`]) and lists the tools per provider ([`profile`], [`Listing`]).
-//! - [`ToolResult`]: what every call returns; [`ContentPart`] carries images, PDFs and
-//!   audio beside the text.
-//! - [`Request`] / [`Answer`] / [`Suspend`]: a tool that cannot finish without a human
-//!   returns [`Suspend`]; the host answers the [`Request`] and the tool runs again with the
-//!   [`Answer`] in its [`Context`].
-//! - [`Client`]: the tool-calling loop over any [`Model`]. It runs the model's calls,
-//!   answers suspensions through a `wait_for` slot or halts so the run can be
-//!   [resumed](Client::resume) later, and returns a [`RunResult`]; [`Hooks`] and [`Event`]s
-//!   watch and steer it; [`Client::as_tool`] runs an agent as a tool of another.
+//! - [`tool`](mod@tool): the tool layer. [`Tool`] (a name, a description, an argument
+//!   schema and a handler), [`Context`], [`State`], what a tool returns ([`ToolResult`],
+//!   [`Json`], [`ContentPart`], [`Suspend`], and the `Into…` traits behind them),
+//!   talking back to the caller while a tool runs, and the [`Toolkit`] that runs calls by
+//!   name ([`Toolkit::execute`], [`Toolkit::execute_json`]).
+//! - [`dispatch`]: the plumbing below [`Tool::new`], for wrapping or writing tools by
+//!   hand, and [`dispatch::resume`], which finishes a halted turn's calls without a model.
+//! - [`schema`]: the JSON schema of each tool and how it is listed per provider
+//!   ([`schema::profile`], [`schema::Listing`]).
+//! - [`agent`]: the tool-calling loop. [`Client`] runs the model's calls, answers
+//!   suspensions through a `wait_for` slot or halts so the run can be
+//!   [resumed](Client::resume) later, and returns a [`RunResult`];
+//!   [`agent::Hooks`] and [`Event`]s watch and steer it; [`Client::as_tool`] runs an
+//!   agent as a tool of another.
 //! - `providers` (features `openai`, `anthropic`, `gemini`): real models over HTTP,
 //!   `OpenAi` (and every OpenAI-compatible server), `Anthropic` and `Gemini`, each a
 //!   [`Model`] with retries, timeouts and streaming.
@@ -97,18 +100,19 @@
 
 #[cfg(feature = "a2a")]
 pub mod a2a;
-mod agent;
+pub mod agent;
 #[cfg(feature = "builtins")]
 pub mod builtins;
+pub mod dispatch;
 pub mod guide;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 #[cfg(feature = "otel")]
 pub mod otel;
-mod primitive;
+pub mod primitive;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub mod providers;
-mod schema;
+pub mod schema;
 #[cfg(feature = "search")]
 pub mod search;
 #[cfg(any(
@@ -121,59 +125,71 @@ pub mod source;
 #[cfg(feature = "__store")]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
 pub mod store;
-#[cfg(any(feature = "mcp", feature = "a2a"))]
+#[cfg(any(feature = "__store", feature = "mcp", feature = "a2a"))]
 mod time;
-mod tool;
+pub mod tool;
 pub mod trace;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub mod translate;
 
-pub use schema::profile;
-
-/// Dispatch plumbing, for wrapping or writing tools below [`Tool::new`]: the handler a
-/// tool runs ([`Handler`](dispatch::Handler), given [`Args`](dispatch::Args) and
-/// returning a [`Dispatch`](dispatch::Dispatch)), the one boxed future type, and the
-/// names toolnexus gives to tools and suspensions.
-pub mod dispatch {
-    pub use crate::tool::args::{Args, ArgsError};
-    pub use crate::tool::call::{BoxFuture, Dispatch, Handler, ready};
-    pub use crate::tool::result::{PENDING_KEY, STRUCTURED_KEY};
-    pub use crate::tool::tool::sanitize_name;
-}
-
-pub use agent::as_tool::{AGENT_KEY, AGENT_STATE_KEY, DEFAULT_MAX_DEPTH};
-pub use agent::client::{Client, DEFAULT_MAX_TURNS, IntoWaitOutcome};
-pub use agent::events::Event;
-pub use agent::hooks::{HookFuture, Hooks, ToolDecision};
-pub use agent::message::{Message, NativeTurn, ToolCall};
-pub use agent::model::{
-    Delta, DeltaSink, FinishReason, FnModel, Model, ModelError, ModelFuture, Reply, ScriptedModel,
-    Usage,
+// What a first program needs; everything else is in the module whose path matches its
+// folder (`agent`, `tool`, `schema`, `dispatch`, …).
+pub use agent::{
+    Client, Event, Message, Model, ModelError, ModelSettings, Reasoning, Reply, RunResult,
+    RunStatus, ScriptedModel, ToolCall, ToolChoice, Usage,
 };
-pub use agent::resume::{ResumeError, Resumed, resume};
-pub use agent::run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
-pub use agent::settings::{ModelSettings, Reasoning, ToolChoice};
+pub use tool::{
+    Answer, ContentPart, Context, Json, Request, State, Suspend, Tool, ToolResult, Toolkit, Toolset,
+};
+
+// The root paths of earlier versions, kept so that code written against them compiles;
+// hidden from the front page, whose names are the ones above.
+#[doc(hidden)]
+pub use agent::{
+    AGENT_KEY, AGENT_STATE_KEY, CallRecord, CallStatus, DEFAULT_MAX_DEPTH, DEFAULT_MAX_TURNS,
+    Delta, DeltaSink, FinishReason, FnModel, HookFuture, Hooks, IntoWaitOutcome, ModelFuture,
+    NativeTurn, ResumeError, StopReason, ToolDecision,
+};
+#[doc(hidden)]
+pub use dispatch::Resumed;
+#[doc(hidden)]
 pub use primitive::{
     Completion, CompletionRequest, GetResult, IntoPromptReply, IntoResourceContents,
     MAX_COMPLETIONS, Prompt, PromptArgument, PromptContent, PromptError, PromptMessage,
     PromptReply, PromptRequest, PromptRole, ReadResult, Resource, ResourceContents, ResourceError,
     ResourceLink, ResourceRequest, TemplateError,
 };
-pub use schema::listing::Listing;
-pub use tool::caller::{
-    Caller, DEFAULT_SAMPLING_MAX_TOKENS, LogLevel, Sampled, Sampling, SamplingError,
-    SamplingMessage, SamplingRole,
+#[doc(hidden)]
+pub use schema::{Listing, profile};
+#[doc(hidden)]
+pub use tool::{
+    Call, Caller, CancellationToken, ContentError, DEFAULT_SAMPLING_MAX_TOKENS, Error,
+    IntoToolError, IntoToolOutput, IntoToolResult, IntoToolset, LogLevel, MissingState, PartKind,
+    RejectedTool, Rejection, Sampled, Sampling, SamplingError, SamplingMessage, SamplingRole,
+    StateType,
 };
-pub use tool::content::{ContentError, ContentPart, PartKind};
-pub use tool::context::{CancellationToken, Context};
-pub use tool::rejected::{RejectedTool, Rejection};
-pub use tool::request::{Answer, Request, Suspend};
-pub use tool::result::ToolResult;
-pub use tool::returns::{Error, IntoToolError, IntoToolOutput, IntoToolResult, Json};
-pub use tool::state::{MissingState, State, StateType};
-pub use tool::toolkit::Toolkit;
-pub use tool::toolset::IntoToolset;
-pub use tool::{Call, Tool, Toolset};
+
+/// The tools-only resume of a halted turn, in its first form: the toolkit first, and the
+/// request beside its answer (whose ids must match).
+#[doc(hidden)]
+#[deprecated(
+    note = "use `toolnexus::dispatch::resume(halted, answer, &toolkit)`: the toolkit last, \
+            the request found by the answer's id"
+)]
+pub async fn resume(
+    toolkit: &Toolkit,
+    transcript: Vec<Message>,
+    request: &Request,
+    answer: Answer,
+) -> Result<dispatch::Resumed, agent::ResumeError> {
+    if answer.id != request.id {
+        return Err(agent::ResumeError::AnswerMismatch {
+            request: request.id.clone(),
+            answer: answer.id,
+        });
+    }
+    dispatch::resume(transcript, answer, toolkit).await
+}
 
 /// Turns a function into a tool.
 ///

@@ -35,24 +35,24 @@ pub const AGENT_KEY: &str = "agent";
 /// Where a run stands among agents run as tools: how deep, under which agents, and the
 /// nearest listener above (which gets the events of every run below, tagged).
 #[derive(Clone, Default)]
-pub(crate) struct Scope {
+pub(crate) struct AgentScope {
     pub(crate) depth: u32,
     pub(crate) path: Vec<String>,
     pub(crate) listener: Option<Arc<Listener>>,
 }
 
 tokio::task_local! {
-    pub(crate) static SCOPE: Scope;
+    pub(crate) static SCOPE: AgentScope;
 }
 
 /// The scope of the current task (the top level when none was set).
-pub(crate) fn current() -> Scope {
+pub(crate) fn current() -> AgentScope {
     SCOPE.try_with(Clone::clone).unwrap_or_default()
 }
 
 /// What an inner run keeps while it is halted: enough to resume it, from data alone.
 #[derive(Serialize, Deserialize)]
-struct Halted {
+struct AgentState {
     transcript: Vec<Message>,
     turns: u32,
     usage: Usage,
@@ -208,7 +208,7 @@ impl Agent {
         let mut path = parent.path.clone();
         path.push(self.name.clone());
         let client = self.client_for(&ctx, &parent, &path);
-        let scope = Scope {
+        let scope = AgentScope {
             depth: parent.depth + 1,
             path,
             listener: parent.listener,
@@ -247,7 +247,7 @@ impl Agent {
 
     /// The inner client for one call: the outer call's cancellation, and a listener that
     /// also forwards to the outer one.
-    fn client_for(&self, ctx: &Context, parent: &Scope, path: &[String]) -> Client {
+    fn client_for(&self, ctx: &Context, parent: &AgentScope, path: &[String]) -> Client {
         let mut client = self.client.clone();
         // The outer call's token (cancelled by the outer run's cancellation or deadline)
         // stops the inner run; one of the inner client's own stops it as well, since the
@@ -256,6 +256,12 @@ impl Agent {
             && let Some(token) = ctx.cancellation()
         {
             client.cancellation = Some(token.clone());
+        }
+        // Inside a durable run (the call has an idempotency key) the outer run's record
+        // covers this call: one store per tree of runs, so a request is parked once.
+        #[cfg(feature = "__store")]
+        if ctx.idempotency_key().is_some() {
+            client.store = None;
         }
         if let Some(outer) = parent.listener.clone() {
             let own = client.tools.listener.clone();
@@ -290,20 +296,20 @@ impl Agent {
                     self.name, request.id
                 )
             })?;
-        let halted = Halted::deserialize(state).map_err(|error| {
+        let halted = AgentState::deserialize(state).map_err(|error| {
             format!(
                 "agent `{}` cannot resume: its state in request `{}` is malformed: {error}",
                 self.name, request.id
             )
         })?;
-        let inner = parked(&halted.transcript, &request.id).ok_or_else(|| {
-            format!(
+        if !waits_on(&halted.transcript, &request.id) {
+            return Err(format!(
                 "agent `{}` cannot resume: its run is not waiting on request `{}`",
                 self.name, request.id
-            )
-        })?;
+            ));
+        }
         let run = client
-            .resume(&self.toolkit, halted.transcript, &inner, answer)
+            .resume(halted.transcript, answer, &self.toolkit)
             .await
             .map_err(|error| format!("agent `{}` cannot resume: {error}", self.name))?;
         Ok((run, halted.usage, halted.turns))
@@ -318,7 +324,7 @@ impl Agent {
             RunStatus::Done => ToolResult::ok(run.text).with_metadata(AGENT_KEY, meta),
             RunStatus::Pending => match run.pending {
                 Some(request) => {
-                    let halted = Halted {
+                    let halted = AgentState {
                         transcript: run.transcript,
                         turns,
                         usage,
@@ -352,19 +358,18 @@ pub(crate) fn carries_state(request: Option<&Request>) -> bool {
         .is_some_and(|data| data.get(AGENT_STATE_KEY).is_some())
 }
 
-/// The request an inner run halted on, from its transcript's parked tool message.
-fn parked(transcript: &[Message], id: &str) -> Option<Request> {
-    transcript.iter().rev().find_map(|m| match m {
-        Message::Tool {
+/// Whether an inner run's transcript has a call parked on the request `id`.
+fn waits_on(transcript: &[Message], id: &str) -> bool {
+    transcript.iter().rev().any(|m| {
+        matches!(m, Message::Tool {
             pending: Some(request),
             ..
-        } if request.id == id => Some(Request::clone(request)),
-        _ => None,
+        } if request.id == id)
     })
 }
 
 /// `request`, its data carrying the inner run's state beside its own.
-fn carry(mut request: Request, mut halted: Halted) -> Request {
+fn carry(mut request: Request, mut halted: AgentState) -> Request {
     let mut data = match request.data.take() {
         Some(Value::Object(map)) => {
             // A request from an agent below: whether its deepest data was wrapped.
@@ -413,8 +418,8 @@ pub(crate) fn shown(request: &Request) -> Request {
 mod tests {
     use super::*;
 
-    fn halted() -> Halted {
-        Halted {
+    fn halted() -> AgentState {
+        AgentState {
             transcript: vec![Message::user("secret task")],
             turns: 1,
             usage: Usage::default(),

@@ -9,27 +9,25 @@ use std::time::Duration;
 
 use futures_util::FutureExt as _;
 
-use crate::agent::drive::Opened;
 use crate::agent::events::Event;
 use crate::agent::events::Listener;
 use crate::agent::hooks::{
     AfterTool, AfterTurn, BeforeTool, BeforeTurn, Hooks, Points, ToolDecision,
 };
+#[cfg(feature = "__store")]
+use crate::agent::journal::Durable;
 use crate::agent::message::{Message, ToolCall};
 use crate::agent::model::{Model, Reply};
-use crate::agent::resume::{ResumeError, halted_turn};
-use crate::agent::run::RunResult;
 use crate::agent::talk::LoopCaller;
-use crate::agent::turn::{ToolOptions, Turn};
+use crate::agent::turn::ToolOptions;
 use crate::tool::context::CancellationToken;
 use crate::tool::request::{Answer, Request};
 use crate::tool::result::ToolResult;
-use crate::tool::toolkit::Toolkit;
 
 /// The default for [`Client::max_turns`].
 pub const DEFAULT_MAX_TURNS: u32 = 10;
 
-/// Runs the tool-calling loop between a [`Model`] and a [`Toolkit`].
+/// Runs the tool-calling loop between a [`Model`] and a [`Toolkit`](crate::Toolkit).
 ///
 /// Cheap to clone; one client serves many runs, with any toolkit.
 ///
@@ -72,12 +70,14 @@ pub const DEFAULT_MAX_TURNS: u32 = 10;
 ///   [`concurrent(false)`](Client::concurrent)); their results stay in call order. A
 ///   `wait_for` that returns an error ends the run, halted on that request.
 /// - Without one, the run halts with status [`Pending`](crate::RunStatus::Pending), the
-///   [`Request`] in [`RunResult::pending`] and its prompt in [`RunResult::text`]; with
+///   [`Request`] in [`RunResult::pending`](crate::RunResult::pending) and its prompt in
+///   [`RunResult::text`](crate::RunResult::text); with
 ///   several suspended calls in a turn, on the
 ///   first in call order. Nothing waits. Serialize the `RunResult` if the answer will come
-///   later, and continue with [`Client::resume`] (or the tools-only [`resume`](crate::resume)).
+///   later, and continue with [`Client::resume`] (or the tools-only
+///   [`dispatch::resume`](crate::dispatch::resume)).
 ///
-/// A suspension is never a tool error ([`CallRecord::is_tool_error`](crate::CallRecord::is_tool_error)).
+/// A suspension is never a tool error ([`CallRecord::is_tool_error`](crate::agent::CallRecord::is_tool_error)).
 ///
 /// # Example
 ///
@@ -118,7 +118,7 @@ pub struct Client {
     pub(crate) search: Option<crate::search::ToolSearch>,
     /// The run store, its lease and the next run's id ([`Client::with_store`]).
     #[cfg(feature = "__store")]
-    pub(crate) store: Option<crate::store::journal::Durable>,
+    pub(crate) store: Option<Durable>,
 }
 
 impl Client {
@@ -155,7 +155,7 @@ impl Client {
 
     /// Sets how many times one run may call the model (default 10). A run that reaches
     /// it with the model still asking for tools ends
-    /// [incomplete](crate::StopReason::MaxTurns), its last tool results in the transcript.
+    /// [incomplete](crate::agent::StopReason::MaxTurns), its last tool results in the transcript.
     #[must_use]
     pub fn max_turns(mut self, max_turns: u32) -> Self {
         self.max_turns = max_turns;
@@ -167,7 +167,7 @@ impl Client {
     ///
     /// The future gives an [`Answer`], or a `Result<Answer, E>` (any `E: Display`): an
     /// `Err` means nobody can answer (the approval service is down), and ends the run as
-    /// [incomplete](crate::StopReason::WaitFor), halted on the request so that
+    /// [incomplete](crate::agent::StopReason::WaitFor), halted on the request so that
     /// [`resume`](Client::resume) can finish it later. Suspensions of one turn are asked
     /// about concurrently; bound each wait with [`wait_timeout`](Client::wait_timeout).
     #[must_use]
@@ -185,7 +185,7 @@ impl Client {
 
     /// Limits each [`wait_for`](Client::wait_for) to `timeout`. A request with no answer
     /// by then has expired: the model gets `declined/expired: <prompt>` (the call's
-    /// status is [`Declined`](crate::CallStatus::Declined), its answer a decline saying why) and
+    /// status is [`Declined`](crate::agent::CallStatus::Declined), its answer a decline saying why) and
     /// the run goes on.
     #[must_use]
     pub fn wait_timeout(mut self, timeout: Duration) -> Self {
@@ -195,7 +195,7 @@ impl Client {
 
     /// Limits every run (and every [`resume`](Client::resume)) to `timeout`, model turns,
     /// tools and waits included. A run past it stops as
-    /// [incomplete](crate::StopReason::Deadline): what was in flight is dropped, every call
+    /// [incomplete](crate::agent::StopReason::Deadline): what was in flight is dropped, every call
     /// that had not finished gets an explicit `cancelled: …` (or `unanswered: <prompt> …`)
     /// result, and the transcript comes back balanced; [`run_from`](Client::run_from)
     /// picks it up.
@@ -206,7 +206,7 @@ impl Client {
     }
 
     /// Stops runs when `token` is cancelled, as [`run_timeout`](Client::run_timeout)
-    /// does at its deadline, with [`StopReason::Cancelled`](crate::StopReason::Cancelled). Tools see the cancellation in
+    /// does at its deadline, with [`StopReason::Cancelled`](crate::agent::StopReason::Cancelled). Tools see the cancellation in
     /// their [`Context`](crate::Context) (a child token, which the run also cancels when
     /// it stops at its deadline). One token stops every run of this client; give each
     /// run its own with `client.clone().cancellation(token)`.
@@ -237,7 +237,8 @@ impl Client {
     /// reads, or rewrite its arguments (see [`ToolDecision`]).
     ///
     /// ```
-    /// use toolnexus::{Client, ScriptedModel, ToolDecision};
+    /// use toolnexus::agent::ToolDecision;
+    /// use toolnexus::{Client, ScriptedModel};
     ///
     /// let client = Client::new(ScriptedModel::default()).before_tool(|call| {
     ///     let decision = if call.name == "delete_file" {
@@ -388,78 +389,6 @@ impl Client {
     pub fn tool_search(mut self, options: crate::search::ToolSearch) -> Self {
         self.search = Some(options);
         self
-    }
-
-    /// Runs the loop on a new transcript: the system prompt, then `prompt`.
-    pub async fn run(&self, prompt: impl Into<String>, toolkit: &Toolkit) -> RunResult {
-        let mut transcript = Vec::with_capacity(2);
-        if let Some(system) = &self.system {
-            transcript.push(Message::system(system.clone()));
-        }
-        transcript.push(Message::user(prompt));
-        #[cfg(feature = "__store")]
-        if let Some(durable) = &self.store {
-            return self.run_stored(durable, transcript, toolkit).await;
-        }
-        self.drive(transcript, toolkit, None).await
-    }
-
-    /// Runs the loop on a prior transcript with a new user `prompt`. The system prompt is
-    /// put first if the transcript has none. If the transcript ends in a halted turn, the
-    /// new prompt abandons it: each unfinished call gets an explicit error result
-    /// (`unanswered: <prompt>`, or `not run: …`), so the transcript stays balanced.
-    pub async fn continue_run(
-        &self,
-        mut transcript: Vec<Message>,
-        prompt: impl Into<String>,
-        toolkit: &Toolkit,
-    ) -> RunResult {
-        if let Some(mut turn) = Turn::open(&transcript).filter(Turn::is_open) {
-            turn.abandon();
-            turn.write(&mut transcript);
-        }
-        if let Some(system) = &self.system
-            && !matches!(transcript.first(), Some(Message::System { .. }))
-        {
-            transcript.insert(0, Message::system(system.clone()));
-        }
-        transcript.push(Message::user(prompt));
-        self.drive(transcript, toolkit, None).await
-    }
-
-    /// Runs the loop on `transcript` as it stands, adding no message: picks up a run
-    /// that stopped [incomplete](crate::RunStatus::Incomplete) (cancelled, past its deadline, a
-    /// model error, out of turns) where it stopped. If the transcript ends in a turn with
-    /// unfinished calls, they are played first (calls not run are run, suspensions go to
-    /// `wait_for`, or the run halts on them again).
-    pub async fn run_from(&self, transcript: Vec<Message>, toolkit: &Toolkit) -> RunResult {
-        let open = Turn::open(&transcript)
-            .filter(Turn::is_open)
-            .map(|turn| Opened { turn, answer: None });
-        self.drive(transcript, toolkit, open).await
-    }
-
-    /// Continues a run that halted on `request` (typically in another process, from a
-    /// serialized [`RunResult`]): checks the answer's id, finishes the halted turn as
-    /// [`resume`](crate::resume) does (with this client's `wait_for`, timeouts, hooks,
-    /// events and concurrency), then lets the model carry on. No user message is added;
-    /// the model turn budget starts afresh.
-    ///
-    /// If another call of the halted turn is still suspended (and there is no `wait_for`),
-    /// the result is pending again, on that call's request.
-    pub async fn resume(
-        &self,
-        toolkit: &Toolkit,
-        transcript: Vec<Message>,
-        request: &Request,
-        answer: Answer,
-    ) -> Result<RunResult, ResumeError> {
-        let (turn, halted) = halted_turn(&transcript, request, &answer)?;
-        let open = Opened {
-            turn,
-            answer: Some((halted, answer)),
-        };
-        Ok(self.drive(transcript, toolkit, Some(open)).await)
     }
 }
 

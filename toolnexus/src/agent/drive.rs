@@ -16,12 +16,13 @@ use tracing::Instrument as _;
 use crate::agent::as_tool::{self, AGENT_KEY};
 use crate::agent::client::Client;
 use crate::agent::events::{Event, Events, events};
+use crate::agent::journal::record::RunRecord;
 use crate::agent::listed::Listed;
 use crate::agent::message::Message;
 use crate::agent::model::{Delta, DeltaSink, ModelError, Reply, Usage};
 use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::agent::trace;
-use crate::agent::turn::{Env, Journal, Played, Turn};
+use crate::agent::turn::{Env, Played, ToolTurn};
 use crate::tool::context::CancellationToken;
 use crate::tool::request::Answer;
 use crate::tool::toolkit::Toolkit;
@@ -29,7 +30,7 @@ use crate::tool::toolkit::Toolkit;
 /// A turn left open by an earlier run, to finish before the model is asked again; with
 /// the answer to give its parked call `usize` first, when resuming.
 pub(crate) struct Opened {
-    pub(crate) turn: Turn,
+    pub(crate) turn: ToolTurn,
     pub(crate) answer: Option<(usize, Answer)>,
 }
 
@@ -44,13 +45,13 @@ impl Client {
         self.drive_with(transcript, toolkit, open, None).await
     }
 
-    /// [`Client::drive`], recording the run in `journal` when there is one.
+    /// [`Client::drive`], recording the run in `record` when it is durable.
     pub(crate) async fn drive_with(
         &self,
         transcript: Vec<Message>,
         toolkit: &Toolkit,
         open: Option<Opened>,
-        journal: Option<&Journal>,
+        record: Option<&RunRecord>,
     ) -> RunResult {
         let mut run = RunResult::empty(transcript);
         let stop = Stop::new(self.cancellation.as_ref(), self.run_timeout);
@@ -66,7 +67,7 @@ impl Client {
         // would otherwise move it by value; a pointer moves instead (BENCHMARKS.md,
         // "No subscriber: instruction counts against the code before tracing").
         // With no one to see it (`Span::none()`), the span is not entered on every poll.
-        let steps = Box::pin(self.steps(&mut run, toolkit, &stop, open, journal));
+        let steps = Box::pin(self.steps(&mut run, toolkit, &stop, open, record));
         let steps = if span.is_none() {
             Either::Left(steps)
         } else {
@@ -75,7 +76,7 @@ impl Client {
         match &self.tools.listener {
             // Agents run as tools below this run forward their events to its listener.
             Some(listener) => {
-                let scope = as_tool::Scope {
+                let scope = as_tool::AgentScope {
                     listener: Some(Arc::clone(listener)),
                     ..as_tool::current()
                 };
@@ -94,7 +95,7 @@ impl Client {
         toolkit: &Toolkit,
         stop: &Stop,
         open: Option<Box<Opened>>,
-        journal: Option<&Journal>,
+        record: Option<&RunRecord>,
     ) {
         let listed = Listed::new(self, toolkit);
         let env = Env {
@@ -102,7 +103,7 @@ impl Client {
             opts: &self.tools,
             cancel: stop.token(),
             builtin: listed.builtin(),
-            journal,
+            record,
         };
         // Boxed: a run finishes an open turn once at most, and inline, the futures of
         // answering and playing it would make every run's future larger.
@@ -143,13 +144,13 @@ impl Client {
                 });
                 return;
             }
-            let mut turn = Turn::fresh(run.transcript.len(), run.turns, reply.tool_calls);
+            let mut turn = ToolTurn::fresh(run.transcript.len(), run.turns, reply.tool_calls);
             run.transcript.push(Message::Assistant {
                 content: reply.content,
                 tool_calls: turn.calls(),
                 native: reply.native,
             });
-            if let Some(Err(reason)) = checkpoint(journal, &run.transcript).await {
+            if let Some(Err(reason)) = checkpoint(record, &run.transcript).await {
                 end_of_turn(run, turn, Err(reason), &env);
                 return;
             }
@@ -236,12 +237,12 @@ async fn reopen(run: &mut RunResult, open: Box<Opened>, stop: &Stop, env: &Env<'
 /// or stopped, in which case every unfinished call gets its explicit result first).
 fn end_of_turn(
     run: &mut RunResult,
-    mut turn: Turn,
+    mut turn: ToolTurn,
     played: Result<Played, StopReason>,
     env: &Env<'_>,
 ) -> bool {
     // A failed store write ends the run after its turn: what was recorded stands.
-    let played = match (played, env.journal.and_then(Journal::failure)) {
+    let played = match (played, env.record.and_then(RunRecord::failure)) {
         (Ok(Played::Settled), Some(reason)) => Err(reason),
         (played, _) => played,
     };
@@ -275,13 +276,13 @@ fn end_of_turn(
     ends
 }
 
-/// Records a model turn that asked for tools, when the run has a journal. The store's
+/// Records a model turn that asked for tools, when the run is durable. The store's
 /// future is boxed, so that a run without one does not carry its size.
 async fn checkpoint(
-    journal: Option<&Journal>,
+    record: Option<&RunRecord>,
     transcript: &[Message],
 ) -> Option<Result<(), StopReason>> {
-    Some(Box::pin(journal?.checkpoint(transcript)).await)
+    Some(Box::pin(record?.checkpoint(transcript)).await)
 }
 
 /// The usage of the inner run of an agent called as a tool (none for other tools).

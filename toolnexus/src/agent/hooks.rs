@@ -89,7 +89,7 @@ pub enum ToolDecision {
     /// Run the call as it is (or as an earlier hook rewrote it).
     Allow,
     /// Do not run the call. The model gets `denied: <reason>` as the call's error result
-    /// and the call's status is [`CallStatus::Denied`](crate::CallStatus::Denied).
+    /// and the call's status is [`CallStatus::Denied`](crate::agent::CallStatus::Denied).
     Deny {
         /// Why, in words the model reads.
         reason: String,
@@ -151,10 +151,11 @@ impl ToolDecision {
 /// A panicking hook never crashes the run: a before-tool hook that panics denies the
 /// call, an after-tool hook that panics withholds the result (the model gets an error
 /// saying so), and a turn hook that panics stops the run as
-/// [`StopReason::Hook`](crate::StopReason::Hook).
+/// [`StopReason::Hook`](crate::agent::StopReason::Hook).
 ///
 /// ```
-/// use toolnexus::{HookFuture, Hooks, ToolCall, ToolDecision, ToolResult};
+/// use toolnexus::agent::{HookFuture, Hooks, ToolDecision};
+/// use toolnexus::{ToolCall, ToolResult};
 ///
 /// /// Only `read_*` tools may run; every output is trimmed to 1000 characters.
 /// struct ReadOnly;

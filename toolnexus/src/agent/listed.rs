@@ -1,5 +1,7 @@
 //! Which tools a turn lists: the hook point of tool search ([`Client::tool_search`]).
-//! Without it, every turn lists the whole toolkit.
+//! Without it, every turn lists the whole toolkit; with it, a turn lists the built-in
+//! search tool, the always-visible tools, and the tools found so far, read from the
+//! transcript.
 
 use std::ops::Deref;
 
@@ -13,7 +15,7 @@ use crate::tool::toolkit::Toolkit;
 pub(crate) struct Listed<'a> {
     toolkit: &'a Toolkit,
     #[cfg(feature = "search")]
-    search: Option<crate::search::Scope>,
+    search: Option<searching::Searching>,
 }
 
 impl<'a> Listed<'a> {
@@ -26,7 +28,7 @@ impl<'a> Listed<'a> {
             search: client
                 .search
                 .as_ref()
-                .and_then(|options| crate::search::Scope::new(options, toolkit)),
+                .and_then(|options| searching::Searching::new(options, toolkit)),
         }
     }
 
@@ -70,5 +72,90 @@ impl Deref for Offered<'_> {
             #[cfg(feature = "search")]
             Offered::Chosen(toolkit) => toolkit,
         }
+    }
+}
+
+#[cfg(feature = "search")]
+mod searching {
+    use rustc_hash::{FxHashMap, FxHashSet};
+
+    use crate::agent::message::Message;
+    use crate::search::{SEARCH_TOOL, ToolSearch, named};
+    use crate::tool::Tool;
+    use crate::tool::toolkit::Toolkit;
+
+    /// Tool search for one run over one toolkit.
+    pub(crate) struct Searching {
+        tool: Tool,
+        visible: Vec<String>,
+    }
+
+    impl Searching {
+        /// The search of `options` over `toolkit`, or `None` when the toolkit is small
+        /// enough to be listed whole.
+        pub(crate) fn new(options: &ToolSearch, toolkit: &Toolkit) -> Option<Searching> {
+            if toolkit.len() <= options.above {
+                return None;
+            }
+            let (_, tool) = options.index_for(toolkit);
+            Some(Searching {
+                tool,
+                visible: options.visible.clone(),
+            })
+        }
+
+        /// The built-in search tool, which the loop runs itself.
+        pub(crate) fn tool(&self) -> &Tool {
+            &self.tool
+        }
+
+        /// The tools the next turn lists: the search tool, the visible ones, then every
+        /// tool found so far in `transcript` (named by a search result, or called), in
+        /// the order they were found.
+        pub(crate) fn listing(&self, transcript: &[Message], toolkit: &Toolkit) -> Toolkit {
+            let mut listed = Toolkit::new().with(self.tool.clone());
+            let mut seen = FxHashSet::default();
+            seen.insert(SEARCH_TOOL);
+            let mut add = |name: &str, listed: &mut Toolkit| {
+                if let Some(tool) = toolkit.get(name)
+                    && seen.insert(tool.name())
+                {
+                    listed.extend([tool.clone()]);
+                }
+            };
+            for name in &self.visible {
+                add(name, &mut listed);
+            }
+            for name in found(transcript) {
+                add(name, &mut listed);
+            }
+            listed
+        }
+    }
+
+    /// The tools found in `transcript`, in order, with repeats: those named by a
+    /// successful `search_tools` result, and those the model called.
+    fn found(transcript: &[Message]) -> Vec<&str> {
+        let results: FxHashMap<&str, &str> = transcript
+            .iter()
+            .filter_map(|m| match m {
+                Message::Tool {
+                    tool_call_id,
+                    content,
+                    is_error: false,
+                    ..
+                } => Some((tool_call_id.as_str(), content.as_str())),
+                _ => None,
+            })
+            .collect();
+        let mut names = Vec::new();
+        for call in transcript.iter().flat_map(Message::calls) {
+            if call.name != SEARCH_TOOL {
+                names.push(call.name.as_str());
+            } else if let Some(text) = results.get(call.id.as_str()) {
+                names.extend(named(text));
+            }
+        }
+        names
     }
 }

@@ -1,9 +1,27 @@
-//! The agent loop: a [`Client`](crate::Client) drives a [`Model`](crate::Model) through
-//! turns, runs the tool calls it asks for, and returns a [`RunResult`](crate::RunResult).
+//! The agent loop: a [`Client`] drives a [`Model`] through turns, runs the tool calls it
+//! asks for, and returns a [`RunResult`].
+//!
+//! The crate root re-exports what a first program needs ([`Client`], [`Model`],
+//! [`Reply`], [`Message`], [`ToolCall`], [`RunResult`], [`RunStatus`], [`Event`],
+//! [`ScriptedModel`], [`Usage`], [`ModelError`]); the rest of the loop is here:
+//!
+//! - steering a run: [`Hooks`] and [`ToolDecision`] (with [`HookFuture`]), and
+//!   [`IntoWaitOutcome`] for what a `wait_for` slot gives;
+//! - what a run reports: [`CallRecord`] and [`CallStatus`] per call, [`StopReason`] for a
+//!   run that stopped early;
+//! - models: [`FnModel`] (a closure as a model), [`ModelFuture`], streamed [`Delta`]s and
+//!   their [`DeltaSink`], [`FinishReason`], and a provider's own form of a turn,
+//!   [`NativeTurn`];
+//! - resuming: [`Halted`] (what [`Client::resume`] takes) and [`ResumeError`];
+//! - agents run as tools ([`Client::as_tool`]): [`DEFAULT_MAX_DEPTH`], [`AGENT_KEY`],
+//!   [`AGENT_STATE_KEY`];
+//! - durable runs: the [`Journal`] a run store implements (features `sqlite`,
+//!   `postgres`; see `toolnexus::store`).
 
 pub(crate) mod as_tool;
 pub(crate) mod client;
 pub(crate) mod drive;
+pub(crate) mod entry;
 pub(crate) mod events;
 pub(crate) mod hooks;
 pub(crate) mod journal;
@@ -17,3 +35,19 @@ pub(crate) mod talk;
 pub(crate) mod trace;
 pub(crate) mod turn;
 pub(crate) mod usage;
+
+pub use as_tool::{AGENT_KEY, AGENT_STATE_KEY, DEFAULT_MAX_DEPTH};
+pub use client::{Client, DEFAULT_MAX_TURNS, IntoWaitOutcome};
+pub use events::Event;
+pub use hooks::{HookFuture, Hooks, ToolDecision};
+#[cfg(feature = "__store")]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
+pub use journal::Journal;
+pub use message::{Message, NativeTurn, ToolCall};
+pub use model::{
+    Delta, DeltaSink, FinishReason, FnModel, Model, ModelError, ModelFuture, Reply, ScriptedModel,
+    Usage,
+};
+pub use resume::{Halted, ResumeError};
+pub use run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
+pub use settings::{ModelSettings, Reasoning, ToolChoice};

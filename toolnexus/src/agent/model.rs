@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::agent::message::{Message, NativeTurn, ToolCall};
 use crate::agent::settings::ModelSettings;
 pub use crate::agent::usage::Usage;
-use crate::tool::call::BoxFuture;
+use crate::tool::handler::BoxFuture;
 use crate::tool::toolkit::Toolkit;
 
 /// The future a [`Model`] returns for one turn.
@@ -34,7 +34,8 @@ pub type ModelFuture<'a> = BoxFuture<'a, Result<Reply, ModelError>>;
 /// behind one type).
 ///
 /// ```
-/// use toolnexus::{Message, Model, ModelFuture, Reply, Toolkit};
+/// use toolnexus::agent::ModelFuture;
+/// use toolnexus::{Message, Model, Reply, Toolkit};
 ///
 /// /// Repeats the last user message.
 /// struct Echo;
@@ -378,7 +379,8 @@ type TurnFn = dyn Fn(&[Message], &Toolkit) -> ModelFuture<'static> + Send + Sync
 /// around some other client.
 ///
 /// ```
-/// use toolnexus::{FnModel, Message, Reply};
+/// use toolnexus::agent::FnModel;
+/// use toolnexus::{Message, Reply};
 ///
 /// // Async: the closure gets its own copy of the transcript and toolkit.
 /// let model = FnModel::new(|transcript: Vec<Message>, _tools| async move {

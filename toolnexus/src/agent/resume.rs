@@ -1,12 +1,44 @@
-//! [`resume`]: finishing a halted turn from serialized data alone, and why it can fail.
+//! Resuming a halted run: [`Halted`] (what is resumed), [`resume`] (its tools only, from
+//! serialized data alone) and why resuming can fail.
 
 use std::fmt;
 
 use crate::agent::message::Message;
-use crate::agent::run::CallRecord;
-use crate::agent::turn::{Env, Played, ToolOptions, Turn};
-use crate::tool::request::{Answer, Request};
+use crate::agent::run::{CallRecord, RunResult};
+use crate::agent::turn::{Env, Played, ToolOptions, ToolTurn};
+use crate::tool::request::Answer;
 use crate::tool::toolkit::Toolkit;
+
+/// A run that halted on a request, to resume with the answer to it
+/// ([`Client::resume`](crate::Client::resume), [`dispatch::resume`](crate::dispatch::resume)):
+/// a [`RunResult`] as a run returned it, or as read back from its JSON in another
+/// process, or the run's transcript alone.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Halted {
+    pub(crate) transcript: Vec<Message>,
+}
+
+impl From<RunResult> for Halted {
+    fn from(run: RunResult) -> Halted {
+        Halted {
+            transcript: run.transcript,
+        }
+    }
+}
+
+impl From<&RunResult> for Halted {
+    fn from(run: &RunResult) -> Halted {
+        Halted {
+            transcript: run.transcript.clone(),
+        }
+    }
+}
+
+impl From<Vec<Message>> for Halted {
+    fn from(transcript: Vec<Message>) -> Halted {
+        Halted { transcript }
+    }
+}
 
 /// A halted turn, finished as far as it goes without a model.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,13 +49,14 @@ pub struct Resumed {
     /// The calls run or resolved by the resume.
     pub calls: Vec<CallRecord>,
     /// Another call of the same turn that is still suspended: answer it and resume again.
-    pub pending: Option<Request>,
+    pub pending: Option<crate::tool::request::Request>,
 }
 
 /// Why a halted run could not be resumed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ResumeError {
-    /// The answer's id is not the request's id.
+    /// The answer's id is not the request's id (only the deprecated
+    /// `toolnexus::resume`, which takes the request beside its answer, can tell).
     AnswerMismatch {
         /// The id of the request being resumed.
         request: String,
@@ -60,11 +93,12 @@ impl fmt::Display for ResumeError {
 impl std::error::Error for ResumeError {}
 
 /// Finishes the turn a run halted on, in a new process if need be, from serialized data
-/// alone: the transcript, the request and its answer.
+/// alone: the halted run (or its transcript) and the answer to the request it waits on,
+/// found by the answer's id.
 ///
-/// The answer's id must be the request's id. The call parked on the request runs again
-/// with the answer in [`Context::answer`](crate::Context::answer) (or gets `declined/expired: <prompt>` when the
-/// answer declines); calls of the turn that never ran are run now. Every call then has
+/// The call parked on that request runs again with the answer in
+/// [`Context::answer`](crate::Context::answer) (or gets `declined/expired: <prompt>` when
+/// the answer declines); calls of the turn that never ran are run now. Every call then has
 /// exactly one tool message, unless another call of the turn is still suspended: then
 /// [`Resumed::pending`] holds its request, to answer and resume with in turn. No user
 /// message is added.
@@ -72,19 +106,19 @@ impl std::error::Error for ResumeError {}
 /// This runs tools only; [`Client::resume`](crate::Client::resume) also lets the model
 /// continue afterwards.
 pub async fn resume(
-    toolkit: &Toolkit,
-    transcript: Vec<Message>,
-    request: &Request,
+    halted: impl Into<Halted>,
     answer: Answer,
+    toolkit: &Toolkit,
 ) -> Result<Resumed, ResumeError> {
-    let (mut turn, halted) = halted_turn(&transcript, request, &answer)?;
+    let mut transcript = halted.into().transcript;
+    let (mut turn, halted) = halted_turn(&transcript, &answer.id)?;
     let opts = ToolOptions::default();
     let env = Env {
         toolkit,
         opts: &opts,
         cancel: None,
         builtin: None,
-        journal: None,
+        record: None,
     };
     turn.answer(halted, answer, &env).await;
     // Without `wait_for` nothing can fail: the turn settles or halts again.
@@ -92,7 +126,6 @@ pub async fn resume(
         Played::Settled => None,
         Played::Halted(request) | Played::Failed { request, .. } => Some(request),
     };
-    let mut transcript = transcript;
     turn.write(&mut transcript);
     Ok(Resumed {
         transcript,
@@ -101,24 +134,17 @@ pub async fn resume(
     })
 }
 
-/// The turn `transcript` halted on, and the index of the call parked on `request`,
-/// after checking that `answer` is for that request.
+/// The turn `transcript` halted on, and the index of the call parked on the request
+/// `id`.
 pub(crate) fn halted_turn(
     transcript: &[Message],
-    request: &Request,
-    answer: &Answer,
-) -> Result<(Turn, usize), ResumeError> {
-    if answer.id != request.id {
-        return Err(ResumeError::AnswerMismatch {
-            request: request.id.clone(),
-            answer: answer.id.clone(),
-        });
-    }
-    let turn = Turn::open(transcript).ok_or(ResumeError::NotHalted)?;
+    id: &str,
+) -> Result<(ToolTurn, usize), ResumeError> {
+    let turn = ToolTurn::open(transcript).ok_or(ResumeError::NotHalted)?;
     let halted = turn
-        .parked_on(&request.id)
+        .parked_on(id)
         .ok_or_else(|| ResumeError::UnknownRequest {
-            request: request.id.clone(),
+            request: id.to_owned(),
         })?;
     Ok((turn, halted))
 }

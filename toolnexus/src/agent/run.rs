@@ -210,7 +210,7 @@ pub enum CallStatus {
     /// The tool suspended, was answered, and suspended again (or the answer was for
     /// another request); the model got `unresolved: <prompt>`.
     Unresolved,
-    /// A [before-tool hook](crate::Hooks::before_tool) denied the call; the model got
+    /// A [before-tool hook](crate::agent::Hooks::before_tool) denied the call; the model got
     /// `denied: <reason>` and the tool did not run.
     Denied,
     /// The run stopped (cancelled, or past its deadline) before the call finished; the

@@ -15,9 +15,10 @@ use std::sync::Arc;
 use crate::agent::events::{Event, Events, Listener};
 use crate::agent::message::Message;
 use crate::agent::model::Model;
-use crate::tool::call::BoxFuture;
-use crate::tool::caller::{Caller, LogLevel, Sampled, Sampling, SamplingError, SamplingRole};
+use crate::tool::caller::{LogLevel, Sampled, Sampling, SamplingError, SamplingRole};
+use crate::tool::context::Caller;
 use crate::tool::context::Context;
+use crate::tool::handler::BoxFuture;
 use crate::tool::toolkit::Toolkit;
 
 /// The loop's caller: the client's listener and model.

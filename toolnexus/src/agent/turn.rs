@@ -11,10 +11,11 @@ use rustc_hash::FxHashSet;
 
 use crate::agent::events::{Event, Events, Listener, events};
 use crate::agent::hooks::{Gate, HookChain};
+use crate::agent::journal::record::RunRecord;
 use crate::agent::message::{Message, ToolCall};
 use crate::agent::run::{CallRecord, CallStatus};
 use crate::tool::Tool;
-use crate::tool::caller::Caller;
+use crate::tool::context::Caller;
 use crate::tool::context::{CancellationToken, Context};
 use crate::tool::request::{Answer, Request};
 use crate::tool::result::ToolResult;
@@ -45,12 +46,9 @@ pub(crate) struct Env<'a> {
     pub(crate) cancel: Option<&'a CancellationToken>,
     /// A tool the loop provides itself (tool search's), run for calls of its name.
     pub(crate) builtin: Option<&'a Tool>,
-    /// Where a durable run records its calls.
-    pub(crate) journal: Option<&'a Journal>,
+    /// Where a durable run records its calls; `None` without a store.
+    pub(crate) record: Option<&'a RunRecord>,
 }
-
-pub(crate) use crate::agent::journal::Journal;
-use crate::agent::journal::{journal_settled, journal_started};
 
 impl Env<'_> {
     fn events(&self) -> Events<'_> {
@@ -58,7 +56,7 @@ impl Env<'_> {
     }
 }
 
-/// How far [`Turn::play`] got.
+/// How far [`ToolTurn::play`] got.
 pub(crate) enum Played {
     /// Every call has its result.
     Settled,
@@ -70,7 +68,7 @@ pub(crate) enum Played {
     Failed { request: Request, message: String },
 }
 
-enum State {
+enum SlotState {
     /// Not executed yet (a sequential turn halted before it, or a stopped run).
     NotRun,
     /// Suspended, waiting on `Slot::request`.
@@ -81,7 +79,7 @@ enum State {
 
 struct Slot {
     call: ToolCall,
-    state: State,
+    state: SlotState,
     request: Option<Request>,
     answer: Option<Answer>,
     /// Executed or resolved by this run (and so reported in its records).
@@ -100,7 +98,7 @@ impl Slot {
         match result.pending_request() {
             Some(request) => {
                 self.request = Some(request);
-                self.state = State::Parked(result);
+                self.state = SlotState::Parked(result);
             }
             None => {
                 let status = if result.is_error {
@@ -123,7 +121,7 @@ impl Slot {
                 status,
             });
         }
-        self.state = State::Finished(result, status);
+        self.state = SlotState::Finished(result, status);
     }
 
     fn prompt(&self) -> &str {
@@ -132,18 +130,18 @@ impl Slot {
 }
 
 /// The tool calls of one assistant message, at index `at` of the transcript.
-pub(crate) struct Turn {
+pub(crate) struct ToolTurn {
     at: usize,
     number: u32,
     slots: Vec<Slot>,
 }
 
-impl Turn {
+impl ToolTurn {
     /// A turn about to run `calls`, which the model made on its turn `number`. Empty and
     /// repeated call ids are replaced, so that every tool message answers exactly one call;
     /// a call that repeats an earlier call's id is not run (it may be the same call sent
     /// twice): its result is an error telling the model so.
-    pub(crate) fn fresh(at: usize, number: u32, calls: Vec<ToolCall>) -> Turn {
+    pub(crate) fn fresh(at: usize, number: u32, calls: Vec<ToolCall>) -> ToolTurn {
         let mut seen = FxHashSet::default();
         let slots = calls
             .into_iter()
@@ -160,7 +158,7 @@ impl Turn {
                 seen.insert(call.id.clone());
                 Slot {
                     call,
-                    state: State::NotRun,
+                    state: SlotState::NotRun,
                     request: None,
                     answer: None,
                     touched: false,
@@ -168,13 +166,13 @@ impl Turn {
                 }
             })
             .collect();
-        Turn { at, number, slots }
+        ToolTurn { at, number, slots }
     }
 
     /// The turn the transcript ends in, when it ends in tool calls and their results.
     /// Calls without a tool message are not run yet; calls whose message holds a pending
     /// request are parked on it.
-    pub(crate) fn open(transcript: &[Message]) -> Option<Turn> {
+    pub(crate) fn open(transcript: &[Message]) -> Option<ToolTurn> {
         let at = transcript
             .iter()
             .rposition(|m| !matches!(m, Message::Tool { .. }))?;
@@ -197,11 +195,11 @@ impl Turn {
                     _ => None,
                 });
                 let (state, request) = match message {
-                    None => (State::NotRun, None),
+                    None => (SlotState::NotRun, None),
                     Some((_, _, _, Some(request))) => {
                         let request = Request::clone(request);
                         (
-                            State::Parked(ToolResult::pending(request.clone())),
+                            SlotState::Parked(ToolResult::pending(request.clone())),
                             Some(request),
                         )
                     }
@@ -217,7 +215,7 @@ impl Turn {
                         } else {
                             CallStatus::Ok
                         };
-                        (State::Finished(result, status), None)
+                        (SlotState::Finished(result, status), None)
                     }
                 };
                 Slot {
@@ -230,7 +228,7 @@ impl Turn {
                 }
             })
             .collect();
-        Some(Turn {
+        Some(ToolTurn {
             at,
             number: 0,
             slots,
@@ -241,7 +239,7 @@ impl Turn {
     pub(crate) fn is_open(&self) -> bool {
         self.slots
             .iter()
-            .any(|s| !matches!(s.state, State::Finished(..)))
+            .any(|s| !matches!(s.state, SlotState::Finished(..)))
     }
 
     /// Runs the calls not run yet and resolves their suspensions through `wait_for`,
@@ -276,7 +274,8 @@ impl Turn {
     /// The call parked on the request `id`, if any.
     pub(crate) fn parked_on(&self, id: &str) -> Option<usize> {
         self.slots.iter().position(|s| {
-            matches!(s.state, State::Parked(_)) && s.request.as_ref().is_some_and(|r| r.id == id)
+            matches!(s.state, SlotState::Parked(_))
+                && s.request.as_ref().is_some_and(|r| r.id == id)
         })
     }
 
@@ -291,9 +290,9 @@ impl Turn {
     pub(crate) fn interrupt(&mut self, why: &str, env: &Env<'_>) {
         for slot in &mut self.slots {
             let text = match slot.state {
-                State::Finished(..) => continue,
-                State::NotRun => format!("cancelled: {} did not finish: {why}", slot.call.name),
-                State::Parked(_) => format!("unanswered: {} ({why})", slot.prompt()),
+                SlotState::Finished(..) => continue,
+                SlotState::NotRun => format!("cancelled: {} did not finish: {why}", slot.call.name),
+                SlotState::Parked(_) => format!("unanswered: {} ({why})", slot.prompt()),
             };
             slot.finish(
                 ToolResult::error(text),
@@ -309,14 +308,14 @@ impl Turn {
     pub(crate) fn abandon(&mut self) {
         for slot in &mut self.slots {
             let text = match slot.state {
-                State::Finished(..) => continue,
-                State::NotRun => format!(
+                SlotState::Finished(..) => continue,
+                SlotState::NotRun => format!(
                     "not run: {} was skipped when the run halted",
                     slot.call.name
                 ),
-                State::Parked(_) => format!("unanswered: {}", slot.prompt()),
+                SlotState::Parked(_) => format!("unanswered: {}", slot.prompt()),
             };
-            slot.state = State::Finished(ToolResult::error(text), CallStatus::Unresolved);
+            slot.state = SlotState::Finished(ToolResult::error(text), CallStatus::Unresolved);
         }
     }
 
@@ -326,12 +325,12 @@ impl Turn {
         transcript.truncate(self.at + 1);
         for slot in &self.slots {
             match &slot.state {
-                State::NotRun => {}
-                State::Parked(result) => {
+                SlotState::NotRun => {}
+                SlotState::Parked(result) => {
                     let pending = slot.request.as_ref();
                     transcript.push(Message::tool_message(&slot.call.id, result, pending));
                 }
-                State::Finished(result, _) => {
+                SlotState::Finished(result, _) => {
                     transcript.push(Message::tool_message(&slot.call.id, result, None));
                 }
             }
@@ -342,9 +341,9 @@ impl Turn {
     pub(crate) fn records(&self) -> impl Iterator<Item = CallRecord> + '_ {
         self.slots.iter().filter(|s| s.touched).filter_map(|slot| {
             let (result, status) = match &slot.state {
-                State::NotRun => return None,
-                State::Parked(result) => (result.clone(), CallStatus::Pending),
-                State::Finished(result, status) => (result.clone(), *status),
+                SlotState::NotRun => return None,
+                SlotState::Parked(result) => (result.clone(), CallStatus::Pending),
+                SlotState::Finished(result, status) => (result.clone(), *status),
             };
             Some(CallRecord {
                 turn: self.number,
@@ -366,7 +365,7 @@ impl Turn {
 /// Takes one call as far as it goes: runs it if it has not run, then, if it suspended,
 /// asks `wait_for` and resolves it with the answer.
 async fn drive(slot: &mut Slot, turn: u32, env: &Env<'_>) -> Played {
-    if let (State::NotRun, Some(id)) = (&slot.state, &slot.duplicate) {
+    if let (SlotState::NotRun, Some(id)) = (&slot.state, &slot.duplicate) {
         let text = format!(
             "not run: the call id `{id}` repeats an earlier call of this turn; \
              if {} should run again, call it with a unique id",
@@ -380,11 +379,11 @@ async fn drive(slot: &mut Slot, turn: u32, env: &Env<'_>) -> Played {
         );
         return Played::Settled;
     }
-    if matches!(slot.state, State::NotRun) {
+    if matches!(slot.state, SlotState::NotRun) {
         let (result, denied) = run_call(&slot.call, None, turn, env).await;
         slot.settle(result, denied, turn, env.events());
     }
-    if !matches!(slot.state, State::Parked(_)) {
+    if !matches!(slot.state, SlotState::Parked(_)) {
         return Played::Settled;
     }
     // Boxed: a suspension is rare, and the future of every call stays small without it.
@@ -500,17 +499,17 @@ async fn resolve(slot: &mut Slot, answer: Answer, turn: u32, env: &Env<'_>) {
 
 /// The answer a re-run call gets, with the request it answers. Boxed: it is passed down
 /// through every layer of a call, whose futures would each hold it by value.
-type Resumed = Box<(Answer, Option<Request>)>;
+type Rerun = Box<(Answer, Option<Request>)>;
 
 /// Executes one call through the hooks, and records its result in a durable run's
-/// journal. `true` when a before-tool hook denied it.
+/// record. `true` when a before-tool hook denied it.
 async fn run_call(
     call: &ToolCall,
-    answer: Option<Resumed>,
+    answer: Option<Rerun>,
     turn: u32,
     env: &Env<'_>,
 ) -> (ToolResult, bool) {
-    let Some(journal) = env.journal else {
+    let Some(record) = env.record else {
         let (mut result, denied) = hooked(call, answer, turn, env).await;
         crate::agent::trace::keep_context(&mut result);
         return (result, denied);
@@ -518,7 +517,7 @@ async fn run_call(
     let (mut result, denied) = Box::pin(hooked(call, answer, turn, env)).await;
     crate::agent::trace::keep_context(&mut result);
     if !denied {
-        journal_settled(journal, &call.id, &result).await;
+        Box::pin(record.settled(&call.id, &result)).await;
     }
     (result, denied)
 }
@@ -529,7 +528,7 @@ async fn run_call(
 /// beyond the tool's own (the loop's per-call overhead stays near that of no hooks).
 async fn hooked(
     call: &ToolCall,
-    answer: Option<Resumed>,
+    answer: Option<Rerun>,
     turn: u32,
     env: &Env<'_>,
 ) -> (ToolResult, bool) {
@@ -556,7 +555,7 @@ async fn hooked(
     (result, false)
 }
 
-async fn execute(call: &ToolCall, answer: Option<Resumed>, env: &Env<'_>) -> ToolResult {
+async fn execute(call: &ToolCall, answer: Option<Rerun>, env: &Env<'_>) -> ToolResult {
     let mut ctx = Context::new().with_call_id(call.id.as_str());
     if let Some(timeout) = env.opts.timeout {
         ctx = ctx.with_timeout(timeout);
@@ -574,8 +573,10 @@ async fn execute(call: &ToolCall, answer: Option<Resumed>, env: &Env<'_>) -> Too
     if let Some(caller) = &env.opts.caller {
         ctx = ctx.with_caller(Arc::clone(caller));
     }
-    if let Some(journal) = env.journal {
-        match journal_started(journal, &call.id).await {
+    if let Some(record) = env.record {
+        // Boxed: only a durable run gets here, and inline the store's future would grow
+        // every call's.
+        match Box::pin(record.started(&call.id)).await {
             Ok(key) => ctx = ctx.with_idempotency_key(key),
             Err(text) => return ToolResult::error(text),
         }

@@ -49,8 +49,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::tool::Tool;
-use crate::tool::call::{Dispatch, Handler};
 use crate::tool::context::Context;
+use crate::tool::handler::{Dispatch, Handler};
 use crate::tool::result::ToolResult;
 use crate::tool::toolkit::Toolkit;
 

@@ -20,11 +20,14 @@ pub const PENDING_META_KEY: &str = "toolnexus/pending";
 /// listed as `to_mcp` lists it) and, for a tool that has one, the output schema
 /// ([`Tool::output_schema`]).
 ///
-/// The schema is the tool's [`mcp`](crate::profile::mcp) profile (`"type": "object"` at
+/// The schema is the tool's [`mcp`](crate::schema::profile::mcp) profile (`"type": "object"` at
 /// the root, which MCP clients require); a tool whose schema has no MCP form is listed as
 /// accepting any object.
 pub fn mcp_tool(tool: &Tool) -> rmcp::model::Tool {
-    let entry = tool.entry(crate::profile::Profile::Mcp).value.clone();
+    let entry = tool
+        .entry(crate::schema::profile::Profile::Mcp)
+        .value
+        .clone();
     match entry.map(serde_json::from_value::<rmcp::model::Tool>) {
         Some(Ok(listed)) => listed,
         Some(Err(error)) => {
@@ -38,7 +41,7 @@ pub fn mcp_tool(tool: &Tool) -> rmcp::model::Tool {
 /// The entry built field by field: the MCP profile's schema, or any object when the tool
 /// has no MCP form.
 fn raw_tool(tool: &Tool) -> rmcp::model::Tool {
-    let schema = match tool.profile(crate::profile::Profile::Mcp) {
+    let schema = match tool.profile(crate::schema::profile::Profile::Mcp) {
         Ok(Value::Object(map)) => map.clone(),
         _ => {
             let mut any = Map::new();

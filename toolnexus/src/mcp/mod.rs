@@ -332,7 +332,11 @@ impl Inner {
             .iter()
             .filter(|tool| allowed.is_none_or(|set| set.contains(tool.name())))
             // As `Toolkit::to_mcp`: a tool the MCP profile refuses is not listed.
-            .filter(|tool| tool.entry(crate::profile::Profile::Mcp).value.is_some())
+            .filter(|tool| {
+                tool.entry(crate::schema::profile::Profile::Mcp)
+                    .value
+                    .is_some()
+            })
             .map(mcp_tool)
             .collect();
     }

@@ -32,9 +32,10 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::tool::call::BoxFuture;
-use crate::tool::caller::{Caller, LogLevel, Sampled, Sampling, SamplingError, SamplingRole};
+use crate::tool::caller::{LogLevel, Sampled, Sampling, SamplingError, SamplingRole};
+use crate::tool::context::Caller;
 use crate::tool::context::Context;
+use crate::tool::handler::BoxFuture;
 
 /// The level log lines are sent at until the client's `logging/setLevel` says otherwise.
 pub const DEFAULT_LOG_LEVEL: LogLevel = LogLevel::Info;

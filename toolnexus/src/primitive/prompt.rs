@@ -13,8 +13,8 @@ use serde_json::Value;
 use crate::primitive::complete::{Completer, Completers, Completion, CompletionRequest};
 use crate::primitive::message::PromptReply;
 use crate::primitive::returns::IntoPromptReply;
-use crate::tool::call::BoxFuture;
 use crate::tool::context::Context;
+use crate::tool::handler::BoxFuture;
 
 /// What getting a prompt gives: its messages, or why not.
 pub type GetResult = Result<PromptReply, PromptError>;

@@ -14,8 +14,8 @@ use crate::primitive::complete::{Completer, Completers, Completion, CompletionRe
 use crate::primitive::contents::ResourceContents;
 use crate::primitive::returns::IntoResourceContents;
 use crate::primitive::template::{TemplateError, UriTemplate};
-use crate::tool::call::BoxFuture;
 use crate::tool::context::Context;
+use crate::tool::handler::BoxFuture;
 
 /// What reading a resource gives: its contents, or why not.
 pub type ReadResult = Result<Vec<ResourceContents>, ResourceError>;

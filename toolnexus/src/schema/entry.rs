@@ -2,8 +2,8 @@
 //! profile and cached on the tool.
 //!
 //! The argument schema inside each entry is the tool's canonical schema passed through the
-//! provider's profile (see [`crate::profile`]). A [`Toolkit`](crate::Toolkit) assembles
-//! its listings from these entries and shares each as a [`Listing`](crate::Listing).
+//! provider's profile (see [`crate::schema::profile`]). A [`Toolkit`](crate::Toolkit) assembles
+//! its listings from these entries and shares each as a [`Listing`](crate::schema::Listing).
 
 use std::sync::OnceLock;
 

@@ -31,12 +31,12 @@
 //! ```
 
 mod bm25;
+mod builtin;
 mod index;
-mod listed;
 mod options;
 
 pub use bm25::Bm25;
 pub use index::{Hit, Ranker, ToolIndex, document};
 pub use options::{DEFAULT_RESULTS, SEARCH_TOOL, ToolSearch};
 
-pub(crate) use listed::Scope;
+pub(crate) use builtin::named;

@@ -3,8 +3,8 @@
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use crate::search::builtin::search_tool;
 use crate::search::index::ToolIndex;
-use crate::search::listed::search_tool;
 use crate::tool::Tool;
 use crate::tool::toolkit::Toolkit;
 

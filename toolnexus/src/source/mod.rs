@@ -54,7 +54,7 @@ fn sync_tool(
     f: impl Fn(serde_json::Value) -> crate::ToolResult + Send + Sync + 'static,
 ) -> crate::Tool {
     use crate::tool::Tool;
-    use crate::tool::call::Dispatch;
+    use crate::tool::handler::Dispatch;
     let label = name.to_owned();
     Tool::from_handler(
         name,

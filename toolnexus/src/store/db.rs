@@ -1,10 +1,14 @@
 //! The one SQL layer both backends share: a pool or a transaction of either database,
 //! statements written once (with `$N` parameters, which SQLite reads too), rows read by
-//! column index.
+//! column index, and the helpers every table's rows are read and written with.
 
 use std::borrow::Cow;
 
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use sqlx::Row as _;
+
+use crate::store::StoreError;
 
 /// A connection pool of either backend.
 #[derive(Clone, Debug)]
@@ -219,4 +223,44 @@ impl Row {
     pub(crate) fn int(&self, i: usize) -> Result<Option<i64>, sqlx::Error> {
         each!(self, Row, |r, _d, _w| r.try_get(i))
     }
+}
+
+/// The format of the JSON this build writes into rows (the `format` columns). A row with a
+/// higher one was written by a newer toolnexus and is refused, not misread.
+pub(crate) const FORMAT: i64 = 1;
+
+/// `value` as the JSON text of a row.
+pub(crate) fn to_json<T: Serialize + ?Sized>(value: &T) -> String {
+    // Messages, results and answers are plain data: serializing them cannot fail.
+    serde_json::to_string(value).unwrap_or_else(|_| "null".to_owned())
+}
+
+/// The JSON text of `row` read back.
+pub(crate) fn from_json<T: DeserializeOwned>(row: &str, text: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::corrupted(row, e))
+}
+
+/// Column `i` of `row` (`what`, in errors) as text that must be there.
+pub(crate) fn text(row: &Row, i: usize, what: &str) -> Result<String, StoreError> {
+    row.text(i)
+        .map_err(|e| StoreError::corrupted(what, e))?
+        .ok_or_else(|| StoreError::corrupted(what, format!("column {i} is NULL")))
+}
+
+/// Column `i` of `row` (`what`, in errors) as an integer, `None` for NULL.
+pub(crate) fn int(row: &Row, i: usize, what: &str) -> Result<Option<i64>, StoreError> {
+    row.int(i).map_err(|e| StoreError::corrupted(what, e))
+}
+
+/// Refuses `row` (`what`, in errors) when its format column `i` is newer than [`FORMAT`].
+pub(crate) fn check_format(row: &Row, i: usize, what: &str) -> Result<(), StoreError> {
+    let found = int(row, i, what)?.unwrap_or(0);
+    if found > FORMAT {
+        return Err(StoreError::NewerFormat {
+            row: what.to_owned(),
+            found,
+            known: FORMAT,
+        });
+    }
+    Ok(())
 }

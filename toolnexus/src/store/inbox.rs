@@ -5,9 +5,10 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::store::db::Arg;
-use crate::store::error::StoreError;
-use crate::store::runs::{Engine, Loaded, from_json, int, text, to_json};
+use crate::agent::journal::Loaded;
+use crate::store::StoreError;
+use crate::store::db::{Arg, from_json, int, text, to_json};
+use crate::store::runs::Engine;
 use crate::tool::request::{Answer, Request};
 
 /// One request waiting for a human, as [`RunStore::pending`](crate::store::RunStore::pending)
@@ -227,16 +228,6 @@ impl Engine {
         }
         tx.commit().await.map_err(doing())?;
         Ok((run, loaded, given))
-    }
-
-    /// [`Engine::answer_in`] with no run: the one run waiting on the request.
-    pub(crate) async fn answer(
-        &self,
-        answer: &Answer,
-        token: &str,
-        lease: Duration,
-    ) -> Result<(String, Loaded, Answer), StoreError> {
-        self.answer_in(None, answer, token, lease).await
     }
 
     /// Whether request `id` of run `run` has an answer now (read outside any transaction).

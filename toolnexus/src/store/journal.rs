@@ -1,274 +1,139 @@
-//! The loop's side of a durable run: the [`Journal`] the loop writes to at its three
-//! points (a model turn that asked for tools, a call about to run, a call's result), and
-//! the lease renewed while the run is driven.
+//! The stores' side of the loop's [`Journal`]: each method is one of the engine's
+//! statements (or transactions), boxed.
 
-use std::convert::Infallible;
-use std::pin::pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures_util::future::{Either, select};
+use futures_util::FutureExt as _;
 
-use crate::agent::client::Client;
-use crate::agent::drive::Opened;
+use crate::agent::journal::{Answered, Journal, Loaded, Parked, Stored, sealed};
 use crate::agent::message::Message;
-use crate::agent::run::{RunResult, RunStatus, StopReason};
-use crate::store::RunStore;
-use crate::store::error::StoreError;
-use crate::store::runs::Parked;
-use crate::tool::result::ToolResult;
-use crate::tool::toolkit::Toolkit;
+use crate::agent::run::RunResult;
+use crate::store::sealed::Sealed as Store;
+use crate::tool::request::Answer;
 
-/// The default [`Client::lease`].
-pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
-
-/// A client's store settings.
-#[derive(Clone, Debug)]
-pub(crate) struct Durable {
-    pub(crate) store: Arc<dyn RunStore>,
-    pub(crate) lease: Duration,
-    pub(crate) run_id: Option<String>,
-}
-
-/// One run being driven under a lease: what the loop records through.
-pub(crate) struct Journal {
-    store: Arc<dyn RunStore>,
-    pub(crate) run_id: String,
-    token: String,
-    lease: Duration,
-    /// The transcript position of the assistant message whose calls are running.
-    at: AtomicUsize,
-    /// The first failed write; the run stops at the end of the turn with it.
-    failure: Mutex<Option<String>>,
-    /// The calls of the running turn whose start its checkpoint recorded, and that have
-    /// not started since: their first start needs no write of its own.
-    prestarted: Mutex<Vec<String>>,
-}
-
-impl Journal {
-    pub(crate) fn new(
-        durable: &Durable,
-        run_id: String,
-        token: String,
-        transcript: &[Message],
-    ) -> Journal {
-        let at = transcript
-            .iter()
-            .rposition(|m| !matches!(m, Message::Tool { .. }))
-            .unwrap_or(0);
-        Journal {
-            store: Arc::clone(&durable.store),
-            run_id,
-            token,
-            lease: durable.lease,
-            at: AtomicUsize::new(at),
-            failure: Mutex::new(None),
-            prestarted: Mutex::new(Vec::new()),
+/// The methods, the same for both stores (they share one engine).
+macro_rules! journal_methods {
+    () => {
+        fn create<'a>(
+            &'a self,
+            run: &'a str,
+            transcript: &'a [Message],
+            token: &'a str,
+            lease: Duration,
+        ) -> Stored<'a, ()> {
+            self.engine().create(run, transcript, token, lease).boxed()
         }
-    }
 
-    /// The idempotency key of call `call_id` of the running turn: the run id, the turn's
-    /// place in the transcript and the call id (a model may reuse call ids across turns).
-    pub(crate) fn key(&self, call_id: &str) -> String {
-        format!(
-            "{}:{}:{call_id}",
-            self.run_id,
-            self.at.load(Ordering::Relaxed)
-        )
-    }
+        fn renew<'a>(&'a self, run: &'a str, token: &'a str, lease: Duration) -> Stored<'a, ()> {
+            self.engine().renew(run, token, lease).boxed()
+        }
 
-    fn fail(&self, error: &StoreError) {
-        let mut failure = self.failure.lock().unwrap_or_else(|e| e.into_inner());
-        failure.get_or_insert_with(|| error.to_string());
-    }
+        fn checkpoint<'a>(
+            &'a self,
+            run: &'a str,
+            token: &'a str,
+            transcript: &'a [Message],
+            at: usize,
+            calls: &'a [&'a str],
+        ) -> Stored<'a, ()> {
+            self.engine()
+                .checkpoint(run, token, transcript, at, calls)
+                .boxed()
+        }
 
-    fn failed(&self) -> bool {
-        self.failure
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .is_some()
-    }
+        fn started<'a>(
+            &'a self,
+            run: &'a str,
+            token: &'a str,
+            at: usize,
+            call: &'a str,
+        ) -> Stored<'a, ()> {
+            self.engine().started(run, token, at, call).boxed()
+        }
 
-    /// Why the run must stop, when a write failed.
-    pub(crate) fn failure(&self) -> Option<StopReason> {
-        let failure = self.failure.lock().unwrap_or_else(|e| e.into_inner());
-        failure.clone().map(|message| StopReason::Store { message })
-    }
+        fn settled<'a>(
+            &'a self,
+            run: &'a str,
+            token: &'a str,
+            at: usize,
+            call: &'a str,
+            message: &'a Message,
+        ) -> Stored<'a, ()> {
+            self.engine().settled(run, token, at, call, message).boxed()
+        }
 
-    /// Records the transcript, whose last message is a model turn that asked for tools,
-    /// with that turn's calls as started (in one transaction, before any of them runs).
-    pub(crate) async fn checkpoint(&self, transcript: &[Message]) -> Result<(), StopReason> {
-        let at = transcript.len().saturating_sub(1);
-        let calls: Vec<&str> = transcript
-            .last()
-            .map(|m| m.calls().iter().map(|c| c.id.as_str()).collect())
-            .unwrap_or_default();
-        let engine = self.store.engine();
-        match engine
-            .checkpoint(&self.run_id, &self.token, transcript, at, &calls)
-            .await
-        {
-            Ok(()) => {
-                self.at.store(at, Ordering::Relaxed);
-                *self.prestarted.lock().unwrap_or_else(|e| e.into_inner()) =
-                    calls.into_iter().map(str::to_owned).collect();
-                Ok(())
+        fn finish<'a>(
+            &'a self,
+            run: &'a str,
+            token: &'a str,
+            result: &'a RunResult,
+            parked: &'a [Parked<'a>],
+        ) -> Stored<'a, ()> {
+            self.engine().finish(run, token, result, parked).boxed()
+        }
+
+        fn answer<'a>(
+            &'a self,
+            run: Option<&'a str>,
+            answer: &'a Answer,
+            token: &'a str,
+            lease: Duration,
+        ) -> Stored<'a, Answered> {
+            async move {
+                let (run, loaded, given) =
+                    self.engine().answer_in(run, answer, token, lease).await?;
+                Ok(Answered::new(run, loaded, given))
             }
-            Err(error) => {
-                self.fail(&error);
-                Err(StopReason::Store {
-                    message: error.to_string(),
-                })
-            }
+            .boxed()
         }
-    }
 
-    /// Records that call `call_id` starts; an error text (the call must not run) when the
-    /// store refused.
-    pub(crate) async fn started(&self, call_id: &str) -> Result<(), String> {
-        if let Some(StopReason::Store { message }) = self.failure() {
-            return Err(format!("not run: the run store failed earlier: {message}"));
+        fn orphans(&self, limit: i64) -> Stored<'_, Vec<String>> {
+            self.engine().orphans(limit).boxed()
         }
-        {
-            let mut prestarted = self.prestarted.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(i) = prestarted.iter().position(|c| c == call_id) {
-                prestarted.swap_remove(i);
-                return Ok(()); // Recorded by the turn's checkpoint.
-            }
-        }
-        let at = self.at.load(Ordering::Relaxed);
-        let engine = self.store.engine();
-        engine
-            .started(&self.run_id, &self.token, at, call_id)
-            .await
-            .map_err(|error| {
-                self.fail(&error);
-                format!("not run: the run store could not record the call: {error}")
-            })
-    }
 
-    /// Records the result of call `call_id` (after the hooks: what the model reads).
-    pub(crate) async fn settled(&self, call_id: &str, result: &ToolResult) {
-        if self.failed() {
-            return; // Never settle a call whose start was not recorded.
+        fn take_over<'a>(
+            &'a self,
+            run: &'a str,
+            token: &'a str,
+            lease: Duration,
+        ) -> Stored<'a, Loaded> {
+            self.engine().take_over(run, token, lease).boxed()
         }
-        let at = self.at.load(Ordering::Relaxed);
-        let message = Message::tool_result(call_id, result);
-        let engine = self.store.engine();
-        if let Err(error) = engine
-            .settled(&self.run_id, &self.token, at, call_id, &message)
-            .await
-        {
-            self.fail(&error);
+
+        fn session_messages<'a>(&'a self, session: &'a str) -> Stored<'a, Vec<Message>> {
+            self.engine().session_messages(session).boxed()
         }
-    }
 
-    /// Renews the lease every third of its length, for as long as it is polled; stops
-    /// renewing (and fails the run) once the store refuses.
-    async fn heartbeat(&self) -> Infallible {
-        let every = (self.lease / 3).max(Duration::from_millis(10));
-        loop {
-            tokio::time::sleep(every).await;
-            let engine = self.store.engine();
-            if let Err(error) = engine.renew(&self.run_id, &self.token, self.lease).await {
-                self.fail(&error);
-                return std::future::pending().await;
-            }
+        fn session_replace_tail<'a>(
+            &'a self,
+            session: &'a str,
+            keep: usize,
+            stored: Option<usize>,
+            messages: &'a [Message],
+        ) -> Stored<'a, ()> {
+            self.engine()
+                .session_replace_tail(session, keep, stored, messages)
+                .boxed()
         }
-    }
-}
 
-/// A new unique id, with `prefix`.
-pub(crate) fn new_id(prefix: &str) -> String {
-    format!("{prefix}{}", uuid::Uuid::new_v4().simple())
-}
-
-/// The calls of the transcript's last turn parked on a request.
-fn parked(transcript: &[Message]) -> Vec<Parked<'_>> {
-    let Some(at) = transcript
-        .iter()
-        .rposition(|m| !matches!(m, Message::Tool { .. }))
-    else {
-        return Vec::new();
+        fn session_trim<'a>(&'a self, session: &'a str, keep: usize) -> Stored<'a, ()> {
+            self.engine().session_trim(session, keep).boxed()
+        }
     };
-    let calls = transcript[at].calls();
-    transcript[at + 1..]
-        .iter()
-        .filter_map(|m| match m {
-            Message::Tool {
-                tool_call_id,
-                pending: Some(request),
-                ..
-            } => {
-                let call = calls.iter().find(|c| c.id == *tool_call_id)?;
-                Some(Parked {
-                    call_id: &call.id,
-                    tool: &call.name,
-                    request,
-                })
-            }
-            _ => None,
-        })
-        .collect()
 }
 
-/// A run that could not start: incomplete, with the store's error.
-pub(crate) fn refused(
-    transcript: Vec<Message>,
-    id: Option<String>,
-    error: &StoreError,
-) -> RunResult {
-    let mut run = RunResult::empty(transcript);
-    run.id = id;
-    run.status = RunStatus::Incomplete {
-        reason: StopReason::Store {
-            message: error.to_string(),
-        },
+/// The journal of one store type: each method one of its engine's statements.
+macro_rules! journal {
+    ($store:ty) => {
+        impl sealed::Sealed for $store {}
+
+        impl Journal for $store {
+            journal_methods!();
+        }
     };
-    run
 }
 
-impl Client {
-    /// Drives a run under `journal`'s lease, then records how it ended.
-    pub(crate) async fn drive_journaled(
-        &self,
-        transcript: Vec<Message>,
-        toolkit: &Toolkit,
-        open: Option<Opened>,
-        journal: &Journal,
-    ) -> RunResult {
-        let driven = pin!(self.drive_with(transcript, toolkit, open, Some(journal)));
-        let mut run = match select(driven, pin!(journal.heartbeat())).await {
-            Either::Left((run, _)) => run,
-            Either::Right((never, _)) => match never {},
-        };
-        run.id = Some(journal.run_id.clone());
-        if matches!(
-            run.status,
-            RunStatus::Incomplete {
-                reason: StopReason::Store { .. }
-            }
-        ) {
-            // Left as it is: the last checkpoint stands, and `recover` takes it up.
-            return run;
-        }
-        let engine = journal.store.engine();
-        let parked = if run.is_pending() {
-            parked(&run.transcript)
-        } else {
-            Vec::new()
-        };
-        if let Err(error) = engine
-            .finish(&journal.run_id, &journal.token, &run, &parked)
-            .await
-        {
-            run.status = RunStatus::Incomplete {
-                reason: StopReason::Store {
-                    message: error.to_string(),
-                },
-            };
-        }
-        run
-    }
-}
+#[cfg(feature = "sqlite")]
+journal!(crate::store::SqliteStore);
+#[cfg(feature = "postgres")]
+journal!(crate::store::PostgresStore);

@@ -12,7 +12,7 @@
 //! # #[cfg(feature = "sqlite")]
 //! # async fn demo(model: toolnexus::ScriptedModel, toolkit: toolnexus::Toolkit) -> Result<(), toolnexus::store::StoreError> {
 //! use toolnexus::Client;
-//! use toolnexus::store::{RunStore, SqliteStore};
+//! use toolnexus::store::SqliteStore;
 //!
 //! let store = SqliteStore::open("runs.db").await?;
 //! let client = Client::new(model).with_store(store.clone());
@@ -64,37 +64,33 @@
 //! # Ok(()) }
 //! ```
 
-mod answer;
 mod db;
-mod durable;
-mod error;
 mod inbox;
-pub(crate) mod journal;
+mod journal;
 #[cfg(feature = "postgres")]
 mod postgres;
+mod reads;
 mod retention;
 mod runs;
 mod schema;
-pub(crate) mod session;
 mod sessions;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 pub(crate) mod tasks;
-mod time;
 
 use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
 
-pub use error::StoreError;
+pub use crate::agent::journal::session::Session;
+pub use crate::agent::journal::{DEFAULT_LEASE, StoreError};
 pub use inbox::{PendingPage, PendingRequest};
-pub use journal::DEFAULT_LEASE;
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresStore;
 pub use retention::{DEFAULT_RETENTION, Purged};
-pub use session::Session;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
 
+use crate::agent::journal::Journal;
 use crate::agent::run::RunResult;
 use runs::Engine;
 
@@ -105,8 +101,9 @@ const PAGE: usize = 500;
 /// [`Client::with_store`](crate::Client::with_store); keep a clone to list what waits.
 ///
 /// The trait is sealed (the two backends share one engine); its methods are the store's
-/// reading side.
-pub trait RunStore: sealed::Sealed + Send + Sync + std::fmt::Debug + 'static {
+/// reading side, which each store also has as its own methods (so `store.pending()` needs
+/// no import). What the loop writes goes through the journal every store also is.
+pub trait RunStore: Journal + sealed::Sealed {
     /// Every request waiting for a human, across runs, oldest first. Requests past their
     /// `expires_at` are answered as expired on the way (whoever looks first), their runs
     /// left to [`Client::recover`](crate::Client::recover), and not listed.

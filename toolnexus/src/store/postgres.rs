@@ -6,8 +6,8 @@ use std::time::Duration;
 use sqlx::Connection as _;
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions};
 
+use crate::store::StoreError;
 use crate::store::db::Pool;
-use crate::store::error::StoreError;
 use crate::store::runs::Engine;
 use crate::store::{RunStore, schema, sealed};
 

@@ -3,9 +3,10 @@
 
 use std::time::Duration;
 
+use crate::agent::journal::StoreError;
 use crate::store::db::Arg;
-use crate::store::error::StoreError;
-use crate::store::runs::{Engine, int};
+use crate::store::db::int;
+use crate::store::runs::Engine;
 
 /// How long [`RunStore::purge`](crate::store::RunStore::purge) is meant to keep ended runs
 /// and tasks: 30 days. Nothing is deleted unless `purge` is called; call

@@ -1,67 +1,16 @@
 //! The run rows: creating a run, its checkpoints, the "started" and "settled" record of
 //! each tool call, its end, and the lease that lets one worker at a time drive it.
 
-use serde::Serialize;
-use serde::de::DeserializeOwned;
-
+use crate::agent::journal::{Loaded, Parked};
 use crate::agent::message::Message;
 use crate::agent::run::RunResult;
-use crate::store::db::{Arg, Pool, Row, Tx};
-use crate::store::error::StoreError;
-use crate::store::schema::FORMAT;
-use crate::tool::request::{Answer, Request};
+use crate::store::StoreError;
+use crate::store::db::{Arg, FORMAT, Pool, Tx, check_format, from_json, int, text, to_json};
 
 /// The store's engine: one pool, the SQL shared by both backends.
 #[derive(Clone, Debug)]
 pub struct Engine {
     pub(crate) pool: Pool,
-}
-
-/// A run as a worker takes it up: the transcript rebuilt from the checkpoint and the
-/// settled calls, the calls that were started and not settled, and the answers recorded
-/// for its requests.
-pub(crate) struct Loaded {
-    pub(crate) transcript: Vec<Message>,
-    pub(crate) in_flight: usize,
-    pub(crate) answers: Vec<Answer>,
-}
-
-/// A parked call: which call, which tool, what it waits on.
-pub(crate) struct Parked<'a> {
-    pub(crate) call_id: &'a str,
-    pub(crate) tool: &'a str,
-    pub(crate) request: &'a Request,
-}
-
-pub(crate) fn to_json<T: Serialize + ?Sized>(value: &T) -> String {
-    // Messages, results and answers are plain data: serializing them cannot fail.
-    serde_json::to_string(value).unwrap_or_else(|_| "null".to_owned())
-}
-
-pub(crate) fn from_json<T: DeserializeOwned>(row: &str, text: &str) -> Result<T, StoreError> {
-    serde_json::from_str(text).map_err(|e| StoreError::corrupted(row, e))
-}
-
-pub(crate) fn text(row: &Row, i: usize, what: &str) -> Result<String, StoreError> {
-    row.text(i)
-        .map_err(|e| StoreError::corrupted(what, e))?
-        .ok_or_else(|| StoreError::corrupted(what, format!("column {i} is NULL")))
-}
-
-pub(crate) fn int(row: &Row, i: usize, what: &str) -> Result<Option<i64>, StoreError> {
-    row.int(i).map_err(|e| StoreError::corrupted(what, e))
-}
-
-fn check_format(row: &Row, i: usize, what: &str) -> Result<(), StoreError> {
-    let found = int(row, i, what)?.unwrap_or(0);
-    if found > FORMAT {
-        return Err(StoreError::NewerFormat {
-            row: what.to_owned(),
-            found,
-            known: FORMAT,
-        });
-    }
-    Ok(())
 }
 
 fn lease_ms(lease: std::time::Duration) -> i64 {
@@ -223,10 +172,7 @@ impl Engine {
             )
             .await;
         let found = match rows {
-            Err(source) => {
-                let doing = format!("reading run `{id}`");
-                return StoreError::Unavailable { doing, source };
-            }
+            Err(source) => return StoreError::unavailable(format!("reading run `{id}`"))(source),
             Ok(rows) => rows.first().and_then(|r| r.text(0).ok().flatten()),
         };
         match found {
@@ -473,7 +419,7 @@ impl Engine {
                 .request
                 .expires_at
                 .as_deref()
-                .and_then(super::time::unix_ms);
+                .and_then(crate::time::unix_ms);
             // Keyed by run and id: another run waiting on the same id (a deterministic
             // approval id) is no conflict; this run's own row, if it parked on it before,
             // stays.

@@ -1,11 +1,7 @@
 //! The store's tables, and the versioned migrations that make them on open.
 
+use crate::store::StoreError;
 use crate::store::db::{Arg, Pool};
-use crate::store::error::StoreError;
-
-/// The format of the JSON this build writes into rows (the `format` columns). A row with a
-/// higher one was written by a newer toolnexus and is refused, not misread.
-pub(crate) const FORMAT: i64 = 1;
 
 /// The migrations, in order: migration `i` brings the schema to version `i + 1`. A
 /// migration is never edited once released; a change is a new entry.

@@ -1,10 +1,9 @@
 //! Session rows: one conversation kept by id across runs, message by message.
 
 use crate::agent::message::Message;
-use crate::store::db::Arg;
-use crate::store::error::StoreError;
-use crate::store::runs::{Engine, from_json, int, text, to_json};
-use crate::store::schema::FORMAT;
+use crate::store::StoreError;
+use crate::store::db::{Arg, FORMAT, check_format, from_json, int, text, to_json};
+use crate::store::runs::Engine;
 
 impl Engine {
     /// The messages of session `id`, oldest first (empty for a session never written).
@@ -22,14 +21,7 @@ impl Engine {
         for row in &rows {
             let seq = int(row, 2, "a session message")?.unwrap_or(0);
             let what = format!("message {seq} of session `{id}`");
-            let found = int(row, 0, &what)?.unwrap_or(0);
-            if found > FORMAT {
-                return Err(StoreError::NewerFormat {
-                    row: what,
-                    found,
-                    known: FORMAT,
-                });
-            }
+            check_format(row, 0, &what)?;
             messages.push(from_json(&what, &text(row, 1, &what)?)?);
         }
         Ok(messages)

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
+use crate::store::StoreError;
 use crate::store::db::Pool;
-use crate::store::error::StoreError;
 use crate::store::runs::Engine;
 use crate::store::{RunStore, schema, sealed};
 

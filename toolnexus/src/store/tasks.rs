@@ -51,10 +51,9 @@ pub(crate) use rows::{SpentRows, TaskRows};
 mod rows {
     use crate::mcp::task::record::{CANCELLED, FAILED, INPUT_REQUIRED, ORPHANED, TaskRow, WORKING};
     use crate::store::RunStore;
+    use crate::store::StoreError;
     use crate::store::db::{Arg, Pool, Row};
-    use crate::store::error::StoreError;
-    use crate::store::runs::{int, text};
-    use crate::store::schema::FORMAT;
+    use crate::store::db::{FORMAT, int, text};
 
     const COLS: &str = "id, tool, args, status, message, payload, pending, rounds, cancel, \
          lease_until, created_at, updated_at, ttl_ms, expires_at, format, caller";

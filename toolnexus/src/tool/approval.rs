@@ -14,8 +14,8 @@ use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
 use crate::tool::args::Args;
-use crate::tool::call::{Dispatch, Handler};
 use crate::tool::context::Context;
+use crate::tool::handler::{Dispatch, Handler};
 use crate::tool::request::Request;
 use crate::tool::result::ToolResult;
 

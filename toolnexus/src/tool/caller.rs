@@ -1,5 +1,7 @@
-//! Talking back while a tool runs: progress, log lines and sampling requests from a tool
-//! to whoever called it, through a [`Caller`] in its [`Context`](crate::Context).
+//! What a tool says back while it runs: the [`LogLevel`] of its log lines, and the
+//! [`Sampling`] requests it sends to its caller's model with their replies. They travel
+//! through the [`Caller`](crate::tool::Caller) in the tool's
+//! [`Context`](crate::Context), which holds it (both are in `context.rs`).
 //!
 //! This layer defines only the channel. The loop implements it (progress and log lines
 //! become run events and `tracing` events; sampling asks the client's own model), and so
@@ -10,9 +12,6 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
-
-use crate::tool::call::BoxFuture;
-use crate::tool::context::Context;
 
 /// The severity of a log line: the eight levels of syslog (RFC 5424), which MCP uses, from
 /// least to most severe (`LogLevel::Debug < LogLevel::Emergency`).
@@ -108,10 +107,10 @@ pub struct SamplingMessage {
 /// The default for [`Sampling::max_tokens`].
 pub const DEFAULT_SAMPLING_MAX_TOKENS: u32 = 1024;
 
-/// A request to the caller's model: what [`Context::sample`] sends.
+/// A request to the caller's model: what [`Context::sample`](crate::Context::sample) sends.
 ///
 /// ```
-/// use toolnexus::Sampling;
+/// use toolnexus::tool::Sampling;
 ///
 /// let ask = Sampling::new("Summarize: …").with_system("Be brief.").with_max_tokens(100);
 /// assert_eq!(ask.messages[0].text, "Summarize: …");
@@ -204,7 +203,7 @@ pub struct Sampled {
     pub stop_reason: Option<String>,
 }
 
-/// Why a [`Context::sample`] request got no reply.
+/// Why a [`Context::sample`](crate::Context::sample) request got no reply.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SamplingError {
@@ -226,54 +225,3 @@ impl fmt::Display for SamplingError {
 }
 
 impl std::error::Error for SamplingError {}
-
-/// Whoever called a tool, as the tool sees it while it runs: where
-/// [`Context::progress`], [`Context::log`] and [`Context::sample`] go.
-///
-/// Implemented by the loop (run events, `tracing`, the client's own model) and by the MCP
-/// server (notifications and `sampling/createMessage` to the client); implement it to
-/// receive a tool's reports when calling it directly. Reports are synchronous and must
-/// not block: queue or send them on. `ctx` is the context of the call reporting (its call
-/// id, say).
-///
-/// ```
-/// use std::sync::{Arc, Mutex};
-/// use toolnexus::{Caller, Context, LogLevel};
-///
-/// #[derive(Default)]
-/// struct Recorder(Mutex<Vec<String>>);
-///
-/// impl Caller for Recorder {
-///     fn progress(&self, _: &Context, done: f64, total: Option<f64>, _: Option<&str>) {
-///         self.0.lock().unwrap().push(format!("{done}/{}", total.unwrap_or(0.0)));
-///     }
-///     fn log(&self, _: &Context, level: LogLevel, message: &str) {
-///         self.0.lock().unwrap().push(format!("{level}: {message}"));
-///     }
-/// }
-///
-/// let recorder = Arc::new(Recorder::default());
-/// let ctx = Context::new().with_caller(recorder.clone());
-/// ctx.progress(1, 2.0, "half");
-/// ctx.log(LogLevel::Info, "done");
-/// assert_eq!(*recorder.0.lock().unwrap(), ["1/2", "info: done"]);
-/// ```
-pub trait Caller: Send + Sync + 'static {
-    /// The call has done `done` of `total` (when known), with an optional message.
-    fn progress(&self, ctx: &Context, done: f64, total: Option<f64>, message: Option<&str>);
-
-    /// A log line at `level`.
-    fn log(&self, ctx: &Context, level: LogLevel, message: &str);
-
-    /// Asks the caller's model; by default, [`SamplingError::Unsupported`].
-    fn sample<'a>(
-        &'a self,
-        ctx: &'a Context,
-        request: Sampling,
-    ) -> BoxFuture<'a, Result<Sampled, SamplingError>> {
-        let _ = (ctx, request);
-        Box::pin(std::future::ready(Err(SamplingError::Unsupported(
-            "this caller does not sample".to_owned(),
-        ))))
-    }
-}

@@ -1,11 +1,13 @@
-//! [`Context`]: what every tool execution receives besides its arguments.
+//! [`Context`]: what every tool execution receives besides its arguments, and the
+//! [`Caller`] it talks back to while the tool runs.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 pub use tokio_util::sync::CancellationToken;
 
-use crate::tool::caller::{Caller, LogLevel, Sampled, Sampling, SamplingError};
+use crate::tool::caller::{LogLevel, Sampled, Sampling, SamplingError};
+use crate::tool::handler::BoxFuture;
 use crate::tool::request::{Answer, Request};
 use crate::tool::state::{State, States};
 
@@ -280,5 +282,57 @@ impl Context {
                 "the tool was called with no caller to ask (no loop, no MCP client)".to_owned(),
             )),
         }
+    }
+}
+
+/// Whoever called a tool, as the tool sees it while it runs: where
+/// [`Context::progress`], [`Context::log`] and [`Context::sample`] go.
+///
+/// Implemented by the loop (run events, `tracing`, the client's own model) and by the MCP
+/// server (notifications and `sampling/createMessage` to the client); implement it to
+/// receive a tool's reports when calling it directly. Reports are synchronous and must
+/// not block: queue or send them on. `ctx` is the context of the call reporting (its call
+/// id, say).
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use toolnexus::tool::{Caller, LogLevel};
+/// use toolnexus::Context;
+///
+/// #[derive(Default)]
+/// struct Recorder(Mutex<Vec<String>>);
+///
+/// impl Caller for Recorder {
+///     fn progress(&self, _: &Context, done: f64, total: Option<f64>, _: Option<&str>) {
+///         self.0.lock().unwrap().push(format!("{done}/{}", total.unwrap_or(0.0)));
+///     }
+///     fn log(&self, _: &Context, level: LogLevel, message: &str) {
+///         self.0.lock().unwrap().push(format!("{level}: {message}"));
+///     }
+/// }
+///
+/// let recorder = Arc::new(Recorder::default());
+/// let ctx = Context::new().with_caller(recorder.clone());
+/// ctx.progress(1, 2.0, "half");
+/// ctx.log(LogLevel::Info, "done");
+/// assert_eq!(*recorder.0.lock().unwrap(), ["1/2", "info: done"]);
+/// ```
+pub trait Caller: Send + Sync + 'static {
+    /// The call has done `done` of `total` (when known), with an optional message.
+    fn progress(&self, ctx: &Context, done: f64, total: Option<f64>, message: Option<&str>);
+
+    /// A log line at `level`.
+    fn log(&self, ctx: &Context, level: LogLevel, message: &str);
+
+    /// Asks the caller's model; by default, [`SamplingError::Unsupported`].
+    fn sample<'a>(
+        &'a self,
+        ctx: &'a Context,
+        request: Sampling,
+    ) -> BoxFuture<'a, Result<Sampled, SamplingError>> {
+        let _ = (ctx, request);
+        Box::pin(std::future::ready(Err(SamplingError::Unsupported(
+            "this caller does not sample".to_owned(),
+        ))))
     }
 }

@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use crate::schema::canonical::schema_for;
 use crate::tool::args::Args;
-use crate::tool::call::Handler;
 use crate::tool::context::Context;
+use crate::tool::handler::Handler;
 pub use crate::tool::params::Params;
 use crate::tool::result::ToolResult;
 use crate::tool::returns::{IntoToolError, IntoToolResult};
@@ -224,7 +224,7 @@ pub fn assert_state<T: StateParam>() -> StateType {
 /// The return value of a `#[tool]` function, as the expansion converts it: everything
 /// [`IntoToolResult`] accepts, and also `()` and `Result<(), E>` (an empty success).
 ///
-/// `M` tells the forms apart (`()` cannot be a [`crate::IntoToolOutput`] next to every
+/// `M` tells the forms apart (`()` cannot be a [`crate::tool::IntoToolOutput`] next to every
 /// `Display` type); it is inferred, there is always one.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a return type a #[tool] function can have",

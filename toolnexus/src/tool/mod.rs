@@ -1,8 +1,25 @@
-//! Tool authoring and dispatch: the [`Tool`] value, its arguments and [`Context`], what it
-//! returns ([`ToolResult`], [`Suspend`], [`ContentPart`]) and the [`Toolkit`] that runs
-//! tools by name.
+//! Tools: the [`Tool`] value, its [`Context`], what it returns ([`ToolResult`],
+//! [`Suspend`], [`ContentPart`], [`Json`]) and the [`Toolkit`] that runs tools by name.
 //!
-//! This layer knows nothing of the agent loop or MCP; both are built on it.
+//! The crate root re-exports what a first program needs ([`Tool`], [`Toolkit`],
+//! [`Toolset`], [`ToolResult`], [`ContentPart`], [`Context`], [`State`], [`Json`],
+//! [`Request`], [`Answer`], [`Suspend`]); the rest of the layer is here:
+//!
+//! - return types: [`IntoToolResult`] (every form a `#[tool]` function may return), with
+//!   [`IntoToolOutput`] and [`IntoToolError`] for the two sides of a `Result`, and
+//!   [`Error`], which `?` fills from any error and which can carry a [`Suspend`];
+//! - talking back to the caller while a tool runs: [`Caller`], [`LogLevel`], sampling
+//!   ([`Sampling`], [`SamplingMessage`], [`SamplingRole`], [`Sampled`],
+//!   [`SamplingError`], [`DEFAULT_SAMPLING_MAX_TOKENS`]);
+//! - a call's cancellation, [`CancellationToken`];
+//! - shared state: [`StateType`] and [`MissingState`] beside [`State`];
+//! - the toolkit's bookkeeping: [`Call`] (the future of one call), [`IntoToolset`],
+//!   [`RejectedTool`] and [`Rejection`];
+//! - [`ContentError`] and [`PartKind`] beside [`ContentPart`].
+//!
+//! The plumbing below [`Tool::new`] (handlers, raw arguments) is in
+//! [`dispatch`](crate::dispatch). This layer knows nothing of the agent loop or MCP;
+//! both are built on it.
 
 pub(crate) mod approval;
 pub(crate) mod args;
@@ -11,12 +28,14 @@ pub(crate) mod caller;
 pub(crate) mod content;
 pub(crate) mod context;
 pub(crate) mod expansion;
+pub(crate) mod handler;
 pub(crate) mod params;
 pub(crate) mod registry;
 pub(crate) mod rejected;
 pub(crate) mod request;
 pub(crate) mod result;
 pub(crate) mod returns;
+pub(crate) mod span;
 pub(crate) mod state;
 #[allow(clippy::module_inception)]
 pub(crate) mod tool;
@@ -24,6 +43,18 @@ pub(crate) mod toolkit;
 pub(crate) mod toolset;
 
 pub use call::Call;
-pub(crate) use call::Dispatch;
+pub use caller::{
+    DEFAULT_SAMPLING_MAX_TOKENS, LogLevel, Sampled, Sampling, SamplingError, SamplingMessage,
+    SamplingRole,
+};
+pub use content::{ContentError, ContentPart, PartKind};
+pub use context::{Caller, CancellationToken, Context};
+pub(crate) use handler::Dispatch;
+pub use rejected::{RejectedTool, Rejection};
+pub use request::{Answer, Request, Suspend};
+pub use result::ToolResult;
+pub use returns::{Error, IntoToolError, IntoToolOutput, IntoToolResult, Json};
+pub use state::{MissingState, State, StateType};
 pub use tool::Tool;
-pub use toolset::Toolset;
+pub use toolkit::Toolkit;
+pub use toolset::{IntoToolset, Toolset};

@@ -89,6 +89,10 @@ impl ToolResult {
     ///
     /// `output` is the request's prompt, `is_error` is `true` (a parked call is not a
     /// success) and `metadata` is `{"pending": <request>}`.
+    ///
+    /// This is the form for tools written by hand (a [`Tool::new`](crate::Tool::new)
+    /// handler); a `#[tool]` function suspends by returning `Err(Suspend::…)` (or a
+    /// [`Suspend`](crate::Suspend)), which becomes this.
     pub fn pending(request: Request) -> Self {
         let output = request.prompt.clone();
         let mut metadata = Map::with_capacity(1);

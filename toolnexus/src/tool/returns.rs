@@ -24,7 +24,7 @@ use crate::tool::result::ToolResult;
 /// | `Result<ToolResult, E>` | `Ok(r)` → `r` as it is |
 /// | `Result<T, E>`, `E: Display` | `Err(e)` → [`ToolResult::error`]`(e.to_string())` |
 /// | `Result<T, Suspend>` | `Err(s)` → [`ToolResult::pending`] |
-/// | `Result<T, toolnexus::Error>` | `Err` → an error result, or pending if it carries a [`Suspend`] |
+/// | `Result<T, toolnexus::tool::Error>` | `Err` → an error result, or pending if it carries a [`Suspend`] |
 /// | [`Suspend`] | [`ToolResult::pending`] |
 /// | [`ToolResult`] | as it is |
 /// | [`Json<T>`] | the value as JSON text, and as a structured value; the tool has an output schema |
@@ -190,7 +190,8 @@ impl IntoToolError for Error {
 ///
 /// ```
 /// use serde_json::json;
-/// use toolnexus::{IntoToolResult, Json};
+/// use toolnexus::tool::IntoToolResult;
+/// use toolnexus::Json;
 ///
 /// #[derive(serde::Serialize, schemars::JsonSchema)]
 /// struct Hit { id: u32 }
@@ -208,7 +209,8 @@ pub struct Json<T>(pub T);
 /// carry a [`Suspend`], so one return type covers failing and suspending.
 ///
 /// ```
-/// use toolnexus::{Error, IntoToolResult, Suspend};
+/// use toolnexus::tool::{Error, IntoToolResult};
+/// use toolnexus::Suspend;
 ///
 /// fn parse(text: &str, approved: bool) -> Result<i64, Error> {
 ///     if !approved {

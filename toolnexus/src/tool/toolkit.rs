@@ -13,11 +13,11 @@ use crate::tool::context::Context;
 use crate::tool::registry::Registration;
 use crate::tool::rejected::{RejectedTool, Rejection};
 use crate::tool::result::ToolResult;
+use crate::tool::span::{End, ToolSpan};
 use crate::tool::state::{MissingState, States};
 use crate::tool::tool::sanitize_name;
 use crate::tool::toolset::IntoToolset;
 use crate::tool::{Call, Tool, Toolset};
-use crate::trace::tool::{End, ToolSpan};
 
 /// The registry: holds tools under unique names, runs them by name, and lists them in
 /// each provider's shape.
@@ -491,7 +491,7 @@ impl Toolkit {
 
     /// The tools in OpenAI's Chat Completions shape for strict mode: as
     /// [`Toolkit::to_openai`], with `"strict": true` and the parameters passed through
-    /// [`profile::openai_strict`](crate::profile::openai_strict).
+    /// [`profile::openai_strict`](crate::schema::profile::openai_strict).
     ///
     /// A tool whose schema strict mode cannot express (a map, an untyped value, a root
     /// union, a schema over OpenAI's documented limits) is listed in its plain form,
@@ -509,7 +509,7 @@ impl Toolkit {
 
     /// The tools in Anthropic's shape for strict tool use: as [`Toolkit::to_anthropic`],
     /// with `"strict": true` and the input schema passed through
-    /// [`profile::anthropic_strict`](crate::profile::anthropic_strict). A tool whose schema
+    /// [`profile::anthropic_strict`](crate::schema::profile::anthropic_strict). A tool whose schema
     /// does not fit is listed in its plain form, as in [`Toolkit::to_openai_strict`].
     pub fn to_anthropic_strict(&self) -> Listing {
         self.listing(Profile::AnthropicStrict)

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::a2a::wire::{Dialect, PeerCard, Skill};
 use crate::source::env;
 use crate::tool::Tool;
-use crate::tool::call::Dispatch;
+use crate::tool::handler::Dispatch;
 use crate::tool::tool::sanitize_name;
 use http::{Peer, describe, expand_headers, read_capped};
 

@@ -120,10 +120,15 @@ impl Engine {
                     run,
                     request,
                     answer,
-                } => client
-                    .resume(toolkit, run.transcript, &request, *answer)
-                    .await
-                    .map_err(|e| e.to_string()),
+                } => {
+                    // The answer was made for the request the task waits on
+                    // (`answer_for`), so the run finds it by the answer's id.
+                    debug_assert_eq!(answer.id, request.id);
+                    client
+                        .resume(run.transcript, *answer, toolkit)
+                        .await
+                        .map_err(|e| e.to_string())
+                }
             }
         };
         let outcome = tokio::select! {

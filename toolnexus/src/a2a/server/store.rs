@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::a2a::time::now_ms;
 use crate::a2a::wire::TaskState;
-use crate::tool::call::BoxFuture;
+use crate::tool::handler::BoxFuture;
 
 /// One served task, as kept.
 #[derive(Debug, Clone, PartialEq)]

@@ -113,7 +113,7 @@ impl Decoder for LineCodec {
 
 /// Where an [`IdScan`] is in the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-enum State {
+enum Scanning {
     /// Between tokens.
     #[default]
     Outside,
@@ -138,7 +138,7 @@ enum State {
 /// well formed.
 #[derive(Debug, Default)]
 pub(crate) struct IdScan {
-    state: State,
+    state: Scanning,
     depth: usize,
     value: Vec<u8>,
     id: Option<RequestId>,
@@ -152,41 +152,41 @@ impl IdScan {
             let byte = bytes[i];
             i += 1;
             self.state = match self.state {
-                State::Done => return,
-                State::Outside => match byte {
+                Scanning::Done => return,
+                Scanning::Outside => match byte {
                     b'{' | b'[' => {
                         self.depth += 1;
-                        State::Outside
+                        Scanning::Outside
                     }
                     b'}' | b']' => {
                         self.depth = self.depth.saturating_sub(1);
-                        State::Outside
+                        Scanning::Outside
                     }
-                    b'"' => State::InString {
+                    b'"' => Scanning::InString {
                         escaped: false,
                         key: (self.depth == 1).then_some(0),
                     },
-                    _ => State::Outside,
+                    _ => Scanning::Outside,
                 },
-                State::InString { escaped: true, .. } => State::InString {
+                Scanning::InString { escaped: true, .. } => Scanning::InString {
                     escaped: false,
                     key: None,
                 },
-                State::InString {
+                Scanning::InString {
                     escaped: false,
                     key,
                 } => match (byte, key) {
-                    (b'"', Some(2)) => State::AfterKey,
-                    (b'"', _) => State::Outside,
-                    (b'\\', _) => State::InString {
+                    (b'"', Some(2)) => Scanning::AfterKey,
+                    (b'"', _) => Scanning::Outside,
+                    (b'\\', _) => Scanning::InString {
                         escaped: true,
                         key: None,
                     },
-                    (b'i', Some(0)) => State::InString {
+                    (b'i', Some(0)) => Scanning::InString {
                         escaped: false,
                         key: Some(1),
                     },
-                    (b'd', Some(1)) => State::InString {
+                    (b'd', Some(1)) => Scanning::InString {
                         escaped: false,
                         key: Some(2),
                     },
@@ -198,64 +198,64 @@ impl IdScan {
                             .position(|b| *b == b'"' || *b == b'\\')
                             .unwrap_or(rest.len());
                         i += skip;
-                        State::InString {
+                        Scanning::InString {
                             escaped: false,
                             key: None,
                         }
                     }
                 },
-                State::AfterKey => match byte {
-                    b':' => State::BeforeValue,
-                    b if b.is_ascii_whitespace() => State::AfterKey,
+                Scanning::AfterKey => match byte {
+                    b':' => Scanning::BeforeValue,
+                    b if b.is_ascii_whitespace() => Scanning::AfterKey,
                     // A string value `"id"` followed by `,` or `}`: not the key.
                     _ => {
                         i -= 1;
-                        State::Outside
+                        Scanning::Outside
                     }
                 },
-                State::BeforeValue => match byte {
-                    b if b.is_ascii_whitespace() => State::BeforeValue,
+                Scanning::BeforeValue => match byte {
+                    b if b.is_ascii_whitespace() => Scanning::BeforeValue,
                     b'"' => {
                         self.value.push(b'"');
-                        State::IdString { escaped: false }
+                        Scanning::IdString { escaped: false }
                     }
                     b'-' | b'0'..=b'9' => {
                         self.value.push(byte);
-                        State::IdNumber
+                        Scanning::IdNumber
                     }
                     // `null`, an object, an array: not an id a response can carry.
-                    _ => State::Done,
+                    _ => Scanning::Done,
                 },
-                State::IdString { escaped } => {
+                Scanning::IdString { escaped } => {
                     self.keep(byte);
                     match (byte, escaped) {
                         (b'"', false) => {
                             self.id = serde_json::from_slice::<String>(&self.value)
                                 .ok()
                                 .map(|text| NumberOrString::String(text.into()));
-                            State::Done
+                            Scanning::Done
                         }
-                        (b'\\', false) => State::IdString { escaped: true },
-                        _ => State::IdString { escaped: false },
+                        (b'\\', false) => Scanning::IdString { escaped: true },
+                        _ => Scanning::IdString { escaped: false },
                     }
                 }
-                State::IdNumber => match byte {
+                Scanning::IdNumber => match byte {
                     b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E' => {
                         self.keep(byte);
-                        State::IdNumber
+                        Scanning::IdNumber
                     }
                     _ => {
                         self.id = std::str::from_utf8(&self.value)
                             .ok()
                             .and_then(|text| text.parse().ok())
                             .map(NumberOrString::Number);
-                        State::Done
+                        Scanning::Done
                     }
                 },
             };
             if self.value.len() > MAX_ID_BYTES {
                 self.value = Vec::new();
-                self.state = State::Done;
+                self.state = Scanning::Done;
             }
         }
     }

@@ -26,7 +26,7 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use toolnexus::profile::openai_strict;
+//! use toolnexus::schema::profile::openai_strict;
 //!
 //! let canonical = json!({
 //!     "type": "object",

@@ -11,7 +11,7 @@ use crate::primitive::contents::ResourceContents;
 use crate::primitive::message::PromptReply;
 use crate::source::env;
 use crate::tool::Tool;
-use crate::tool::call::Dispatch;
+use crate::tool::handler::Dispatch;
 use crate::tool::tool::sanitize_name;
 
 /// Where one server of a config stands after [`McpConfig::connect`](super::McpConfig::connect).

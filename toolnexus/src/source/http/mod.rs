@@ -16,8 +16,8 @@ use template::{Template, Unfilled};
 mod redirect;
 mod template;
 use crate::tool::Tool;
-use crate::tool::call::Dispatch;
 use crate::tool::context::Context;
+use crate::tool::handler::Dispatch;
 use crate::tool::result::ToolResult;
 
 /// The default bound on one request, body included: 30 seconds.

@@ -1,4 +1,6 @@
 //! [`StoreError`]: everything a run store can refuse or fail at, each saying what and where.
+//! It is the [`Journal`](super::Journal)'s error, so the loop's layer defines it; a store
+//! hands its driver's error over as the `source` of [`StoreError::Unavailable`].
 
 use std::fmt;
 
@@ -13,8 +15,8 @@ pub enum StoreError {
     Unavailable {
         /// What the store was doing.
         doing: String,
-        /// The driver's error.
-        source: sqlx::Error,
+        /// The driver's error (sqlx's, for the stores of `toolnexus::store`).
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// The database holds a schema newer than this version of toolnexus knows.
     NewerSchema {
@@ -97,9 +99,16 @@ pub enum StoreError {
 }
 
 impl StoreError {
-    pub(crate) fn unavailable(doing: impl Into<String>) -> impl FnOnce(sqlx::Error) -> StoreError {
+    /// What to make of a driver's error while `doing` something.
+    pub(crate) fn unavailable<E>(doing: impl Into<String>) -> impl FnOnce(E) -> StoreError
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
         let doing = doing.into();
-        move |source| StoreError::Unavailable { doing, source }
+        move |source| StoreError::Unavailable {
+            doing,
+            source: Box::new(source),
+        }
     }
 
     pub(crate) fn corrupted(row: impl Into<String>, message: impl fmt::Display) -> StoreError {
@@ -174,7 +183,7 @@ impl fmt::Display for StoreError {
 impl std::error::Error for StoreError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            StoreError::Unavailable { source, .. } => Some(source),
+            StoreError::Unavailable { source, .. } => Some(&**source),
             _ => None,
         }
     }

@@ -26,8 +26,6 @@
 //! the variable the OpenTelemetry GenAI instrumentations read). API keys, headers and
 //! shared [`State`](crate::State) are never recorded.
 
-pub(crate) mod tool;
-
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};

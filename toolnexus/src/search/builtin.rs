@@ -1,17 +1,14 @@
-//! What a turn lists when tool search is on: the built-in search tool, the always-visible
-//! tools, and the tools found so far, read from the transcript.
+//! The built-in `search_tools` tool: what it lists for a query, and how its results name
+//! the tools they found (which the loop reads back to list them; see `agent/listed.rs`).
 
 use std::sync::Arc;
 
-use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Value, json};
 
-use crate::agent::message::Message;
 use crate::search::index::ToolIndex;
-use crate::search::options::{SEARCH_TOOL, ToolSearch};
+use crate::search::options::SEARCH_TOOL;
 use crate::tool::Tool;
 use crate::tool::result::ToolResult;
-use crate::tool::toolkit::Toolkit;
 
 /// The marker of a result line that names a tool: `- NAME: description`.
 const LINE: &str = "- ";
@@ -19,83 +16,8 @@ const LINE: &str = "- ";
 /// Longest one-line description in a search result, in characters.
 const SUMMARY: usize = 160;
 
-/// Tool search for one run over one toolkit.
-pub(crate) struct Scope {
-    tool: Tool,
-    visible: Vec<String>,
-}
-
-impl Scope {
-    /// The search of `options` over `toolkit`, or `None` when the toolkit is small enough
-    /// to be listed whole.
-    pub(crate) fn new(options: &ToolSearch, toolkit: &Toolkit) -> Option<Scope> {
-        if toolkit.len() <= options.above {
-            return None;
-        }
-        let (_, tool) = options.index_for(toolkit);
-        Some(Scope {
-            tool,
-            visible: options.visible.clone(),
-        })
-    }
-
-    /// The built-in search tool, which the loop runs itself.
-    pub(crate) fn tool(&self) -> &Tool {
-        &self.tool
-    }
-
-    /// The tools the next turn lists: the search tool, the visible ones, then every tool
-    /// found so far in `transcript` (named by a search result, or called), in the order
-    /// they were found.
-    pub(crate) fn listing(&self, transcript: &[Message], toolkit: &Toolkit) -> Toolkit {
-        let mut listed = Toolkit::new().with(self.tool.clone());
-        let mut seen = FxHashSet::default();
-        seen.insert(SEARCH_TOOL);
-        let mut add = |name: &str, listed: &mut Toolkit| {
-            if let Some(tool) = toolkit.get(name)
-                && seen.insert(tool.name())
-            {
-                listed.extend([tool.clone()]);
-            }
-        };
-        for name in &self.visible {
-            add(name, &mut listed);
-        }
-        for name in found(transcript) {
-            add(name, &mut listed);
-        }
-        listed
-    }
-}
-
-/// The tools found in `transcript`, in order, with repeats: those named by a successful
-/// `search_tools` result, and those the model called.
-fn found(transcript: &[Message]) -> Vec<&str> {
-    let results: FxHashMap<&str, &str> = transcript
-        .iter()
-        .filter_map(|m| match m {
-            Message::Tool {
-                tool_call_id,
-                content,
-                is_error: false,
-                ..
-            } => Some((tool_call_id.as_str(), content.as_str())),
-            _ => None,
-        })
-        .collect();
-    let mut names = Vec::new();
-    for call in transcript.iter().flat_map(Message::calls) {
-        if call.name != SEARCH_TOOL {
-            names.push(call.name.as_str());
-        } else if let Some(text) = results.get(call.id.as_str()) {
-            names.extend(named(text));
-        }
-    }
-    names
-}
-
 /// The tool names in a search result's text.
-fn named(text: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn named(text: &str) -> impl Iterator<Item = &str> {
     text.lines()
         .filter_map(|line| line.strip_prefix(LINE)?.split_once(':'))
         .map(|(name, _)| name)

@@ -1,5 +1,7 @@
-//! The `execute_tool` span of one tool call, opened by [`Tool::call`](crate::Tool::call)
-//! and closed with the call's outcome.
+//! The tool layer's span: `execute_tool`, one per tool call, opened by
+//! [`Tool::call`](crate::Tool::call) and closed with the call's outcome. (The loop's spans
+//! are in `agent/trace.rs`, MCP's in `mcp/trace.rs`; the names and attributes they share
+//! are [`crate::trace`]'s.)
 
 use tracing::Span;
 use tracing::field::Empty;

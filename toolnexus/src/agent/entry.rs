@@ -1,0 +1,158 @@
+//! The ways into the loop: a new prompt ([`Client::run`]), a continued transcript
+//! ([`Client::continue_run`]), an incomplete run picked up ([`Client::run_from`]), a halted
+//! run answered ([`Client::resume`]). Each goes through the client's store when it has
+//! one (see `journal/`).
+
+use crate::agent::client::Client;
+use crate::agent::drive::Opened;
+use crate::agent::message::Message;
+use crate::agent::resume::{Halted, ResumeError, halted_turn};
+use crate::agent::run::RunResult;
+use crate::agent::turn::ToolTurn;
+use crate::tool::request::Answer;
+use crate::tool::toolkit::Toolkit;
+
+impl Client {
+    /// Runs the loop on a new transcript: the system prompt, then `prompt`.
+    pub async fn run(&self, prompt: impl Into<String>, toolkit: &Toolkit) -> RunResult {
+        let mut transcript = Vec::with_capacity(2);
+        if let Some(system) = &self.system {
+            transcript.push(Message::system(system.clone()));
+        }
+        transcript.push(Message::user(prompt));
+        self.start(transcript, toolkit, None).await
+    }
+
+    /// Runs the loop on a prior transcript with a new user `prompt`. The system prompt is
+    /// put first if the transcript has none. If the transcript ends in a halted turn, the
+    /// new prompt abandons it: each unfinished call gets an explicit error result
+    /// (`unanswered: <prompt>`, or `not run: …`), so the transcript stays balanced.
+    pub async fn continue_run(
+        &self,
+        transcript: Vec<Message>,
+        prompt: impl Into<String>,
+        toolkit: &Toolkit,
+    ) -> RunResult {
+        let transcript = self.continued(transcript, prompt);
+        self.start(transcript, toolkit, None).await
+    }
+
+    /// Runs the loop on `transcript` as it stands, adding no message: picks up a run
+    /// that stopped [incomplete](crate::RunStatus::Incomplete) (cancelled, past its deadline, a
+    /// model error, out of turns) where it stopped. If the transcript ends in a turn with
+    /// unfinished calls, they are played first (calls not run are run, suspensions go to
+    /// `wait_for`, or the run halts on them again). With a store, it is recorded as a new
+    /// run.
+    pub async fn run_from(&self, transcript: Vec<Message>, toolkit: &Toolkit) -> RunResult {
+        let open = ToolTurn::open(&transcript)
+            .filter(ToolTurn::is_open)
+            .map(|turn| Opened { turn, answer: None });
+        self.start(transcript, toolkit, open).await
+    }
+
+    /// Continues a run that halted on a request (in this process, or in another one, from
+    /// a serialized [`RunResult`]) with the `answer` to it: the request is the one of the
+    /// answer's id. Finishes the halted turn as [`dispatch::resume`](crate::dispatch::resume)
+    /// does (with this client's `wait_for`, timeouts, hooks, events and concurrency), then
+    /// lets the model carry on. No user message is added; the model turn budget starts
+    /// afresh.
+    ///
+    /// `halted` is the [`RunResult`] the run halted with (owned, borrowed, or read back
+    /// from its JSON), or its transcript.
+    ///
+    /// If another call of the halted turn is still suspended (and there is no `wait_for`),
+    /// the result is pending again, on that call's request.
+    ///
+    /// With a [store](Client::with_store), a request the store holds is answered there, as
+    /// [`Client::answer`] does (the store's record of the run is the one resumed, and a
+    /// store that refuses ends the run incomplete with its error); a run the store does
+    /// not hold is recorded as a new run.
+    ///
+    /// ```
+    /// use toolnexus::{tool, Client, Context, Reply, RunResult, ScriptedModel, Suspend, Toolkit};
+    ///
+    /// /// Deploys the service; asks where.
+    /// #[tool]
+    /// fn deploy(ctx: &Context) -> Result<String, Suspend> {
+    ///     match ctx.answer().and_then(|a| a.text()) {
+    ///         Some(env) => Ok(format!("deployed to {env}")),
+    ///         None => Err(Suspend::input("Which environment?")),
+    ///     }
+    /// }
+    ///
+    /// let toolkit = Toolkit::new().with(deploy::tool());
+    /// let client = Client::new(ScriptedModel::new([
+    ///     Reply::call("c1", "deploy", "{}"),
+    ///     Reply::text("Deployed."),
+    /// ]));
+    /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    /// let halted = rt.block_on(client.run("Deploy the service", &toolkit));
+    /// let saved = serde_json::to_string(&halted).unwrap();
+    ///
+    /// // Later, maybe in another process: the saved run, and the answer to its request.
+    /// let halted: RunResult = serde_json::from_str(&saved).unwrap();
+    /// let answer = halted.pending.as_ref().unwrap().answer("staging");
+    /// let run = rt.block_on(client.resume(halted, answer, &toolkit)).unwrap();
+    /// assert_eq!(run.calls[0].result.output, "deployed to staging");
+    /// assert_eq!(run.text, "Deployed.");
+    /// ```
+    pub async fn resume(
+        &self,
+        halted: impl Into<Halted>,
+        answer: Answer,
+        toolkit: &Toolkit,
+    ) -> Result<RunResult, ResumeError> {
+        let transcript = halted.into().transcript;
+        let (turn, halted) = halted_turn(&transcript, &answer.id)?;
+        #[cfg(feature = "__store")]
+        if let Some(durable) = &self.store {
+            let open = Opened {
+                turn,
+                answer: Some((halted, answer.clone())),
+            };
+            let resumed = self.resume_durable(durable, transcript, toolkit, open, answer);
+            return Ok(Box::pin(resumed).await);
+        }
+        let open = Opened {
+            turn,
+            answer: Some((halted, answer)),
+        };
+        Ok(self.drive(transcript, toolkit, Some(open)).await)
+    }
+
+    /// `transcript` continued with the user's `prompt`: a halted turn at its end
+    /// abandoned, the system prompt put first if it has none.
+    pub(crate) fn continued(
+        &self,
+        mut transcript: Vec<Message>,
+        prompt: impl Into<String>,
+    ) -> Vec<Message> {
+        if let Some(mut turn) = ToolTurn::open(&transcript).filter(ToolTurn::is_open) {
+            turn.abandon();
+            turn.write(&mut transcript);
+        }
+        if let Some(system) = &self.system
+            && !matches!(transcript.first(), Some(Message::System { .. }))
+        {
+            transcript.insert(0, Message::system(system.clone()));
+        }
+        transcript.push(Message::user(prompt));
+        transcript
+    }
+
+    /// Runs `transcript` (finishing `open` first): recorded in the store when the client
+    /// has one, as a new run.
+    async fn start(
+        &self,
+        transcript: Vec<Message>,
+        toolkit: &Toolkit,
+        open: Option<Opened>,
+    ) -> RunResult {
+        #[cfg(feature = "__store")]
+        if let Some(durable) = &self.store {
+            // Boxed: a run without a store does not carry the store's futures.
+            return Box::pin(self.start_durable(durable, transcript, toolkit, open, None)).await;
+        }
+        self.drive(transcript, toolkit, open).await
+    }
+}

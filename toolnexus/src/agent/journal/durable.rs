@@ -1,0 +1,310 @@
+//! The durable side of [`Client`]: a store set with [`Client::with_store`], every run
+//! recorded through it, parked runs answered and orphaned runs recovered from it.
+
+use std::collections::HashSet;
+use std::pin::pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::future::{Either, select};
+
+use crate::agent::client::Client;
+use crate::agent::drive::Opened;
+use crate::agent::journal::record::{RunRecord, new_id, refused};
+use crate::agent::journal::session::{Session, session_of, sync};
+use crate::agent::journal::{DEFAULT_LEASE, Durable, Journal, Loaded, StoreError};
+use crate::agent::message::Message;
+use crate::agent::run::{RunResult, RunStatus, StopReason};
+use crate::agent::turn::ToolTurn;
+use crate::tool::request::Answer;
+use crate::tool::toolkit::Toolkit;
+
+/// How many runs [`Client::recover`] takes up per call, at most.
+const RECOVER_BATCH: i64 = 100;
+
+impl Client {
+    /// Keeps every run of this client in `store` (a `toolnexus::store::SqliteStore` or
+    /// `PostgresStore`): each run gets a run id ([`RunResult::id`]), its model turns and
+    /// tool calls are recorded as they happen (see `toolnexus::store` for the guarantee),
+    /// a run that suspends is parked there for [`answer`](Client::answer), and a run
+    /// whose worker died is taken up by [`recover`](Client::recover).
+    ///
+    /// Every way of running goes through it: [`run`](Client::run),
+    /// [`continue_run`](Client::continue_run), [`run_from`](Client::run_from),
+    /// [`resume`](Client::resume), [`answer`](Client::answer),
+    /// [`recover`](Client::recover), [sessions](Client::session), and this client
+    /// [run as a tool](Client::as_tool) by an agent whose own run is not kept (inside a
+    /// kept run, the outer run's record covers the call).
+    #[must_use]
+    pub fn with_store(mut self, store: impl Journal) -> Self {
+        self.store = Some(Durable {
+            store: Arc::new(store),
+            lease: DEFAULT_LEASE,
+            run_id: None,
+        });
+        self
+    }
+
+    /// Sets how long a run's lease lasts without renewal (default 30 s): the worker
+    /// driving a run renews it every third of that; a worker that dies loses its runs to
+    /// [`recover`](Client::recover) that long after. Needs [`with_store`](Client::with_store)
+    /// first (without a store it does nothing).
+    #[must_use]
+    pub fn lease(mut self, lease: Duration) -> Self {
+        if let Some(durable) = &mut self.store {
+            durable.lease = lease;
+        }
+        self
+    }
+
+    /// Sets the run id of the runs this client starts ([`run`](Client::run),
+    /// [`continue_run`](Client::continue_run), [`run_from`](Client::run_from), and a
+    /// [`resume`](Client::resume) of a run the store does not hold); by default each gets
+    /// a fresh `run_<uuid>`. A run with an id already in the store is refused
+    /// ([`StoreError::RunExists`] in the run's stop reason). Needs
+    /// [`with_store`](Client::with_store) first. Session runs name their own.
+    #[must_use]
+    pub fn run_id(mut self, id: impl Into<String>) -> Self {
+        if let Some(durable) = &mut self.store {
+            durable.run_id = Some(id.into());
+        }
+        self
+    }
+
+    /// The session `id` of this client's store: a conversation kept across runs.
+    pub fn session(&self, id: impl Into<String>) -> Session {
+        Session::new(self.clone(), id.into())
+    }
+
+    pub(crate) fn durable(&self) -> Result<&Durable, StoreError> {
+        self.store.as_ref().ok_or(StoreError::NoStore)
+    }
+
+    /// Answers a request a parked run waits on, and resumes that run here, whichever
+    /// process parked it: the answer is recorded and the run's lease taken in one
+    /// transaction, then the run goes on as [`Client::resume`] would and its end is
+    /// recorded. A request past its `expires_at` is answered as expired instead (the tool
+    /// does not run again; the model reads `declined/expired: <prompt>`).
+    ///
+    /// Errors: [`StoreError::UnknownRequest`], [`StoreError::AlreadyAnswered`] (each
+    /// request is answered once), [`StoreError::HeldByAnotherWorker`] (another worker is
+    /// resuming the run), [`StoreError::AmbiguousRequest`] (several runs wait on that id:
+    /// [`answer_run`](Client::answer_run) names the run), and the store's own failures.
+    pub async fn answer(&self, answer: Answer, toolkit: &Toolkit) -> Result<RunResult, StoreError> {
+        self.answer_in(None, answer, toolkit).await
+    }
+
+    /// As [`answer`](Client::answer), for the request `answer.id` of run `run_id`
+    /// (the `run_id` a pending request is listed with). Runs that made the same call wait
+    /// on the same request id (an approval's id is a digest of the call); this resumes
+    /// the one named, whatever the others do.
+    ///
+    /// Errors: [`StoreError::UnknownRequest`] when run `run_id` has no such request, and
+    /// those of [`answer`](Client::answer).
+    pub async fn answer_run(
+        &self,
+        run_id: &str,
+        answer: Answer,
+        toolkit: &Toolkit,
+    ) -> Result<RunResult, StoreError> {
+        self.answer_in(Some(run_id), answer, toolkit).await
+    }
+
+    async fn answer_in(
+        &self,
+        run: Option<&str>,
+        answer: Answer,
+        toolkit: &Toolkit,
+    ) -> Result<RunResult, StoreError> {
+        let durable = self.durable()?;
+        let token = new_id("");
+        let answered = durable
+            .store
+            .answer(run, &answer, &token, durable.lease)
+            .await?;
+        let (loaded, given) = (answered.loaded, answered.given);
+        let record = RunRecord::new(
+            &durable.store,
+            durable.lease,
+            answered.run,
+            token,
+            &loaded.transcript,
+        );
+        let open = opened(&loaded, Some(given));
+        Ok(self
+            .drive_recorded(loaded.transcript, toolkit, open, &record)
+            .await)
+    }
+
+    /// Takes over every run whose worker stopped renewing its lease (it died, or hung
+    /// past [`lease`](Client::lease)), and drives each to its end here, one after the
+    /// other: settled calls are not run again (their recorded results are used), calls
+    /// that were in flight run again with the same idempotency key. Runs another worker
+    /// takes first are skipped. Gives back the runs it drove, oldest lease first.
+    ///
+    /// A run it cannot read (a damaged row, or one written by a newer toolnexus) is left
+    /// untouched in the store and does not stop the others: it is given back as an
+    /// incomplete run with that run's id and [`StopReason::Store`](crate::agent::StopReason::Store)
+    /// saying what is wrong with which row.
+    pub async fn recover(&self, toolkit: &Toolkit) -> Result<Vec<RunResult>, StoreError> {
+        let durable = self.durable()?;
+        let store = &durable.store;
+        let mut recovered = Vec::new();
+        let mut unreadable = HashSet::new();
+        loop {
+            let orphans = store.orphans(RECOVER_BATCH).await?;
+            let mut took = 0;
+            for id in &orphans {
+                if unreadable.contains(id) {
+                    continue;
+                }
+                let token = new_id("");
+                let loaded = match store.take_over(id, &token, durable.lease).await {
+                    Ok(loaded) => loaded,
+                    Err(StoreError::HeldByAnotherWorker { .. }) => continue,
+                    // A run this build cannot read (damaged, or written by a newer
+                    // toolnexus) is left as it is, and reported; the others go on.
+                    Err(
+                        error @ (StoreError::Corrupted { .. } | StoreError::NewerFormat { .. }),
+                    ) => {
+                        unreadable.insert(id.clone());
+                        recovered.push(refused(Vec::new(), Some(id.clone()), &error));
+                        continue;
+                    }
+                    Err(error) => return Err(error),
+                };
+                took += 1;
+                if loaded.in_flight > 0 {
+                    tracing::warn!(
+                        run = %id,
+                        in_flight = loaded.in_flight,
+                        "recovering a run: calls in flight when its worker stopped run again"
+                    );
+                }
+                let record =
+                    RunRecord::new(store, durable.lease, id.clone(), token, &loaded.transcript);
+                let open = opened(&loaded, None);
+                let run = self
+                    .drive_recorded(loaded.transcript, toolkit, open, &record)
+                    .await;
+                recovered.push(run);
+            }
+            if took == 0 || (orphans.len() as i64) < RECOVER_BATCH {
+                return Ok(recovered);
+            }
+        }
+    }
+
+    /// A new run on `transcript` (finishing `open` first), recorded in the store under
+    /// `id` (or the client's run id, or a fresh one) and driven under its lease.
+    pub(crate) async fn start_durable(
+        &self,
+        durable: &Durable,
+        transcript: Vec<Message>,
+        toolkit: &Toolkit,
+        open: Option<Opened>,
+        id: Option<String>,
+    ) -> RunResult {
+        let id = id
+            .or_else(|| durable.run_id.clone())
+            .unwrap_or_else(|| new_id("run_"));
+        match self.create(durable, id, &transcript).await {
+            Ok(record) => {
+                self.drive_recorded(transcript, toolkit, open, &record)
+                    .await
+            }
+            Err((id, error)) => refused(transcript, Some(id), &error),
+        }
+    }
+
+    /// Records a new run `id` on `transcript`, leased to this worker.
+    pub(crate) async fn create(
+        &self,
+        durable: &Durable,
+        id: String,
+        transcript: &[Message],
+    ) -> Result<RunRecord, (String, StoreError)> {
+        let token = new_id("");
+        let created = durable
+            .store
+            .create(&id, transcript, &token, durable.lease)
+            .await;
+        match created {
+            Ok(()) => Ok(RunRecord::new(
+                &durable.store,
+                durable.lease,
+                id,
+                token,
+                transcript,
+            )),
+            Err(error) => Err((id, error)),
+        }
+    }
+
+    /// [`Client::resume`] with a store: a request the store holds is answered there (as
+    /// [`Client::answer`] does); a run the store does not know is recorded anew.
+    pub(crate) async fn resume_durable(
+        &self,
+        durable: &Durable,
+        transcript: Vec<Message>,
+        toolkit: &Toolkit,
+        open: Opened,
+        answer: Answer,
+    ) -> RunResult {
+        match self.answer(answer, toolkit).await {
+            Ok(run) => run,
+            Err(StoreError::UnknownRequest(_)) => {
+                self.start_durable(durable, transcript, toolkit, Some(open), None)
+                    .await
+            }
+            Err(error) => refused(transcript, None, &error),
+        }
+    }
+
+    /// Drives a run under `record`'s lease, then records how it ended: a session's run
+    /// brings its session up to date first, so that a crash in between leaves a run to
+    /// recover, never a finished run missing from its session.
+    pub(crate) async fn drive_recorded(
+        &self,
+        transcript: Vec<Message>,
+        toolkit: &Toolkit,
+        open: Option<Opened>,
+        record: &RunRecord,
+    ) -> RunResult {
+        let driven = pin!(self.drive_with(transcript, toolkit, open, Some(record)));
+        let mut run = match select(driven, pin!(record.heartbeat())).await {
+            Either::Left((run, _)) => run,
+            Either::Right((never, _)) => match never {},
+        };
+        run.id = Some(record.run_id.clone());
+        let stored = !matches!(
+            run.status,
+            RunStatus::Incomplete {
+                reason: StopReason::Store { .. }
+            }
+        );
+        if let Some(session) = session_of(&record.run_id).filter(|_| stored)
+            && let Err(error) = sync(&record.store, session, &run.transcript).await
+        {
+            run.status = RunStatus::Incomplete {
+                reason: StopReason::Store {
+                    message: error.to_string(),
+                },
+            };
+        }
+        record.finish(&mut run).await;
+        run
+    }
+}
+
+/// The turn a loaded run stands in, to finish first: its calls not settled run (again),
+/// and a parked call whose request has an answer (`given`, or one recorded before a
+/// crash) is resolved with it.
+fn opened(loaded: &Loaded, given: Option<Answer>) -> Option<Opened> {
+    let turn = ToolTurn::open(&loaded.transcript).filter(ToolTurn::is_open)?;
+    let answer = given
+        .into_iter()
+        .chain(loaded.answers.iter().cloned())
+        .find_map(|answer| turn.parked_on(&answer.id).map(|i| (i, answer)));
+    Some(Opened { turn, answer })
+}

@@ -1,0 +1,149 @@
+//! [`Session`]: one conversation kept by id in the run store, across runs; each of its
+//! runs is a durable run like any other, named after the session so that whoever
+//! finishes it (the session, an answer, a recovery) brings the session up to date.
+
+use std::sync::Arc;
+
+use crate::agent::client::Client;
+use crate::agent::journal::record::new_id;
+use crate::agent::journal::{Journal, StoreError};
+use crate::agent::message::Message;
+use crate::agent::run::RunResult;
+use crate::tool::toolkit::Toolkit;
+
+/// The start of a session run's id: `session:<session id>/run_<uuid>`.
+const PREFIX: &str = "session:";
+/// What separates the session id from the run's own part.
+const RUN: &str = "/run_";
+
+/// A conversation kept by id across runs, in the store of the client that made it
+/// ([`Client::session`]). Each [`run`](Session::run) continues the transcript so far with
+/// a new prompt and appends what it added. The client's system prompt is not stored: it
+/// is put first at every run.
+///
+/// Each run is a durable run of the store, with the id `session:<session id>/run_<uuid>`:
+/// a run that suspends is listed among the store's pending requests and its answer
+/// ([`Client::answer`]) finishes it; one whose worker died is finished by
+/// [`Client::recover`]. Either brings the session up to date, unless the conversation
+/// moved on in the meantime (a new prompt abandoned the halted turn).
+#[derive(Debug, Clone)]
+pub struct Session {
+    client: Client,
+    id: String,
+}
+
+impl Session {
+    pub(crate) fn new(client: Client, id: String) -> Session {
+        Session { client, id }
+    }
+
+    /// The session's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Runs `prompt` after the session's messages so far (as
+    /// [`Client::continue_run`] does), recorded in the store as a run of this session,
+    /// then appends the run's new messages, all together (a store that fails to take them
+    /// ends the run incomplete with its error, and [`Client::recover`] finishes it). A run that halts on a request
+    /// keeps its halted turn in the session; the next prompt abandons it (each unfinished
+    /// call gets an explicit result).
+    pub async fn run(
+        &self,
+        prompt: impl Into<String>,
+        toolkit: &Toolkit,
+    ) -> Result<RunResult, StoreError> {
+        let durable = self.client.durable()?;
+        let before = durable.store.session_messages(&self.id).await?;
+        let transcript = self.client.continued(before, prompt);
+        let id = format!("{PREFIX}{}{}", self.id, new_id(RUN));
+        let record = self
+            .client
+            .create(durable, id, &transcript)
+            .await
+            .map_err(|(_, error)| error)?;
+        Ok(self
+            .client
+            .drive_recorded(transcript, toolkit, None, &record)
+            .await)
+    }
+
+    /// The session's messages, oldest first.
+    pub async fn messages(&self) -> Result<Vec<Message>, StoreError> {
+        let durable = self.client.durable()?;
+        durable.store.session_messages(&self.id).await
+    }
+
+    /// Forgets every message of the session.
+    pub async fn clear(&self) -> Result<(), StoreError> {
+        self.trim(0).await
+    }
+
+    /// Keeps only the last `keep` messages (fewer, so that the session never starts with
+    /// the result of a call whose request was cut off).
+    pub async fn trim(&self, keep: usize) -> Result<(), StoreError> {
+        let durable = self.client.durable()?;
+        durable.store.session_trim(&self.id, keep).await
+    }
+}
+
+/// The session a run belongs to, read from its id (`session:<id>/run_<32 hex digits>`).
+pub(crate) fn session_of(run_id: &str) -> Option<&str> {
+    let (session, own) = run_id.strip_prefix(PREFIX)?.rsplit_once(RUN)?;
+    let generated = own.len() == 32 && own.bytes().all(|b| b.is_ascii_hexdigit());
+    generated.then_some(session)
+}
+
+/// Brings session `id` up to date with a run of it that ended with `transcript`: the
+/// messages after those the session and the transcript share are replaced by the run's
+/// (the session's halted turn, if the run finished it, included). A session that moved on
+/// since the run began (another prompt was appended) is left as it is.
+pub(crate) async fn sync(
+    store: &Arc<dyn Journal>,
+    id: &str,
+    transcript: &[Message],
+) -> Result<(), StoreError> {
+    let stored = store.session_messages(id).await?;
+    // The system prompt is never stored: each run puts the client's first.
+    let transcript = match transcript.first() {
+        Some(Message::System { .. }) => &transcript[1..],
+        _ => transcript,
+    };
+    let same = stored
+        .iter()
+        .zip(transcript)
+        .take_while(|(a, b)| a == b)
+        .count();
+    // Past what they share, the session may only hold the results of the halted turn the
+    // run began with (abandoned or answered since); anything else is a newer exchange.
+    if !stored[same..]
+        .iter()
+        .all(|m| matches!(m, Message::Tool { .. }))
+    {
+        return Ok(());
+    }
+    let kept = stored.len();
+    store
+        .session_replace_tail(id, same, (same < kept).then_some(kept), &transcript[same..])
+        .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::session_of;
+
+    #[test]
+    fn a_session_run_names_its_session() {
+        let uuid = "0123456789abcdef0123456789abcdef";
+        assert_eq!(
+            session_of(&format!("session:user-42/run_{uuid}")),
+            Some("user-42")
+        );
+        assert_eq!(
+            session_of(&format!("session:a/run_b/run_{uuid}")),
+            Some("a/run_b")
+        );
+        assert_eq!(session_of(&format!("run_{uuid}")), None);
+        assert_eq!(session_of("session:user-42/run_mine"), None);
+    }
+}
