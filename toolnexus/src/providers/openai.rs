@@ -216,7 +216,12 @@ impl Protocol for OpenAi {
         OpenAi::parse_response(body)
     }
 
-    async fn stream(&self, mut events: Events, sink: DeltaSink<'_>) -> Result<Reply, ModelError> {
+    async fn stream(
+        &self,
+        response: reqwest::Response,
+        sink: DeltaSink<'_>,
+    ) -> Result<Reply, ModelError> {
+        let mut events = Events::new(response, self.http.provider);
         let mut turn = Assembly::new(Some(sink));
         let mut refusal = String::new();
         while let Some(event) = events.next().await? {
