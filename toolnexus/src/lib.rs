@@ -64,9 +64,10 @@
 //!   answers suspensions through a `wait_for` slot or halts so the run can be
 //!   [resumed](Client::resume) later, and returns a [`RunResult`]; [`Hooks`] and [`Event`]s
 //!   watch and steer it; [`Client::as_tool`] runs an agent as a tool of another.
-//! - `providers` (features `openai`, `anthropic`, `gemini`): real models over HTTP,
-//!   `OpenAi` (and every OpenAI-compatible server), `Anthropic` and `Gemini`, each a
-//!   [`Model`] with retries, timeouts and streaming.
+//! - `providers` (features `openai`, `anthropic`, `gemini`, `bedrock`): real models over
+//!   HTTP, `OpenAi` (and every OpenAI-compatible server, Azure OpenAI too), `Anthropic`,
+//!   `Gemini` and Amazon `Bedrock`, each a [`Model`] with retries, timeouts and
+//!   streaming, and `ModelConfig`, the contract's unified client config.
 //! - `store` (features `sqlite`, `postgres`): durable runs that outlive a crash.
 //! - `mcp` (feature `mcp`, OAuth logins with `mcp-auth`): an MCP server for any
 //!   [`Toolkit`], and `McpClient` for other servers' tools.
@@ -91,12 +92,24 @@
 mod agent;
 #[cfg(feature = "builtins")]
 pub mod builtins;
+// `${NAME}` expansion of header values (MCP configs, HTTP tools, model configs).
+#[cfg(any(feature = "mcp", feature = "http-tools", feature = "__http"))]
+mod env;
 pub mod guide;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 #[cfg(feature = "otel")]
 pub mod otel;
-#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+#[cfg(feature = "__http")]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(
+        feature = "openai",
+        feature = "anthropic",
+        feature = "gemini",
+        feature = "bedrock"
+    )))
+)]
 pub mod providers;
 mod schema;
 #[cfg(feature = "search")]

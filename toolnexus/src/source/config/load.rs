@@ -6,8 +6,8 @@ use futures_util::future::join_all;
 use serde_json::Value;
 
 use super::{ServerConfig, Transport};
+use crate::env;
 use crate::mcp::McpClient;
-use crate::source::env;
 use crate::tool::Tool;
 use crate::tool::call::Dispatch;
 use crate::tool::tool::sanitize_name;
