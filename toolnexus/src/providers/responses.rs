@@ -88,7 +88,16 @@ impl OpenAiResponses {
         OpenAiResponses::over(SPEC.transport(base_url, None), model.into())
     }
 
-    fn over(http: Transport, model: String) -> Self {
+    /// The transport requests go through (Azure OpenAI sets its own URL and auth).
+    pub(crate) fn transport(&self) -> &Transport {
+        &self.http
+    }
+
+    pub(crate) fn transport_mut(&mut self) -> &mut Transport {
+        &mut self.http
+    }
+
+    pub(crate) fn over(http: Transport, model: String) -> Self {
         OpenAiResponses {
             http,
             model,
