@@ -73,6 +73,8 @@ mod anthropic;
 mod anthropic_request;
 #[cfg(feature = "anthropic")]
 mod anthropic_search;
+#[cfg(feature = "openai")]
+mod azure;
 #[cfg(feature = "bedrock")]
 mod bedrock;
 #[cfg(feature = "bedrock")]
@@ -81,6 +83,8 @@ mod bedrock_auth;
 mod bedrock_request;
 #[cfg(feature = "bedrock")]
 mod bedrock_response;
+mod config;
+mod config_build;
 #[cfg(feature = "gemini")]
 mod gemini;
 #[cfg(feature = "gemini")]
@@ -104,8 +108,11 @@ mod wire;
 pub use anthropic::Anthropic;
 #[cfg(feature = "anthropic")]
 pub use anthropic_search::DeferLoading;
+#[cfg(feature = "openai")]
+pub use azure::AzureOpenAi;
 #[cfg(feature = "bedrock")]
 pub use bedrock::Bedrock;
+pub use config::{ModelConfig, Style};
 #[cfg(feature = "gemini")]
 pub use gemini::Gemini;
 #[cfg(feature = "openai")]
