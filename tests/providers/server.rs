@@ -44,6 +44,7 @@ impl Canned {
     }
 
     /// A 200 with this binary body and content type, sent in small pieces.
+    #[allow(dead_code)]
     pub fn binary(content_type: &'static str, bytes: Vec<u8>) -> Self {
         Canned {
             bytes: Some((content_type, bytes)),
@@ -86,10 +87,12 @@ impl Canned {
 pub struct Recorded {
     /// Path and query.
     pub path: String,
+    #[allow(dead_code)]
     pub method: String,
     pub headers: HeaderMap,
     pub body: Value,
     /// The body as sent.
+    #[allow(dead_code)]
     pub raw: Bytes,
 }
 
