@@ -6,6 +6,8 @@
 //! cargo run --example agent --features providers -- --provider openai-responses --reasoning high
 //! cargo run --example agent --features providers -- --provider anthropic --model claude-sonnet-4-5
 //! cargo run --example agent --features providers -- --provider gemini --stream
+//! cargo run --example agent --features providers -- --provider bedrock   # AWS_REGION + AWS credentials
+//! cargo run --example agent --features providers -- --provider azure --model my-deployment
 //! cargo run --example agent --features providers -- --provider compatible http://localhost:11434/v1 --model qwen3
 //! cargo run --example agent --features providers -- "What is 7 + 8?"  # your own prompt
 //! ```
@@ -17,12 +19,14 @@
 //! `--stream` prints the model's text as it arrives. `--reasoning EFFORT` (`low`, `medium`,
 //! `high`) turns reasoning on: OpenAI's reasoning items, Anthropic's thinking blocks and
 //! Gemini's thought signatures are then carried from each tool call to the next turn.
-//! Each provider's `*_BASE_URL` points it at another server (a proxy, a local one).
+//! Each provider's `*_BASE_URL` points it at another server (a proxy, a local one);
+//! Bedrock's is `AWS_ENDPOINT_URL_BEDROCK_RUNTIME`, Azure's `AZURE_OPENAI_ENDPOINT`
+//! (`--reasoning` asks Claude on Bedrock for a 4,096-token thinking budget).
 
 use std::error::Error;
 
 use toolnexus::agent::{Delta, DeltaSink, ModelFuture};
-use toolnexus::providers::{Anthropic, Gemini, OpenAi, OpenAiResponses};
+use toolnexus::providers::{Anthropic, AzureOpenAi, Bedrock, Gemini, OpenAi, OpenAiResponses};
 use toolnexus::{
     Answer, Client, Message, Model, ModelSettings, Reasoning, Reply, ScriptedModel, ToolCall,
     Toolkit,
@@ -163,6 +167,18 @@ fn model(options: &Options) -> Result<(String, Box<dyn Model>), Box<dyn Error>> 
             };
             Box::new(Gemini::from_env(name(default))?.with_settings(settings))
         }
+        Some("bedrock") => {
+            // Claude on Bedrock thinks within a token budget, not at an effort.
+            let settings = match thinking {
+                true => ModelSettings::new().reasoning(Reasoning::budget(4_096)),
+                false => ModelSettings::new(),
+            };
+            let model = Bedrock::from_env(name("us.anthropic.claude-sonnet-4-5-20250929-v1:0"))?;
+            Box::new(model.with_settings(settings))
+        }
+        Some("azure") => {
+            Box::new(AzureOpenAi::from_env(name("gpt-4.1-mini"))?.with_settings(settings))
+        }
         Some("compatible") => {
             let url = options.url.clone().unwrap_or_default();
             let mut model = OpenAi::compatible(url, name("qwen3"));
@@ -173,8 +189,8 @@ fn model(options: &Options) -> Result<(String, Box<dyn Model>), Box<dyn Error>> 
         }
         Some(other) => {
             return Err(format!(
-                "unknown provider {other}: openai, openai-responses, anthropic, gemini or \
-                 compatible URL"
+                "unknown provider {other}: openai, openai-responses, anthropic, gemini, bedrock, \
+                 azure or compatible URL"
             )
             .into());
         }

@@ -15,7 +15,24 @@ use std::process::{Command, Output};
 use serde_json::json;
 use server::{Canned, Server};
 
-const KEYS: [&str; 3] = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"];
+const KEYS: [&str; 16] = [
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
+    "AWS_REGION",
+    "AWS_DEFAULT_REGION",
+    "AWS_PROFILE",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_BEARER_TOKEN_BEDROCK",
+    "AWS_WEB_IDENTITY_TOKEN_FILE",
+    "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+    "AZURE_OPENAI_ENDPOINT",
+    "AZURE_OPENAI_API_KEY",
+    "AZURE_OPENAI_AD_TOKEN",
+];
 
 /// The agent example with `args`, no provider key in its environment, and `env` set.
 async fn agent(args: &[&str], env: &[(&str, String)]) -> Output {
@@ -24,6 +41,12 @@ async fn agent(args: &[&str], env: &[(&str, String)]) -> Output {
     for key in KEYS {
         command.env_remove(key);
     }
+    // No AWS files of the machine's, and never the instance metadata service.
+    let empty = std::env::temp_dir().join("toolnexus-example-no-aws");
+    command
+        .env("AWS_CONFIG_FILE", empty.join("config"))
+        .env("AWS_SHARED_CREDENTIALS_FILE", empty.join("credentials"))
+        .env("AWS_EC2_METADATA_DISABLED", "true");
     for (name, value) in env {
         command.env(name, value);
     }
@@ -193,4 +216,95 @@ async fn with_reasoning_each_provider_carries_it_across_the_tool_calls() {
         };
         assert!(carried, "{provider}: {}", requests[1]);
     }
+}
+
+/// Bedrock and Azure: a missing region, credentials or endpoint says what to set; with
+/// them, the loop runs against the local rules server (Bedrock, SigV4-signed, its
+/// reasoning carried across the calls) and a local Chat Completions server (Azure).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bedrock_and_azure_say_what_to_set_then_run_keyless_locally() {
+    use rules::{Rules, Step};
+    let output = agent(&["--provider", "bedrock"], &[]).await;
+    let (_, stderr) = text(&output);
+    assert!(!output.status.success());
+    assert!(stderr.contains("no AWS region: set AWS_REGION"), "{stderr}");
+    let output = agent(&["--provider", "azure"], &[]).await;
+    let (_, stderr) = text(&output);
+    assert!(
+        stderr.contains("AZURE_OPENAI_ENDPOINT is not set"),
+        "{stderr}"
+    );
+
+    let server = Rules::start([
+        Step::Calls(vec![
+            ("add", json!({"a": 2, "b": 3})),
+            ("deploy_service", json!({})),
+        ]),
+        Step::Text("5, and deployed to staging."),
+    ])
+    .await;
+    let region = [
+        ("AWS_REGION", "eu-west-1".to_owned()),
+        ("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", server.url.clone()),
+    ];
+    let output = agent(&["--provider", "bedrock"], &region).await;
+    let (stdout, stderr) = text(&output);
+    assert!(!output.status.success(), "{stdout}");
+    assert!(stderr.contains("no AWS credentials were found"), "{stderr}");
+    assert!(stderr.contains("AWS_ACCESS_KEY_ID"), "{stderr}");
+    assert!(server.requests().is_empty(), "nothing is sent unsigned");
+
+    let mut env = region.to_vec();
+    env.push(("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE".to_owned()));
+    env.push(("AWS_SECRET_ACCESS_KEY", "example-secret-key".to_owned()));
+    let args = [
+        "--provider",
+        "bedrock",
+        "--reasoning",
+        "high",
+        "--stream",
+        "Add 2 and 3, then deploy.",
+    ];
+    let output = agent(&args, &env).await;
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("5, and deployed to staging."), "{stdout}");
+    assert!(server.errors().is_empty(), "{:?}", server.errors());
+    let requests = server.requests();
+    assert!(
+        requests[1]["messages"][1]["content"][0]["reasoningContent"].is_object(),
+        "{}",
+        requests[1]
+    );
+
+    let azure = Server::start([Canned::json(
+        json!({"choices": [{"index": 0, "finish_reason": "stop",
+        "message": {"role": "assistant", "content": "Hello from Azure."}}],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 4}}),
+    )])
+    .await;
+    let env = [
+        ("AZURE_OPENAI_ENDPOINT", azure.url.clone()),
+        ("AZURE_OPENAI_API_KEY", "azure-example-key".to_owned()),
+    ];
+    let output = agent(
+        &[
+            "--provider",
+            "azure",
+            "--model",
+            "my-deployment",
+            "Say hello.",
+        ],
+        &env,
+    )
+    .await;
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("Hello from Azure."), "{stdout}");
+    let request = &azure.requests()[0];
+    assert_eq!(
+        request.path,
+        "/openai/deployments/my-deployment/chat/completions?api-version=2024-10-21"
+    );
+    assert_eq!(request.headers["api-key"], "azure-example-key");
 }

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use toolnexus::providers::{Anthropic, Gemini, OpenAi, OpenAiResponses};
+use toolnexus::providers::{Anthropic, Bedrock, Gemini, OpenAi, OpenAiResponses};
 use toolnexus::{
     Answer, Client, Event, Message, Model, ModelSettings, Reasoning, Request, RunResult, RunStatus,
     StopReason, Tool, ToolResult, Toolkit,
@@ -266,6 +266,68 @@ async fn openai_responses_keeps_its_encrypted_reasoning_items() {
     for (break_it, words) in cases {
         let server = Rules::start(script()).await;
         let model = responses_model(&server.url);
+        let mut halted = halt(&model, &toolkit).await;
+        break_it(native_mut(&mut halted));
+        refused(&model, halted, &toolkit, words).await;
+    }
+}
+
+fn bedrock_model(url: &str) -> Bedrock {
+    Bedrock::new("us-east-1", "us.anthropic.claude-sonnet-4-5-20250929-v1:0")
+        .with_base_url(url)
+        .with_credentials("AKIDEXAMPLE", "secret-key-example", None)
+        .with_settings(ModelSettings::new().reasoning(Reasoning::budget(2_048)))
+}
+
+#[tokio::test]
+async fn bedrock_keeps_its_signed_reasoning_content() {
+    let toolkit = toolkit(Arc::default());
+    let server = Rules::start(script()).await;
+    let model = bedrock_model(&server.url);
+    let halted = halt(&model, &toolkit).await;
+    let blocks = native(&halted);
+    assert!(blocks[0]["reasoningContent"]["reasoningText"]["signature"].is_string());
+    assert!(blocks[1]["reasoningContent"]["redactedContent"].is_string());
+
+    let (run, text) = finish(&model, halted, &toolkit).await;
+    done(&run);
+    assert!(
+        !text.is_empty(),
+        "the resumed leg streamed (ConverseStream)"
+    );
+    let requests = server.requests();
+    assert_eq!(
+        requests[0]["additionalModelRequestFields"],
+        json!({"thinking": {"type": "enabled", "budget_tokens": 2048}})
+    );
+    // The third request sends both earlier turns' reasoning back, unchanged, first.
+    let messages = requests[2]["messages"].as_array().unwrap();
+    assert!(messages[1]["content"][0]["reasoningContent"]["reasoningText"].is_object());
+    assert!(messages[1]["content"][1]["reasoningContent"]["redactedContent"].is_string());
+    assert!(messages[3]["content"][0]["reasoningContent"]["reasoningText"].is_object());
+    assert_eq!(server.errors(), Vec::<Value>::new(), "no rule broken");
+    assert_eq!(requests.len(), 3);
+    harness::validate("bedrock", &requests);
+    harness::validate("bedrock-response", &server.responses());
+    harness::validate("bedrock-stream", &server.frames());
+
+    let cases: [(Breaker, &str); 2] = [
+        (
+            |blocks| {
+                blocks.as_array_mut().unwrap().drain(..2);
+            },
+            "Expected `thinking` or `redacted_thinking`, but found `toolUse`",
+        ),
+        (
+            |blocks| {
+                blocks[0]["reasoningContent"]["reasoningText"]["text"] = json!("I changed my mind.")
+            },
+            "Invalid `signature` in `thinking` block",
+        ),
+    ];
+    for (break_it, words) in cases {
+        let server = Rules::start(script()).await;
+        let model = bedrock_model(&server.url);
         let mut halted = halt(&model, &toolkit).await;
         break_it(native_mut(&mut halted));
         refused(&model, halted, &toolkit, words).await;

@@ -375,14 +375,37 @@ pub fn validate(provider: &str, bodies: &[Value]) {
 /// What the provider's SDK types say is wrong with `bodies`; `None` when the SDK is not
 /// installed (outside CI).
 pub fn validation_errors(provider: &str, bodies: &[Value]) -> Option<Vec<String>> {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/providers/validate.py");
+    judge(provider, bodies).map(|(errors, _)| errors)
+}
+
+/// Runs the judge of `kind` over `items`: tests/providers/validate.py (the SDKs' types,
+/// with `TOOLNEXUS_PYTHON`), or tests/providers/botocore_judge.py for `bedrock*` kinds
+/// (botocore, with `TOOLNEXUS_PYTHON_BOTOCORE`). Its errors, and what it parsed; `None`
+/// when the judge is not installed (outside CI).
+pub fn judge(provider: &str, bodies: &[Value]) -> Option<(Vec<String>, Value)> {
+    let (script, var, install) = if provider.starts_with("bedrock") {
+        (
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/providers/botocore_judge.py"
+            ),
+            "TOOLNEXUS_PYTHON_BOTOCORE",
+            "pip install botocore",
+        )
+    } else {
+        (
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/providers/validate.py"),
+            "TOOLNEXUS_PYTHON",
+            "pip install openai anthropic google-genai",
+        )
+    };
     let file = std::env::temp_dir().join(format!(
         "toolnexus-{provider}-bodies-{}-{}.json",
         std::process::id(),
         fastrand_u64()
     ));
     std::fs::write(&file, Value::Array(bodies.to_vec()).to_string()).unwrap();
-    let python = std::env::var("TOOLNEXUS_PYTHON").unwrap_or_else(|_| "python3".into());
+    let python = std::env::var(var).unwrap_or_else(|_| "python3".into());
     let output = Command::new(&python)
         .arg(script)
         .arg(provider)
@@ -391,8 +414,8 @@ pub fn validation_errors(provider: &str, bodies: &[Value]) -> Option<Vec<String>
     let _ = std::fs::remove_file(&file);
     let unavailable = |why: String| {
         let message = format!(
-            "{provider} request bodies not validated: {why}. Run .ci/test (or pip install \
-             openai anthropic google-genai) and set TOOLNEXUS_PYTHON to that interpreter."
+            "{provider} request bodies not validated: {why}. Run .ci/test (or {install}) \
+             and set {var} to that interpreter."
         );
         assert!(std::env::var_os("CI").is_none(), "{message}");
         eprintln!("NOTICE: {message}");
@@ -418,12 +441,13 @@ pub fn validation_errors(provider: &str, bodies: &[Value]) -> Option<Vec<String>
     );
     assert_eq!(report["checked"], bodies.len());
     let errors = report["errors"].as_array().unwrap();
-    Some(
+    Some((
         errors
             .iter()
             .map(|e| e.as_str().unwrap_or_default().to_owned())
             .collect(),
-    )
+        report["parsed"].clone(),
+    ))
 }
 
 fn fastrand_u64() -> u64 {

@@ -21,6 +21,8 @@ pub struct Canned {
     pub body: String,
     pub sse: bool,
     pub delay: Duration,
+    /// A binary body (an AWS event stream), sent in small pieces with its content type.
+    pub bytes: Option<(&'static str, Vec<u8>)>,
 }
 
 impl Canned {
@@ -37,6 +39,16 @@ impl Canned {
             body: body.to_string(),
             sse: false,
             delay: Duration::ZERO,
+            bytes: None,
+        }
+    }
+
+    /// A 200 with this binary body and content type, sent in small pieces.
+    #[allow(dead_code)]
+    pub fn binary(content_type: &'static str, bytes: Vec<u8>) -> Self {
+        Canned {
+            bytes: Some((content_type, bytes)),
+            ..Canned::status(200, Value::Null)
         }
     }
 
@@ -55,6 +67,7 @@ impl Canned {
             body,
             sse: true,
             delay: Duration::ZERO,
+            bytes: None,
         }
     }
 
@@ -74,8 +87,13 @@ impl Canned {
 pub struct Recorded {
     /// Path and query.
     pub path: String,
+    #[allow(dead_code)]
+    pub method: String,
     pub headers: HeaderMap,
     pub body: Value,
+    /// The body as sent.
+    #[allow(dead_code)]
+    pub raw: Bytes,
 }
 
 #[derive(Default)]
@@ -144,8 +162,10 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
             .path_and_query()
             .map(|p| p.to_string())
             .unwrap_or_default(),
+        method: parts.method.to_string(),
         headers: parts.headers,
         body,
+        raw: bytes,
     });
     let next = shared.script.lock().unwrap().pop_front();
     let Some(canned) = next else {
@@ -163,7 +183,14 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
     for (name, value) in &canned.headers {
         response = response.header(*name, value);
     }
-    let body = if canned.sse {
+    let body = if let Some((content_type, bytes)) = canned.bytes {
+        response = response.header("content-type", content_type);
+        let pieces: Vec<Result<Bytes, Infallible>> = bytes
+            .chunks(11)
+            .map(|c| Ok(Bytes::copy_from_slice(c)))
+            .collect();
+        Body::from_stream(futures_util::stream::iter(pieces))
+    } else if canned.sse {
         response = response.header("content-type", "text/event-stream");
         // Small pieces, cut anywhere: the client must reassemble lines and events.
         let pieces: Vec<Result<Bytes, Infallible>> = canned

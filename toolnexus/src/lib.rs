@@ -66,14 +66,17 @@
 //!   suspensions through a `wait_for` slot or halts so the run can be
 //!   [resumed](Client::resume) later, and returns a [`RunResult`];
 //!   [`agent::Hooks`] and [`Event`]s watch and steer it; [`Client::as_tool`] runs an
-//!   agent as a tool of another.
-//! - `providers` (features `openai`, `anthropic`, `gemini`): real models over HTTP,
-//!   `OpenAi` (and every OpenAI-compatible server), `Anthropic` and `Gemini`, each a
-//!   [`Model`] with retries, timeouts and streaming.
+//!   agent as a tool of another; [`ModelSettings`] set temperature, tool choice,
+//!   reasoning and the rest, per model or per client.
+//! - `providers` (features `openai`, `anthropic`, `gemini`, `bedrock`): real models over
+//!   HTTP, `OpenAi` and `OpenAiResponses` (and every OpenAI-compatible server, Azure
+//!   OpenAI too), `Anthropic`, `Gemini` and Amazon `Bedrock`, each a [`Model`] with
+//!   retries, timeouts and streaming, and `ModelConfig`, the contract's unified client
+//!   config.
 //! - `store` (features `sqlite`, `postgres`): durable runs that outlive a crash.
 //! - [`#[resource]`](macro@resource) and [`#[prompt]`](macro@prompt): MCP's other two
-//!   primitives, [`Resource`]s (data read by URI) and [`Prompt`]s (message templates),
-//!   defined like tools.
+//!   primitives, [`primitive::Resource`]s (data read by URI) and [`primitive::Prompt`]s
+//!   (message templates), defined like tools.
 //! - `mcp` (feature `mcp`, OAuth logins with `mcp-auth`): an MCP server for any
 //!   [`Toolkit`], its resources and prompts, and `McpClient` for other servers' tools,
 //!   resources and prompts.
@@ -104,13 +107,30 @@ pub mod agent;
 #[cfg(feature = "builtins")]
 pub mod builtins;
 pub mod dispatch;
+// `${NAME}` expansion of header values (MCP configs, HTTP tools, model configs, A2A).
+#[cfg(any(
+    feature = "mcp",
+    feature = "http-tools",
+    feature = "__http",
+    feature = "a2a"
+))]
+mod env;
 pub mod guide;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 #[cfg(feature = "otel")]
 pub mod otel;
 pub mod primitive;
-#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+#[cfg(feature = "__http")]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(
+        feature = "openai",
+        feature = "anthropic",
+        feature = "gemini",
+        feature = "bedrock"
+    )))
+)]
 pub mod providers;
 pub mod schema;
 #[cfg(feature = "search")]
@@ -129,7 +149,7 @@ pub mod store;
 mod time;
 pub mod tool;
 pub mod trace;
-#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+#[cfg(feature = "__http")]
 pub mod translate;
 
 // What a first program needs; everything else is in the module whose path matches its

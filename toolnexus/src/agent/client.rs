@@ -125,8 +125,11 @@ impl Client {
     /// A client over `model`, with no system prompt, [`DEFAULT_MAX_TURNS`], no
     /// `wait_for`, no timeouts, no cancellation, no hooks, no event listener, and
     /// concurrent tool calls.
+    ///
+    /// Any model goes: a provider, an `Arc<dyn Model>` or a `Box<dyn Model>` chosen at
+    /// run time (taken as it is, not wrapped again).
     pub fn new(model: impl Model + 'static) -> Self {
-        let model: Arc<dyn Model> = Arc::new(model);
+        let model: Arc<dyn Model> = crate::agent::model::shared(model);
         Client {
             tools: ToolOptions {
                 caller: Some(LoopCaller::shared(None, Arc::clone(&model))),

@@ -218,6 +218,29 @@ impl<M: Model + ?Sized> Model for Box<M> {
     }
 }
 
+/// `model` behind an `Arc<dyn Model>`: an `Arc<dyn Model>` as it is, a `Box<dyn Model>`
+/// moved into one, anything else wrapped.
+pub(crate) fn shared<M: Model + 'static>(model: M) -> Arc<dyn Model> {
+    let mut slot = Some(model);
+    let any: &mut dyn std::any::Any = &mut slot;
+    if let Some(shared) = any
+        .downcast_mut::<Option<Arc<dyn Model>>>()
+        .and_then(Option::take)
+    {
+        return shared;
+    }
+    if let Some(boxed) = any
+        .downcast_mut::<Option<Box<dyn Model>>>()
+        .and_then(Option::take)
+    {
+        return Arc::from(boxed);
+    }
+    match slot {
+        Some(model) => Arc::new(model),
+        None => unreachable!("the model was taken only when it was returned"),
+    }
+}
+
 /// One assistant turn: text, tool calls (in the order the model wants them), and the
 /// tokens it cost.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -249,7 +249,12 @@ impl Protocol for Anthropic {
         Anthropic::parse_response(body)
     }
 
-    async fn stream(&self, mut events: Events, sink: DeltaSink<'_>) -> Result<Reply, ModelError> {
+    async fn stream(
+        &self,
+        response: reqwest::Response,
+        sink: DeltaSink<'_>,
+    ) -> Result<Reply, ModelError> {
+        let mut events = Events::new(response, self.http.provider);
         let mut turn = Assembly::new(Some(sink));
         // Content block index -> position of its call in the turn.
         let mut calls: Vec<(usize, usize)> = Vec::new();

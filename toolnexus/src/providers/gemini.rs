@@ -241,7 +241,12 @@ impl Protocol for Gemini {
         self.parse_response(body)
     }
 
-    async fn stream(&self, mut events: Events, sink: DeltaSink<'_>) -> Result<Reply, ModelError> {
+    async fn stream(
+        &self,
+        response: reqwest::Response,
+        sink: DeltaSink<'_>,
+    ) -> Result<Reply, ModelError> {
+        let mut events = Events::new(response, self.http.provider);
         let mut turn = Assembly::new(Some(sink));
         let mut kept = Kept::default();
         while let Some(event) = events.next().await? {

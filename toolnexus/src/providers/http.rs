@@ -32,6 +32,18 @@ impl fmt::Debug for ApiKey {
     }
 }
 
+/// Headers that authorize one attempt of a request, computed from its URL, headers and
+/// body (AWS SigV4: a fresh signature for each attempt, since it carries the time).
+pub(crate) trait Sign: Send + Sync {
+    /// The headers to add to a `POST` of `body` to `url` that carries `headers`.
+    fn sign(
+        &self,
+        url: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> Result<Vec<(String, String)>, ModelError>;
+}
+
 /// How a provider sends its key.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Auth {
@@ -68,6 +80,13 @@ pub(crate) struct Transport {
     pub(crate) key: Option<ApiKey>,
     pub(crate) auth: Auth,
     pub(crate) headers: Vec<(&'static str, &'static str)>,
+    /// Headers the user added (`with_header`, a model config's `headers`): their values
+    /// may be secrets, so they are never printed and are scrubbed from errors.
+    pub(crate) custom: Vec<(String, ApiKey)>,
+    /// A query string added to every URL (`api-version=…`), already encoded.
+    pub(crate) query: Option<String>,
+    /// What a 401 or 403 tells the user to check, when not an API key's variable.
+    pub(crate) auth_hint: Option<&'static str>,
     pub(crate) timeout: Duration,
     pub(crate) connect_timeout: Duration,
     pub(crate) retry: Retry,
@@ -94,6 +113,9 @@ impl Transport {
             key,
             auth,
             headers: Vec::new(),
+            custom: Vec::new(),
+            query: None,
+            auth_hint: None,
             timeout: DEFAULT_TIMEOUT,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             retry: Retry::default(),
@@ -105,6 +127,37 @@ impl Transport {
     pub(crate) fn with_header(mut self, name: &'static str, value: &'static str) -> Self {
         self.headers.push((name, value));
         self
+    }
+
+    /// Adds a header of the user's, sent with every request (its value is kept secret).
+    pub(crate) fn add_custom(&mut self, name: impl Into<String>, value: impl Into<String>) {
+        let name = name.into();
+        self.custom.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
+        self.custom.push((name, ApiKey::new(value)));
+    }
+
+    /// The user's headers as HTTP headers, or an error naming the one that is not valid
+    /// (its value is not shown).
+    fn custom_headers(
+        &self,
+    ) -> Result<Vec<(reqwest::header::HeaderName, reqwest::header::HeaderValue)>, ModelError> {
+        self.custom
+            .iter()
+            .map(|(name, value)| {
+                let header = reqwest::header::HeaderName::from_bytes(name.as_bytes()).ok();
+                let mut v = reqwest::header::HeaderValue::from_str(value.expose()).ok();
+                if let Some(v) = &mut v {
+                    v.set_sensitive(true);
+                }
+                header.zip(v).ok_or_else(|| {
+                    ModelError::new(format!(
+                        "{}: the header `{name}` is not a valid HTTP header (a name of \
+                         token characters, a value of visible ASCII); nothing was sent",
+                        self.provider
+                    ))
+                })
+            })
+            .collect()
     }
 
     pub(crate) fn set_base_url(&mut self, base_url: String) {
@@ -137,13 +190,24 @@ impl Transport {
 
     /// POSTs `body` (JSON) to `url`, retrying as [`Retry`] says, and returns the first
     /// successful response, or an error saying what the last failure was.
+    ///
+    /// With a `signer`, each attempt is signed anew over the URL, the headers above and
+    /// the body.
     pub(crate) async fn post(
         &self,
         url: &str,
         body: Vec<u8>,
         model: &str,
+        signer: Option<&dyn Sign>,
     ) -> Result<reqwest::Response, ModelError> {
         let client = self.client()?;
+        let custom = self.custom_headers()?;
+        let url = match &self.query {
+            Some(query) if url.contains('?') => format!("{url}&{query}"),
+            Some(query) => format!("{url}?{query}"),
+            None => url.to_owned(),
+        };
+        let url = url.as_str();
         let mut attempt = 0u32;
         loop {
             let mut request = client
@@ -153,6 +217,16 @@ impl Transport {
                 .body(body.clone());
             for (name, value) in &self.headers {
                 request = request.header(*name, *value);
+            }
+            for (name, value) in &custom {
+                request = request.header(name.clone(), value.clone());
+            }
+            if let Some(signer) = signer {
+                let mut signed: Vec<(&str, &str)> = vec![("content-type", "application/json")];
+                signed.extend(self.headers.iter().copied());
+                for (name, value) in signer.sign(url, &signed, &body)? {
+                    request = request.header(name, value);
+                }
             }
             if let Some(key) = &self.key {
                 request = match self.auth {
@@ -165,7 +239,18 @@ impl Transport {
                 Ok(response) => {
                     let status = response.status();
                     let wait = retry_after(response.headers());
-                    let text = read_capped(response).await;
+                    // AWS names the error in a header (`ThrottlingException:…`).
+                    let kind = response
+                        .headers()
+                        .get("x-amzn-errortype")
+                        .and_then(|v| v.to_str().ok())
+                        .and_then(|v| v.split(':').next())
+                        .filter(|v| !v.is_empty())
+                        .map(str::to_owned);
+                    let mut text = read_capped(response).await;
+                    if let Some(kind) = kind {
+                        text = with_code(&text, &kind);
+                    }
                     Failure::Status { status, wait, text }
                 }
                 Err(error) => Failure::Network(error),
@@ -231,6 +316,9 @@ impl Transport {
                 let detail = self.redact(&describe_body(&text));
                 let code = status.as_u16();
                 let what = match code {
+                    401 | 403 if self.key.is_none() && self.auth_hint.is_some() => {
+                        self.auth_hint.unwrap_or_default().to_owned()
+                    }
                     401 | 403 => match self.key {
                         Some(_) => format!(
                             "the API key was refused; check {} or the key given to .with_api_key(..)",
@@ -261,12 +349,17 @@ impl Transport {
         }
     }
 
-    /// Removes the key from a text that may echo it.
+    /// Removes the key, and the values of the user's headers, from a text that may echo
+    /// them.
     pub(crate) fn redact(&self, text: &str) -> String {
-        match &self.key {
-            Some(key) if key.expose().len() >= 4 => text.replace(key.expose(), "[redacted]"),
-            _ => text.to_owned(),
+        let mut text = text.to_owned();
+        let secrets = self.key.iter().chain(self.custom.iter().map(|(_, v)| v));
+        for secret in secrets {
+            if secret.expose().len() >= 4 {
+                text = text.replace(secret.expose(), "[redacted]");
+            }
         }
+        text
     }
 }
 
@@ -275,6 +368,14 @@ impl fmt::Debug for Transport {
         f.debug_struct("Transport")
             .field("base_url", &self.base_url)
             .field("api_key", &self.key.as_ref().map(|_| "[redacted]"))
+            .field(
+                "headers",
+                &self
+                    .custom
+                    .iter()
+                    .map(|(name, _)| (name.as_str(), "[redacted]"))
+                    .collect::<Vec<_>>(),
+            )
             .field("timeout", &self.timeout)
             .field("connect_timeout", &self.connect_timeout)
             .field("retry", &self.retry)
@@ -321,6 +422,21 @@ pub(crate) fn describe_body(text: &str) -> String {
         };
     };
     describe_error(&value)
+}
+
+/// An error body with `code` put in, when the body does not name one: the JSON object's
+/// `code`, or the code before the text.
+fn with_code(text: &str, code: &str) -> String {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(mut object)) if !object.contains_key("error") => {
+            object
+                .entry("code")
+                .or_insert_with(|| Value::String(code.to_owned()));
+            Value::Object(object).to_string()
+        }
+        Ok(_) => text.to_owned(),
+        Err(_) => format!("{code}: {}", text.trim()),
+    }
 }
 
 /// The message and code of an `{"error": {...}}` object (or of the error object itself).

@@ -73,6 +73,18 @@ mod anthropic;
 mod anthropic_request;
 #[cfg(feature = "anthropic")]
 mod anthropic_search;
+#[cfg(feature = "openai")]
+mod azure;
+#[cfg(feature = "bedrock")]
+mod bedrock;
+#[cfg(feature = "bedrock")]
+mod bedrock_auth;
+#[cfg(feature = "bedrock")]
+mod bedrock_request;
+#[cfg(feature = "bedrock")]
+mod bedrock_response;
+mod config;
+mod config_build;
 #[cfg(feature = "gemini")]
 mod gemini;
 #[cfg(feature = "gemini")]
@@ -96,6 +108,11 @@ mod wire;
 pub use anthropic::Anthropic;
 #[cfg(feature = "anthropic")]
 pub use anthropic_search::DeferLoading;
+#[cfg(feature = "openai")]
+pub use azure::AzureOpenAi;
+#[cfg(feature = "bedrock")]
+pub use bedrock::Bedrock;
+pub use config::{ModelConfig, Style};
 #[cfg(feature = "gemini")]
 pub use gemini::Gemini;
 #[cfg(feature = "openai")]
@@ -120,6 +137,20 @@ macro_rules! http_settings {
             #[must_use]
             pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
                 self.http.set_base_url(base_url.into());
+                self
+            }
+
+            /// Adds a header sent with every request (a gateway's token, a tenant id),
+            /// replacing one of the same name added before. Its value is never printed
+            /// and is scrubbed from errors; a name or value that is not a valid HTTP
+            /// header fails the turn before anything is sent.
+            #[must_use]
+            pub fn with_header(
+                mut self,
+                name: impl Into<String>,
+                value: impl Into<String>,
+            ) -> Self {
+                self.http.add_custom(name, value);
                 self
             }
 

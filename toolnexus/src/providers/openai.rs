@@ -79,7 +79,16 @@ impl OpenAi {
         OpenAi::over(SPEC.transport(base_url, None), model.into())
     }
 
-    fn over(http: Transport, model: String) -> Self {
+    /// The transport requests go through (Azure OpenAI sets its own URL and auth).
+    pub(crate) fn transport(&self) -> &Transport {
+        &self.http
+    }
+
+    pub(crate) fn transport_mut(&mut self) -> &mut Transport {
+        &mut self.http
+    }
+
+    pub(crate) fn over(http: Transport, model: String) -> Self {
         OpenAi {
             http,
             model,
@@ -216,7 +225,12 @@ impl Protocol for OpenAi {
         OpenAi::parse_response(body)
     }
 
-    async fn stream(&self, mut events: Events, sink: DeltaSink<'_>) -> Result<Reply, ModelError> {
+    async fn stream(
+        &self,
+        response: reqwest::Response,
+        sink: DeltaSink<'_>,
+    ) -> Result<Reply, ModelError> {
+        let mut events = Events::new(response, self.http.provider);
         let mut turn = Assembly::new(Some(sink));
         let mut refusal = String::new();
         while let Some(event) = events.next().await? {

@@ -88,7 +88,16 @@ impl OpenAiResponses {
         OpenAiResponses::over(SPEC.transport(base_url, None), model.into())
     }
 
-    fn over(http: Transport, model: String) -> Self {
+    /// The transport requests go through (Azure OpenAI sets its own URL and auth).
+    pub(crate) fn transport(&self) -> &Transport {
+        &self.http
+    }
+
+    pub(crate) fn transport_mut(&mut self) -> &mut Transport {
+        &mut self.http
+    }
+
+    pub(crate) fn over(http: Transport, model: String) -> Self {
         OpenAiResponses {
             http,
             model,
@@ -215,7 +224,12 @@ impl Protocol for OpenAiResponses {
         OpenAiResponses::parse_response(body)
     }
 
-    async fn stream(&self, mut events: Events, sink: DeltaSink<'_>) -> Result<Reply, ModelError> {
+    async fn stream(
+        &self,
+        response: reqwest::Response,
+        sink: DeltaSink<'_>,
+    ) -> Result<Reply, ModelError> {
+        let mut events = Events::new(response, self.http.provider);
         let mut turn = Assembly::new(Some(sink));
         // Output index -> position of its call in the turn.
         let mut calls: Vec<(usize, usize)> = Vec::new();

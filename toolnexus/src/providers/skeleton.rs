@@ -11,9 +11,9 @@ use serde::Serialize;
 use crate::agent::message::Message;
 use crate::agent::model::{DeltaSink, ModelError, Reply};
 use crate::agent::settings::ModelSettings;
-use crate::providers::http::{ApiKey, Auth, Transport, base_from_env, key_from_env};
+use crate::providers::http::{ApiKey, Auth, Sign, Transport, base_from_env, key_from_env};
 use crate::providers::settings::{extra_fields, with_extra};
-use crate::providers::sse::{Events, read_body};
+use crate::providers::sse::read_body;
 use crate::schema::listing::Listing;
 use crate::schema::profile::Profile;
 use crate::tool::toolkit::Toolkit;
@@ -79,12 +79,19 @@ pub(crate) trait Protocol: Sync {
     /// The turn in a whole (non-streamed) response body.
     fn parse(&self, body: &[u8]) -> Result<Reply, ModelError>;
 
-    /// The turn read from a streamed response, each piece passed to `sink`.
+    /// The turn read from a streamed response (server-sent events for most providers:
+    /// [`Events::new`](crate::providers::sse::Events::new)), each piece passed to `sink`.
     fn stream<'a>(
         &'a self,
-        events: Events,
+        response: reqwest::Response,
         sink: DeltaSink<'a>,
     ) -> impl Future<Output = Result<Reply, ModelError>> + Send + 'a;
+
+    /// What signs each attempt of this turn's request (AWS SigV4), if the provider signs
+    /// its requests; found before the first attempt (credentials may need fetching).
+    fn signer(&self) -> impl Future<Output = Result<Option<Box<dyn Sign>>, ModelError>> + Send {
+        std::future::ready(Ok(None))
+    }
 }
 
 /// The parts of a provider the skeleton drives: its wire mapping, its transport and its
@@ -119,18 +126,18 @@ impl<P: Protocol> Turn<'_, P> {
         let body = self.provider.body(transcript, toolkit, settings, stream)?;
         let body = with_extra(self.http.provider, body, extra_fields(settings))?;
         let url = self.provider.url(stream);
-        let response = self.http.post(&url, body, self.model).await?;
+        let signer = self.provider.signer().await?;
+        let response = self
+            .http
+            .post(&url, body, self.model, signer.as_deref())
+            .await?;
         let name = self.http.provider;
         match sink {
             None => {
                 let body = read_body(response, name).await?;
                 self.provider.parse(body.as_ref())
             }
-            Some(sink) => {
-                self.provider
-                    .stream(Events::new(response, name), sink)
-                    .await
-            }
+            Some(sink) => self.provider.stream(response, sink).await,
         }
     }
 }

@@ -25,8 +25,6 @@
 
 #[cfg(feature = "mcp")]
 mod config;
-#[cfg(any(feature = "mcp", feature = "http-tools", feature = "a2a"))]
-pub(crate) mod env;
 #[cfg(feature = "http-tools")]
 mod http;
 #[cfg(feature = "skills")]

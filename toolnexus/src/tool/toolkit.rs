@@ -49,9 +49,9 @@ pub struct Toolkit {
     states: Option<Arc<States>>,
     /// The listings, one slot per [`Profile`], built on first use.
     listings: [OnceLock<Listing>; Profile::ALL.len()],
-    /// OpenAI's Responses API listings (plain, strict), built on first use from the
-    /// OpenAI profiles' entries.
-    responses: [OnceLock<Listing>; 2],
+    /// Listings a provider derives from a profile's entries, built on first use: OpenAI's
+    /// Responses API (plain, strict) and Bedrock's Converse API.
+    derived: [OnceLock<Listing>; 3],
 }
 
 impl Toolkit {
@@ -238,7 +238,7 @@ impl Toolkit {
         self.index.insert(tool.name().to_owned(), self.tools.len());
         self.tools.push(tool);
         self.listings = Default::default();
-        self.responses = Default::default();
+        self.derived = Default::default();
         Ok(())
     }
 
@@ -429,7 +429,7 @@ impl Toolkit {
     /// once, as [`Toolkit::listing`].
     #[cfg_attr(not(feature = "openai"), allow(dead_code))]
     pub(crate) fn responses_listing(&self, strict: bool) -> Listing {
-        self.responses[usize::from(strict)]
+        self.derived[usize::from(strict)]
             .get_or_init(|| {
                 let profile = if strict {
                     Profile::OpenAiStrict
@@ -454,6 +454,15 @@ impl Toolkit {
                     .collect();
                 Listing::new(Value::Array(flat))
             })
+            .clone()
+    }
+
+    /// A listing a provider derives from the toolkit (Bedrock's `toolSpec`s), built by
+    /// `build` on first use and shared, as [`Toolkit::listing`].
+    #[cfg_attr(not(feature = "bedrock"), allow(dead_code))]
+    pub(crate) fn derived_listing(&self, build: impl FnOnce(&Toolkit) -> Value) -> Listing {
+        self.derived[2]
+            .get_or_init(|| Listing::new(build(self)))
             .clone()
     }
 

@@ -10,7 +10,7 @@ use futures_util::{Stream, StreamExt as _};
 use serde_json::{Value, json};
 
 use crate::a2a::wire::{Dialect, Endpoint, Event, RpcError, codes};
-use crate::source::env;
+use crate::env;
 
 /// The most a response body may hold (a task with its history and artifacts).
 const MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;

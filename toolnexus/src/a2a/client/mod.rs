@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::a2a::wire::{Dialect, PeerCard, Skill};
-use crate::source::env;
+use crate::env;
 use crate::tool::Tool;
 use crate::tool::handler::Dispatch;
 use crate::tool::tool::sanitize_name;

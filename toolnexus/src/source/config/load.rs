@@ -6,10 +6,10 @@ use futures_util::future::join_all;
 use serde_json::Value;
 
 use super::{ServerConfig, Transport};
+use crate::env;
 use crate::mcp::{McpClient, McpClientError, PromptInfo, ResourceInfo, ResourceTemplateInfo};
 use crate::primitive::contents::ResourceContents;
 use crate::primitive::message::PromptReply;
-use crate::source::env;
 use crate::tool::Tool;
 use crate::tool::handler::Dispatch;
 use crate::tool::tool::sanitize_name;

@@ -10,7 +10,7 @@ use reqwest::{Method, Url};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::env;
+use crate::env;
 use template::{Template, Unfilled};
 
 mod redirect;

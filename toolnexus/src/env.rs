@@ -32,6 +32,7 @@ pub(crate) fn expand(text: &str) -> Result<String, String> {
 }
 
 /// Removes the secret values in `secrets` from `text` (a message that may echo one).
+#[cfg_attr(not(any(feature = "mcp", feature = "http-tools")), allow(dead_code))]
 pub(crate) fn scrub(text: &str, secrets: &[String]) -> String {
     let mut text = text.to_owned();
     for secret in secrets {
