@@ -14,8 +14,9 @@ use serde_json::json;
 use tokio::io::AsyncWriteExt as _;
 use tokio::process::Command;
 
-/// The largest resident set the server may reach: its output bound (16 MiB) and what a
-/// process of this size holds besides, with room to spare. A server that queued all the
+/// The largest resident set the server may reach: its output bound (16 MiB), the answers
+/// of the requests it serves at a time (16, about 2 MiB each here, the rest wait unread)
+/// and what a process of this size holds besides (about 20 MiB), with room to spare. A server that queued all the
 /// output asked for here (256 MiB) would pass it several times over.
 const MAX_RSS_KIB: u64 = 96 * 1024;
 

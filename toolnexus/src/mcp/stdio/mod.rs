@@ -14,8 +14,11 @@
 //! sending requests but does not read its answers is no longer served once that much
 //! waits for it. Reading stops, what was queued is dropped, and
 //! [`McpServer::serve_io`](super::McpServer::serve_io) returns an error saying so.
+//! So are the requests served at a time ([`inflight`]): the answers the SDK builds before
+//! they are queued are bounded too.
 
 mod codec;
+mod inflight;
 
 use std::io;
 use std::sync::Arc;
@@ -32,6 +35,7 @@ use tokio_util::sync::CancellationToken;
 
 pub(crate) use codec::find_id;
 use codec::{Frame, LineCodec};
+use inflight::{Admit, InFlight};
 
 use super::protocol;
 
@@ -59,6 +63,7 @@ pub(super) struct GuardedIo<R> {
     out: mpsc::UnboundedSender<Out>,
     outlet: Arc<Outlet>,
     max_line: usize,
+    inflight: InFlight,
 }
 
 /// The error [`McpServer::serve_io`](super::McpServer::serve_io) returns for a peer that
@@ -94,6 +99,7 @@ where
             out,
             outlet,
             max_line,
+            inflight: InFlight::default(),
         }
     }
 
@@ -193,12 +199,16 @@ where
         &mut self,
         item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inflight.sent(&item);
         let queued = to_line(&item).and_then(|line| self.queue(line));
         std::future::ready(queued)
     }
 
     async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
         loop {
+            if let Some(message) = self.inflight.next_parked() {
+                return Some(message);
+            }
             // The only await: a cancelled `next` leaves a partial line in the FramedRead.
             let next = tokio::select! {
                 next = self.read.next() => next,
@@ -222,7 +232,11 @@ where
                         continue;
                     }
                     match protocol::parse(text) {
-                        Ok(message) => return Some(message),
+                        Ok(message) => match self.inflight.admit(message, text.len()) {
+                            Admit::Pass(message) => return Some(message),
+                            Admit::Parked => continue,
+                            Admit::Busy(rejection) => rejection,
+                        },
                         Err(rejection) => rejection,
                     }
                 }

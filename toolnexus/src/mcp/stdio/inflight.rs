@@ -1,0 +1,197 @@
+//! The requests a stdio peer has in flight, bounded.
+//!
+//! Every request read is handed to the SDK, which runs it in a task of its own and holds
+//! its answer until the service loop writes it. Without a bound, a peer that sends many
+//! requests at once has every answer built at once, however little of it the peer reads.
+//! So at most [`MAX_IN_FLIGHT`] requests are served at a time: later ones are parked, in
+//! order, and handed on as earlier ones are answered (or cancelled). Responses and
+//! notifications from the peer are always read and passed on at once, so a request
+//! waiting on the peer (an elicitation, a sampling request) is never kept from its
+//! answer. Past [`MAX_PARKED`] parked requests (or [`MAX_PARKED_BYTES`] of them) a request
+//! is answered at once with an error saying the server is busy.
+
+use std::collections::{HashSet, VecDeque};
+
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, ErrorCode, ErrorData, RequestId, ServerJsonRpcMessage,
+};
+use serde_json::json;
+
+use super::super::protocol::Rejection;
+
+/// The most requests of one peer served at a time.
+pub(super) const MAX_IN_FLIGHT: usize = 16;
+/// The most requests of one peer parked while [`MAX_IN_FLIGHT`] are served.
+pub(super) const MAX_PARKED: usize = 256;
+/// The most bytes of parked requests.
+pub(super) const MAX_PARKED_BYTES: usize = 16 * 1024 * 1024;
+
+/// What becomes of a message read from the peer.
+pub(super) enum Admit {
+    /// Hand it to the SDK now.
+    Pass(ClientJsonRpcMessage),
+    /// Parked until a request in flight is answered.
+    Parked,
+    /// Answer it with this error, at once.
+    Busy(Box<Rejection>),
+}
+
+/// The requests in flight and those parked.
+#[derive(Default)]
+pub(super) struct InFlight {
+    serving: HashSet<RequestId>,
+    parked: VecDeque<(ClientJsonRpcMessage, usize)>,
+    parked_bytes: usize,
+}
+
+impl InFlight {
+    /// A parked request that may be served now, if any.
+    pub(super) fn next_parked(&mut self) -> Option<ClientJsonRpcMessage> {
+        if self.serving.len() >= MAX_IN_FLIGHT {
+            return None;
+        }
+        let (message, len) = self.parked.pop_front()?;
+        self.parked_bytes -= len;
+        if let ClientJsonRpcMessage::Request(request) = &message {
+            self.serving.insert(request.id.clone());
+        }
+        Some(message)
+    }
+
+    /// Admits a message of `len` bytes read from the peer.
+    pub(super) fn admit(&mut self, message: ClientJsonRpcMessage, len: usize) -> Admit {
+        match &message {
+            ClientJsonRpcMessage::Request(request) => {
+                if self.parked.is_empty() && self.serving.len() < MAX_IN_FLIGHT {
+                    self.serving.insert(request.id.clone());
+                    return Admit::Pass(message);
+                }
+                if self.parked.len() >= MAX_PARKED || self.parked_bytes + len > MAX_PARKED_BYTES {
+                    return Admit::Busy(Box::new(busy(request.id.clone())));
+                }
+                self.parked_bytes += len;
+                self.parked.push_back((message, len));
+                Admit::Parked
+            }
+            ClientJsonRpcMessage::Notification(notification) => {
+                if let ClientNotification::CancelledNotification(cancelled) =
+                    &notification.notification
+                {
+                    if let Some(id) = &cancelled.params.request_id {
+                        self.forget(id);
+                    }
+                }
+                Admit::Pass(message)
+            }
+            _ => Admit::Pass(message),
+        }
+    }
+
+    /// Notes a message sent to the peer: an answer ends its request.
+    pub(super) fn sent(&mut self, message: &ServerJsonRpcMessage) {
+        match message {
+            ServerJsonRpcMessage::Response(response) => {
+                self.serving.remove(&response.id);
+            }
+            ServerJsonRpcMessage::Error(error) => {
+                if let Some(id) = &error.id {
+                    self.serving.remove(id);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A request the peer cancelled: no longer in flight, and no longer parked (a
+    /// cancelled request needs no answer).
+    fn forget(&mut self, id: &RequestId) {
+        self.serving.remove(id);
+        let mut freed = 0;
+        self.parked.retain(|(message, len)| {
+            let cancelled = matches!(message, ClientJsonRpcMessage::Request(r) if &r.id == id);
+            if cancelled {
+                freed += len;
+            }
+            !cancelled
+        });
+        self.parked_bytes -= freed;
+    }
+}
+
+fn busy(id: RequestId) -> Rejection {
+    Rejection {
+        id: Some(id),
+        error: ErrorData::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!(
+                "Server busy: {MAX_IN_FLIGHT} requests of this client are being served and \
+                 {MAX_PARKED} more wait; send this request again once earlier ones are \
+                 answered"
+            ),
+            Some(json!({"inFlight": MAX_IN_FLIGHT, "parked": MAX_PARKED})),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(id: i64) -> ClientJsonRpcMessage {
+        serde_json::from_value(json!({"jsonrpc": "2.0", "id": id, "method": "ping"})).unwrap()
+    }
+
+    fn answer(id: i64) -> ServerJsonRpcMessage {
+        serde_json::from_value(json!({"jsonrpc": "2.0", "id": id, "result": {}})).unwrap()
+    }
+
+    #[test]
+    fn requests_past_the_bound_wait_their_turn_in_order() {
+        let mut inflight = InFlight::default();
+        for id in 0..MAX_IN_FLIGHT as i64 {
+            assert!(matches!(inflight.admit(request(id), 10), Admit::Pass(_)));
+        }
+        assert!(matches!(inflight.admit(request(100), 10), Admit::Parked));
+        assert!(matches!(inflight.admit(request(101), 10), Admit::Parked));
+        assert!(inflight.next_parked().is_none(), "nothing answered yet");
+        inflight.sent(&answer(3));
+        let next = inflight.next_parked().expect("a slot is free");
+        assert_eq!(serde_json::to_value(&next).unwrap()["id"], 100);
+        assert!(inflight.next_parked().is_none(), "one slot only");
+        let cancel = serde_json::from_value(json!({"jsonrpc": "2.0",
+            "method": "notifications/cancelled", "params": {"requestId": 7}}))
+        .unwrap();
+        assert!(matches!(inflight.admit(cancel, 10), Admit::Pass(_)));
+        let next = inflight
+            .next_parked()
+            .expect("the cancelled request's slot");
+        assert_eq!(serde_json::to_value(&next).unwrap()["id"], 101);
+    }
+
+    #[test]
+    fn past_the_parked_bound_a_request_is_refused_with_its_id() {
+        let mut inflight = InFlight::default();
+        let mut id = 0;
+        while !matches!(inflight.admit(request(id), 1), Admit::Busy(_)) {
+            id += 1;
+        }
+        assert_eq!(id as usize, MAX_IN_FLIGHT + MAX_PARKED);
+        let Admit::Busy(rejection) = inflight.admit(request(9999), 1) else {
+            panic!("still busy");
+        };
+        let json = rejection.to_json();
+        assert_eq!(json["id"], 9999, "{json}");
+        assert!(json["error"]["message"].as_str().unwrap().contains("busy"));
+    }
+
+    #[test]
+    fn responses_from_the_peer_always_pass() {
+        let mut inflight = InFlight::default();
+        for id in 0..(MAX_IN_FLIGHT + MAX_PARKED) as i64 {
+            inflight.admit(request(id), 1);
+        }
+        let response =
+            serde_json::from_value(json!({"jsonrpc": "2.0", "id": "s-1", "result": {}})).unwrap();
+        assert!(matches!(inflight.admit(response, 1), Admit::Pass(_)));
+    }
+}
