@@ -26,7 +26,9 @@ pub(super) const MAX_PARKED: usize = 256;
 /// The most bytes of parked requests.
 pub(super) const MAX_PARKED_BYTES: usize = 16 * 1024 * 1024;
 
-/// What becomes of a message read from the peer.
+/// What becomes of a message read from the peer (short-lived: the message moves on at
+/// once, so it is not boxed).
+#[allow(clippy::large_enum_variant)]
 pub(super) enum Admit {
     /// Hand it to the SDK now.
     Pass(ClientJsonRpcMessage),
@@ -76,10 +78,9 @@ impl InFlight {
             ClientJsonRpcMessage::Notification(notification) => {
                 if let ClientNotification::CancelledNotification(cancelled) =
                     &notification.notification
+                    && let Some(id) = &cancelled.params.request_id
                 {
-                    if let Some(id) = &cancelled.params.request_id {
-                        self.forget(id);
-                    }
+                    self.forget(id);
                 }
                 Admit::Pass(message)
             }
