@@ -5,12 +5,15 @@
 //! ```text
 //! cargo run --example a2a --features a2a                               # serve, call it, approve
 //! cargo run --example a2a --features a2a -- serve 127.0.0.1:8080       # serve only
+//! cargo run --example a2a --features a2a -- serve 127.0.0.1:8080 --store tasks.db
 //! cargo run --example a2a --features a2a -- call http://127.0.0.1:8080/.well-known/agent-card.json "the web app"
 //! ```
 //!
 //! `serve ADDR` prints `listening on http://ADDR/` as its first stdout line (port 0
 //! picks a free port; the card is at `/.well-known/agent-card.json`) and stops when its
-//! stdin closes. `call CARD TASK` calls the agent's first skill with TASK; when the agent
+//! stdin closes. With `--store FILE`, the agent's runs and tasks are kept in that SQLite
+//! file: a task waiting for its approval survives a restart, and several servers on the
+//! same file answer for each other's tasks. `call CARD TASK` calls the agent's first skill with TASK; when the agent
 //! asks (an approval), it prints the question and reads the answer (`yes` / `no`) from
 //! stdin, then sends it on the same task. With no arguments it does both, approving.
 
@@ -19,6 +22,7 @@ use std::io::{BufRead as _, Read as _};
 
 use serde_json::json;
 use toolnexus::a2a::{A2aAgent, A2aServer};
+use toolnexus::store::SqliteStore;
 use toolnexus::{Client, Context, FnModel, Message, Reply, Toolkit, tool};
 
 /// Deploy a service.
@@ -30,8 +34,9 @@ fn deploy(
     Ok(format!("deployed {service}"))
 }
 
-/// The served agent: a model that deploys what it is asked to, then says how it went.
-fn agent() -> A2aServer {
+/// The served agent: a model that deploys what it is asked to, then says how it went;
+/// its runs and tasks kept in `store` when given.
+fn agent(store: Option<SqliteStore>) -> A2aServer {
     let model = FnModel::new_sync(|transcript, _tools| {
         Ok(match transcript.last() {
             Some(Message::User { content }) => Reply::call(
@@ -47,7 +52,11 @@ fn agent() -> A2aServer {
         })
     });
     let toolkit = Toolkit::new().with(deploy::tool());
-    A2aServer::new(Client::new(model), toolkit)
+    let client = match store {
+        Some(store) => Client::new(model).with_store(store),
+        None => Client::new(model),
+    };
+    A2aServer::new(client, toolkit)
         .with_name("deployer")
         .with_description("Deploys services, after asking for approval.")
         .with_skill(
@@ -57,8 +66,12 @@ fn agent() -> A2aServer {
         )
 }
 
-async fn serve(addr: &str) -> std::io::Result<()> {
-    let served = agent().serve(addr).await?;
+async fn serve(addr: &str, store: Option<&str>) -> Result<(), String> {
+    let store = match store {
+        Some(path) => Some(SqliteStore::open(path).await.map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let served = agent(store).serve(addr).await.map_err(|e| e.to_string())?;
     println!("listening on {}", served.url());
     // Stop when stdin closes (the parent process went away, or Ctrl-D).
     tokio::task::spawn_blocking(|| {
@@ -67,7 +80,7 @@ async fn serve(addr: &str) -> std::io::Result<()> {
     })
     .await
     .ok();
-    served.shutdown().await
+    served.shutdown().await.map_err(|e| e.to_string())
 }
 
 /// Calls the agent's first skill; a question is answered by `answer` (or read from stdin).
@@ -116,10 +129,11 @@ async fn main() {
         .collect::<Vec<_>>()
         .as_slice()
     {
-        ["serve", addr] => serve(addr).await.map_err(|e| e.to_string()),
+        ["serve", addr] => serve(addr, None).await,
+        ["serve", addr, "--store", path] => serve(addr, Some(path)).await,
         ["call", card, task] => call(card, task, None).await.map(|text| println!("{text}")),
         [] => demo().await,
-        _ => Err("usage: a2a [serve ADDR | call CARD_URL TASK]".to_owned()),
+        _ => Err("usage: a2a [serve ADDR [--store FILE] | call CARD_URL TASK]".to_owned()),
     };
     if let Err(error) = outcome {
         eprintln!("a2a: {error}");
@@ -129,7 +143,7 @@ async fn main() {
 
 /// Serves the agent on a free port and calls it, approving its question.
 async fn demo() -> Result<(), String> {
-    let served = agent()
+    let served = agent(None)
         .serve("127.0.0.1:0")
         .await
         .map_err(|e| e.to_string())?;
