@@ -6,11 +6,15 @@
 //!   wait on the same approval id, a digest of the same call), the server process is
 //!   killed and started again on the same file, and each client's second message on its
 //!   task answers it, and it completes.
-//! - Two replicas on one file: replica B answers `GetTask` for a task replica A started
-//!   and takes its answer, and A then gives the completed task.
+//! - Two replicas on one database, a SQLite file and a real PostgreSQL (started by the
+//!   suite, as for `tests/durable*.rs`; the example built with its `postgres` feature):
+//!   replica B answers `GetTask` for a task replica A started and takes its answer, and A
+//!   then gives the completed task.
 
 #[path = "common/a2a.rs"]
 mod a2a;
+#[path = "common/postgres.rs"]
+mod postgres;
 
 use std::process::Command;
 
@@ -128,10 +132,20 @@ fn sdk_clients_answer_their_tasks_across_a_sigkill_and_a_restart() {
 }
 
 #[test]
-fn a_replica_answers_for_a_task_another_started() {
+fn a_replica_answers_for_a_task_another_started_on_sqlite() {
     let db = Db::new("replicas");
-    let a = Served::example(&["--store", &db.0]);
-    let b = Served::example(&["--store", &db.0]);
+    replicas(&db.0);
+}
+
+#[test]
+fn a_replica_answers_for_a_task_another_started_on_postgres() {
+    replicas(&postgres::server().database("a2a_sdk_replicas"));
+}
+
+/// Two example servers on the store at `store` (a file or a URL), driven by both SDKs.
+fn replicas(store: &str) {
+    let a = Served::example(&["--store", store]);
+    let b = Served::example(&["--store", store]);
     assert_ne!(a.url, b.url);
 
     // Python on A, then B answers for it and continues it.
