@@ -354,10 +354,15 @@ async fn read_stream(
 }
 
 fn stopped(track: &Track<'_>) -> bool {
-    let status = &track.task.status;
+    settled(&track.task.status, track.asked.as_ref())
+}
+
+/// Whether a task at `status` ended or asks: not when it still shows `asked`, the
+/// question this call answers.
+fn settled(status: &TaskStatus, asked: Option<&Asked>) -> bool {
     let state = status.state;
-    if state.is_interrupted() && track.asked.as_ref() == Some(&Asked::of(status)) {
-        return false; // the question this call answers, not a new one
+    if state.is_interrupted() && asked == Some(&Asked::of(status)) {
+        return false;
     }
     state.is_terminal() || state.is_interrupted()
 }
@@ -517,4 +522,57 @@ fn find_url(message: &Message) -> Option<String> {
         .split_whitespace()
         .find(|w| w.starts_with("https://") || w.starts_with("http://"))
         .map(|w| w.trim_end_matches(['.', ',', ')', ';']).to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{Asked, TaskStatus, continuation, settled};
+    use crate::a2a::wire::{Message, TaskState};
+    use crate::tool::request::Request;
+
+    fn asking(at: &str, message_id: &str) -> TaskStatus {
+        let mut message = Message::user("Which environment?");
+        message.message_id = message_id.to_owned();
+        TaskStatus {
+            state: TaskState::InputRequired,
+            message: Some(message),
+            timestamp: Some(at.to_owned()),
+        }
+    }
+
+    #[test]
+    fn the_question_being_answered_is_not_a_new_one() {
+        let asked = asking("2026-01-01T00:00:00.000Z", "q1");
+        let mut request = Request::input("Which environment?");
+        request.data = Some(json!({"a2a": {
+            "taskId": "t", "contextId": "c",
+            "statusAt": "2026-01-01T00:00:00.000Z", "statusMessageId": "q1",
+        }}));
+        let cont = continuation(&request).expect("a continuation");
+        let kept = cont.asked.expect("the status that asked");
+        assert_eq!(kept, Asked::of(&asked));
+        // The task still showing that question: not settled; it goes on.
+        assert!(!settled(&asked, Some(&kept)));
+        // A new question (a new message, or a later time) stops the call, as does the end.
+        assert!(settled(
+            &asking("2026-01-01T00:00:00.000Z", "q2"),
+            Some(&kept)
+        ));
+        assert!(settled(
+            &asking("2026-01-01T00:00:01.000Z", "q1"),
+            Some(&kept)
+        ));
+        let done = TaskStatus::now(TaskState::Completed, None);
+        assert!(settled(&done, Some(&kept)));
+        assert!(!settled(
+            &TaskStatus::now(TaskState::Working, None),
+            Some(&kept)
+        ));
+        // Without a kept status (older requests), any question stops it.
+        assert!(settled(&asked, None));
+        request.data = Some(json!({"a2a": {"taskId": "t"}}));
+        assert_eq!(continuation(&request).expect("a continuation").asked, None);
+    }
 }
