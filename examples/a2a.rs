@@ -5,20 +5,27 @@
 //! ```text
 //! cargo run --example a2a --features a2a                               # serve, call it, approve
 //! cargo run --example a2a --features a2a -- serve 127.0.0.1:8080       # serve only
+//! cargo run --example a2a --features a2a -- serve 127.0.0.1:8080 --store tasks.db
+//! cargo run --example a2a --features a2a,postgres -- serve 127.0.0.1:8080 --store postgres://…
 //! cargo run --example a2a --features a2a -- call http://127.0.0.1:8080/.well-known/agent-card.json "the web app"
 //! ```
 //!
 //! `serve ADDR` prints `listening on http://ADDR/` as its first stdout line (port 0
 //! picks a free port; the card is at `/.well-known/agent-card.json`) and stops when its
-//! stdin closes. `call CARD TASK` calls the agent's first skill with TASK; when the agent
-//! asks (an approval), it prints the question and reads the answer (`yes` / `no`) from
-//! stdin, then sends it on the same task. With no arguments it does both, approving.
+//! stdin closes. With `--store FILE`, the agent's runs and tasks are kept in that SQLite
+//! file (or, built with the `postgres` feature, in the PostgreSQL database of a
+//! `postgres://` URL): a task waiting for its approval survives a restart, and several
+//! servers on the same database answer for each other's tasks. `call CARD TASK` calls
+//! the agent's first skill with TASK; when the agent asks (an approval), it prints the
+//! question and reads the answer (`yes` / `no`) from stdin, then sends it on the same
+//! task. With no arguments it does both, approving.
 
 use std::convert::Infallible;
 use std::io::{BufRead as _, Read as _};
 
 use serde_json::json;
 use toolnexus::a2a::{A2aAgent, A2aServer};
+use toolnexus::store::SqliteStore;
 use toolnexus::{Client, Context, FnModel, Message, Reply, Toolkit, tool};
 
 /// Deploy a service.
@@ -30,9 +37,9 @@ fn deploy(
     Ok(format!("deployed {service}"))
 }
 
-/// The served agent: a model that deploys what it is asked to, then says how it went.
-fn agent() -> A2aServer {
-    let model = FnModel::new_sync(|transcript, _tools| {
+/// A model that deploys what it is asked to, then says how it went.
+fn model() -> FnModel {
+    FnModel::new_sync(|transcript, _tools| {
         Ok(match transcript.last() {
             Some(Message::User { content }) => Reply::call(
                 format!("call_{}", transcript.len()),
@@ -45,9 +52,14 @@ fn agent() -> A2aServer {
             Some(Message::Tool { content, .. }) => Reply::text(format!("Done: {content}.")),
             _ => Reply::text("Nothing to do."),
         })
-    });
+    })
+}
+
+/// The served agent: `client` (the model above, with or without a run store) with the
+/// `deploy` tool.
+fn agent(client: Client) -> A2aServer {
     let toolkit = Toolkit::new().with(deploy::tool());
-    A2aServer::new(Client::new(model), toolkit)
+    A2aServer::new(client, toolkit)
         .with_name("deployer")
         .with_description("Deploys services, after asking for approval.")
         .with_skill(
@@ -57,8 +69,39 @@ fn agent() -> A2aServer {
         )
 }
 
-async fn serve(addr: &str) -> std::io::Result<()> {
-    let served = agent().serve(addr).await?;
+/// The served client, its runs and tasks kept in the store at `store` when given: a
+/// `postgres://` URL, or a SQLite file.
+async fn client(store: Option<&str>) -> Result<Client, String> {
+    Ok(match store {
+        None => Client::new(model()),
+        Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+            postgres(url).await?
+        }
+        Some(path) => {
+            let store = SqliteStore::open(path).await.map_err(|e| e.to_string())?;
+            Client::new(model()).with_store(store)
+        }
+    })
+}
+
+#[cfg(feature = "postgres")]
+async fn postgres(url: &str) -> Result<Client, String> {
+    let store = toolnexus::store::PostgresStore::connect(url)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(Client::new(model()).with_store(store))
+}
+
+#[cfg(not(feature = "postgres"))]
+async fn postgres(_url: &str) -> Result<Client, String> {
+    Err("built without PostgreSQL: add `--features postgres`".to_owned())
+}
+
+async fn serve(addr: &str, store: Option<&str>) -> Result<(), String> {
+    let served = agent(client(store).await?)
+        .serve(addr)
+        .await
+        .map_err(|e| e.to_string())?;
     println!("listening on {}", served.url());
     // Stop when stdin closes (the parent process went away, or Ctrl-D).
     tokio::task::spawn_blocking(|| {
@@ -67,7 +110,7 @@ async fn serve(addr: &str) -> std::io::Result<()> {
     })
     .await
     .ok();
-    served.shutdown().await
+    served.shutdown().await.map_err(|e| e.to_string())
 }
 
 /// Calls the agent's first skill; a question is answered by `answer` (or read from stdin).
@@ -116,10 +159,11 @@ async fn main() {
         .collect::<Vec<_>>()
         .as_slice()
     {
-        ["serve", addr] => serve(addr).await.map_err(|e| e.to_string()),
+        ["serve", addr] => serve(addr, None).await,
+        ["serve", addr, "--store", path] => serve(addr, Some(path)).await,
         ["call", card, task] => call(card, task, None).await.map(|text| println!("{text}")),
         [] => demo().await,
-        _ => Err("usage: a2a [serve ADDR | call CARD_URL TASK]".to_owned()),
+        _ => Err("usage: a2a [serve ADDR [--store FILE] | call CARD_URL TASK]".to_owned()),
     };
     if let Err(error) = outcome {
         eprintln!("a2a: {error}");
@@ -129,7 +173,7 @@ async fn main() {
 
 /// Serves the agent on a free port and calls it, approving its question.
 async fn demo() -> Result<(), String> {
-    let served = agent()
+    let served = agent(Client::new(model()))
         .serve("127.0.0.1:0")
         .await
         .map_err(|e| e.to_string())?;

@@ -28,12 +28,15 @@ const LAYERS: &[&str] = &[
     "providers", // models over HTTP: agent, tool, schema
     "translate", // one provider call, no loop: agent, tool, schema
     "mcp",   // the MCP server and client: agent, tool, schema, trace, otel
-    "store", // the run stores, which implement the journal: agent, tool, time, mcp (task rows)
     "a2a",   // A2A agents as tools, and a Client served as one: agent, tool, env, time
+    // The run stores: they implement the loop's journal and the task storage of the A2A
+    // server (a trait each consumer owns, as the journal is the loop's): agent, tool,
+    // time, mcp (task rows), a2a (task rows).
+    "store",
     "source", // tools from MCP configs, skills folders, HTTP endpoints: mcp, tool, builtins, a2a
     "dispatch", // a facade over the tool layer's plumbing and the loop's resume: tool, agent
-    "guide", // documentation
-    "lib",   // the crate root
+    "guide",  // documentation
+    "lib",    // the crate root
 ];
 
 /// Arrows that break the rules today, each named with where it is, so that no other can

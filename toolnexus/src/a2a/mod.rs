@@ -8,7 +8,7 @@
 
 pub(crate) mod client;
 mod config;
-mod server;
+pub(crate) mod server;
 use crate::time;
 mod wire;
 

@@ -1,6 +1,7 @@
 //! The stores' side of the loop's [`Journal`]: each method is one of the engine's
 //! statements (or transactions), boxed.
 
+use std::any::{Any, TypeId};
 use std::time::Duration;
 
 use futures_util::FutureExt as _;
@@ -118,6 +119,10 @@ macro_rules! journal_methods {
 
         fn session_trim<'a>(&'a self, session: &'a str, keep: usize) -> Stored<'a, ()> {
             self.engine().session_trim(session, keep).boxed()
+        }
+
+        fn part(&self, of: TypeId) -> Option<Box<dyn Any + Send>> {
+            crate::store::a2a_tasks::part(&self.engine().pool, of)
         }
     };
 }

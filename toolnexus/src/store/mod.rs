@@ -52,8 +52,9 @@
 //! # Retention
 //!
 //! The store deletes nothing by itself. [`RunStore::purge`] deletes the runs that
-//! finished before a given age, with their requests, and the MCP tasks that ended before
-//! it; runs still running or parked are kept whatever their age. Call it on a timer with
+//! finished before a given age, with their requests, and the MCP and A2A tasks that ended
+//! before it; runs still running or parked are kept whatever their age. Call it on a
+//! timer with
 //! [`DEFAULT_RETENTION`] (30 days) or an age of your own:
 //!
 //! ```no_run
@@ -64,6 +65,7 @@
 //! # Ok(()) }
 //! ```
 
+mod a2a_tasks;
 mod db;
 mod inbox;
 mod journal;
@@ -143,8 +145,10 @@ pub trait RunStore: Journal + sealed::Sealed {
     }
 
     /// Deletes what ended more than `older_than` ago, in one transaction: finished runs
-    /// (with their requests) and MCP tasks that completed, failed or were cancelled, by
-    /// the database's clock; also tasks past their time to live. Runs still running or
+    /// (with their requests), MCP tasks that completed, failed or were cancelled, and
+    /// served A2A tasks that completed, failed, were canceled or rejected (with the A2A
+    /// conversations last continued before then), by the database's clock; also tasks and
+    /// conversations past their time to live. Runs still running or
     /// parked, and tasks still working or waiting, are kept whatever their age. The store
     /// deletes nothing by itself: call this on a timer, with [`DEFAULT_RETENTION`] (30
     /// days) or an age of your own. Gives back how many of each it deleted.

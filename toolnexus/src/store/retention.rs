@@ -1,9 +1,10 @@
 //! Retention: deleting the runs that ended long ago, with their requests, and the MCP
-//! tasks that ended long ago, so that a store does not grow without bound.
+//! and A2A tasks that ended long ago, so that a store does not grow without bound.
 
 use std::time::Duration;
 
 use crate::agent::journal::StoreError;
+use crate::store::a2a_tasks::ENDED as ENDED_A2A;
 use crate::store::db::Arg;
 use crate::store::db::int;
 use crate::store::runs::Engine;
@@ -24,6 +25,12 @@ pub struct Purged {
     /// MCP tasks that ended (completed, failed or cancelled), and tasks past their time
     /// to live.
     pub tasks: u64,
+    /// Tasks of served A2A agents that ended (completed, failed, canceled or rejected),
+    /// and those past their time to live.
+    pub a2a_tasks: u64,
+    /// Conversations (`contextId`) of served A2A agents last continued before the age,
+    /// and those past their time to live.
+    pub a2a_conversations: u64,
 }
 
 /// The statuses of a task that ended (`mcp::task::record`).
@@ -31,8 +38,9 @@ const ENDED_TASKS: &str = "('completed', 'failed', 'cancelled')";
 
 impl Engine {
     /// Deletes, in one transaction, the runs that finished more than `older_than` ago
-    /// (by the database's clock) and their requests, the tasks that ended more than
-    /// `older_than` ago, and the tasks past their time to live. Runs still running or
+    /// (by the database's clock) and their requests, the MCP and A2A tasks that ended
+    /// more than `older_than` ago, the A2A conversations last continued before then,
+    /// and the tasks and conversations past their time to live. Runs still running or
     /// parked (waiting for a human), and tasks still working or waiting, are kept.
     pub(crate) async fn purge(&self, older_than: Duration) -> Result<Purged, StoreError> {
         let doing = || StoreError::unavailable("deleting ended runs and tasks");
@@ -74,11 +82,31 @@ impl Engine {
             )
             .await
             .map_err(doing())?;
+        let a2a_tasks = tx
+            .exec(
+                &format!(
+                    "DELETE FROM toolnexus_a2a_tasks WHERE (state IN {ENDED_A2A} \
+                     AND updated_at <= $1) OR expires_at < {{now}}"
+                ),
+                &[Arg::Int(cutoff)],
+            )
+            .await
+            .map_err(doing())?;
+        let a2a_conversations = tx
+            .exec(
+                "DELETE FROM toolnexus_a2a_contexts WHERE updated_at <= $1 \
+                 OR expires_at < {now}",
+                &[Arg::Int(cutoff)],
+            )
+            .await
+            .map_err(doing())?;
         tx.commit().await.map_err(doing())?;
         Ok(Purged {
             runs,
             requests,
             tasks,
+            a2a_tasks,
+            a2a_conversations,
         })
     }
 }

@@ -80,6 +80,8 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX toolnexus_runs_ended ON toolnexus_runs (status, updated_at)",
     // 4: whom a task belongs to, and the sealed request states already spent.
     crate::store::tasks::MIGRATION_4,
+    // 5: the tasks of served A2A agents, and their conversations (`store/a2a_tasks.rs`).
+    crate::store::a2a_tasks::MIGRATION,
 ];
 
 /// Brings the database's schema to the newest version, one transaction per migration (a

@@ -28,6 +28,30 @@ struct Track<'a> {
     task: Task,
     polls: u64,
     started: Instant,
+    /// The status the task asked with, when this call answers it: a snapshot still
+    /// showing it (a server may give the task as it was before taking the answer in)
+    /// is not the task asking again.
+    asked: Option<Asked>,
+}
+
+/// A status that asked, told apart from a later one: its time and its message's id.
+#[derive(Debug, Clone, PartialEq)]
+struct Asked {
+    at: Option<String>,
+    message_id: Option<String>,
+}
+
+impl Asked {
+    fn of(status: &TaskStatus) -> Asked {
+        Asked {
+            at: status.timestamp.clone(),
+            message_id: status
+                .message
+                .as_ref()
+                .map(|m| m.message_id.clone())
+                .filter(|id| !id.is_empty()),
+        }
+    }
 }
 
 impl Track<'_> {
@@ -102,10 +126,13 @@ struct Continuation {
     context_id: String,
     /// The peer's own request id, when the peer is a toolnexus server that sent one.
     remote: Option<String>,
+    /// The status that asked, when the request says (older requests do not).
+    asked: Option<Asked>,
 }
 
 fn continuation(request: &Request) -> Option<Continuation> {
     let cont = request.data.as_ref()?.get(CONTINUATION_KEY)?;
+    let text = |key| cont.get(key).and_then(Value::as_str).map(str::to_owned);
     Some(Continuation {
         task_id: cont.get("taskId")?.as_str()?.to_owned(),
         context_id: cont
@@ -117,6 +144,11 @@ fn continuation(request: &Request) -> Option<Continuation> {
             .get("remoteRequest")
             .and_then(Value::as_str)
             .map(str::to_owned),
+        asked: Some(Asked {
+            at: text("statusAt"),
+            message_id: text("statusMessageId"),
+        })
+        .filter(|asked| asked.at.is_some() || asked.message_id.is_some()),
     })
 }
 
@@ -145,6 +177,7 @@ pub(super) async fn execute(shared: &Shared, args: Value, ctx: Context) -> ToolR
         },
         polls: 0,
         started,
+        asked: None,
     };
     let resumed = match (ctx.answer(), ctx.request().and_then(continuation)) {
         (Some(answer), Some(cont)) => Some((answer.clone(), cont)),
@@ -154,6 +187,7 @@ pub(super) async fn execute(shared: &Shared, args: Value, ctx: Context) -> ToolR
         Some((answer, cont)) => {
             track.task.id.clone_from(&cont.task_id);
             track.task.context_id.clone_from(&cont.context_id);
+            track.asked.clone_from(&cont.asked);
             if !answer.ok && cont.remote.is_none() {
                 return decline(&mut track, &answer, deadline).await;
             }
@@ -320,7 +354,16 @@ async fn read_stream(
 }
 
 fn stopped(track: &Track<'_>) -> bool {
-    let state = track.task.status.state;
+    settled(&track.task.status, track.asked.as_ref())
+}
+
+/// Whether a task at `status` ended or asks: not when it still shows `asked`, the
+/// question this call answers.
+fn settled(status: &TaskStatus, asked: Option<&Asked>) -> bool {
+    let state = status.state;
+    if state.is_interrupted() && asked == Some(&Asked::of(status)) {
+        return false;
+    }
     state.is_terminal() || state.is_interrupted()
 }
 
@@ -425,6 +468,13 @@ fn pending_request(track: &Track<'_>) -> Request {
     cont.insert("taskId".into(), task.id.clone().into());
     cont.insert("contextId".into(), task.context_id.clone().into());
     cont.insert("state".into(), task.status.state.as_str().into());
+    let asked = Asked::of(&task.status);
+    if let Some(at) = asked.at {
+        cont.insert("statusAt".into(), at.into());
+    }
+    if let Some(id) = asked.message_id {
+        cont.insert("statusMessageId".into(), id.into());
+    }
     let mut request = match theirs {
         Some(theirs) => {
             cont.insert("remoteRequest".into(), theirs.id.clone().into());
@@ -472,4 +522,57 @@ fn find_url(message: &Message) -> Option<String> {
         .split_whitespace()
         .find(|w| w.starts_with("https://") || w.starts_with("http://"))
         .map(|w| w.trim_end_matches(['.', ',', ')', ';']).to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{Asked, TaskStatus, continuation, settled};
+    use crate::a2a::wire::{Message, TaskState};
+    use crate::tool::request::Request;
+
+    fn asking(at: &str, message_id: &str) -> TaskStatus {
+        let mut message = Message::user("Which environment?");
+        message.message_id = message_id.to_owned();
+        TaskStatus {
+            state: TaskState::InputRequired,
+            message: Some(message),
+            timestamp: Some(at.to_owned()),
+        }
+    }
+
+    #[test]
+    fn the_question_being_answered_is_not_a_new_one() {
+        let asked = asking("2026-01-01T00:00:00.000Z", "q1");
+        let mut request = Request::input("Which environment?");
+        request.data = Some(json!({"a2a": {
+            "taskId": "t", "contextId": "c",
+            "statusAt": "2026-01-01T00:00:00.000Z", "statusMessageId": "q1",
+        }}));
+        let cont = continuation(&request).expect("a continuation");
+        let kept = cont.asked.expect("the status that asked");
+        assert_eq!(kept, Asked::of(&asked));
+        // The task still showing that question: not settled; it goes on.
+        assert!(!settled(&asked, Some(&kept)));
+        // A new question (a new message, or a later time) stops the call, as does the end.
+        assert!(settled(
+            &asking("2026-01-01T00:00:00.000Z", "q2"),
+            Some(&kept)
+        ));
+        assert!(settled(
+            &asking("2026-01-01T00:00:01.000Z", "q1"),
+            Some(&kept)
+        ));
+        let done = TaskStatus::now(TaskState::Completed, None);
+        assert!(settled(&done, Some(&kept)));
+        assert!(!settled(
+            &TaskStatus::now(TaskState::Working, None),
+            Some(&kept)
+        ));
+        // Without a kept status (older requests), any question stops it.
+        assert!(settled(&asked, None));
+        request.data = Some(json!({"a2a": {"taskId": "t"}}));
+        assert_eq!(continuation(&request).expect("a continuation").asked, None);
+    }
 }

@@ -7,9 +7,13 @@ use super::engine::{Engine, Live, status};
 use crate::a2a::client::call::{ANSWER_KEY, REQUEST_KEY};
 use crate::a2a::time::now_ms;
 use crate::a2a::wire::{self, Artifact, Event, Message, Part, Task, TaskState, TaskStatus};
+use crate::agent::client::Client;
+#[cfg(feature = "__store")]
+use crate::agent::journal::StoreError;
 use crate::agent::message::Message as Turn;
 use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::tool::request::{Answer, Request};
+use crate::tool::toolkit::Toolkit;
 
 /// What a task's runner does.
 pub(super) enum Work {
@@ -124,10 +128,7 @@ impl Engine {
                     // The answer was made for the request the task waits on
                     // (`answer_for`), so the run finds it by the answer's id.
                     debug_assert_eq!(answer.id, request.id);
-                    client
-                        .resume(run.transcript, *answer, toolkit)
-                        .await
-                        .map_err(|e| e.to_string())
+                    resume(&client, *run, *answer, toolkit).await
                 }
             }
         };
@@ -267,7 +268,12 @@ impl Engine {
         if let (TaskState::Completed, Ok(run)) = (state, &outcome) {
             let saved = self
                 .store
-                .save_context(owner, context, wire::to_value(&run.transcript))
+                .save_context(
+                    owner,
+                    context,
+                    wire::to_value(&run.transcript),
+                    self.expiry(now_ms()),
+                )
                 .await;
             if let Err(error) = saved {
                 tracing::warn!(task = id, %error, "A2A server: could not keep the conversation");
@@ -305,6 +311,31 @@ impl Engine {
         // No receiver is fine: nobody is streaming this task.
         let _ = live.events.send(event);
     }
+}
+
+/// The halted `run` resumed with `answer`. With a run store that holds the run, it is
+/// answered there by the run's id ([`Client::answer_run`]): runs of other tasks may wait
+/// on a request of the same id (an approval's id is a digest of its call). Otherwise the
+/// run resumes from its transcript.
+async fn resume(
+    client: &Client,
+    run: RunResult,
+    answer: Answer,
+    toolkit: &Toolkit,
+) -> Result<RunResult, String> {
+    #[cfg(feature = "__store")]
+    if client.store.is_some()
+        && let Some(id) = &run.id
+    {
+        match client.answer_run(id, answer.clone(), toolkit).await {
+            Err(StoreError::UnknownRequest(_) | StoreError::UnknownRun(_)) => {}
+            answered => return answered.map_err(|e| e.to_string()),
+        }
+    }
+    client
+        .resume(run.transcript, answer, toolkit)
+        .await
+        .map_err(|e| e.to_string())
 }
 
 /// The status event for a task's current status.

@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Config;
 use super::drive::{Work, answer_for};
-use super::store::{MemoryTasks, TaskRecord, TaskStore};
+use super::store::{self, SharedTasks, TaskRecord};
 use crate::a2a::time::now_ms;
 use crate::a2a::wire::{self, Event, Message, RpcError, Task, TaskState, TaskStatus};
 use crate::agent::message::Message as Turn;
@@ -30,7 +30,7 @@ pub(super) struct Live {
 #[derive(Clone)]
 pub(crate) struct Engine {
     pub(crate) config: Config,
-    pub(super) store: Arc<dyn TaskStore>,
+    pub(super) store: SharedTasks,
     pub(super) live: Arc<Mutex<HashMap<String, Live>>>,
     last_sweep: Arc<AtomicI64>,
     /// When the server was made: the card's `Last-Modified`.
@@ -46,8 +46,8 @@ pub(super) struct Started {
 impl Engine {
     pub(super) fn new(config: Config) -> Engine {
         Engine {
+            store: store::for_client(&config.client),
             config,
-            store: Arc::new(MemoryTasks::default()),
             live: Arc::default(),
             last_sweep: Arc::new(AtomicI64::new(now_ms())),
             created_ms: now_ms() / 1000 * 1000,
@@ -64,6 +64,12 @@ impl Engine {
         i64::try_from(self.config.lease.as_millis()).unwrap_or(i64::MAX / 4)
     }
 
+    /// When what changes at `now` expires: the server's time to live later.
+    pub(super) fn expiry(&self, now: i64) -> i64 {
+        let ttl = i64::try_from(self.config.ttl.as_millis()).unwrap_or(i64::MAX / 4);
+        now.saturating_add(ttl)
+    }
+
     /// The task `id` as `owner` may see it: unknown, or another principal's, is
     /// `-32001`. A `working` task whose runner's lease lapsed (its server stopped) is
     /// failed, saying so.
@@ -73,12 +79,15 @@ impl Engine {
         id: &str,
     ) -> Result<(TaskRecord, Task), RpcError> {
         let found = self.store.get(id).await.map_err(RpcError::internal)?;
-        let Some(record) = found.filter(|r| r.owner.as_deref() == owner) else {
+        let now = now_ms();
+        // Past its time to live, a task is gone, whether or not it was swept yet.
+        let visible = |r: &TaskRecord| r.owner.as_deref() == owner && r.expires_ms >= now;
+        let Some(record) = found.filter(visible) else {
             return Err(RpcError::task_not_found(id));
         };
         let task = parse(&record)?;
         let lapsed = record.state == TaskState::Working
-            && record.lease_until_ms < now_ms()
+            && record.lease_until_ms < now
             && !self.live().contains_key(id);
         if lapsed {
             let reason = "the server running this task stopped before it finished";
@@ -116,6 +125,7 @@ impl Engine {
             record.version += 1;
             record.state = task.status.state;
             record.updated_ms = now_ms();
+            record.expires_ms = self.expiry(record.updated_ms);
             record.task = wire::to_value(&task);
             if self
                 .store
@@ -191,6 +201,7 @@ impl Engine {
             version: 0,
             created_ms: now,
             updated_ms: now,
+            expires_ms: self.expiry(now),
             lease_until_ms: now.saturating_add(self.lease_ms()),
             cancel_requested: false,
         };
@@ -395,8 +406,7 @@ impl Engine {
         {
             return;
         }
-        let ttl = i64::try_from(self.config.ttl.as_millis()).unwrap_or(i64::MAX / 4);
-        if let Err(error) = self.store.sweep(now.saturating_sub(ttl)).await {
+        if let Err(error) = self.store.sweep(now).await {
             tracing::warn!(%error, "A2A server: sweeping old tasks failed");
         }
     }

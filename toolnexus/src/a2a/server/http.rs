@@ -86,7 +86,13 @@ fn http_date(ms: i64) -> String {
 async fn endpoint(State(server): State<A2aServer>, request: axum::extract::Request) -> Response {
     let (parts, body) = request.into_parts();
     let config = &server.0.config;
-    let owner = config.principal.as_ref().and_then(|who| who(&parts));
+    // An empty principal is nobody in particular, as no principal is (the run store
+    // keeps both as `''`).
+    let owner = config
+        .principal
+        .as_ref()
+        .and_then(|who| who(&parts))
+        .filter(|who| !who.is_empty());
     let limit = config.max_message_bytes;
     let body = axum::body::to_bytes(body, limit).await.map_err(|_| {
         format!("Payload too large: the request is over this agent's limit of {limit} bytes")

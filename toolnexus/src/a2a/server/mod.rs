@@ -4,7 +4,7 @@ mod drive;
 mod engine;
 mod http;
 mod rpc;
-mod store;
+pub(crate) mod store;
 mod stream;
 mod tasks;
 
@@ -116,6 +116,11 @@ pub(crate) struct Config {
 ///   they say. Errors are JSON-RPC errors with A2A's codes: `-32001` for a task that is
 ///   unknown (or another client's), `-32004` for a message to a task that ended, `-32002`
 ///   to cancel one, `-32602` for bad parameters.
+/// - Tasks are kept in the client's run store when it has one
+///   ([`Client::with_store`](crate::Client::with_store), features `sqlite` / `postgres`):
+///   a restarted server still has them, and every server on the same database (replicas
+///   behind a load balancer) answers for them and continues them, whichever started
+///   them. Without a store, they are kept in this process's memory.
 /// - The card lists the skills given with [`with_skill`](A2aServer::with_skill); with
 ///   none, one skill [`DEFAULT_SKILL_ID`] that runs any task.
 #[derive(Clone)]
@@ -136,7 +141,8 @@ impl fmt::Debug for A2aServer {
 }
 
 impl A2aServer {
-    /// Serves `client` with `toolkit`, tasks kept in memory, under the default card.
+    /// Serves `client` with `toolkit` under the default card; its tasks are kept in the
+    /// client's run store when it has one, else in memory.
     pub fn new(client: Client, toolkit: Toolkit) -> A2aServer {
         let config = Config {
             client,
@@ -229,7 +235,8 @@ impl A2aServer {
     /// checked, an extension it inserted): a task is then visible (`GetTask`,
     /// `ListTasks`, `CancelTask`, `SubscribeToTask`, a message to it) only to the
     /// principal that created it; others get `-32001` as for an unknown task.
-    /// Conversations (`contextId`) are per principal too.
+    /// Conversations (`contextId`) are per principal too. The principal is kept with
+    /// the task (in the run store too), and an empty one counts as none.
     #[must_use]
     pub fn with_principal<F>(self, principal: F) -> A2aServer
     where

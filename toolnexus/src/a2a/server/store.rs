@@ -1,5 +1,7 @@
-//! Where served tasks are kept: behind [`TaskStore`], in this process's memory by
-//! default ([`MemoryTasks`]).
+//! Where served tasks are kept: behind [`TaskStore`], the seam this layer owns. The run
+//! store of the served client implements it (`store/a2a_tasks.rs`), so that a restart
+//! keeps the tasks and every replica on the same database sees them; a client without
+//! one keeps them in this process's memory ([`MemoryTasks`]).
 //!
 //! A record holds the task as A2A 1.0 JSON, the halted run it waits on (a serialized
 //! [`RunResult`](crate::RunResult), so that any replica can resume it), who created it,
@@ -12,8 +14,8 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-use crate::a2a::time::now_ms;
 use crate::a2a::wire::TaskState;
+use crate::agent::client::Client;
 use crate::tool::handler::BoxFuture;
 
 /// One served task, as kept.
@@ -32,6 +34,8 @@ pub(crate) struct TaskRecord {
     pub(crate) version: u64,
     pub(crate) created_ms: i64,
     pub(crate) updated_ms: i64,
+    /// When it may be deleted: its last change and the server's time to live.
+    pub(crate) expires_ms: i64,
     /// Until when the runner of a `working` task holds it.
     pub(crate) lease_until_ms: i64,
     /// A client asked to cancel it while another replica ran it.
@@ -40,7 +44,9 @@ pub(crate) struct TaskRecord {
 
 pub(crate) type StoreResult<T> = Result<T, String>;
 
-/// A place to keep tasks and conversations.
+/// A place to keep tasks and conversations. Times are the serving process's clock (ms
+/// since the Unix epoch); `owner` is the principal that created a task (`None`: the
+/// server knows no principals), and binds it.
 pub(crate) trait TaskStore: Send + Sync + fmt::Debug + 'static {
     /// Adds a new task.
     fn insert(&self, record: TaskRecord) -> BoxFuture<'_, StoreResult<()>>;
@@ -57,15 +63,33 @@ pub(crate) trait TaskStore: Send + Sync + fmt::Debug + 'static {
         owner: Option<&'a str>,
         id: &'a str,
     ) -> BoxFuture<'a, StoreResult<Option<Value>>>;
-    /// Keeps the transcript of a conversation.
+    /// Keeps the transcript of a conversation until `expires_ms`.
     fn save_context<'a>(
         &'a self,
         owner: Option<&'a str>,
         id: &'a str,
         transcript: Value,
+        expires_ms: i64,
     ) -> BoxFuture<'a, StoreResult<()>>;
-    /// Deletes the tasks (and conversations) last written before `before_ms`.
-    fn sweep(&self, before_ms: i64) -> BoxFuture<'_, StoreResult<u64>>;
+    /// Deletes the tasks (and conversations) that expired before `now_ms`; how many.
+    fn sweep(&self, now_ms: i64) -> BoxFuture<'_, StoreResult<u64>>;
+}
+
+/// The task storage as a client's run store hands it out (see [`for_client`]).
+pub(crate) type SharedTasks = Arc<dyn TaskStore>;
+
+/// Where the tasks of a server of `client` are kept: in the client's run store when it
+/// has one ([`Client::with_store`]), else in this process's memory.
+#[cfg_attr(not(feature = "__store"), allow(unused_variables))]
+pub(crate) fn for_client(client: &Client) -> SharedTasks {
+    #[cfg(feature = "__store")]
+    if let Some(durable) = &client.store
+        && let Some(part) = durable.store.part(std::any::TypeId::of::<SharedTasks>())
+        && let Ok(tasks) = part.downcast::<SharedTasks>()
+    {
+        return *tasks;
+    }
+    Arc::new(MemoryTasks::default())
 }
 
 /// Tasks in this process's memory: they die with it, and other replicas do not see them.
@@ -77,6 +101,7 @@ pub(crate) struct MemoryTasks {
 #[derive(Debug, Default)]
 struct Memory {
     tasks: HashMap<String, TaskRecord>,
+    /// A conversation's transcript and when it expires.
     contexts: HashMap<(Option<String>, String), (Value, i64)>,
 }
 
@@ -144,17 +169,18 @@ impl TaskStore for MemoryTasks {
         owner: Option<&'a str>,
         id: &'a str,
         transcript: Value,
+        expires_ms: i64,
     ) -> BoxFuture<'a, StoreResult<()>> {
         let key = (owner.map(str::to_owned), id.to_owned());
-        self.lock().contexts.insert(key, (transcript, now_ms()));
+        self.lock().contexts.insert(key, (transcript, expires_ms));
         Box::pin(std::future::ready(Ok(())))
     }
 
-    fn sweep(&self, before_ms: i64) -> BoxFuture<'_, StoreResult<u64>> {
+    fn sweep(&self, now_ms: i64) -> BoxFuture<'_, StoreResult<u64>> {
         let mut memory = self.lock();
         let before = memory.tasks.len() + memory.contexts.len();
-        memory.tasks.retain(|_, r| r.updated_ms >= before_ms);
-        memory.contexts.retain(|_, (_, at)| *at >= before_ms);
+        memory.tasks.retain(|_, r| r.expires_ms >= now_ms);
+        memory.contexts.retain(|_, (_, expires)| *expires >= now_ms);
         let swept = before - memory.tasks.len() - memory.contexts.len();
         Box::pin(std::future::ready(Ok(swept as u64)))
     }

@@ -103,8 +103,10 @@ pub(super) async fn list(call: &Call, params: &Value) -> Result<Value, RpcError>
         .list(call.owner.as_deref())
         .await
         .map_err(RpcError::internal)?;
+    let now = crate::a2a::time::now_ms();
     records.retain(|r| {
-        context.is_none_or(|c| r.context_id == c)
+        r.expires_ms >= now
+            && context.is_none_or(|c| r.context_id == c)
             && status.is_none_or(|s| r.state == s)
             && after.is_none_or(|t| r.updated_ms > t)
     });

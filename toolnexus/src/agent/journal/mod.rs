@@ -150,6 +150,17 @@ pub trait Journal: sealed::Sealed + Send + Sync + fmt::Debug + 'static {
     /// Keeps the last `keep` messages of session `session`.
     #[doc(hidden)]
     fn session_trim<'a>(&'a self, session: &'a str, keep: usize) -> Stored<'a, ()>;
+
+    /// Another part of the same store, asked for by its type: what a layer above the
+    /// loop keeps in the same database (the tasks of a served A2A agent), reached through
+    /// the store a client was given while the loop names none of it. The part comes back
+    /// boxed as the type asked for (`TypeId::of::<T>()` gives a `Box<T>`); `None` when
+    /// this store has no such part.
+    #[doc(hidden)]
+    fn part(&self, of: std::any::TypeId) -> Option<Box<dyn std::any::Any + Send>> {
+        let _ = of;
+        None
+    }
 }
 
 /// A run as a worker takes it up: the transcript rebuilt from the checkpoint and the
