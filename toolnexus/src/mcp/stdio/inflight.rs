@@ -7,35 +7,27 @@
 //! order, and handed on as earlier ones are answered (or cancelled). Responses and
 //! notifications from the peer are always read and passed on at once, so a request
 //! waiting on the peer (an elicitation, a sampling request) is never kept from its
-//! answer. Past [`MAX_PARKED`] parked requests (or [`MAX_PARKED_BYTES`] of them) a request
-//! is answered at once with an error saying the server is busy.
+//! answer. Once [`MAX_PARKED`] requests (or [`MAX_PARKED_BYTES`] of them) are parked,
+//! nothing more is read until one moves on: the pipe fills and the peer's writes wait, as
+//! for any stdio server that is behind.
 
 use std::collections::{HashSet, VecDeque};
 
-use rmcp::model::{
-    ClientJsonRpcMessage, ClientNotification, ErrorCode, ErrorData, RequestId, ServerJsonRpcMessage,
-};
-use serde_json::json;
-
-use super::super::protocol::Rejection;
+use rmcp::model::{ClientJsonRpcMessage, ClientNotification, RequestId, ServerJsonRpcMessage};
 
 /// The most requests of one peer served at a time.
 pub(super) const MAX_IN_FLIGHT: usize = 16;
 /// The most requests of one peer parked while [`MAX_IN_FLIGHT`] are served.
-pub(super) const MAX_PARKED: usize = 256;
+pub(super) const MAX_PARKED: usize = 16 * 1024;
 /// The most bytes of parked requests.
 pub(super) const MAX_PARKED_BYTES: usize = 16 * 1024 * 1024;
 
-/// What becomes of a message read from the peer (short-lived: the message moves on at
-/// once, so it is not boxed).
-#[allow(clippy::large_enum_variant)]
+/// What becomes of a message read from the peer.
 pub(super) enum Admit {
     /// Hand it to the SDK now.
     Pass(ClientJsonRpcMessage),
     /// Parked until a request in flight is answered.
     Parked,
-    /// Answer it with this error, at once.
-    Busy(Box<Rejection>),
 }
 
 /// The requests in flight and those parked.
@@ -60,6 +52,12 @@ impl InFlight {
         Some(message)
     }
 
+    /// Whether another message may be read: not while the parked requests are at their
+    /// bound.
+    pub(super) fn may_read(&self) -> bool {
+        self.parked.len() < MAX_PARKED && self.parked_bytes < MAX_PARKED_BYTES
+    }
+
     /// Admits a message of `len` bytes read from the peer.
     pub(super) fn admit(&mut self, message: ClientJsonRpcMessage, len: usize) -> Admit {
         match &message {
@@ -67,9 +65,6 @@ impl InFlight {
                 if self.parked.is_empty() && self.serving.len() < MAX_IN_FLIGHT {
                     self.serving.insert(request.id.clone());
                     return Admit::Pass(message);
-                }
-                if self.parked.len() >= MAX_PARKED || self.parked_bytes + len > MAX_PARKED_BYTES {
-                    return Admit::Busy(Box::new(busy(request.id.clone())));
                 }
                 self.parked_bytes += len;
                 self.parked.push_back((message, len));
@@ -119,23 +114,10 @@ impl InFlight {
     }
 }
 
-fn busy(id: RequestId) -> Rejection {
-    Rejection {
-        id: Some(id),
-        error: ErrorData::new(
-            ErrorCode::INTERNAL_ERROR,
-            format!(
-                "Server busy: {MAX_IN_FLIGHT} requests of this client are being served and \
-                 {MAX_PARKED} more wait; send this request again once earlier ones are \
-                 answered"
-            ),
-            Some(json!({"inFlight": MAX_IN_FLIGHT, "parked": MAX_PARKED})),
-        ),
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn request(id: i64) -> ClientJsonRpcMessage {
@@ -170,25 +152,23 @@ mod tests {
     }
 
     #[test]
-    fn past_the_parked_bound_a_request_is_refused_with_its_id() {
+    fn reading_stops_while_the_parked_requests_are_at_their_bound() {
         let mut inflight = InFlight::default();
         let mut id = 0;
-        while !matches!(inflight.admit(request(id), 1), Admit::Busy(_)) {
+        while inflight.may_read() {
+            inflight.admit(request(id), 1);
             id += 1;
         }
         assert_eq!(id as usize, MAX_IN_FLIGHT + MAX_PARKED);
-        let Admit::Busy(rejection) = inflight.admit(request(9999), 1) else {
-            panic!("still busy");
-        };
-        let json = rejection.to_json();
-        assert_eq!(json["id"], 9999, "{json}");
-        assert!(json["error"]["message"].as_str().unwrap().contains("busy"));
+        inflight.sent(&answer(0));
+        assert!(inflight.next_parked().is_some());
+        assert!(inflight.may_read(), "one parked request moved on");
     }
 
     #[test]
     fn responses_from_the_peer_always_pass() {
         let mut inflight = InFlight::default();
-        for id in 0..(MAX_IN_FLIGHT + MAX_PARKED) as i64 {
+        for id in 0..(MAX_IN_FLIGHT + 2) as i64 {
             inflight.admit(request(id), 1);
         }
         let response =

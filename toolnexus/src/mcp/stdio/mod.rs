@@ -209,6 +209,12 @@ where
             if let Some(message) = self.inflight.next_parked() {
                 return Some(message);
             }
+            if !self.inflight.may_read() {
+                // Nothing more is read until a request in flight is answered; the SDK's
+                // service loop drops this future when it sends that answer, and asks again.
+                self.outlet.stopped.cancelled().await;
+                return None;
+            }
             // The only await: a cancelled `next` leaves a partial line in the FramedRead.
             let next = tokio::select! {
                 next = self.read.next() => next,
@@ -235,7 +241,6 @@ where
                         Ok(message) => match self.inflight.admit(message, text.len()) {
                             Admit::Pass(message) => return Some(message),
                             Admit::Parked => continue,
-                            Admit::Busy(rejection) => rejection,
                         },
                         Err(rejection) => rejection,
                     }
