@@ -22,14 +22,6 @@ pub(super) const MAX_PARKED: usize = 16 * 1024;
 /// The most bytes of parked requests.
 pub(super) const MAX_PARKED_BYTES: usize = 16 * 1024 * 1024;
 
-/// What becomes of a message read from the peer.
-pub(super) enum Admit {
-    /// Hand it to the SDK now.
-    Pass(ClientJsonRpcMessage),
-    /// Parked until a request in flight is answered.
-    Parked,
-}
-
 /// The requests in flight and those parked.
 #[derive(Default)]
 pub(super) struct InFlight {
@@ -58,17 +50,22 @@ impl InFlight {
         self.parked.len() < MAX_PARKED && self.parked_bytes < MAX_PARKED_BYTES
     }
 
-    /// Admits a message of `len` bytes read from the peer.
-    pub(super) fn admit(&mut self, message: ClientJsonRpcMessage, len: usize) -> Admit {
+    /// Admits a message of `len` bytes read from the peer: the message to hand to the SDK
+    /// now, or `None` when it is parked until a request in flight is answered.
+    pub(super) fn admit(
+        &mut self,
+        message: ClientJsonRpcMessage,
+        len: usize,
+    ) -> Option<ClientJsonRpcMessage> {
         match &message {
             ClientJsonRpcMessage::Request(request) => {
                 if self.parked.is_empty() && self.serving.len() < MAX_IN_FLIGHT {
                     self.serving.insert(request.id.clone());
-                    return Admit::Pass(message);
+                    return Some(message);
                 }
                 self.parked_bytes += len;
                 self.parked.push_back((message, len));
-                Admit::Parked
+                None
             }
             ClientJsonRpcMessage::Notification(notification) => {
                 if let ClientNotification::CancelledNotification(cancelled) =
@@ -77,9 +74,9 @@ impl InFlight {
                 {
                     self.forget(id);
                 }
-                Admit::Pass(message)
+                Some(message)
             }
-            _ => Admit::Pass(message),
+            _ => Some(message),
         }
     }
 
@@ -132,10 +129,10 @@ mod tests {
     fn requests_past_the_bound_wait_their_turn_in_order() {
         let mut inflight = InFlight::default();
         for id in 0..MAX_IN_FLIGHT as i64 {
-            assert!(matches!(inflight.admit(request(id), 10), Admit::Pass(_)));
+            assert!(inflight.admit(request(id), 10).is_some());
         }
-        assert!(matches!(inflight.admit(request(100), 10), Admit::Parked));
-        assert!(matches!(inflight.admit(request(101), 10), Admit::Parked));
+        assert!(inflight.admit(request(100), 10).is_none());
+        assert!(inflight.admit(request(101), 10).is_none());
         assert!(inflight.next_parked().is_none(), "nothing answered yet");
         inflight.sent(&answer(3));
         let next = inflight.next_parked().expect("a slot is free");
@@ -144,7 +141,7 @@ mod tests {
         let cancel = serde_json::from_value(json!({"jsonrpc": "2.0",
             "method": "notifications/cancelled", "params": {"requestId": 7}}))
         .unwrap();
-        assert!(matches!(inflight.admit(cancel, 10), Admit::Pass(_)));
+        assert!(inflight.admit(cancel, 10).is_some());
         let next = inflight
             .next_parked()
             .expect("the cancelled request's slot");
@@ -173,6 +170,6 @@ mod tests {
         }
         let response =
             serde_json::from_value(json!({"jsonrpc": "2.0", "id": "s-1", "result": {}})).unwrap();
-        assert!(matches!(inflight.admit(response, 1), Admit::Pass(_)));
+        assert!(inflight.admit(response, 1).is_some());
     }
 }

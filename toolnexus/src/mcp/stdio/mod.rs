@@ -35,7 +35,7 @@ use tokio_util::sync::CancellationToken;
 
 pub(crate) use codec::find_id;
 use codec::{Frame, LineCodec};
-use inflight::{Admit, InFlight};
+use inflight::InFlight;
 
 use super::protocol;
 
@@ -239,8 +239,8 @@ where
                     }
                     match protocol::parse(text) {
                         Ok(message) => match self.inflight.admit(message, text.len()) {
-                            Admit::Pass(message) => return Some(message),
-                            Admit::Parked => continue,
+                            Some(message) => return Some(message),
+                            None => continue,
                         },
                         Err(rejection) => rejection,
                     }
