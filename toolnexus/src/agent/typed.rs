@@ -39,6 +39,9 @@ pub enum OutputMode {
     Tool,
 }
 
+/// Reads a JSON value as a run's output type: why it is not one, if it is not.
+type ReadFn = dyn Fn(&Value) -> Result<(), String> + Send + Sync;
+
 /// The checks of one typed run's output: whichever way it is asked for, the text (or the
 /// output tool's arguments) parsed as JSON and read as the run's output type.
 pub(crate) struct OutputSpec {
@@ -48,7 +51,7 @@ pub(crate) struct OutputSpec {
     /// Whether the run uses the output tool (else native structured output).
     tool: bool,
     /// Reads a JSON value (unwrapped) as the output type: its error names the field.
-    read: Arc<dyn Fn(&Value) -> Result<(), String> + Send + Sync>,
+    read: Arc<ReadFn>,
 }
 
 impl fmt::Debug for OutputSpec {
