@@ -67,7 +67,7 @@ enum Summarizer {
 ///
 /// let client = Client::new(ScriptedModel::default()).compaction(
 ///     Compaction::new(100_000)            // compact above 100k tokens
-///         .keep_tail(40_000)              // keep at least 40k of the recent tail (default: half)
+///         .keep_tail(40_000)              // a recent tail of up to 40k (default: half)
 ///         .summarize(|older: &[Message]| format!("{} earlier messages", older.len())),
 /// );
 /// ```
@@ -96,8 +96,9 @@ impl Compaction {
         }
     }
 
-    /// Keeps at least `tokens` of the most recent messages (default: half of
-    /// `max_tokens`).
+    /// The budget of the recent tail kept verbatim (default: half of `max_tokens`): the
+    /// largest tail within it that starts at a user turn, or, when none fits, the tail
+    /// from the most recent user turn (safety over size).
     #[must_use]
     pub fn keep_tail(mut self, tokens: usize) -> Self {
         self.keep_tail = Some(tokens);
@@ -151,7 +152,7 @@ impl Compaction {
         self.max_tokens
     }
 
-    /// The tokens of tail kept at least.
+    /// The budget of the tail kept verbatim.
     pub fn tail_tokens(&self) -> usize {
         self.keep_tail.unwrap_or(self.max_tokens / 2)
     }
