@@ -19,7 +19,7 @@
 //!   `postgres`; see `toolnexus::store`), and [`Session`]s;
 //! - a run's typed output ([`Client::run_typed`]): [`Typed`], [`TypedError`],
 //!   [`OutputMode`], [`OUTPUT_TOOL`];
-//! - the context budget ([`Compaction`](crate::Compaction), at the crate root):
+//! - the context budget ([`Compaction`], also at the crate root):
 //!   [`Compacted`], [`estimate_tokens`], [`contract_json`], [`SUMMARY_PREFIX`],
 //!   [`FLUSH_REMINDER`], [`CONTINUE`];
 //! - caps per run: [`UsageLimits`];
