@@ -371,3 +371,47 @@ async fn a_conversation_by_id_in_memory() {
     assert_eq!(run.transcript[0], Message::system("sys"));
     assert!(run.id.unwrap().starts_with("session:chat-42/run_"));
 }
+
+/// A durable run keeps its whole transcript in the store, and the compaction with its
+/// result; a summarizing model's tokens count in the run's usage.
+#[tokio::test]
+async fn the_run_store_keeps_the_full_transcript_and_the_compaction() {
+    let dir = std::env::temp_dir().join(format!("toolnexus-compaction-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("runs.db");
+    let store = toolnexus::store::SqliteStore::open(path.to_str().unwrap())
+        .await
+        .unwrap();
+    let mut summary = Reply::text("fetched three pages of x");
+    summary.usage = Usage {
+        prompt_tokens: 900,
+        completion_tokens: 10,
+        ..Usage::default()
+    };
+    let summarizer = ScriptedModel::new([summary.clone(), summary]);
+    let model = ScriptedModel::new([
+        Reply::call("c1", "fetch", "{}"),
+        Reply::call("c2", "fetch", "{}"),
+        Reply::call("c3", "fetch", "{}"),
+        Reply::text("done"),
+    ]);
+    let client = Client::new(model)
+        .system("sys")
+        .compaction(Compaction::new(1_500).summarize_with(summarizer))
+        .with_store(store.clone());
+    let run = client.run("go", &Toolkit::new().with(fetch())).await;
+    assert!(run.is_done(), "{:?}", run.status);
+    assert_eq!(run.transcript.len(), 2 + 6 + 1);
+    assert!(run.usage.total_tokens() >= 910);
+    let compacted = run.compacted.clone().unwrap();
+    assert_eq!(compacted.summary(), Some("fetched three pages of x"));
+    let stored = store
+        .result(run.id.as_deref().unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.transcript, run.transcript);
+    assert_eq!(stored.compacted, Some(compacted));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
