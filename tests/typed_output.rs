@@ -283,3 +283,33 @@ async fn a_halted_typed_run_resumes_to_its_value() {
     ));
     assert_eq!(resumed.run.calls.last().unwrap().call.name, OUTPUT_TOOL);
 }
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct Tally {
+    counts: std::collections::HashMap<String, u32>,
+}
+
+/// A schema Anthropic's structured output cannot hold (a map): the run uses the output
+/// tool instead, its request still accepted by the SDK's types.
+#[tokio::test]
+async fn anthropic_falls_back_to_the_output_tool() {
+    let call = Canned::json(
+        json!({"id": "m", "type": "message", "role": "assistant", "model": "c",
+        "content": [{"type": "tool_use", "id": "tu_1", "name": OUTPUT_TOOL,
+                     "input": {"counts": {"a": 2}}}],
+        "stop_reason": "tool_use", "stop_sequence": null,
+        "usage": {"input_tokens": 1, "output_tokens": 1}}),
+    );
+    let server = Server::start([call]).await;
+    let model = Anthropic::new(SECRET, "claude-sonnet-4-5").with_base_url(&server.url);
+    let typed = Client::new(model)
+        .run_typed::<Tally>("Count", &Toolkit::new())
+        .await
+        .unwrap();
+    assert_eq!(typed.value.unwrap().counts["a"], 2);
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 1);
+    assert!(bodies[0].get("output_config").is_none(), "{}", bodies[0]);
+    assert_eq!(bodies[0]["tools"][0]["name"], OUTPUT_TOOL);
+    harness::validate("anthropic", &bodies);
+}

@@ -28,7 +28,8 @@ pub const OUTPUT_TOOL: &str = "final_result";
 #[non_exhaustive]
 pub enum OutputMode {
     /// The provider's own structured output where the model has it
-    /// ([`Model::native_output`](crate::Model::native_output)), else the output tool.
+    /// ([`Model::native_output`](crate::Model::native_output)) and it can hold the
+    /// schema (Anthropic's takes what its strict profile accepts), else the output tool.
     #[default]
     Auto,
     /// The provider's structured output ([`ModelSettings::output`]): the final answer is
@@ -64,9 +65,9 @@ impl fmt::Debug for OutputSpec {
 }
 
 impl OutputSpec {
-    fn new<T: DeserializeOwned + JsonSchema>(tool: bool) -> OutputSpec {
+    fn new<T: DeserializeOwned + JsonSchema>(schema: OutputSchema, tool: bool) -> OutputSpec {
         OutputSpec {
-            schema: OutputSchema::new(crate::schema::canonical::schema_for::<T>()),
+            schema,
             tool,
             read: Arc::new(|value| {
                 serde_path_to_error::deserialize::<_, T>(value)
@@ -134,6 +135,18 @@ impl OutputSpec {
                 Err(error) => ToolResult::error(spec.retry_text(&error, true)),
             },
         )
+    }
+}
+
+/// Whether the provider named `provider` can hold `schema` in its structured output
+/// (Anthropic's takes its strict profile only; Gemini's, its profile): else a typed run
+/// on it uses the output tool.
+fn native_fits(provider: Option<&str>, schema: &Value) -> bool {
+    use crate::schema::profile;
+    match provider {
+        Some("anthropic") => profile::anthropic_strict(schema).is_ok(),
+        Some("gcp.gemini") => profile::gemini(schema).is_ok(),
+        _ => profile::openai(schema).is_ok(),
     }
 }
 
@@ -419,12 +432,16 @@ impl Client {
 
     /// This client and toolkit set up for a typed run of `T`.
     fn typed<T: DeserializeOwned + JsonSchema>(&self, toolkit: &Toolkit) -> (Client, Toolkit) {
+        let schema = OutputSchema::new(crate::schema::canonical::schema_for::<T>());
         let tool = match self.options.mode {
-            OutputMode::Auto => !self.model.native_output(),
+            OutputMode::Auto => {
+                !(self.model.native_output()
+                    && native_fits(self.model.provider_name(), &schema.schema))
+            }
             OutputMode::Native => false,
             OutputMode::Tool => true,
         };
-        let spec = Arc::new(OutputSpec::new::<T>(tool));
+        let spec = Arc::new(OutputSpec::new::<T>(schema, tool));
         let mut client = self.clone();
         let mut toolkit = toolkit.clone();
         if tool {
@@ -446,6 +463,10 @@ impl Client {
 mod tests {
     use super::*;
 
+    fn schema_of<T: JsonSchema>() -> OutputSchema {
+        OutputSchema::new(crate::schema::canonical::schema_for::<T>())
+    }
+
     #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
     #[allow(dead_code)]
     struct Review {
@@ -455,7 +476,7 @@ mod tests {
 
     #[test]
     fn output_is_read_as_the_type_with_the_field_named() {
-        let spec = OutputSpec::new::<Review>(false);
+        let spec = OutputSpec::new::<Review>(schema_of::<Review>(), false);
         assert!(!spec.schema.wrapped);
         let ok = spec.check_text("```json\n{\"approve\": true, \"reason\": \"ok\"}\n```");
         assert_eq!(ok.unwrap(), r#"{"approve":true,"reason":"ok"}"#);
@@ -464,14 +485,14 @@ mod tests {
             .unwrap_err();
         assert!(bad.contains("at `approve`"), "{bad}");
         assert!(spec.check_text("sure!").unwrap_err().contains("not JSON"));
-        let list = OutputSpec::new::<Vec<u8>>(true);
+        let list = OutputSpec::new::<Vec<u8>>(schema_of::<Vec<u8>>(), true);
         assert!(list.schema.wrapped);
         assert_eq!(list.check_text(r#"{"result": [1, 2]}"#).unwrap(), "[1,2]");
     }
 
     #[test]
     fn retries_run_out() {
-        let spec = OutputSpec::new::<Review>(false);
+        let spec = OutputSpec::new::<Review>(schema_of::<Review>(), false);
         let mut check = OutputCheck::new(&spec, 1);
         assert!(matches!(check.answer("{}"), Verdict::Retry(_)));
         assert!(matches!(
