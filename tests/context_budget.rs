@@ -415,3 +415,42 @@ async fn the_run_store_keeps_the_full_transcript_and_the_compaction() {
     assert_eq!(stored.compacted, Some(compacted));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A conversation with compaction keeps the compacted transcript from one `ask` to the
+/// next: the next run starts from the summary, under the budget.
+#[tokio::test]
+async fn a_compacted_conversation_stays_compacted() {
+    let shown = Arc::new(Mutex::new(Vec::new()));
+    let sink = shown.clone();
+    let model = FnModel::new_sync(move |transcript, _| {
+        sink.lock().unwrap().push(estimate_tokens(transcript));
+        Ok(match transcript.last() {
+            Some(Message::User { .. }) => Reply::call("c", "fetch", "{}"),
+            _ => Reply::text("ok"),
+        })
+    });
+    let client = Client::new(model)
+        .system("sys")
+        .compaction(Compaction::new(1_500).summarize(|older| format!("{} older", older.len())));
+    let toolkit = Toolkit::new().with(fetch());
+    for (i, prompt) in ["one", "two", "three", "four"].into_iter().enumerate() {
+        let run = client.ask("long", prompt, &toolkit).await.unwrap();
+        assert!(run.is_done(), "{:?}", run.status);
+        assert_eq!(run.transcript[0], Message::system("sys"));
+        if i > 1 {
+            // The second ask compacted; the conversation it left starts with the summary.
+            assert!(
+                run.transcript[1]
+                    .text()
+                    .unwrap()
+                    .starts_with(SUMMARY_PREFIX),
+                "ask {i}"
+            );
+        }
+    }
+    let shown = shown.lock().unwrap();
+    assert_eq!(shown.len(), 8);
+    for tokens in shown.iter() {
+        assert!(*tokens <= 1_500, "{tokens}");
+    }
+}
