@@ -364,3 +364,97 @@ fn the_python_port_compacts_the_same_transcripts_the_same_way() {
         cases.len()
     );
 }
+
+/// The loop applies the same rule: a run continued from the fixture's transcript, ten
+/// tool turns under the fixture's budget. At each model turn the working transcript (the
+/// last compaction, then what the run added since) goes through the Python port's
+/// compactor; what the model is shown must be its result (or, under the budget, the
+/// working transcript itself), with the `CONTINUE` user turn the crate adds after the
+/// summary when the tail does not start with one.
+#[test]
+fn the_loop_compacts_as_the_python_port_does() {
+    use std::sync::{Arc, Mutex};
+    use toolnexus::agent::CONTINUE;
+    use toolnexus::{Client, FnModel, Reply, Tool, ToolCall, ToolResult, Toolkit};
+
+    let mut start = messages(&fixture_transcript(&fixture()));
+    start.push(Message::user("and look up ten more"));
+    let seen = Arc::new(Mutex::new(Vec::<Vec<Message>>::new()));
+    let sink = seen.clone();
+    let model = FnModel::new_sync(move |transcript, _| {
+        let mut seen = sink.lock().unwrap();
+        seen.push(transcript.to_vec());
+        Ok(if seen.len() <= 10 {
+            Reply::calls(vec![ToolCall::new(
+                format!("n{}", seen.len()),
+                "lookup",
+                "{}",
+            )])
+        } else {
+            Reply::text("done")
+        })
+    });
+    let lookup = Tool::new_sync("lookup", "Looks up.", json!({"type": "object"}), |_, _| {
+        ToolResult::ok(format!("result {}", "data ".repeat(200)))
+    });
+    let client = Client::new(model)
+        .max_turns(11)
+        .compaction(Compaction::new(2000).keep_tail(800).summarize(summarize));
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let run = rt.block_on(client.run_from(start.clone(), &Toolkit::new().with(lookup)));
+    assert!(run.is_done(), "{:?}", run.status);
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 11);
+
+    // What each turn started from, and what the model was shown (less `CONTINUE`).
+    let mut working = Vec::new();
+    let mut shown = Vec::new();
+    // The last compaction the model was shown, and the length of the full transcript then.
+    let mut previous: Option<(Vec<Message>, usize)> = None;
+    for (k, view) in seen.iter().enumerate() {
+        let full = &run.transcript[..start.len() + 2 * k];
+        let work = match &previous {
+            None => full.to_vec(),
+            Some((applied, then)) => [applied.as_slice(), &full[*then..]].concat(),
+        };
+        let view: Vec<Message> = view
+            .iter()
+            .filter(|m| **m != Message::user(CONTINUE))
+            .cloned()
+            .collect();
+        if view != work {
+            previous = Some((view.clone(), full.len()));
+        }
+        working.push(work);
+        shown.push(view);
+    }
+    let cases: Vec<Case> = working
+        .iter()
+        .map(|w| Case {
+            messages: w.iter().map(contract_json).collect(),
+            max: 2000,
+            tail: 800,
+            flush: false,
+            json_only: false,
+        })
+        .collect();
+    let mut compactions = 0;
+    for (k, (_, want)) in port(&cases).into_iter().enumerate() {
+        let shown: Vec<Value> = shown[k].iter().map(contract_json).collect();
+        match want {
+            Some(want) => {
+                compactions += 1;
+                assert_eq!(
+                    serde_json::to_string(&shown).unwrap(),
+                    want,
+                    "turn {}",
+                    k + 1
+                );
+            }
+            None => assert_eq!(shown, cases[k].messages, "turn {}", k + 1),
+        }
+    }
+    assert!(compactions >= 3, "{compactions} compactions");
+}
