@@ -454,3 +454,62 @@ async fn a_compacted_conversation_stays_compacted() {
         assert!(*tokens <= 1_500, "{tokens}");
     }
 }
+
+/// An `ask` that halts keeps its halted turn in the conversation: resuming it brings the
+/// conversation up to date, and a new `ask` abandons a halted turn with an explicit
+/// result, as `Session::run` does.
+#[tokio::test]
+async fn halted_turns_of_a_conversation_in_memory() {
+    let ask = Tool::new(
+        "ask",
+        "Asks.",
+        json!({"type": "object"}),
+        |_, ctx: Context| async move {
+            match ctx.answer().and_then(|a| a.text()) {
+                Some(said) => ToolResult::ok(format!("said {said}")),
+                None => Suspend::input("Go on?").0.into(),
+            }
+        },
+    );
+    let toolkit = Toolkit::new().with(ask);
+    let model = FnModel::new_sync(|transcript, _| {
+        Ok(match transcript.last() {
+            Some(Message::User { .. }) => Reply::calls(vec![ToolCall::new(
+                format!("c{}", transcript.len()),
+                "ask",
+                "{}",
+            )]),
+            Some(Message::Tool { content, .. }) => Reply::text(format!("got: {content}")),
+            _ => Reply::text("?"),
+        })
+    });
+    let client = Client::new(model);
+    let halted = client.ask("c", "first", &toolkit).await.unwrap();
+    assert!(halted.is_pending());
+    let request = halted.pending.clone().unwrap();
+    let resumed = client
+        .resume(halted, request.answer("yes"), &toolkit)
+        .await
+        .unwrap();
+    assert_eq!(resumed.text, "got: said yes");
+    // The next ask sees the finished turn, then halts again; the one after abandons it.
+    let second = client.ask("c", "second", &toolkit).await.unwrap();
+    assert!(second.is_pending());
+    assert!(
+        second
+            .transcript
+            .iter()
+            .any(|m| m.text() == Some("got: said yes"))
+    );
+    let third = client.ask("c", "third", &toolkit).await.unwrap();
+    let abandoned = third
+        .transcript
+        .iter()
+        .find_map(|m| match m {
+            Message::Tool { content, .. } if content.contains("unanswered") => Some(content),
+            _ => None,
+        })
+        .expect("the halted call gets an explicit result");
+    assert_eq!(abandoned, "unanswered: Go on?");
+    assert!(third.is_pending());
+}
