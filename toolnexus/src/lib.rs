@@ -155,8 +155,8 @@ pub mod translate;
 // What a first program needs; everything else is in the module whose path matches its
 // folder (`agent`, `tool`, `schema`, `dispatch`, …).
 pub use agent::{
-    Client, Event, Message, Model, ModelError, ModelSettings, Reasoning, Reply, RunResult,
-    RunStatus, ScriptedModel, ToolCall, ToolChoice, Usage,
+    Client, Compaction, Event, Message, Model, ModelError, ModelSettings, Reasoning, Reply,
+    RunResult, RunStatus, ScriptedModel, ToolCall, ToolChoice, Usage,
 };
 pub use tool::{
     Answer, ContentPart, Context, Json, Request, State, Suspend, Tool, ToolResult, Toolkit, Toolset,

@@ -119,6 +119,8 @@ pub struct Client {
     /// The run store, its lease and the next run's id ([`Client::with_store`]).
     #[cfg(feature = "__store")]
     pub(crate) store: Option<Durable>,
+    /// Compaction, usage caps, typed output, conversations (`options.rs`).
+    pub(crate) options: crate::agent::options::RunOptions,
 }
 
 impl Client {
@@ -146,6 +148,7 @@ impl Client {
             search: None,
             #[cfg(feature = "__store")]
             store: None,
+            options: crate::agent::options::RunOptions::default(),
         }
     }
 
@@ -449,6 +452,7 @@ impl fmt::Debug for Client {
             .field("on_event", &self.tools.listener.is_some())
             .field("tool_search", &self.search_on())
             .field("store", &self.has_store())
+            .field("options", &self.options)
             .finish_non_exhaustive()
     }
 }

@@ -1,6 +1,7 @@
 //! The loop itself: model turns and tool turns until an answer, a halt or a stop; and
 //! [`Stop`], the run's deadline and cancellation.
 
+use std::borrow::Cow;
 use std::future::{Future, pending};
 use std::panic::AssertUnwindSafe;
 use std::pin::pin;
@@ -15,6 +16,7 @@ use tracing::Instrument as _;
 
 use crate::agent::as_tool::{self, AGENT_KEY};
 use crate::agent::client::Client;
+use crate::agent::compaction::{Compacted, Window};
 use crate::agent::events::{Event, Events, events};
 use crate::agent::journal::record::RunRecord;
 use crate::agent::listed::Listed;
@@ -23,6 +25,7 @@ use crate::agent::model::{Delta, DeltaSink, ModelError, Reply, Usage};
 use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::agent::trace;
 use crate::agent::turn::{Env, Played, ToolTurn};
+use crate::agent::typed::{OutputCheck, Verdict};
 use crate::tool::context::CancellationToken;
 use crate::tool::request::Answer;
 use crate::tool::toolkit::Toolkit;
@@ -32,6 +35,8 @@ use crate::tool::toolkit::Toolkit;
 pub(crate) struct Opened {
     pub(crate) turn: ToolTurn,
     pub(crate) answer: Option<(usize, Answer)>,
+    /// The compaction the halted run stood at, when it had one.
+    pub(crate) compacted: Option<Compacted>,
 }
 
 impl Client {
@@ -53,7 +58,9 @@ impl Client {
         open: Option<Opened>,
         record: Option<&RunRecord>,
     ) -> RunResult {
+        let mut open = open;
         let mut run = RunResult::empty(transcript);
+        run.compacted = open.as_mut().and_then(|o| o.compacted.take());
         let stop = Stop::new(self.cancellation.as_ref(), self.run_timeout);
         let resumed = open.as_ref().and_then(|o| o.answer.as_ref());
         let span = trace::run_span(self, resumed.map(|(_, answer)| answer.id.as_str()));
@@ -105,12 +112,18 @@ impl Client {
             builtin: listed.builtin(),
             record,
         };
+        let window = self.options.compaction.as_deref().map(Window::new);
+        let limits = self.options.limits;
+        let mut output = (self.options.output.as_deref())
+            .map(|spec| OutputCheck::new(spec, self.options.output_retries));
         // Boxed: a run finishes an open turn once at most, and inline, the futures of
         // answering and playing it would make every run's future larger.
-        if let Some(open) = open
-            && Box::pin(reopen(run, open, stop, &env)).await
-        {
-            return;
+        if let Some(open) = open {
+            let from = run.calls.len();
+            if Box::pin(reopen(run, open, stop, &env)).await || output_given(&mut output, run, from)
+            {
+                return;
+            }
         }
         loop {
             if run.turns >= self.max_turns {
@@ -120,18 +133,45 @@ impl Client {
                 run.status = RunStatus::Incomplete { reason };
                 return;
             }
-            if let Some(reason) = stop.check() {
+            if let Some(reason) = stop.check().or_else(|| limits.before_request(run)) {
                 run.status = RunStatus::Incomplete { reason };
                 return;
             }
             run.turns += 1;
             let offered = listed.for_turn(&run.transcript);
-            let asked = stop.guard(self.model_turn(run.turns, &run.transcript, &offered));
-            let reply = match asked.await {
-                Ok(Ok(reply)) => reply,
-                Ok(Err(reason)) | Err(reason) => {
-                    run.status = RunStatus::Incomplete { reason };
-                    return;
+            // What the turn started from, to rewind to if it halts.
+            let rewind = window.as_ref().map(|_| run.compacted.clone());
+            let reply = {
+                let (shown, compacted) = match &window {
+                    None => (Cow::Borrowed(run.transcript.as_slice()), None),
+                    Some(window) => {
+                        let viewed = Box::pin(window.view(&run.transcript, &mut run.compacted));
+                        match stop.guard(viewed).await {
+                            Ok(Ok(viewed)) => viewed,
+                            Ok(Err(reason)) | Err(reason) => {
+                                run.status = RunStatus::Incomplete { reason };
+                                return;
+                            }
+                        }
+                    }
+                };
+                if let Some(report) = &compacted {
+                    run.usage += report.usage;
+                    events(&self.tools.listener).emit(Event::Compacted {
+                        turn: run.turns,
+                        summarized: report.summarized,
+                        tokens_before: report.before,
+                        tokens_after: report.after,
+                    });
+                }
+                let compacted = compacted.map(|r| (r.summarized, r.after));
+                let asked = self.model_turn(run.turns, &shown, &offered, compacted);
+                match stop.guard(asked).await {
+                    Ok(Ok(reply)) => reply,
+                    Ok(Err(reason)) | Err(reason) => {
+                        run.status = RunStatus::Incomplete { reason };
+                        return;
+                    }
                 }
             };
             run.usage += reply.usage;
@@ -142,8 +182,23 @@ impl Client {
                     tool_calls: Vec::new(),
                     native: reply.native,
                 });
-                return;
+                match output.as_mut().map(|check| check.answer(&run.text)) {
+                    None => return,
+                    Some(Verdict::Done(text)) => {
+                        run.text = text;
+                        return;
+                    }
+                    Some(Verdict::Retry(text)) => {
+                        run.transcript.push(Message::user(text));
+                        continue;
+                    }
+                    Some(Verdict::Fail(reason)) => {
+                        run.status = RunStatus::Incomplete { reason };
+                        return;
+                    }
+                }
             }
+            let asked_for = reply.tool_calls.len();
             let mut turn = ToolTurn::fresh(run.transcript.len(), run.turns, reply.tool_calls);
             run.transcript.push(Message::Assistant {
                 content: reply.content,
@@ -154,19 +209,41 @@ impl Client {
                 end_of_turn(run, turn, Err(reason), &env);
                 return;
             }
+            if let Some(reason) = limits.before_calls(run, asked_for) {
+                end_of_turn(run, turn, Err(reason), &env);
+                return;
+            }
+            let from = run.calls.len();
             let played = stop.guard(turn.play(&env)).await;
             if end_of_turn(run, turn, played, &env) {
+                // A halted turn is rewound whole, its compaction included: the resumed
+                // run compacts again.
+                let halted = matches!(
+                    run.status,
+                    RunStatus::Pending
+                        | RunStatus::Incomplete {
+                            reason: StopReason::WaitFor { .. }
+                        }
+                );
+                if let Some(before) = rewind.filter(|_| halted) {
+                    run.compacted = before;
+                }
+                return;
+            }
+            if output_given(&mut output, run, from) {
                 return;
             }
         }
     }
 
     /// One model turn between its hooks; a panicking model is a model error, not a crash.
+    /// `compacted` is what compaction did before it (for its span).
     async fn model_turn(
         &self,
         turn: u32,
         transcript: &[Message],
         toolkit: &Toolkit,
+        compacted: Option<(usize, usize)>,
     ) -> Result<Reply, StopReason> {
         let hooks = &self.tools.hooks;
         let events = events(&self.tools.listener);
@@ -176,7 +253,8 @@ impl Client {
         let reply = trace::chat(
             &*self.model,
             &self.settings,
-            self.ask(turn, transcript, toolkit, events),
+            compacted,
+            self.ask_model(turn, transcript, toolkit, events),
         )
         .await
         .map_err(|error| StopReason::ModelError {
@@ -192,7 +270,7 @@ impl Client {
     }
 
     /// Asks the model, streaming its text into the events when someone listens.
-    async fn ask(
+    async fn ask_model(
         &self,
         turn: u32,
         transcript: &[Message],
@@ -218,10 +296,31 @@ impl Client {
     }
 }
 
+/// After a played turn of a typed run that uses the output tool: whether the run ends
+/// there (its output given, or out of retries). The turn's records start at `from`.
+fn output_given(output: &mut Option<OutputCheck<'_>>, run: &mut RunResult, from: usize) -> bool {
+    let Some(check) = output.as_mut() else {
+        return false;
+    };
+    match check.calls(&run.calls[from..]) {
+        None | Some(Verdict::Retry(_)) => false,
+        Some(Verdict::Done(text)) => {
+            run.text = text;
+            true
+        }
+        Some(Verdict::Fail(reason)) => {
+            run.status = RunStatus::Incomplete { reason };
+            true
+        }
+    }
+}
+
 /// Finishes the turn an earlier run left open (answering its parked call first, when
 /// resuming); `true` when the run ends there.
 async fn reopen(run: &mut RunResult, open: Box<Opened>, stop: &Stop, env: &Env<'_>) -> bool {
-    let Opened { mut turn, answer } = *open;
+    let Opened {
+        mut turn, answer, ..
+    } = *open;
     let played = stop
         .guard(async {
             if let Some((i, answer)) = answer {

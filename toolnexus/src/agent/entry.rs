@@ -4,6 +4,7 @@
 //! one (see `journal/`).
 
 use crate::agent::client::Client;
+use crate::agent::conversation::is_summary;
 use crate::agent::drive::Opened;
 use crate::agent::message::Message;
 use crate::agent::resume::{Halted, ResumeError, halted_turn};
@@ -24,7 +25,8 @@ impl Client {
     }
 
     /// Runs the loop on a prior transcript with a new user `prompt`. The system prompt is
-    /// put first if the transcript has none. If the transcript ends in a halted turn, the
+    /// put first if the transcript has none (one that starts with a compaction's summary
+    /// gets it too). If the transcript ends in a halted turn, the
     /// new prompt abandons it: each unfinished call gets an explicit error result
     /// (`unanswered: <prompt>`, or `not run: …`), so the transcript stays balanced.
     pub async fn continue_run(
@@ -46,7 +48,11 @@ impl Client {
     pub async fn run_from(&self, transcript: Vec<Message>, toolkit: &Toolkit) -> RunResult {
         let open = ToolTurn::open(&transcript)
             .filter(ToolTurn::is_open)
-            .map(|turn| Opened { turn, answer: None });
+            .map(|turn| Opened {
+                turn,
+                answer: None,
+                compacted: None,
+            });
         self.start(transcript, toolkit, open).await
     }
 
@@ -102,13 +108,18 @@ impl Client {
         answer: Answer,
         toolkit: &Toolkit,
     ) -> Result<RunResult, ResumeError> {
-        let transcript = halted.into().transcript;
+        let Halted {
+            transcript,
+            compacted,
+            id,
+        } = halted.into();
         let (turn, halted) = halted_turn(&transcript, &answer.id)?;
         #[cfg(feature = "__store")]
         if let Some(durable) = &self.store {
             let open = Opened {
                 turn,
                 answer: Some((halted, answer.clone())),
+                compacted,
             };
             let resumed = self.resume_durable(durable, transcript, toolkit, open, answer);
             return Ok(Box::pin(resumed).await);
@@ -116,8 +127,19 @@ impl Client {
         let open = Opened {
             turn,
             answer: Some((halted, answer)),
+            compacted,
         };
-        Ok(self.drive(transcript, toolkit, Some(open)).await)
+        let mut run = self.drive(transcript, toolkit, Some(open)).await;
+        run.id = id;
+        // A run of a conversation kept in memory brings it up to date.
+        if let Err(error) = Box::pin(self.remember_resumed(&run)).await {
+            run.status = crate::agent::run::RunStatus::Incomplete {
+                reason: crate::agent::run::StopReason::Store {
+                    message: error.to_string(),
+                },
+            };
+        }
+        Ok(run)
     }
 
     /// `transcript` continued with the user's `prompt`: a halted turn at its end
@@ -131,8 +153,10 @@ impl Client {
             turn.abandon();
             turn.write(&mut transcript);
         }
+        // A conversation kept compacted starts with its summary, not a system prompt.
         if let Some(system) = &self.system
-            && !matches!(transcript.first(), Some(Message::System { .. }))
+            && (!matches!(transcript.first(), Some(Message::System { .. }))
+                || transcript.first().is_some_and(is_summary))
         {
             transcript.insert(0, Message::system(system.clone()));
         }

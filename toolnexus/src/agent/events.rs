@@ -114,6 +114,21 @@ pub enum Event<'a> {
         /// The event, as that agent's run reported it.
         event: &'a Event<'a>,
     },
+    /// The transcript the model is about to be shown for turn `turn` was over the
+    /// [compaction](crate::Client::compaction) budget and was compacted: `summarized`
+    /// messages became one summary, and the estimate went from `tokens_before` to
+    /// `tokens_after`. Comes before that turn's
+    /// [`ModelTurnStarted`](Event::ModelTurnStarted).
+    Compacted {
+        /// The model turn about to be asked.
+        turn: u32,
+        /// How many messages were summarized.
+        summarized: usize,
+        /// The estimate before compacting.
+        tokens_before: usize,
+        /// The estimate of what the model is shown now.
+        tokens_after: usize,
+    },
     /// The run ended, in any status; the last event of the run.
     RunFinished {
         /// The whole result, as the run returns it.

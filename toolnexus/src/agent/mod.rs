@@ -16,38 +16,62 @@
 //! - agents run as tools ([`Client::as_tool`]): [`DEFAULT_MAX_DEPTH`], [`AGENT_KEY`],
 //!   [`AGENT_STATE_KEY`];
 //! - durable runs: the [`Journal`] a run store implements (features `sqlite`,
-//!   `postgres`; see `toolnexus::store`).
+//!   `postgres`; see `toolnexus::store`), and [`Session`]s;
+//! - a run's typed output ([`Client::run_typed`]): [`Typed`], [`TypedError`],
+//!   [`OutputMode`], [`OUTPUT_TOOL`];
+//! - the context budget ([`Compaction`], also at the crate root):
+//!   [`Compacted`], [`estimate_tokens`], [`contract_json`], [`SUMMARY_PREFIX`],
+//!   [`FLUSH_REMINDER`], [`CONTINUE`];
+//! - caps per run: [`UsageLimits`];
+//! - conversations by id ([`Client::ask`]): [`ConversationStore`],
+//!   [`InMemoryConversations`], and the [`StoreError`] its methods give.
 
 pub(crate) mod as_tool;
 pub(crate) mod client;
+pub(crate) mod compaction;
+pub(crate) mod conversation;
 pub(crate) mod drive;
 pub(crate) mod entry;
 pub(crate) mod events;
 pub(crate) mod hooks;
 pub(crate) mod journal;
+pub(crate) mod limits;
 pub(crate) mod listed;
 pub(crate) mod message;
 pub(crate) mod model;
+pub(crate) mod options;
 pub(crate) mod resume;
 pub(crate) mod run;
 pub(crate) mod settings;
 pub(crate) mod talk;
 pub(crate) mod trace;
 pub(crate) mod turn;
+pub(crate) mod typed;
 pub(crate) mod usage;
 
 pub use as_tool::{AGENT_KEY, AGENT_STATE_KEY, DEFAULT_MAX_DEPTH};
 pub use client::{Client, DEFAULT_MAX_TURNS, IntoWaitOutcome};
+pub use compaction::{
+    CONTINUE, Compacted, Compaction, FLUSH_REMINDER, SUMMARY_PREFIX, contract_json, estimate_tokens,
+};
+pub use conversation::{ConversationStore, InMemoryConversations};
 pub use events::Event;
 pub use hooks::{HookFuture, Hooks, ToolDecision};
 #[cfg(feature = "__store")]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
 pub use journal::Journal;
+pub use journal::StoreError;
+#[cfg(feature = "__store")]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
+pub use journal::session::Session;
+pub use limits::UsageLimits;
 pub use message::{Message, NativeTurn, ToolCall};
 pub use model::{
     Delta, DeltaSink, FinishReason, FnModel, Model, ModelError, ModelFuture, Reply, ScriptedModel,
     Usage,
 };
+pub use options::DEFAULT_OUTPUT_RETRIES;
 pub use resume::{Halted, ResumeError};
 pub use run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
-pub use settings::{ModelSettings, Reasoning, ToolChoice};
+pub use settings::{ModelSettings, OutputFormat, Reasoning, ToolChoice};
+pub use typed::{OUTPUT_TOOL, OutputMode, Typed, TypedError};

@@ -116,6 +116,14 @@ pub trait Model: Send + Sync {
     fn settings(&self) -> Option<&ModelSettings> {
         None
     }
+
+    /// Whether the model holds its final answer to a JSON schema itself
+    /// ([`ModelSettings::output`]), which [`Client::run_typed`](crate::Client::run_typed)
+    /// then uses; else a typed run ends with an output tool. `false` by default; the
+    /// OpenAI, Anthropic and Gemini providers say `true`.
+    fn native_output(&self) -> bool {
+        false
+    }
 }
 
 /// Where a streaming [`Model`] sends the pieces of a turn as they arrive.
@@ -179,6 +187,10 @@ impl<M: Model + ?Sized> Model for Arc<M> {
     fn settings(&self) -> Option<&ModelSettings> {
         (**self).settings()
     }
+
+    fn native_output(&self) -> bool {
+        (**self).native_output()
+    }
 }
 
 impl<M: Model + ?Sized> Model for Box<M> {
@@ -215,6 +227,10 @@ impl<M: Model + ?Sized> Model for Box<M> {
 
     fn settings(&self) -> Option<&ModelSettings> {
         (**self).settings()
+    }
+
+    fn native_output(&self) -> bool {
+        (**self).native_output()
     }
 }
 

@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use crate::agent::compaction::Compacted;
 use crate::agent::message::Message;
 use crate::agent::run::{CallRecord, RunResult};
 use crate::agent::turn::{Env, Played, ToolOptions, ToolTurn};
@@ -13,15 +14,23 @@ use crate::tool::toolkit::Toolkit;
 /// ([`Client::resume`](crate::Client::resume), [`dispatch::resume`](crate::dispatch::resume)):
 /// a [`RunResult`] as a run returned it, or as read back from its JSON in another
 /// process, or the run's transcript alone.
+///
+/// From a `RunResult` it keeps the run's [compaction](RunResult::compacted) and id too
+/// (a run of an in-memory conversation, [`Client::ask`](crate::Client::ask), brings its
+/// conversation up to date when resumed).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Halted {
     pub(crate) transcript: Vec<Message>,
+    pub(crate) compacted: Option<Compacted>,
+    pub(crate) id: Option<String>,
 }
 
 impl From<RunResult> for Halted {
     fn from(run: RunResult) -> Halted {
         Halted {
             transcript: run.transcript,
+            compacted: run.compacted,
+            id: run.id,
         }
     }
 }
@@ -30,13 +39,19 @@ impl From<&RunResult> for Halted {
     fn from(run: &RunResult) -> Halted {
         Halted {
             transcript: run.transcript.clone(),
+            compacted: run.compacted.clone(),
+            id: run.id.clone(),
         }
     }
 }
 
 impl From<Vec<Message>> for Halted {
     fn from(transcript: Vec<Message>) -> Halted {
-        Halted { transcript }
+        Halted {
+            transcript,
+            compacted: None,
+            id: None,
+        }
     }
 }
 

@@ -40,9 +40,18 @@ pub struct RunResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending: Option<Request>,
     /// The run's id in the run store, for a client
-    /// [with a store](crate::Client::with_store); `None` otherwise.
+    /// [with a store](crate::Client::with_store); for a run of a conversation the client
+    /// keeps itself ([`Client::ask`](crate::Client::ask) without a store),
+    /// `session:<conversation id>/run_<uuid>`, by which [`Client::resume`](crate::Client::resume)
+    /// brings the conversation up to date; `None` otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    /// How the transcript the model is shown was compacted, for a client with
+    /// [`compaction`](crate::Client::compaction) whose run went over its budget; `None`
+    /// otherwise. [`transcript`](RunResult::transcript) stays whole:
+    /// [`Compacted::apply`](crate::agent::Compacted::apply) gives the compacted one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compacted: Option<crate::agent::compaction::Compacted>,
 }
 
 impl RunResult {
@@ -57,6 +66,7 @@ impl RunResult {
             usage: Usage::default(),
             pending: None,
             id: None,
+            compacted: None,
         }
     }
 
@@ -143,6 +153,38 @@ pub enum StopReason {
         /// What the store said.
         message: String,
     },
+    /// The run spent `limit` tokens or more ([`UsageLimits::total_tokens`](crate::agent::UsageLimits::total_tokens));
+    /// the model was not asked again.
+    TokenLimit {
+        /// The cap.
+        limit: u64,
+    },
+    /// The run made `limit` model requests ([`UsageLimits::requests`](crate::agent::UsageLimits::requests)).
+    RequestLimit {
+        /// The cap.
+        limit: u32,
+    },
+    /// The model asked for more tool calls than `limit` allows
+    /// ([`UsageLimits::tool_calls`](crate::agent::UsageLimits::tool_calls)); that turn's
+    /// calls were not run (each answered `not run: …`).
+    ToolCallLimit {
+        /// The cap.
+        limit: u32,
+    },
+    /// The [compaction](crate::Client::compaction)'s summarizer failed, so the transcript
+    /// could not be brought under its budget.
+    Compaction {
+        /// What failed.
+        message: String,
+    },
+    /// A [typed run](crate::Client::run_typed)'s output did not validate, after `retries`
+    /// tries to correct it. The run's text is the last output.
+    InvalidOutput {
+        /// The retries it had.
+        retries: u32,
+        /// What was wrong with the last output.
+        message: String,
+    },
 }
 
 impl fmt::Display for StopReason {
@@ -159,6 +201,20 @@ impl fmt::Display for StopReason {
             }
             StopReason::Hook { message } => write!(f, "hook failed: {message}"),
             StopReason::Store { message } => write!(f, "run store failed: {message}"),
+            StopReason::TokenLimit { limit } => {
+                write!(f, "the run reached its limit of {limit} tokens")
+            }
+            StopReason::RequestLimit { limit } => {
+                write!(f, "the run reached its limit of {limit} model requests")
+            }
+            StopReason::ToolCallLimit { limit } => {
+                write!(f, "the run reached its limit of {limit} tool calls")
+            }
+            StopReason::Compaction { message } => write!(f, "compaction failed: {message}"),
+            StopReason::InvalidOutput { retries, message } => write!(
+                f,
+                "the output did not validate after {retries} retries: {message}"
+            ),
         }
     }
 }

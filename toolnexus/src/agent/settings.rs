@@ -64,6 +64,12 @@ pub struct ModelSettings {
     /// A seed for reproducible sampling.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<i64>,
+    /// A JSON schema the final answer must follow, in the provider's own structured
+    /// output (OpenAI `response_format` / Responses `text.format`, Anthropic
+    /// `output_config.format`, Gemini `responseSchema`); set by
+    /// [`Client::run_typed`](crate::Client::run_typed). A provider without it refuses it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<OutputFormat>,
     /// Fields of the provider's request body that have no setting here, added to its top
     /// level (an object in both is merged key by key). Must be a JSON object; a key the
     /// request already has with another value is an error naming it.
@@ -92,6 +98,28 @@ impl ToolChoice {
     /// turn (else the turn fails before anything is sent).
     pub fn tool(name: impl Into<String>) -> Self {
         ToolChoice::Tool(name.into())
+    }
+}
+
+/// A JSON schema for a model's final answer ([`ModelSettings::output`]): a name and the
+/// canonical schema (an object), which each provider fits to its own dialect (OpenAI's
+/// strict mode when the schema allows it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct OutputFormat {
+    /// The schema's name (`[a-zA-Z0-9_-]`, as OpenAI requires).
+    pub name: String,
+    /// The schema: an object schema, as toolnexus generates them.
+    pub schema: Value,
+}
+
+impl OutputFormat {
+    /// The final answer must be JSON following `schema`, named `name`.
+    pub fn json_schema(name: impl Into<String>, schema: Value) -> Self {
+        OutputFormat {
+            name: name.into(),
+            schema,
+        }
     }
 }
 
@@ -244,6 +272,13 @@ impl ModelSettings {
         self
     }
 
+    /// Asks for a final answer that follows `format` (the provider's structured output).
+    #[must_use]
+    pub fn output(mut self, format: OutputFormat) -> Self {
+        self.output = Some(format);
+        self
+    }
+
     /// Adds provider-only fields to the request body (a JSON object), merged over any
     /// set before.
     #[must_use]
@@ -276,6 +311,7 @@ impl ModelSettings {
             },
             stop: self.stop.clone().or_else(|| base.stop.clone()),
             seed: self.seed.or(base.seed),
+            output: self.output.clone().or_else(|| base.output.clone()),
             extra: merge_extra(self.extra.clone(), base.extra.as_ref()),
         }
     }

@@ -94,11 +94,17 @@ fn stop_kind(reason: &StopReason) -> &'static str {
         StopReason::WaitFor { .. } => "wait_for",
         StopReason::Hook { .. } => "hook",
         StopReason::Store { .. } => "store",
+        StopReason::TokenLimit { .. } => "token_limit",
+        StopReason::RequestLimit { .. } => "request_limit",
+        StopReason::ToolCallLimit { .. } => "tool_call_limit",
+        StopReason::Compaction { .. } => "compaction",
+        StopReason::InvalidOutput { .. } => "invalid_output",
     }
 }
 
 /// Runs one model turn inside its `chat` span, then records its usage and finish reason
-/// (or its error).
+/// (or its error). `compacted` is what compaction did before the turn, if it did:
+/// `(messages summarized, tokens shown)`.
 ///
 /// Not an `async fn`: one would hold `turn` twice (its argument, and the future it
 /// awaits). With the span disabled, the future is `turn` itself; a live span's is boxed.
@@ -106,6 +112,7 @@ fn stop_kind(reason: &StopReason) -> &'static str {
 pub(crate) fn chat<'a, F>(
     model: &dyn Model,
     settings: &ModelSettings,
+    compacted: Option<(usize, usize)>,
     turn: F,
 ) -> impl Future<Output = Result<Reply, ModelError>> + 'a
 where
@@ -117,6 +124,10 @@ where
     let span = chat_span(model, settings);
     if span.is_disabled() {
         return Either::Left(turn);
+    }
+    if let Some((summarized, tokens)) = compacted {
+        span.record("toolnexus.compaction.summarized", summarized);
+        span.record("toolnexus.compaction.tokens", tokens);
     }
     Either::Right(Box::pin(async move {
         let reply = turn.instrument(span.clone()).await;
@@ -171,6 +182,8 @@ fn chat_span(model: &dyn Model, client: &ModelSettings) -> Span {
         "gen_ai.usage.cache_creation.input_tokens" = Empty,
         "gen_ai.usage.reasoning.output_tokens" = Empty,
         "gen_ai.response.finish_reasons" = Empty,
+        "toolnexus.compaction.summarized" = Empty,
+        "toolnexus.compaction.tokens" = Empty,
         "error.type" = Empty,
         otel.status_code = Empty,
         otel.status_description = Empty,

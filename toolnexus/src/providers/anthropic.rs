@@ -231,6 +231,9 @@ impl Anthropic {
 }
 
 impl Protocol for Anthropic {
+    const OUTPUT: Option<crate::providers::output::Dialect> =
+        Some(crate::providers::output::Dialect::Anthropic);
+
     fn url(&self, _stream: bool) -> String {
         format!("{}/v1/messages", self.http.base_url)
     }

@@ -351,4 +351,8 @@ impl Model for AzureOpenAi {
             Api::Responses(m) => Some(m.settings()),
         }
     }
+
+    fn native_output(&self) -> bool {
+        true
+    }
 }

@@ -219,6 +219,9 @@ impl Kept {
 }
 
 impl Protocol for Gemini {
+    const OUTPUT: Option<crate::providers::output::Dialect> =
+        Some(crate::providers::output::Dialect::Gemini);
+
     fn url(&self, stream: bool) -> String {
         let (base, model) = (&self.http.base_url, &self.model);
         match stream {

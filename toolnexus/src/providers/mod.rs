@@ -94,6 +94,7 @@ mod http;
 mod openai;
 #[cfg(feature = "openai")]
 mod openai_family;
+mod output;
 #[cfg(feature = "openai")]
 mod responses;
 #[cfg(feature = "openai")]
@@ -264,6 +265,10 @@ macro_rules! turn_model {
 
             fn settings(&self) -> Option<&$crate::agent::settings::ModelSettings> {
                 Some(&self.settings)
+            }
+
+            fn native_output(&self) -> bool {
+                <Self as $crate::providers::skeleton::Protocol>::OUTPUT.is_some()
             }
         }
     };

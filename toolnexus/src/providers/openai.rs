@@ -207,6 +207,9 @@ impl OpenAi {
 }
 
 impl Protocol for OpenAi {
+    const OUTPUT: Option<crate::providers::output::Dialect> =
+        Some(crate::providers::output::Dialect::OpenAiChat);
+
     fn url(&self, _stream: bool) -> String {
         format!("{}/chat/completions", self.http.base_url)
     }

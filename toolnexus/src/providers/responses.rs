@@ -206,6 +206,9 @@ impl OpenAiResponses {
 }
 
 impl Protocol for OpenAiResponses {
+    const OUTPUT: Option<crate::providers::output::Dialect> =
+        Some(crate::providers::output::Dialect::OpenAiResponses);
+
     fn url(&self, _stream: bool) -> String {
         format!("{}/responses", self.http.base_url)
     }

@@ -87,6 +87,9 @@ pub(crate) trait Protocol: Sync {
         sink: DeltaSink<'a>,
     ) -> impl Future<Output = Result<Reply, ModelError>> + Send + 'a;
 
+    /// The provider's structured output ([`ModelSettings::output`]), if it has one.
+    const OUTPUT: Option<crate::providers::output::Dialect> = None;
+
     /// What signs each attempt of this turn's request (AWS SigV4), if the provider signs
     /// its requests; found before the first attempt (credentials may need fetching).
     fn signer(&self) -> impl Future<Output = Result<Option<Box<dyn Sign>>, ModelError>> + Send {
@@ -125,6 +128,22 @@ impl<P: Protocol> Turn<'_, P> {
         };
         let body = self.provider.body(transcript, toolkit, settings, stream)?;
         let body = with_extra(self.http.provider, body, extra_fields(settings))?;
+        let body = match &settings.output {
+            None => body,
+            Some(format) => {
+                let provider = self.http.provider;
+                let Some(dialect) = P::OUTPUT else {
+                    return Err(crate::providers::settings::refuse(
+                        provider,
+                        "output",
+                        "this provider has no structured output; a typed run uses the output \
+                         tool with it (`OutputMode::Tool`)",
+                    ));
+                };
+                let fields = crate::providers::output::fields(provider, dialect, format)?;
+                with_extra(provider, body, Some(&fields))?
+            }
+        };
         let url = self.provider.url(stream);
         let signer = self.provider.signer().await?;
         let response = self

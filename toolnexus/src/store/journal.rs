@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use futures_util::FutureExt as _;
 
+use crate::agent::conversation::ConversationStore;
 use crate::agent::journal::{Answered, Journal, Loaded, Parked, Stored, sealed};
 use crate::agent::message::Message;
 use crate::agent::run::RunResult;
@@ -127,13 +128,30 @@ macro_rules! journal_methods {
     };
 }
 
-/// The journal of one store type: each method one of its engine's statements.
+/// The journal of one store type: each method one of its engine's statements; and its
+/// sessions as a [`ConversationStore`] (what `Client::ask` keeps conversations in).
 macro_rules! journal {
     ($store:ty) => {
         impl sealed::Sealed for $store {}
 
         impl Journal for $store {
             journal_methods!();
+        }
+
+        impl ConversationStore for $store {
+            fn get<'a>(&'a self, id: &'a str) -> Stored<'a, Option<Vec<Message>>> {
+                async move {
+                    let messages = self.engine().session_messages(id).await?;
+                    Ok((!messages.is_empty()).then_some(messages))
+                }
+                .boxed()
+            }
+
+            fn save<'a>(&'a self, id: &'a str, messages: &'a [Message]) -> Stored<'a, ()> {
+                self.engine()
+                    .session_replace_tail(id, 0, Some(0), messages)
+                    .boxed()
+            }
         }
     };
 }

@@ -105,7 +105,7 @@ pub async fn translate(
             .ok_or_else(|| TranslateError::Hook("a before-turn hook panicked".to_owned()))?;
     }
     let turn = model.complete_with(&transcript, &toolkit, &settings, None);
-    let reply = crate::agent::trace::chat(model, &settings, turn)
+    let reply = crate::agent::trace::chat(model, &settings, None, turn)
         .await
         .map_err(TranslateError::Model)?;
     for hooks in &request.hooks {

@@ -283,8 +283,9 @@ impl Client {
                 reason: StopReason::Store { .. }
             }
         );
+        let working = run.compacted.as_ref().map(|c| c.apply(&run.transcript));
         if let Some(session) = session_of(&record.run_id).filter(|_| stored)
-            && let Err(error) = sync(&record.store, session, &run.transcript).await
+            && let Err(error) = sync(&record.store, session, &run.transcript, working).await
         {
             run.status = RunStatus::Incomplete {
                 reason: StopReason::Store {
@@ -306,5 +307,9 @@ fn opened(loaded: &Loaded, given: Option<Answer>) -> Option<Opened> {
         .into_iter()
         .chain(loaded.answers.iter().cloned())
         .find_map(|answer| turn.parked_on(&answer.id).map(|i| (i, answer)));
-    Some(Opened { turn, answer })
+    Some(Opened {
+        turn,
+        answer,
+        compacted: None,
+    })
 }

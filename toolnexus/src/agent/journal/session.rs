@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use crate::agent::client::Client;
+use crate::agent::conversation::{after_run, without_system};
 use crate::agent::journal::record::new_id;
 use crate::agent::journal::{Journal, StoreError};
 use crate::agent::message::Message;
@@ -97,18 +98,26 @@ pub(crate) fn session_of(run_id: &str) -> Option<&str> {
 /// Brings session `id` up to date with a run of it that ended with `transcript`: the
 /// messages after those the session and the transcript share are replaced by the run's
 /// (the session's halted turn, if the run finished it, included). A session that moved on
-/// since the run began (another prompt was appended) is left as it is.
+/// since the run began (another prompt was appended) is left as it is. A run whose
+/// transcript was compacted (`working`) leaves the session holding the compacted one.
 pub(crate) async fn sync(
     store: &Arc<dyn Journal>,
     id: &str,
     transcript: &[Message],
+    working: Option<Vec<Message>>,
 ) -> Result<(), StoreError> {
     let stored = store.session_messages(id).await?;
-    // The system prompt is never stored: each run puts the client's first.
-    let transcript = match transcript.first() {
-        Some(Message::System { .. }) => &transcript[1..],
-        _ => transcript,
-    };
+    if let Some(working) = working {
+        let Some(messages) = after_run(&stored, transcript, &working) else {
+            return Ok(());
+        };
+        return store
+            .session_replace_tail(id, 0, Some(stored.len()), &messages)
+            .await;
+    }
+    // The system prompt is never stored: each run puts the client's first (a
+    // compaction's summary is part of the conversation, and is).
+    let transcript = without_system(transcript);
     let same = stored
         .iter()
         .zip(transcript)

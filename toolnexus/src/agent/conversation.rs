@@ -1,0 +1,245 @@
+//! Conversations by id (the contract's §8 `ask` over a `ConversationStore`):
+//! [`Client::ask`], the [`ConversationStore`] it keeps them in, and the in-memory
+//! default.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use futures_util::future::BoxFuture;
+
+use crate::agent::client::Client;
+use crate::agent::compaction::SUMMARY_PREFIX;
+use crate::agent::journal::StoreError;
+use crate::agent::message::Message;
+use crate::agent::run::RunResult;
+use crate::tool::toolkit::Toolkit;
+
+/// The start of a conversation run's id: `session:<id>/run_<uuid>`, as a durable
+/// session's runs are named.
+const PREFIX: &str = "session:";
+/// What separates the conversation's id from the run's own part.
+const RUN: &str = "/run_";
+
+/// Where [`Client::ask`] keeps conversations, by id (the contract's `ConversationStore`):
+/// the messages of each, oldest first, the client's system prompt left out.
+///
+/// The default keeps them in memory, for as long as the client (and its clones) live
+/// ([`InMemoryConversations`]); `toolnexus::store`'s run stores implement it too (their
+/// sessions). Implement it for a file, a cache or a database of your own and hand it to
+/// [`Client::conversations`].
+///
+/// ```
+/// use std::collections::HashMap;
+/// use std::sync::Mutex;
+/// use futures_util::future::BoxFuture;
+/// use toolnexus::Message;
+/// use toolnexus::agent::{ConversationStore, StoreError};
+///
+/// #[derive(Debug, Default)]
+/// struct Mine(Mutex<HashMap<String, Vec<Message>>>);
+///
+/// impl ConversationStore for Mine {
+///     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Vec<Message>>, StoreError>> {
+///         let found = self.0.lock().unwrap().get(id).cloned();
+///         Box::pin(async move { Ok(found) })
+///     }
+///     fn save<'a>(&'a self, id: &'a str, messages: &'a [Message]) -> BoxFuture<'a, Result<(), StoreError>> {
+///         self.0.lock().unwrap().insert(id.to_owned(), messages.to_vec());
+///         Box::pin(async { Ok(()) })
+///     }
+/// }
+/// ```
+pub trait ConversationStore: Send + Sync + fmt::Debug + 'static {
+    /// The messages of conversation `id`, or `None` for one never saved.
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Vec<Message>>, StoreError>>;
+
+    /// Replaces the messages of conversation `id` with `messages`.
+    fn save<'a>(
+        &'a self,
+        id: &'a str,
+        messages: &'a [Message],
+    ) -> BoxFuture<'a, Result<(), StoreError>>;
+}
+
+/// The default [`ConversationStore`]: conversations in memory, shared by a client and its
+/// clones, gone with them.
+#[derive(Debug, Default)]
+pub struct InMemoryConversations {
+    conversations: Mutex<HashMap<String, Vec<Message>>>,
+}
+
+impl InMemoryConversations {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<Message>>> {
+        self.conversations
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl ConversationStore for InMemoryConversations {
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Vec<Message>>, StoreError>> {
+        let found = self.lock().get(id).cloned();
+        Box::pin(async move { Ok(found) })
+    }
+
+    fn save<'a>(
+        &'a self,
+        id: &'a str,
+        messages: &'a [Message],
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        self.lock().insert(id.to_owned(), messages.to_vec());
+        Box::pin(async { Ok(()) })
+    }
+}
+
+impl Client {
+    /// Continues the conversation `id` with `prompt` (the contract's `ask(prompt, {id})`):
+    /// its messages so far, then the prompt, run as [`continue_run`](Client::continue_run)
+    /// does; the conversation then holds what the run added. The first `ask` of an id
+    /// starts it.
+    ///
+    /// Without a run store the conversation is kept in the client's [`ConversationStore`]
+    /// (in memory by default, see [`conversations`](Client::conversations)). With
+    /// [`with_store`](Client::with_store) it is the store's [session](Client::session) `id`,
+    /// and each `ask` a durable run of it (`session:<id>/run_<uuid>`): any process with
+    /// the same store continues the same conversation, an answer to a suspension
+    /// finishes the run in whichever process gives it, and a run whose worker died is
+    /// recovered.
+    ///
+    /// A run that halts on a suspension keeps its halted turn in the conversation:
+    /// [`resume`](Client::resume) (or, with a store, [`answer`](Client::answer)) finishes
+    /// it there, and a new `ask` abandons it (each unfinished call gets an explicit
+    /// result), as [`Session::run`](crate::agent::Session) does. With
+    /// [`compaction`](Client::compaction) the conversation keeps the compacted transcript
+    /// (each run's own record keeps its full one), so a long conversation stays within
+    /// the budget from one `ask` to the next.
+    ///
+    /// ```
+    /// use toolnexus::{Client, Reply, ScriptedModel, Toolkit};
+    ///
+    /// let client = Client::new(ScriptedModel::new([Reply::text("Sunny."), Reply::text("Rain.")]));
+    /// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    /// let toolkit = Toolkit::new();
+    /// rt.block_on(client.ask("chat-42", "Weather today?", &toolkit)).unwrap();
+    /// let run = rt.block_on(client.ask("chat-42", "and tomorrow?", &toolkit)).unwrap();
+    /// assert_eq!(run.text, "Rain.");
+    /// assert_eq!(run.transcript.len(), 4); // both questions, both answers
+    /// ```
+    pub async fn ask(
+        &self,
+        id: &str,
+        prompt: impl Into<String>,
+        toolkit: &Toolkit,
+    ) -> Result<RunResult, StoreError> {
+        #[cfg(feature = "__store")]
+        if self.store.is_some() {
+            return Box::pin(self.session(id).run(prompt, toolkit)).await;
+        }
+        let conversations = &self.options.conversations;
+        let before = conversations.get(id).await?.unwrap_or_default();
+        let transcript = self.continued(before, prompt);
+        let mut run = self.drive(transcript, toolkit, None).await;
+        run.id = Some(format!(
+            "{PREFIX}{id}{}",
+            crate::agent::journal::record::new_id(RUN)
+        ));
+        self.remember(id, &run).await?;
+        Ok(run)
+    }
+
+    /// Keeps conversations in `store` instead of the client's memory (see
+    /// [`ConversationStore`]); used by [`ask`](Client::ask) when the client has no run
+    /// store.
+    #[must_use]
+    pub fn conversations(mut self, store: impl ConversationStore) -> Self {
+        self.options.conversations = Arc::new(store);
+        self
+    }
+
+    /// Brings conversation `id` up to date with `run`, one of its runs, unless the
+    /// conversation moved on since the run began.
+    pub(crate) async fn remember(&self, id: &str, run: &RunResult) -> Result<(), StoreError> {
+        let conversations = &self.options.conversations;
+        let stored = conversations.get(id).await?.unwrap_or_default();
+        let working = run.compacted.as_ref().map(|c| c.apply(&run.transcript));
+        let working = working.as_deref().unwrap_or(&run.transcript);
+        match after_run(&stored, &run.transcript, working) {
+            Some(messages) => conversations.save(id, &messages).await,
+            None => Ok(()),
+        }
+    }
+
+    /// After [`resume`](Client::resume): brings the in-memory conversation the run belongs
+    /// to (by its id) up to date.
+    pub(crate) async fn remember_resumed(&self, run: &RunResult) -> Result<(), StoreError> {
+        match run.id.as_deref().and_then(conversation_of) {
+            Some(id) => self.remember(id, run).await,
+            None => Ok(()),
+        }
+    }
+}
+
+/// The conversation a run belongs to, read from its id (`session:<id>/run_<32 hex>`).
+pub(crate) fn conversation_of(run_id: &str) -> Option<&str> {
+    let (id, own) = run_id.strip_prefix(PREFIX)?.rsplit_once(RUN)?;
+    let generated = own.len() == 32 && own.bytes().all(|b| b.is_ascii_hexdigit());
+    generated.then_some(id)
+}
+
+/// Whether `message` is a compaction's summary.
+pub(crate) fn is_summary(message: &Message) -> bool {
+    matches!(message, Message::System { content } if content.starts_with(SUMMARY_PREFIX))
+}
+
+/// `messages` without their leading system prompt (a summary is kept: it is part of the
+/// conversation, not the client's prompt).
+pub(crate) fn without_system(messages: &[Message]) -> &[Message] {
+    match messages.first() {
+        Some(first @ Message::System { .. }) if !is_summary(first) => &messages[1..],
+        _ => messages,
+    }
+}
+
+/// The conversation after a run of it that ended with the transcript `full`, whose model
+/// is shown `working` (`full`, or its compaction): `working` without the system prompt.
+/// `None` when the conversation moved on since the run began (`stored` holds more than
+/// what `full` started with, other than the results of a halted turn the run finished).
+pub(crate) fn after_run(
+    stored: &[Message],
+    full: &[Message],
+    working: &[Message],
+) -> Option<Vec<Message>> {
+    let full = without_system(full);
+    let same = stored.iter().zip(full).take_while(|(a, b)| a == b).count();
+    stored[same..]
+        .iter()
+        .all(|m| matches!(m, Message::Tool { .. }))
+        .then(|| without_system(working).to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_conversation_that_moved_on_is_left_alone() {
+        let a = Message::user("a");
+        let b = Message::assistant("b");
+        let sys = Message::system("sys");
+        let run = [sys.clone(), a.clone(), b.clone()];
+        assert_eq!(after_run(&[], &run, &run), Some(vec![a.clone(), b.clone()]));
+        let newer = [a.clone(), Message::user("other")];
+        assert_eq!(after_run(&newer, &run, &run), None);
+        let summary = Message::system(format!("{SUMMARY_PREFIX}s"));
+        let working = [sys, summary.clone(), b.clone()];
+        assert_eq!(after_run(&[], &run, &working), Some(vec![summary, b]));
+    }
+
+    #[test]
+    fn a_conversation_run_names_its_conversation() {
+        let uuid = "0123456789abcdef0123456789abcdef";
+        assert_eq!(conversation_of(&format!("session:c/run_{uuid}")), Some("c"));
+        assert_eq!(conversation_of("run_x"), None);
+    }
+}

@@ -1,0 +1,104 @@
+//! [`UsageLimits`]: caps on what one run may spend (tokens, model requests, tool calls),
+//! and the checks the loop makes against them.
+
+use serde::{Deserialize, Serialize};
+
+use crate::agent::client::Client;
+use crate::agent::run::{RunResult, StopReason};
+
+/// Caps on what one run may spend. A run past one stops
+/// [incomplete](crate::RunStatus::Incomplete), with a [`StopReason`] naming the cap,
+/// as [`max_turns`](Client::max_turns) does.
+///
+/// - [`total_tokens`](UsageLimits::total_tokens): the model is not asked again once the
+///   run's [`Usage::total_tokens`](crate::Usage::total_tokens) (a summarizing model's
+///   included) reached it ([`StopReason::TokenLimit`]). The turn that crosses the cap is
+///   not undone: a run spends at most one turn's tokens past it.
+/// - [`requests`](UsageLimits::requests): the model is asked at most this many times
+///   ([`StopReason::RequestLimit`]).
+/// - [`tool_calls`](UsageLimits::tool_calls): at most this many tool calls run; a turn
+///   whose calls would go past it runs none of them, each answered `not run: …` so the
+///   transcript stays balanced ([`StopReason::ToolCallLimit`]).
+///
+/// Like [`max_turns`](Client::max_turns), the caps are per run: a
+/// [resumed](Client::resume) run starts afresh.
+///
+/// ```
+/// use toolnexus::agent::UsageLimits;
+/// use toolnexus::{Client, ScriptedModel};
+///
+/// let client = Client::new(ScriptedModel::default())
+///     .usage_limits(UsageLimits::new().total_tokens(50_000).requests(20).tool_calls(40));
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct UsageLimits {
+    /// The most tokens (prompt and completion) the run may spend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_tokens: Option<u64>,
+    /// The most model requests the run may make.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<u32>,
+    /// The most tool calls the run may run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_calls: Option<u32>,
+}
+
+impl UsageLimits {
+    /// No caps.
+    pub fn new() -> Self {
+        UsageLimits::default()
+    }
+
+    /// Caps the tokens the run spends.
+    #[must_use]
+    pub fn total_tokens(mut self, tokens: u64) -> Self {
+        self.total_tokens = Some(tokens);
+        self
+    }
+
+    /// Caps the model requests the run makes.
+    #[must_use]
+    pub fn requests(mut self, requests: u32) -> Self {
+        self.requests = Some(requests);
+        self
+    }
+
+    /// Caps the tool calls the run runs.
+    #[must_use]
+    pub fn tool_calls(mut self, calls: u32) -> Self {
+        self.tool_calls = Some(calls);
+        self
+    }
+
+    /// Why `run` may not ask the model again, if it may not.
+    pub(crate) fn before_request(&self, run: &RunResult) -> Option<StopReason> {
+        if let Some(limit) = self.requests
+            && run.turns >= limit
+        {
+            return Some(StopReason::RequestLimit { limit });
+        }
+        if let Some(limit) = self.total_tokens
+            && run.usage.total_tokens() >= limit
+        {
+            return Some(StopReason::TokenLimit { limit });
+        }
+        None
+    }
+
+    /// Why `run` may not run `more` tool calls, if it may not.
+    pub(crate) fn before_calls(&self, run: &RunResult, more: usize) -> Option<StopReason> {
+        let limit = self.tool_calls?;
+        (run.calls.len() + more > limit as usize).then_some(StopReason::ToolCallLimit { limit })
+    }
+}
+
+impl Client {
+    /// Caps what each run may spend (see [`UsageLimits`]). Setting them again replaces
+    /// them.
+    #[must_use]
+    pub fn usage_limits(mut self, limits: UsageLimits) -> Self {
+        self.options.limits = limits;
+        self
+    }
+}
