@@ -6,7 +6,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::record::{CANCELLED, COMPLETED, INPUT_REQUIRED, Pending, TaskRow};
 use super::{McpServer, ms};
-use crate::agent::as_tool::shown;
 use crate::mcp::convert::call_tool_result;
 use crate::mcp::elicit::{elicitation_for, unsendable_result};
 use crate::tool::context::Context;
@@ -71,7 +70,7 @@ async fn run(
             None,
         )
     } else if let Some(request) = result.pending_request() {
-        match elicitation_for(&shown(&request), false) {
+        match elicitation_for(&request.shown(), false) {
             Ok((params, field)) => {
                 let key = format!("{}.{round}", request.id);
                 let mut requests = InputRequests::new();
