@@ -49,7 +49,7 @@ mod protocol;
 mod resources;
 mod seal;
 mod serve;
-mod spent;
+pub(crate) mod spent;
 mod stdio;
 pub(crate) mod task;
 mod trace;
@@ -167,7 +167,7 @@ impl McpServer {
             mid_call_requests: true,
             tasks: task::Tasks::default(),
             principal: None,
-            spent: spent::Spent::default(),
+            spent: spent::Memory::shared(),
             live: catalog::Live::new(catalog::Catalog::default()),
             page_size: DEFAULT_PAGE_SIZE,
         };

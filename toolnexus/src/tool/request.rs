@@ -159,6 +159,7 @@ impl Request {
     /// data as the tool that asked wrote it. (A server that hands a request to a client
     /// keeps the whole one to itself, sealed, and gives it back to the agent tool with
     /// the answer.)
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // only MCP hands requests out
     pub(crate) fn shown(&self) -> Cow<'_, Request> {
         let written = self
             .data
