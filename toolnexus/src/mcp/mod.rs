@@ -255,7 +255,8 @@ impl McpServer {
     /// `key`. Give every replica of a deployment the same key, so each accepts the states
     /// the others made; without one, the server uses [`StateKey::process`], a random key
     /// of this process (a state then survives neither a restart nor another replica, and
-    /// its retry is refused). [`HttpOptions::with_state_key`] sets it for one HTTP server.
+    /// its retry is refused). This is the one place to set it: stdio and HTTP (stateless
+    /// or not) seal with it.
     #[must_use]
     pub fn with_state_key(self, key: StateKey) -> Self {
         self.update(|inner| inner.state_key = Some(key))
@@ -276,7 +277,8 @@ impl McpServer {
     /// The server as a stateless HTTP replica serves it: no requests to the client during
     /// a call, and the key of `options` if it has one.
     pub(crate) fn for_http(self, options: &HttpOptions) -> Self {
-        let key = options.state_key().cloned();
+        // The key of `HttpOptions::with_state_key` (deprecated), for servers still set so.
+        let key = options.state_key.clone();
         let stateless = options.is_stateless();
         if key.is_none() && !stateless {
             return self;
