@@ -52,9 +52,9 @@ mod rows {
     use futures_util::future::BoxFuture;
 
     use crate::mcp::McpServer;
-    use crate::mcp::spent::SpentStorage;
-    use crate::mcp::task::record::{ORPHANED, Status, TaskRow};
-    use crate::mcp::task::storage::{Kept, NewTask, TaskStorage};
+    use crate::mcp::server::spent::SpentStorage;
+    use crate::mcp::server::task::record::{ORPHANED, Status, TaskRow};
+    use crate::mcp::server::task::storage::{Kept, NewTask, TaskStorage};
     use crate::store::RunStore;
     use crate::store::StoreError;
     use crate::store::db::{Arg, Pool, Row};
@@ -157,9 +157,10 @@ mod rows {
         /// lapsed marked failed first. `None`: no such task.
         async fn get(&self, id: &str) -> Result<Option<(TaskRow, i64)>, StoreError> {
             let doing = || StoreError::unavailable(format!("reading task `{id}`"));
-            let error =
-                serde_json::to_string(&crate::mcp::task::record::error_object(-32603, ORPHANED))
-                    .unwrap_or_default();
+            let error = serde_json::to_string(&crate::mcp::server::task::record::error_object(
+                -32603, ORPHANED,
+            ))
+            .unwrap_or_default();
             let orphaned = format!(
                 "UPDATE toolnexus_tasks SET status = '{FAILED}', payload = $2, message = $3, \
                  owner = NULL, updated_at = {{now}} \

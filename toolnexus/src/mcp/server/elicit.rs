@@ -26,11 +26,12 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use serde_json::{Map, Value, json};
 
+use super::McpServer;
 use super::caller::Caller;
 use super::convert::{PENDING_META_KEY, call_tool_result};
 use super::elicit_schema::{ElicitationSchemaError, check_elicitation_schema};
 use super::seal::{Claims, StateError, args_digest};
-use super::{McpServer, client};
+use crate::mcp::client;
 use crate::tool::context::Context;
 use crate::tool::request::{Answer, Request};
 use crate::tool::result::ToolResult;

@@ -153,7 +153,7 @@ impl McpServer {
     pub(crate) fn keep_in(
         self,
         tasks: Arc<dyn TaskStorage>,
-        spent: Arc<dyn crate::mcp::spent::SpentStorage>,
+        spent: Arc<dyn crate::mcp::server::spent::SpentStorage>,
     ) -> Self {
         self.update(|inner| {
             inner.tasks.storage = tasks;

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use super::record::{Pending, Status, TaskRow};
 use super::storage::NewTask;
 use super::{McpServer, ms, run};
-use crate::mcp::caller::Caller;
+use crate::mcp::server::caller::Caller;
 
 /// The longest task id accepted (ids this server makes are 36 characters).
 const MAX_ID_LEN: usize = 64;
@@ -216,7 +216,8 @@ pub(in crate::mcp) async fn update(
             ),
         )
     })?;
-    let answer = crate::mcp::elicit::answer_for(&pending.id, pending.field.as_deref(), &result);
+    let answer =
+        crate::mcp::server::elicit::answer_for(&pending.id, pending.field.as_deref(), &result);
     let tasks = &server.0.tasks;
     let reserved = tasks.reserve(id).map_err(|limit| {
         busy(

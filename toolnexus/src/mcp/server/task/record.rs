@@ -30,7 +30,7 @@ pub(crate) struct TaskRow {
     pub(crate) ttl_ms: i64,
     pub(crate) expires_at: i64,
     /// Whom the task belongs to: the binding of the session and principal that created it
-    /// (`mcp/caller.rs`), `""` when it came with neither.
+    /// (`mcp/server/caller.rs`), `""` when it came with neither.
     pub(crate) caller: String,
 }
 

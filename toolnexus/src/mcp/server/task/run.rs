@@ -6,8 +6,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::record::{Pending, Status, TaskRow};
 use super::{McpServer, ms};
-use crate::mcp::convert::call_tool_result;
-use crate::mcp::elicit::{elicitation_for, unsendable_result};
+use crate::mcp::server::convert::call_tool_result;
+use crate::mcp::server::elicit::{elicitation_for, unsendable_result};
 use crate::tool::context::Context;
 use crate::tool::request::Answer;
 
