@@ -183,3 +183,28 @@ pub(crate) fn error_object(code: i64, message: &str) -> JsonObject {
     error.insert("message".into(), message.into());
     error
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Status;
+
+    #[test]
+    fn a_status_reads_back_from_its_name_and_nothing_else_does() {
+        for status in Status::ALL {
+            assert_eq!(Status::parse(status.as_str()), Some(status));
+            assert_eq!(status.to_string(), status.as_str());
+        }
+        assert_eq!(Status::parse("input_required"), Some(Status::InputRequired));
+        for name in ["", "Working", "done", "input-required"] {
+            assert_eq!(Status::parse(name), None, "{name}");
+        }
+        let ended: Vec<_> = Status::ALL
+            .into_iter()
+            .filter(|s| s.is_terminal())
+            .collect();
+        assert_eq!(
+            ended,
+            [Status::Completed, Status::Failed, Status::Cancelled]
+        );
+    }
+}
