@@ -55,9 +55,9 @@ pub const DEFAULT_SERVER_NAME: &str = "toolnexus";
 #[derive(Clone)]
 pub struct McpServer(
     Arc<Inner>,
-    notify::Session,
+    notify::SessionLevel,
     caller::Connection,
-    Arc<catalog::Session>,
+    Arc<catalog::Subscriber>,
 );
 
 #[derive(Clone)]
@@ -111,7 +111,7 @@ impl McpServer {
         inner.relist();
         McpServer(
             Arc::new(inner),
-            notify::Session::default(),
+            notify::SessionLevel::default(),
             caller::Connection::default(),
             Arc::default(),
         )
@@ -128,7 +128,7 @@ impl McpServer {
     pub(crate) fn for_session(&self) -> Self {
         McpServer(
             Arc::clone(&self.0),
-            notify::Session::default(),
+            notify::SessionLevel::default(),
             caller::Connection::default(),
             Arc::default(),
         )
