@@ -174,14 +174,11 @@ async fn a_run_halted_three_agents_down_resumes_from_its_serialized_result() {
         (APPROVAL, PROMPT)
     );
     assert_eq!(request.kind, "approval");
-    assert!(
-        request
-            .data
-            .as_ref()
-            .unwrap()
-            .get(AGENT_STATE_KEY)
-            .is_some()
-    );
+    // The inner runs' state rides in the request (in its wire form, in `data`), and the
+    // request's own data is the tool's (an approval's: none).
+    let wire = serde_json::to_value(&request).unwrap();
+    assert!(wire["data"].get(AGENT_STATE_KEY).is_some(), "{wire}");
+    assert_eq!(request.data, None);
     assert_eq!(sorted(effects.seen()), vec!["lookup", "note"]);
 
     let text = serde_json::to_string(&halted).unwrap();

@@ -187,10 +187,14 @@ async fn the_fallback_pending_result_shows_no_agent_state() {
         )
         .await;
     let carried = result.pending_request().expect("pending");
+    // The state rides in the request (in its wire form, inside `data`); its own `data`
+    // is the asking tool's (an approval's: none).
+    let wire = serde_json::to_value(&carried).unwrap();
     assert!(
-        carried.data.is_some(),
-        "the loop's request carries the state"
+        wire["data"].get("toolnexus.agent").is_some(),
+        "the loop's request carries the state: {wire}"
     );
+    assert_eq!(carried.data, None);
     let mapped = serde_json::to_value(call_tool_result("platform", result)).unwrap();
     let pending = &mapped["_meta"][PENDING_META_KEY];
     assert_eq!(pending["id"], super::stack::APPROVAL, "{mapped:#}");

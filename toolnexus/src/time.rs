@@ -9,93 +9,41 @@
     allow(dead_code)
 )]
 
+use std::num::NonZero;
+
+use time::OffsetDateTime;
+use time::format_description::well_known::iso8601::{Config, EncodedConfig, TimePrecision};
+use time::format_description::well_known::{Iso8601, Rfc3339};
+
+/// How timestamps are written: RFC 3339's profile of ISO 8601, in UTC (`Z`), with exactly
+/// three fractional digits (milliseconds, truncated), so that every stamp has one length.
+const WRITTEN: EncodedConfig = Config::DEFAULT
+    .set_time_precision(TimePrecision::Second {
+        decimal_digits: NonZero::new(3),
+    })
+    .encode();
+
 /// The RFC 3339 timestamp `text` (`2026-12-01T10:00:00Z`, fractions and offsets allowed)
 /// as milliseconds since the Unix epoch; `None` when it is not one.
 pub(crate) fn unix_ms(text: &str) -> Option<i64> {
-    let b = text.trim().as_bytes();
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        let s = std::str::from_utf8(b.get(r)?).ok()?;
-        s.bytes()
-            .all(|c| c.is_ascii_digit())
-            .then(|| s.parse().ok())?
-    };
-    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    if b.get(4) != Some(&b'-')
-        || b.get(7) != Some(&b'-')
-        || !matches!(b.get(10), Some(b'T' | b't' | b' '))
-    {
-        return None;
-    }
-    let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if !(1..=12).contains(&month)
-        || !(1..=31).contains(&day)
-        || hour > 23
-        || minute > 59
-        || second > 60
-    {
-        return None;
-    }
-    let mut i = 19;
-    let mut millis = 0;
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        let start = i;
-        while b.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-        let digits = std::str::from_utf8(&b[start..i]).ok()?;
-        let ms = format!("{digits:0<3}");
-        millis = ms.get(..3)?.parse::<i64>().ok()?;
-    }
-    let offset = match b.get(i)? {
-        b'Z' | b'z' if i + 1 == b.len() => 0,
-        sign @ (b'+' | b'-') if i + 6 == b.len() && b[i + 3] == b':' => {
-            let minutes = num(i + 1..i + 3)? * 60 + num(i + 4..i + 6)?;
-            if *sign == b'+' { minutes } else { -minutes }
-        }
-        _ => return None,
-    };
-    let days = days_from_civil(year, month, day);
-    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset * 60;
-    Some(seconds * 1000 + millis)
+    let when = OffsetDateTime::parse(text.trim(), &Rfc3339).ok()?;
+    i64::try_from(when.unix_timestamp_nanos().div_euclid(1_000_000)).ok()
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
+/// The first and the last millisecond RFC 3339 can write (four-digit years):
+/// `0000-01-01T00:00:00.000Z` and `9999-12-31T23:59:59.999Z`.
+const FIRST_MS: i64 = -62_167_219_200_000;
+const LAST_MS: i64 = 253_402_300_799_999;
 
-/// `ms` (since the Unix epoch, UTC) as `2026-12-01T10:00:00.123Z`.
+/// `ms` (since the Unix epoch, UTC) as `2026-12-01T10:00:00.123Z`. An instant outside the
+/// years 0000–9999, which RFC 3339 cannot write, is written as the nearest one it can.
 pub(crate) fn rfc3339(ms: i64) -> String {
-    let (days, rest) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
-    let (year, month, day) = civil_from_days(days);
-    let (h, m, s, milli) = (
-        rest / 3_600_000,
-        rest / 60_000 % 60,
-        rest / 1000 % 60,
-        rest % 1000,
-    );
-    format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{milli:03}Z")
-}
-
-/// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
+    let nanos = i128::from(ms.clamp(FIRST_MS, LAST_MS)) * 1_000_000;
+    OffsetDateTime::from_unix_timestamp_nanos(nanos)
+        .ok()
+        .and_then(|when| when.format(&Iso8601::<WRITTEN>).ok())
+        // Neither step fails for an instant in those years, in UTC.
+        .unwrap_or_default()
 }
 
 /// The system clock, in milliseconds since the Unix epoch (the in-memory store's clock).
@@ -129,5 +77,7 @@ mod tests {
         assert_eq!(rfc3339(951_868_800_500), "2000-03-01T00:00:00.500Z");
         assert_eq!(rfc3339(1_796_119_200_007), "2026-12-01T10:00:00.007Z");
         assert_eq!(rfc3339(-1), "1969-12-31T23:59:59.999Z");
+        assert_eq!(rfc3339(i64::MIN), "0000-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339(i64::MAX), "9999-12-31T23:59:59.999Z");
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::agent::client::Client;
 use crate::agent::events::{Event, Listener};
@@ -26,8 +26,9 @@ use crate::tool::toolkit::Toolkit;
 /// levels leave room on a 2 MiB thread stack (tokio's default) even in a debug build.
 pub const DEFAULT_MAX_DEPTH: u32 = 4;
 
-/// The key of a suspended agent's state in its request's `data`.
-pub const AGENT_STATE_KEY: &str = "toolnexus.agent";
+/// The key of a suspended agent's state in its request's `data`, in the request's wire
+/// form (in memory the request keeps it apart from `data`).
+pub use crate::tool::request::AGENT_STATE_KEY;
 
 /// The key, in an agent tool's result `metadata`, of the inner run's name, turns and usage.
 pub const AGENT_KEY: &str = "agent";
@@ -50,15 +51,13 @@ pub(crate) fn current() -> AgentScope {
     SCOPE.try_with(Clone::clone).unwrap_or_default()
 }
 
-/// What an inner run keeps while it is halted: enough to resume it, from data alone.
+/// What an inner run keeps while it is halted: enough to resume it, from data alone. It
+/// rides in the request it halted on ([`Request`]'s carried state).
 #[derive(Serialize, Deserialize)]
 struct AgentState {
     transcript: Vec<Message>,
     turns: u32,
     usage: Usage,
-    /// The deepest request's own `data` was not an object, and moved under `"value"`.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    wrapped: bool,
 }
 
 /// How a call's arguments become the inner run's prompt (or an error naming the field).
@@ -72,8 +71,9 @@ impl Client {
     /// run (the outer run adds that usage to its own).
     ///
     /// - When a tool of the inner run suspends, the call suspends on the same [`Request`]
-    ///   (id, kind, prompt, URL; its `data` gains the inner run's state under
-    ///   [`AGENT_STATE_KEY`], and non-object data moves under `"value"`). Answering it, by
+    ///   (id, kind, prompt, URL and data), which carries the inner run's state (in the
+    ///   request's serialized form, inside `data` under [`AGENT_STATE_KEY`], non-object
+    ///   data moving under `"value"`). Answering it, by
     ///   `wait_for` or by [`resume`](Client::resume) after a halt, resumes the inner run
     ///   where it stopped: no settled call runs again, at any depth.
     /// - The outer run's cancellation (and deadline) cancels the inner run. An inner run
@@ -286,16 +286,12 @@ impl Agent {
         answer: Answer,
         request: &Request,
     ) -> Result<(RunResult, Usage, u32), String> {
-        let state = request
-            .data
-            .as_ref()
-            .and_then(|d| d.get(AGENT_STATE_KEY))
-            .ok_or_else(|| {
-                format!(
-                    "agent `{}` cannot resume: request `{}` carries no `{AGENT_STATE_KEY}` state",
-                    self.name, request.id
-                )
-            })?;
+        let state = request.agent_state().ok_or_else(|| {
+            format!(
+                "agent `{}` cannot resume: request `{}` carries no `{AGENT_STATE_KEY}` state",
+                self.name, request.id
+            )
+        })?;
         let halted = AgentState::deserialize(state).map_err(|error| {
             format!(
                 "agent `{}` cannot resume: its state in request `{}` is malformed: {error}",
@@ -328,9 +324,8 @@ impl Agent {
                         transcript: run.transcript,
                         turns,
                         usage,
-                        wrapped: false,
                     };
-                    ToolResult::pending(carry(request, halted))
+                    ToolResult::pending(carry(request, &halted))
                 }
                 None => ToolResult::error(format!(
                     "agent `{}` halted without a request to answer",
@@ -353,9 +348,7 @@ impl Agent {
 /// Whether `request` carries the state of a halted inner run (an answer to it, even a
 /// decline, goes back to the agent tool, which takes it down to the call that asked).
 pub(crate) fn carries_state(request: Option<&Request>) -> bool {
-    request
-        .and_then(|r| r.data.as_ref())
-        .is_some_and(|data| data.get(AGENT_STATE_KEY).is_some())
+    request.is_some_and(Request::carries_agent_state)
 }
 
 /// Whether an inner run's transcript has a call parked on the request `id`.
@@ -368,50 +361,11 @@ fn waits_on(transcript: &[Message], id: &str) -> bool {
     })
 }
 
-/// `request`, its data carrying the inner run's state beside its own.
-fn carry(mut request: Request, mut halted: AgentState) -> Request {
-    let mut data = match request.data.take() {
-        Some(Value::Object(map)) => {
-            // A request from an agent below: whether its deepest data was wrapped.
-            halted.wrapped = map.get(AGENT_STATE_KEY).is_some_and(was_wrapped);
-            map
-        }
-        None | Some(Value::Null) => Map::new(),
-        Some(other) => {
-            halted.wrapped = true;
-            Map::from_iter([("value".to_owned(), other)])
-        }
-    };
-    let state = serde_json::to_value(&halted).unwrap_or(Value::Null);
-    data.insert(AGENT_STATE_KEY.to_owned(), state);
-    request.data = Some(Value::Object(data));
-    request
-}
-
-fn was_wrapped(state: &Value) -> bool {
-    state.get("wrapped").and_then(Value::as_bool) == Some(true)
-}
-
-/// `request` as whoever answers it may see it: without the halted runs' state, its data
-/// as the tool that asked wrote it. (A server that hands a request to a client keeps the
-/// whole one to itself, sealed, and gives it back to the agent tool with the answer.)
-#[cfg_attr(not(feature = "mcp"), allow(dead_code))] // only MCP hands requests out
-pub(crate) fn shown(request: &Request) -> Request {
-    let mut shown = request.clone();
-    if let Some(Value::Object(data)) = &mut shown.data
-        && let Some(state) = data.remove(AGENT_STATE_KEY)
-    {
-        shown.data = match data.remove("value") {
-            Some(value) if was_wrapped(&state) && data.is_empty() => Some(value),
-            Some(value) => {
-                data.insert("value".to_owned(), value);
-                Some(Value::Object(std::mem::take(data)))
-            }
-            None if data.is_empty() => None,
-            None => Some(Value::Object(std::mem::take(data))),
-        };
-    }
-    shown
+/// `request` carrying the inner run's state (in place of the state of any run below,
+/// which that state's transcript holds).
+fn carry(request: Request, halted: &AgentState) -> Request {
+    let state = serde_json::to_value(halted).unwrap_or(Value::Null);
+    request.with_agent_state(state)
 }
 
 #[cfg(test)]
@@ -423,7 +377,6 @@ mod tests {
             transcript: vec![Message::user("secret task")],
             turns: 1,
             usage: Usage::default(),
-            wrapped: false,
         }
     }
 
@@ -438,12 +391,49 @@ mod tests {
         for data in cases {
             let mut asked = Request::approval("Deploy?").with_id("r1");
             asked.data = data.clone();
-            // Two agents up: the request carries both states, the data as the tool wrote it.
-            let carried = carry(carry(asked.clone(), halted()), halted());
-            assert!(carries_state(Some(&carried)));
-            let shown = shown(&carried);
+            // Two agents up, each time through the request's wire form (a pending tool
+            // result carries it as JSON): the state rides in `data`.
+            let once: Request = serde_json::from_value(carry(asked.clone(), &halted()).to_value())
+                .expect("the wire form reads back");
+            let wire = carry(once, &halted()).to_value();
+            assert!(wire["data"].get(AGENT_STATE_KEY).is_some(), "{wire}");
+            let read: Request = serde_json::from_value(wire.clone()).expect("reads back");
+            assert_eq!(read.to_value(), wire, "the wire form survives a round trip");
+            assert!(carries_state(Some(&read)));
+            let shown = read.shown().into_owned();
             assert_eq!(shown, asked, "{data:?}");
             assert!(!carries_state(Some(&shown)));
+            assert!(!shown.to_value().to_string().contains(AGENT_STATE_KEY));
+        }
+    }
+
+    #[test]
+    fn the_wire_form_is_the_one_of_earlier_versions() {
+        let state = serde_json::to_value(halted()).unwrap();
+        let mut wrapped = state.clone();
+        wrapped["wrapped"] = json!(true);
+        let asked = Request::approval("Deploy?").with_id("r1");
+        let cases = [
+            (None, json!({AGENT_STATE_KEY: state})),
+            (
+                Some(json!({"env": "prod"})),
+                json!({"env": "prod", AGENT_STATE_KEY: state}),
+            ),
+            (
+                Some(json!("a string")),
+                json!({"value": "a string", AGENT_STATE_KEY: wrapped}),
+            ),
+        ];
+        for (data, on_the_wire) in cases {
+            let mut request = asked.clone();
+            request.data = data;
+            let wire = carry(request, &halted()).to_value();
+            assert_eq!(wire["data"], on_the_wire);
+            assert_eq!(
+                serde_json::to_string(&wire["data"]).unwrap(),
+                serde_json::to_string(&on_the_wire).unwrap(),
+                "the keys in the same order"
+            );
         }
     }
 }

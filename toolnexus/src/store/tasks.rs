@@ -45,15 +45,25 @@ pub(crate) const MIGRATION_4: &str =
 const SPENT_MARGIN_MS: i64 = 60_000;
 
 #[cfg(feature = "mcp")]
-pub(crate) use rows::{SpentRows, TaskRows};
-
-#[cfg(feature = "mcp")]
 mod rows {
-    use crate::mcp::task::record::{CANCELLED, FAILED, INPUT_REQUIRED, ORPHANED, TaskRow, WORKING};
+    use std::sync::Arc;
+
+    use futures_util::FutureExt;
+    use futures_util::future::BoxFuture;
+
+    use crate::mcp::McpServer;
+    use crate::mcp::server::spent::SpentStorage;
+    use crate::mcp::server::task::record::{ORPHANED, Status, TaskRow};
+    use crate::mcp::server::task::storage::{Kept, NewTask, TaskStorage};
     use crate::store::RunStore;
     use crate::store::StoreError;
     use crate::store::db::{Arg, Pool, Row};
     use crate::store::db::{FORMAT, int, text};
+
+    const WORKING: &str = Status::Working.as_str();
+    const INPUT_REQUIRED: &str = Status::InputRequired.as_str();
+    const FAILED: &str = Status::Failed.as_str();
+    const CANCELLED: &str = Status::Cancelled.as_str();
 
     const COLS: &str = "id, tool, args, status, message, payload, pending, rounds, cancel, \
          lease_until, created_at, updated_at, ttl_ms, expires_at, format, caller";
@@ -80,7 +90,12 @@ mod rows {
             id: text(r, 0, what)?,
             tool: text(r, 1, what)?,
             args: text(r, 2, what)?,
-            status: text(r, 3, what)?,
+            status: {
+                let name = text(r, 3, what)?;
+                Status::parse(&name).ok_or_else(|| {
+                    StoreError::corrupted(what, format!("unknown task status `{name}`"))
+                })?
+            },
             message: opt(4)?,
             payload: opt(5)?,
             pending: opt(6)?,
@@ -111,18 +126,7 @@ mod rows {
         /// (`""`: nobody in particular); `None` when `caller` already has `limit` tasks
         /// that have not ended (counted in the same statement, so on SQLite, one writer
         /// at a time, two creates cannot both take the last place).
-        #[allow(clippy::too_many_arguments)]
-        pub(crate) async fn create(
-            &self,
-            id: &str,
-            tool: &str,
-            args: &str,
-            owner: &str,
-            lease_ms: i64,
-            ttl_ms: i64,
-            caller: &str,
-            limit: i64,
-        ) -> Result<Option<TaskRow>, StoreError> {
+        async fn create(&self, task: NewTask<'_>) -> Result<Option<TaskRow>, StoreError> {
             let sql = format!(
                 "INSERT INTO toolnexus_tasks ({COLS}, owner) SELECT $1, $2, $3, '{WORKING}', \
                  NULL, NULL, NULL, 0, 0, {{now}} + $5, {{now}}, {{now}}, $6, {{now}} + $6, $7, $8, $4 \
@@ -131,15 +135,15 @@ mod rows {
                  RETURNING {COLS}"
             );
             let args = [
-                Arg::Text(id),
-                Arg::Text(tool),
-                Arg::Text(args),
-                Arg::Text(owner),
-                Arg::Int(lease_ms),
-                Arg::Int(ttl_ms),
+                Arg::Text(task.id),
+                Arg::Text(task.tool),
+                Arg::Text(task.args),
+                Arg::Text(task.owner),
+                Arg::Int(task.lease_ms),
+                Arg::Int(task.ttl_ms),
                 Arg::Int(FORMAT),
-                Arg::Text(caller),
-                Arg::Int(limit),
+                Arg::Text(task.caller),
+                Arg::Int(i64::try_from(task.limit).unwrap_or(i64::MAX)),
             ];
             let rows = self
                 .pool
@@ -151,11 +155,12 @@ mod rows {
 
         /// The task `id` and the store's clock, a `working` task whose runner's lease has
         /// lapsed marked failed first. `None`: no such task.
-        pub(crate) async fn get(&self, id: &str) -> Result<Option<(TaskRow, i64)>, StoreError> {
+        async fn get(&self, id: &str) -> Result<Option<(TaskRow, i64)>, StoreError> {
             let doing = || StoreError::unavailable(format!("reading task `{id}`"));
-            let error =
-                serde_json::to_string(&crate::mcp::task::record::error_object(-32603, ORPHANED))
-                    .unwrap_or_default();
+            let error = serde_json::to_string(&crate::mcp::server::task::record::error_object(
+                -32603, ORPHANED,
+            ))
+            .unwrap_or_default();
             let orphaned = format!(
                 "UPDATE toolnexus_tasks SET status = '{FAILED}', payload = $2, message = $3, \
                  owner = NULL, updated_at = {{now}} \
@@ -183,7 +188,7 @@ mod rows {
 
         /// Renews `owner`'s lease on a `working` task; whether a cancellation was asked
         /// for, `None` when the task is no longer `owner`'s to run.
-        pub(crate) async fn renew(
+        async fn renew(
             &self,
             id: &str,
             owner: &str,
@@ -207,16 +212,16 @@ mod rows {
         /// Ends `owner`'s `working` task with `status` and `payload`, or parks it in
         /// `input_required` (then `pending` says on what). `false`: it was not `owner`'s
         /// to end.
-        pub(crate) async fn settle(
+        async fn settle(
             &self,
             id: &str,
             owner: &str,
-            status: &str,
+            status: Status,
             message: &str,
             payload: &str,
             pending: Option<&str>,
         ) -> Result<bool, StoreError> {
-            let rounds = i64::from(status == INPUT_REQUIRED);
+            let rounds = i64::from(status == Status::InputRequired);
             // `$7` appears only with a value: PostgreSQL refuses a parameter it cannot type.
             let sql = format!(
                 "UPDATE toolnexus_tasks SET status = $3, message = $4, payload = $6, pending = {}, \
@@ -227,7 +232,7 @@ mod rows {
             let mut args = vec![
                 Arg::Text(id),
                 Arg::Text(owner),
-                Arg::Text(status),
+                Arg::Text(status.as_str()),
                 Arg::Text(message),
                 Arg::Int(rounds),
                 Arg::Text(payload),
@@ -245,7 +250,7 @@ mod rows {
 
         /// Takes a task in `input_required` (and not cancelled) back to `working`, held
         /// by `owner`; `None` when it was not waiting (another replica took it first).
-        pub(crate) async fn resume(
+        async fn resume(
             &self,
             id: &str,
             owner: &str,
@@ -276,11 +281,7 @@ mod rows {
         /// Asks task `id` to stop: a waiting task (`input_required`) is cancelled at once,
         /// a working one when its runner sees the flag. The task after the change; `None`
         /// when there is no such task.
-        pub(crate) async fn cancel(
-            &self,
-            id: &str,
-            message: &str,
-        ) -> Result<Option<TaskRow>, StoreError> {
+        async fn cancel(&self, id: &str, message: &str) -> Result<Option<TaskRow>, StoreError> {
             let sql = format!(
                 "UPDATE toolnexus_tasks SET cancel = 1, \
                  status = CASE WHEN status = '{INPUT_REQUIRED}' THEN '{CANCELLED}' ELSE status END, \
@@ -297,7 +298,7 @@ mod rows {
         }
 
         /// Deletes the tasks past their time to live; how many.
-        pub(crate) async fn sweep(&self) -> Result<u64, StoreError> {
+        async fn sweep(&self) -> Result<u64, StoreError> {
             self.pool
                 .exec("DELETE FROM toolnexus_tasks WHERE expires_at < {now}", &[])
                 .await
@@ -345,6 +346,113 @@ mod rows {
                 )
                 .await
                 .map_err(StoreError::unavailable("sweeping spent request states"))
+        }
+    }
+
+    /// What the store said, as the task methods tell it to the client.
+    fn said(error: StoreError) -> String {
+        error.to_string()
+    }
+
+    impl TaskStorage for TaskRows {
+        fn create<'a>(&'a self, task: NewTask<'a>) -> Kept<'a, Option<TaskRow>> {
+            async move { self.create(task).await.map_err(said) }.boxed()
+        }
+
+        fn get<'a>(&'a self, id: &'a str) -> Kept<'a, Option<(TaskRow, i64)>> {
+            self.get(id).map(|found| found.map_err(said)).boxed()
+        }
+
+        fn renew<'a>(
+            &'a self,
+            id: &'a str,
+            owner: &'a str,
+            lease_ms: i64,
+        ) -> Kept<'a, Option<bool>> {
+            self.renew(id, owner, lease_ms)
+                .map(|renewed| renewed.map_err(said))
+                .boxed()
+        }
+
+        fn settle<'a>(
+            &'a self,
+            id: &'a str,
+            owner: &'a str,
+            status: Status,
+            message: &'a str,
+            payload: &'a str,
+            pending: Option<&'a str>,
+        ) -> Kept<'a, bool> {
+            self.settle(id, owner, status, message, payload, pending)
+                .map(|settled| settled.map_err(said))
+                .boxed()
+        }
+
+        fn resume<'a>(
+            &'a self,
+            id: &'a str,
+            owner: &'a str,
+            lease_ms: i64,
+            message: &'a str,
+        ) -> Kept<'a, Option<TaskRow>> {
+            self.resume(id, owner, lease_ms, message)
+                .map(|resumed| resumed.map_err(said))
+                .boxed()
+        }
+
+        fn cancel<'a>(&'a self, id: &'a str, message: &'a str) -> Kept<'a, Option<TaskRow>> {
+            self.cancel(id, message)
+                .map(|cancelled| cancelled.map_err(said))
+                .boxed()
+        }
+
+        fn sweep(&self) -> Kept<'_, u64> {
+            self.sweep().map(|swept| swept.map_err(said)).boxed()
+        }
+    }
+
+    impl SpentStorage for SpentRows {
+        fn spend<'a>(
+            &'a self,
+            id: &'a str,
+            expires_at: i64,
+        ) -> BoxFuture<'a, Result<bool, String>> {
+            self.spend(id, expires_at)
+                .map(|spent| spent.map_err(said))
+                .boxed()
+        }
+
+        fn sweep(&self) -> BoxFuture<'_, Result<u64, String>> {
+            self.sweep().map(|swept| swept.map_err(said)).boxed()
+        }
+    }
+
+    impl McpServer {
+        /// Keeps what the server must share with its replicas in `store`'s database instead
+        /// of this process's memory:
+        ///
+        /// - the tasks of long-running tools: every replica on the same database answers
+        ///   `tasks/get` for any task (to the caller that created it), and a restarted server
+        ///   still has them (the ones that were running are reported failed, saying why);
+        /// - the sealed `requestState`s whose retry ran: a state is refused when it comes back,
+        ///   on every replica.
+        ///
+        /// Without it, both live in memory: tasks die with the process and another replica
+        /// does not know them, and a state spent on one replica is not known to another that
+        /// shares its [`StateKey`](crate::mcp::StateKey).
+        #[must_use]
+        pub fn with_store<S: RunStore>(self, store: &S) -> Self {
+            self.keep_in(
+                Arc::new(TaskRows::of(store)),
+                Arc::new(SpentRows::of(store)),
+            )
+        }
+
+        /// Keeps tasks (and spent `requestState`s) in `store`: see [`McpServer::with_store`].
+        #[deprecated(note = "use `with_store`, which also keeps the spent `requestState`s")]
+        #[must_use]
+        pub fn with_task_store<S: RunStore>(self, store: &S) -> Self {
+            self.with_store(store)
         }
     }
 }

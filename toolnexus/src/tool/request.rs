@@ -1,8 +1,14 @@
 //! Suspensions: the [`Request`] a tool raises, the [`Answer`] a host gives back, and
 //! [`Suspend`], the value a tool returns to raise a request.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
+
+/// The key under which a request's wire form carries, in its `data`, the state of the
+/// halted agent runs it came up through (see [`Client::as_tool`](crate::Client::as_tool)).
+pub const AGENT_STATE_KEY: &str = "toolnexus.agent";
 
 /// Something a tool needs from outside before it can finish: typed input, a login, an
 /// approval, an answer to a question.
@@ -21,8 +27,7 @@ use serde_json::Value;
 /// assert_eq!(req.url.as_deref(), Some("https://example.com/login"));
 /// assert!(!req.id.is_empty());
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Request {
     /// Unique id; the [`Answer`] that resolves this request carries the same one.
     pub id: String,
@@ -32,20 +37,20 @@ pub struct Request {
     /// The sentence shown to whoever resolves the request (and to the model).
     pub prompt: String,
     /// Where to go to resolve it (an authorization page, say).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// Anything else the host needs: choices, a schema for the expected input, …
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<Value>,
     /// When the request stops being answerable, as an RFC 3339 timestamp.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<String>,
     /// The trace context of the run that halted on this request, set by the loop when a
     /// tracing subscriber with the `otel` layer records the run: a resume links its span
     /// to that run's. `None` otherwise, and in requests serialized before it existed.
     /// (Boxed: most requests have none, and requests travel inside results and errors.)
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<Box<crate::trace::TraceContext>>,
+    /// What the tools that relay this request up carry in it to take its answer back
+    /// down: the state of a halted agent run as a tool. On the wire it rides in `data`
+    /// (under [`AGENT_STATE_KEY`]); in memory `data` is the asking tool's own.
+    carried: Option<Carried>,
 }
 
 impl Request {
@@ -59,6 +64,7 @@ impl Request {
             data: None,
             expires_at: None,
             trace: None,
+            carried: None,
         }
     }
 
@@ -123,6 +129,175 @@ impl Request {
     pub(crate) fn to_value(&self) -> Value {
         // Serializing a struct of strings and JSON values into a `Value` cannot fail.
         serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// The state of the halted agent run (run as a tool) this request came up through:
+    /// the nearest one above the tool that asked, which holds those further down. A
+    /// request whose `data` was written by hand in the wire form carries it there.
+    pub(crate) fn agent_state(&self) -> Option<&Value> {
+        match &self.carried {
+            Some(Carried(state)) => Some(state),
+            None => self.data.as_ref()?.get(AGENT_STATE_KEY),
+        }
+    }
+
+    /// Whether this request carries a halted agent run's state (an answer to it, even a
+    /// decline, goes back to the agent tool, which takes it down to the call that asked).
+    pub(crate) fn carries_agent_state(&self) -> bool {
+        self.agent_state().is_some()
+    }
+
+    /// This request carrying `state`, the state of the halted agent run it came up
+    /// through, in place of any it carried.
+    #[must_use]
+    pub(crate) fn with_agent_state(mut self, state: Value) -> Self {
+        self.carried = Some(Carried(Box::new(state)));
+        self
+    }
+
+    /// This request as whoever answers it may see it: without any halted run's state, its
+    /// data as the tool that asked wrote it. (A server that hands a request to a client
+    /// keeps the whole one to itself, sealed, and gives it back to the agent tool with
+    /// the answer.)
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))] // only MCP hands requests out
+    pub(crate) fn shown(&self) -> Cow<'_, Request> {
+        let written = self
+            .data
+            .as_ref()
+            .is_some_and(|data| data.get(AGENT_STATE_KEY).is_some());
+        if self.carried.is_none() && !written {
+            return Cow::Borrowed(self);
+        }
+        let mut shown = self.clone();
+        shown.carried = None;
+        if written {
+            shown.data = wire::split(shown.data.take()).0;
+        }
+        Cow::Owned(shown)
+    }
+}
+
+/// The state a request carries for the agent runs it came up through (opaque here: the
+/// agent layer writes and reads it).
+#[derive(Debug, Clone, PartialEq)]
+struct Carried(Box<Value>);
+
+/// A [`Request`]'s wire form: the fields, with a carried state inside `data`.
+mod wire {
+    use super::*;
+
+    /// Set in a carried state when the request's own `data` was not an object and moved
+    /// under `"value"` beside it.
+    const WRAPPED: &str = "wrapped";
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Written<'a> {
+        id: &'a str,
+        kind: &'a str,
+        prompt: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        url: Option<&'a String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        data: Option<Cow<'a, Value>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        expires_at: Option<&'a String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        trace: Option<&'a crate::trace::TraceContext>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Read {
+        id: String,
+        kind: String,
+        prompt: String,
+        #[serde(default)]
+        url: Option<String>,
+        #[serde(default)]
+        data: Option<Value>,
+        #[serde(default)]
+        expires_at: Option<String>,
+        #[serde(default)]
+        trace: Option<Box<crate::trace::TraceContext>>,
+    }
+
+    impl Serialize for Request {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let data = match &self.carried {
+                None => self.data.as_ref().map(Cow::Borrowed),
+                Some(Carried(state)) => Some(Cow::Owned(join(self.data.as_ref(), state))),
+            };
+            Written {
+                id: &self.id,
+                kind: &self.kind,
+                prompt: &self.prompt,
+                url: self.url.as_ref(),
+                data,
+                expires_at: self.expires_at.as_ref(),
+                trace: self.trace.as_deref(),
+            }
+            .serialize(serializer)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Request {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let read = Read::deserialize(deserializer)?;
+            let (data, state) = split(read.data);
+            Ok(Request {
+                id: read.id,
+                kind: read.kind,
+                prompt: read.prompt,
+                url: read.url,
+                data,
+                expires_at: read.expires_at,
+                trace: read.trace,
+                carried: state.map(|state| Carried(Box::new(state))),
+            })
+        }
+    }
+
+    /// `data` with `state` beside it under [`AGENT_STATE_KEY`]: data that is not an object
+    /// moves under `"value"`, and the state says so.
+    fn join(data: Option<&Value>, state: &Value) -> Value {
+        let mut state = state.clone();
+        let (mut map, wrapped) = match data {
+            Some(Value::Object(map)) => (map.clone(), false),
+            None | Some(Value::Null) => (Map::new(), false),
+            Some(other) => (Map::from_iter([("value".to_owned(), other.clone())]), true),
+        };
+        if let Value::Object(fields) = &mut state {
+            fields.remove(WRAPPED);
+            if wrapped {
+                fields.insert(WRAPPED.to_owned(), Value::Bool(true));
+            }
+        }
+        map.insert(AGENT_STATE_KEY.to_owned(), state);
+        Value::Object(map)
+    }
+
+    /// The request's own data and the state carried beside it, out of wire-form `data`.
+    pub(super) fn split(data: Option<Value>) -> (Option<Value>, Option<Value>) {
+        let mut map = match data {
+            Some(Value::Object(map)) if map.contains_key(AGENT_STATE_KEY) => map,
+            other => return (other, None),
+        };
+        let mut state = map.remove(AGENT_STATE_KEY).unwrap_or(Value::Null);
+        let wrapped = match &mut state {
+            Value::Object(fields) => fields.remove(WRAPPED) == Some(Value::Bool(true)),
+            _ => false,
+        };
+        let data = match map.remove("value") {
+            Some(value) if wrapped && map.is_empty() => Some(value),
+            Some(value) => {
+                map.insert("value".to_owned(), value);
+                Some(Value::Object(map))
+            }
+            None if map.is_empty() => None,
+            None => Some(Value::Object(map)),
+        };
+        (data, Some(state))
     }
 }
 

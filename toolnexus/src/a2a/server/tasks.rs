@@ -11,41 +11,7 @@ const MAX_PAGE: usize = 100;
 
 /// `2026-10-28T10:30:00.000Z` (fraction and offset optional) as ms since the epoch.
 pub(super) fn parse_rfc3339(text: &str) -> Option<i64> {
-    let (date, time) = text.split_once(['T', 't', ' '])?;
-    let mut ymd = date.split('-').map(str::parse::<i64>);
-    let (y, mo, d) = (ymd.next()?.ok()?, ymd.next()?.ok()?, ymd.next()?.ok()?);
-    let (clock, offset_ms) = if let Some(clock) = time.strip_suffix(['Z', 'z']) {
-        (clock, 0)
-    } else {
-        let at = time.rfind(['+', '-'])?;
-        let (clock, offset) = time.split_at(at);
-        let sign = if offset.starts_with('-') { -1 } else { 1 };
-        let (oh, om) = offset[1..].split_once(':')?;
-        (
-            clock,
-            sign * (oh.parse::<i64>().ok()? * 60 + om.parse::<i64>().ok()?) * 60_000,
-        )
-    };
-    let (hms, fraction) = clock.split_once('.').unwrap_or((clock, "0"));
-    let mut parts = hms.split(':').map(str::parse::<i64>);
-    let (h, mi, s) = (
-        parts.next()?.ok()?,
-        parts.next()?.ok()?,
-        parts.next()?.ok()?,
-    );
-    let millis: i64 = format!("{:0<3}", fraction).get(..3)?.parse().ok()?;
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || s > 60 {
-        return None;
-    }
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let y = if mo <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (mo + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(((days * 86_400 + h * 3600 + mi * 60 + s) * 1000 + millis) - offset_ms)
+    crate::time::unix_ms(text)
 }
 
 fn string<'a>(params: &'a Value, key: &str) -> Result<Option<&'a str>, RpcError> {

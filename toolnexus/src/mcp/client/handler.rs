@@ -374,7 +374,7 @@ impl ClientHandler for Handler {
         _context: NotificationContext<RoleClient>,
     ) {
         if let Some(ctx) = self.routing.reporter() {
-            let level = crate::mcp::notify::log_level(params.level);
+            let level = crate::mcp::server::notify::log_level(params.level);
             match &params.data {
                 serde_json::Value::String(text) => ctx.log(level, text),
                 other => ctx.log(level, other.to_string()),

@@ -26,12 +26,12 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use serde_json::{Map, Value, json};
 
+use super::McpServer;
 use super::caller::Caller;
 use super::convert::{PENDING_META_KEY, call_tool_result};
 use super::elicit_schema::{ElicitationSchemaError, check_elicitation_schema};
 use super::seal::{Claims, StateError, args_digest};
-use super::{McpServer, client};
-use crate::agent::as_tool::shown;
+use crate::mcp::client;
 use crate::tool::context::Context;
 use crate::tool::request::{Answer, Request};
 use crate::tool::result::ToolResult;
@@ -190,7 +190,7 @@ async fn modern_call(
     let url_mode = capabilities
         .and_then(|c| c.elicitation.as_ref())
         .is_some_and(|e| e.url.is_some());
-    let (params, field) = match elicitation_for(&shown(&pending), url_mode) {
+    let (params, field) = match elicitation_for(&pending.shown(), url_mode) {
         Ok(form) => form,
         Err(why) => return Ok(unsendable(name, &pending, &why)),
     };
@@ -308,7 +308,7 @@ async fn ask_during_call(
         let Some(pending) = result.pending_request() else {
             return Ok(call_tool_result(name, result).into());
         };
-        let (params, field) = match elicitation_for(&shown(&pending), url_mode) {
+        let (params, field) = match elicitation_for(&pending.shown(), url_mode) {
             Ok(form) => form,
             Err(why) => return Ok(unsendable(name, &pending, &why)),
         };

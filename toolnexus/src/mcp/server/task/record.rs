@@ -1,4 +1,4 @@
-//! One task as both backends keep it, and as the wire shows it.
+//! One task as every storage keeps it, and as the wire shows it.
 
 use rmcp::model::{DetailedTask, JsonObject, Task, TaskPayload, TaskStatus};
 
@@ -12,8 +12,7 @@ pub(crate) struct TaskRow {
     pub(crate) tool: String,
     /// The call's arguments (a JSON object).
     pub(crate) args: String,
-    /// `working`, `input_required`, `completed`, `failed` or `cancelled`.
-    pub(crate) status: String,
+    pub(crate) status: Status,
     pub(crate) message: Option<String>,
     /// By status: the `CallToolResult` (completed), the JSON-RPC error (failed), the
     /// `inputRequests` (input_required).
@@ -31,7 +30,7 @@ pub(crate) struct TaskRow {
     pub(crate) ttl_ms: i64,
     pub(crate) expires_at: i64,
     /// Whom the task belongs to: the binding of the session and principal that created it
-    /// (`mcp/caller.rs`), `""` when it came with neither.
+    /// (`mcp/server/caller.rs`), `""` when it came with neither.
     pub(crate) caller: String,
 }
 
@@ -46,11 +45,62 @@ pub(crate) struct Pending {
     pub(crate) field: Option<String>,
 }
 
-pub(crate) const WORKING: &str = "working";
-pub(crate) const INPUT_REQUIRED: &str = "input_required";
-pub(crate) const COMPLETED: &str = "completed";
-pub(crate) const FAILED: &str = "failed";
-pub(crate) const CANCELLED: &str = "cancelled";
+/// Where a task stands. A store keeps it as its wire name (`as_str`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// Its tool runs (or its runner went away, until someone reads it).
+    Working,
+    /// Its tool asked for input: the task waits on `tasks/update`.
+    InputRequired,
+    /// Its tool finished: the payload is the `CallToolResult`.
+    Completed,
+    /// It failed: the payload is the JSON-RPC error.
+    Failed,
+    /// `tasks/cancel` stopped it.
+    Cancelled,
+}
+
+impl Status {
+    /// Every status, in the order of the protocol's state machine.
+    #[cfg_attr(not(feature = "__store"), allow(dead_code))]
+    pub(crate) const ALL: [Status; 5] = [
+        Status::Working,
+        Status::InputRequired,
+        Status::Completed,
+        Status::Failed,
+        Status::Cancelled,
+    ];
+
+    /// Its name on the wire and in a store's rows.
+    pub(crate) const fn as_str(self) -> &'static str {
+        match self {
+            Status::Working => "working",
+            Status::InputRequired => "input_required",
+            Status::Completed => "completed",
+            Status::Failed => "failed",
+            Status::Cancelled => "cancelled",
+        }
+    }
+
+    /// The status named `name`; `None` for a name no version wrote.
+    #[cfg_attr(not(feature = "__store"), allow(dead_code))]
+    pub(crate) fn parse(name: &str) -> Option<Status> {
+        Status::ALL
+            .into_iter()
+            .find(|status| status.as_str() == name)
+    }
+
+    /// Whether a task in it has ended.
+    pub(crate) fn is_terminal(self) -> bool {
+        matches!(self, Status::Completed | Status::Failed | Status::Cancelled)
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// What a task says when its runner went away (the server restarted, crashed or lost its
 /// store) before it finished (only a store's tasks outlive their runner).
@@ -61,17 +111,17 @@ pub(crate) const ORPHANED: &str = "the server running this task stopped (a resta
 impl TaskRow {
     /// Whether the task has ended.
     pub(crate) fn is_terminal(&self) -> bool {
-        matches!(self.status.as_str(), COMPLETED | FAILED | CANCELLED)
+        self.status.is_terminal()
     }
 
     /// The task's base fields, as `CreateTaskResult` and `tasks/get` carry them.
     pub(crate) fn task(&self, poll_ms: u64) -> Task {
-        let status = match self.status.as_str() {
-            INPUT_REQUIRED => TaskStatus::InputRequired,
-            COMPLETED => TaskStatus::Completed,
-            FAILED => TaskStatus::Failed,
-            CANCELLED => TaskStatus::Cancelled,
-            _ => TaskStatus::Working,
+        let status = match self.status {
+            Status::Working => TaskStatus::Working,
+            Status::InputRequired => TaskStatus::InputRequired,
+            Status::Completed => TaskStatus::Completed,
+            Status::Failed => TaskStatus::Failed,
+            Status::Cancelled => TaskStatus::Cancelled,
         };
         let mut task = Task::new(
             &self.id,
@@ -104,8 +154,8 @@ impl TaskRow {
                 ),
             ),
         };
-        let payload = match self.status.as_str() {
-            INPUT_REQUIRED => match self
+        let payload = match self.status {
+            Status::InputRequired => match self
                 .payload
                 .as_deref()
                 .and_then(|text| serde_json::from_str(text).ok())
@@ -113,12 +163,14 @@ impl TaskRow {
                 Some(input_requests) => TaskPayload::InputRequired { input_requests },
                 None => unreadable(),
             },
-            COMPLETED => {
+            Status::Completed => {
                 object().map_or_else(unreadable, |result| TaskPayload::Completed { result })
             }
-            FAILED => object().map_or_else(unreadable, |error| TaskPayload::Failed { error }),
-            CANCELLED => TaskPayload::Cancelled,
-            _ => TaskPayload::Working,
+            Status::Failed => {
+                object().map_or_else(unreadable, |error| TaskPayload::Failed { error })
+            }
+            Status::Cancelled => TaskPayload::Cancelled,
+            Status::Working => TaskPayload::Working,
         };
         DetailedTask::new(task, payload)
     }
@@ -130,4 +182,29 @@ pub(crate) fn error_object(code: i64, message: &str) -> JsonObject {
     error.insert("code".into(), code.into());
     error.insert("message".into(), message.into());
     error
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Status;
+
+    #[test]
+    fn a_status_reads_back_from_its_name_and_nothing_else_does() {
+        for status in Status::ALL {
+            assert_eq!(Status::parse(status.as_str()), Some(status));
+            assert_eq!(status.to_string(), status.as_str());
+        }
+        assert_eq!(Status::parse("input_required"), Some(Status::InputRequired));
+        for name in ["", "Working", "done", "input-required"] {
+            assert_eq!(Status::parse(name), None, "{name}");
+        }
+        let ended: Vec<_> = Status::ALL
+            .into_iter()
+            .filter(|s| s.is_terminal())
+            .collect();
+        assert_eq!(
+            ended,
+            [Status::Completed, Status::Failed, Status::Cancelled]
+        );
+    }
 }

@@ -5,12 +5,14 @@
 use rmcp::model::{ClientJsonRpcMessage, ErrorCode, ErrorData, NumberOrString, RequestId};
 use serde_json::{Value, json};
 
+use super::id::find_id;
+
 /// A message that cannot be served, and the error to answer it with.
 #[derive(Debug)]
-pub(super) struct Rejection {
+pub(in crate::mcp) struct Rejection {
     /// The request's `id`, when one could be found in the text.
-    pub(super) id: Option<RequestId>,
-    pub(super) error: ErrorData,
+    pub(in crate::mcp) id: Option<RequestId>,
+    pub(in crate::mcp) error: ErrorData,
 }
 
 impl Rejection {
@@ -22,7 +24,7 @@ impl Rejection {
     }
 
     /// The JSON-RPC error response (`"id": null` when no id was found).
-    pub(super) fn to_json(&self) -> Value {
+    pub(in crate::mcp) fn to_json(&self) -> Value {
         json!({"jsonrpc": "2.0", "id": self.id, "error": self.error})
     }
 }
@@ -35,7 +37,7 @@ impl Rejection {
 /// - a request whose `params` is not an object (`"params": []`): `-32602` invalid params;
 /// - JSON that is not a JSON-RPC message of MCP (a batch, a bare value, no `method`):
 ///   `-32600` invalid request.
-pub(super) fn parse(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Box<Rejection>> {
+pub(in crate::mcp) fn parse(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Box<Rejection>> {
     if let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
         return Ok(message);
     }
@@ -114,7 +116,7 @@ fn diagnose(bytes: &[u8]) -> Rejection {
 
 /// The error for a message longer than the bound, with the request's `id` when one was
 /// found in it.
-pub(super) fn too_large_with_id(id: Option<RequestId>, limit: usize) -> Rejection {
+pub(in crate::mcp) fn too_large_with_id(id: Option<RequestId>, limit: usize) -> Rejection {
     Rejection::new(
         id,
         ErrorCode::INVALID_REQUEST,
@@ -129,7 +131,7 @@ pub(super) fn too_large_with_id(id: Option<RequestId>, limit: usize) -> Rejectio
 
 /// The error for a request with a method MCP defines but params of the wrong shape (the
 /// SDK parses it as a custom request); `None` for a method MCP does not define.
-pub(super) fn malformed_params(method: &str, params: Option<&Value>) -> Option<ErrorData> {
+pub(in crate::mcp) fn malformed_params(method: &str, params: Option<&Value>) -> Option<ErrorData> {
     const METHODS: &[&str] = &[
         "initialize",
         "ping",
@@ -191,13 +193,6 @@ fn request_id(value: &Value) -> Option<RequestId> {
         Value::String(s) => Some(NumberOrString::String(s.as_str().into())),
         _ => None,
     }
-}
-
-/// The top-level `"id"` of a JSON object, found by scanning the text leniently: the text
-/// may be cut short, hold invalid UTF-8 or escapes serde refuses; only the id's own
-/// token has to be well formed.
-pub(super) fn find_id(bytes: &[u8]) -> Option<RequestId> {
-    super::stdio::find_id(bytes)
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! task (`resultType: "task"`); the tool runs in the background and the task's rows say
 //! where it stands. Other clients, and other tools, get the ordinary synchronous call.
 //!
-//! - `tasks/get` reads the task from its backend (memory, or the run store shared by
+//! - `tasks/get` reads the task from its storage (memory, or the run store shared by
 //!   every replica): `working`, `input_required` with the tool's request as an
 //!   elicitation, or the final `CallToolResult`, failure or cancellation.
 //! - `tasks/update` answers the request: the tool runs again with the
@@ -23,10 +23,10 @@
 //! may have [`DEFAULT_MAX_TASKS_PER_CALLER`] unfinished tasks, and the process runs at most
 //! [`DEFAULT_MAX_RUNNING_TASKS`] at once; a timer deletes expired tasks.
 
-mod backend;
 mod methods;
 pub(crate) mod record;
 mod run;
+pub(crate) mod storage;
 pub(crate) use crate::time;
 
 use std::collections::HashMap;
@@ -36,7 +36,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use backend::Backend;
+use storage::{Memory, TaskStorage};
 
 use super::McpServer;
 
@@ -68,7 +68,7 @@ pub const DEFAULT_MAX_RUNNING_TASKS: usize = 256;
 /// The server's tasks: where they are kept, which ones run here, and their timings.
 #[derive(Clone, Debug)]
 pub(super) struct Tasks {
-    backend: Backend,
+    storage: Arc<dyn TaskStorage>,
     /// The cancellation tokens of the tasks this process runs.
     live: Arc<Mutex<HashMap<String, CancellationToken>>>,
     /// This process's name as a runner (random).
@@ -85,7 +85,7 @@ pub(super) struct Tasks {
 impl Default for Tasks {
     fn default() -> Self {
         Tasks {
-            backend: Backend::default(),
+            storage: Memory::shared(),
             live: Arc::default(),
             owner: uuid::Uuid::new_v4().simple().to_string().into(),
             ttl: DEFAULT_TASK_TTL,
@@ -147,35 +147,18 @@ impl Tasks {
 }
 
 impl McpServer {
-    /// Keeps what the server must share with its replicas in `store`'s database instead
-    /// of this process's memory:
-    ///
-    /// - the tasks of long-running tools: every replica on the same database answers
-    ///   `tasks/get` for any task (to the caller that created it), and a restarted server
-    ///   still has them (the ones that were running are reported failed, saying why);
-    /// - the sealed `requestState`s whose retry ran: a state is refused when it comes back,
-    ///   on every replica.
-    ///
-    /// Without it, both live in memory: tasks die with the process and another replica
-    /// does not know them, and a state spent on one replica is not known to another that
-    /// shares its [`StateKey`](crate::mcp::StateKey).
+    /// Keeps the tasks in `tasks` and the spent states in `spent` (a run store's,
+    /// shared by the replicas on its database: `McpServer::with_store`).
     #[cfg(feature = "__store")]
-    #[must_use]
-    pub fn with_store<S: crate::store::RunStore>(self, store: &S) -> Self {
-        let rows = crate::store::tasks::TaskRows::of(store);
-        let spent = crate::store::tasks::SpentRows::of(store);
+    pub(crate) fn keep_in(
+        self,
+        tasks: Arc<dyn TaskStorage>,
+        spent: Arc<dyn crate::mcp::server::spent::SpentStorage>,
+    ) -> Self {
         self.update(|inner| {
-            inner.tasks.backend = Backend::Store(rows);
-            inner.spent = crate::mcp::spent::Spent::Store(spent);
+            inner.tasks.storage = tasks;
+            inner.spent = spent;
         })
-    }
-
-    /// Keeps tasks (and spent `requestState`s) in `store`: see [`McpServer::with_store`].
-    #[cfg(feature = "__store")]
-    #[deprecated(note = "use `with_store`, which also keeps the spent `requestState`s")]
-    #[must_use]
-    pub fn with_task_store<S: crate::store::RunStore>(self, store: &S) -> Self {
-        self.with_store(store)
     }
 
     /// How long a task is kept after its creation (its `ttlMs`; default
@@ -234,7 +217,7 @@ impl McpServer {
                 let Some(inner) = server.upgrade() else {
                     return;
                 };
-                match inner.tasks.backend.sweep().await {
+                match inner.tasks.storage.sweep().await {
                     Ok(0) => {}
                     Ok(swept) => tracing::debug!(swept, "expired tasks deleted"),
                     Err(why) => tracing::warn!(%why, "expired tasks were not swept"),

@@ -45,8 +45,7 @@ pub const DEFAULT_STATE_TTL: Duration = Duration::from_secs(600);
 /// 2026-07-28 clients.
 ///
 /// Give every replica of a deployment the same key (through
-/// [`McpServer::with_state_key`](crate::mcp::McpServer::with_state_key) or
-/// [`HttpOptions::with_state_key`](crate::mcp::HttpOptions::with_state_key)), so that any
+/// [`McpServer::with_state_key`](crate::mcp::McpServer::with_state_key)), so that any
 /// of them accepts the states the others sealed, and the same store
 /// ([`McpServer::with_store`](crate::mcp::McpServer::with_store), features `sqlite` or
 /// `postgres`), so that a state whose retry ran on one is refused on all of them (a state

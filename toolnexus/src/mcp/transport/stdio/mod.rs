@@ -13,7 +13,7 @@
 //! The output waiting to be written is bounded ([`MAX_QUEUED_BYTES`]): a peer that keeps
 //! sending requests but does not read its answers is no longer served once that much
 //! waits for it. Reading stops, what was queued is dropped, and
-//! [`McpServer::serve_io`](super::McpServer::serve_io) returns an error saying so.
+//! [`McpServer::serve_io`](crate::mcp::McpServer::serve_io) returns an error saying so.
 //! So are the requests served at a time ([`inflight`]): the answers the SDK builds before
 //! they are queued are bounded too.
 
@@ -33,7 +33,6 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
 
-pub(crate) use codec::find_id;
 use codec::{Frame, LineCodec};
 use inflight::InFlight;
 
@@ -43,7 +42,7 @@ use super::protocol;
 const BATCH_BYTES: usize = 64 * 1024;
 /// The most output that may wait for the peer to read it (one longer line is still
 /// written when nothing else waits).
-pub(super) const MAX_QUEUED_BYTES: usize = 16 * 1024 * 1024;
+pub(in crate::mcp) const MAX_QUEUED_BYTES: usize = 16 * 1024 * 1024;
 
 /// What the reading side and the writing task share: the bytes queued and not yet
 /// written, and the signal that the peer is no longer served.
@@ -58,7 +57,7 @@ enum Out {
     Close(oneshot::Sender<io::Result<()>>),
 }
 
-pub(super) struct GuardedIo<R> {
+pub(in crate::mcp) struct GuardedIo<R> {
     read: FramedRead<R, LineCodec>,
     out: mpsc::UnboundedSender<Out>,
     outlet: Arc<Outlet>,
@@ -66,9 +65,9 @@ pub(super) struct GuardedIo<R> {
     inflight: InFlight,
 }
 
-/// The error [`McpServer::serve_io`](super::McpServer::serve_io) returns for a peer that
+/// The error [`McpServer::serve_io`](crate::mcp::McpServer::serve_io) returns for a peer that
 /// was no longer served because it did not read.
-pub(super) fn not_reading() -> io::Error {
+pub(in crate::mcp) fn not_reading() -> io::Error {
     io::Error::new(
         io::ErrorKind::BrokenPipe,
         format!(
@@ -84,7 +83,7 @@ where
     R: AsyncRead + Send + Unpin + 'static,
 {
     /// Starts the writing task; must be called within a Tokio runtime.
-    pub(super) fn new<W>(read: R, write: W, max_line: usize) -> Self
+    pub(in crate::mcp) fn new<W>(read: R, write: W, max_line: usize) -> Self
     where
         W: AsyncWrite + Send + Unpin + 'static,
     {
@@ -104,7 +103,7 @@ where
     }
 
     /// Cancelled when the peer is no longer served because it did not read.
-    pub(super) fn stopped(&self) -> CancellationToken {
+    pub(in crate::mcp) fn stopped(&self) -> CancellationToken {
         self.outlet.stopped.clone()
     }
 

@@ -65,7 +65,7 @@ pub struct HttpOptions {
     pub(super) body_read_timeout: Duration,
     pub(super) max_connections: usize,
     pub(super) stateless: bool,
-    pub(super) state_key: Option<crate::mcp::StateKey>,
+    pub(crate) state_key: Option<crate::mcp::StateKey>,
 }
 
 #[derive(Debug, Clone)]
@@ -226,17 +226,20 @@ impl HttpOptions {
         self
     }
 
-    /// Seals the `requestState` of suspended calls with `key` (replacing the server's
-    /// own, see [`McpServer::with_state_key`](crate::mcp::McpServer::with_state_key)):
-    /// give every replica behind a load balancer the same key, so each accepts the states
-    /// the others made.
+    /// Seals the `requestState` of suspended calls with `key`, replacing the server's own
+    /// for this HTTP server. The key belongs to the server: set it once there, with
+    /// [`McpServer::with_state_key`](crate::mcp::McpServer::with_state_key), which every
+    /// transport uses.
+    #[deprecated(note = "set the key on the server: `McpServer::with_state_key`")]
     #[must_use]
     pub fn with_state_key(mut self, key: crate::mcp::StateKey) -> Self {
         self.state_key = Some(key);
         self
     }
 
-    /// The `requestState` key these options set, if any.
+    /// The `requestState` key these options set, if any (see
+    /// [`McpServer::state_key`](crate::mcp::McpServer::state_key) for the key in use).
+    #[deprecated(note = "the key belongs to the server: `McpServer::state_key`")]
     pub fn state_key(&self) -> Option<&crate::mcp::StateKey> {
         self.state_key.as_ref()
     }

@@ -15,9 +15,10 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use serde_json::{Value, json};
 
-use super::record::{INPUT_REQUIRED, Pending, TaskRow};
+use super::record::{Pending, Status, TaskRow};
+use super::storage::NewTask;
 use super::{McpServer, ms, run};
-use crate::mcp::caller::Caller;
+use crate::mcp::server::caller::Caller;
 
 /// The longest task id accepted (ids this server makes are 36 characters).
 const MAX_ID_LEN: usize = 64;
@@ -61,17 +62,17 @@ async fn create(
         .map_err(|limit| busy(name, "the tool did not run", limit))?
         .unwrap_or_default();
     let created = tasks
-        .backend
-        .create(
-            &id,
-            name,
-            &text,
-            &tasks.owner,
-            ms(tasks.lease),
-            ms(tasks.ttl),
-            &caller.binding(),
-            tasks.max_per_caller,
-        )
+        .storage
+        .create(NewTask {
+            id: &id,
+            tool: name,
+            args: &text,
+            owner: &tasks.owner,
+            lease_ms: ms(tasks.lease),
+            ttl_ms: ms(tasks.ttl),
+            caller: &caller.binding(),
+            limit: tasks.max_per_caller,
+        })
         .await;
     let row = match created {
         Ok(Some(row)) => row,
@@ -133,7 +134,7 @@ async fn lookup(server: &McpServer, id: &str, caller: &Caller) -> Result<TaskRow
             format!("`{shown}` is not a task id this server issued (ids are UUIDs)"),
         ));
     }
-    let found = server.0.tasks.backend.get(id).await.map_err(|why| {
+    let found = server.0.tasks.storage.get(id).await.map_err(|why| {
         ErrorData::internal_error(format!("task `{id}` could not be read: {why}"), None)
     })?;
     let unknown = || {
@@ -189,7 +190,7 @@ pub(in crate::mcp) async fn update(
     let id = params.task_id.as_str();
     let caller = Caller::of(server, context);
     let row = lookup(server, id, &caller).await?;
-    if row.status != INPUT_REQUIRED {
+    if row.status != Status::InputRequired {
         return Ok(());
     }
     let pending: Pending = row
@@ -215,7 +216,8 @@ pub(in crate::mcp) async fn update(
             ),
         )
     })?;
-    let answer = crate::mcp::elicit::answer_for(&pending.id, pending.field.as_deref(), &result);
+    let answer =
+        crate::mcp::server::elicit::answer_for(&pending.id, pending.field.as_deref(), &result);
     let tasks = &server.0.tasks;
     let reserved = tasks.reserve(id).map_err(|limit| {
         busy(
@@ -229,7 +231,7 @@ pub(in crate::mcp) async fn update(
         return Ok(());
     };
     let resumed = tasks
-        .backend
+        .storage
         .resume(
             id,
             &tasks.owner,
@@ -271,7 +273,7 @@ pub(in crate::mcp) async fn cancel(
     lookup(server, id, &caller).await?;
     let tasks = &server.0.tasks;
     tasks
-        .backend
+        .storage
         .cancel(id, "cancelled by the client")
         .await
         .map_err(|why| {

@@ -45,11 +45,11 @@ const LOGGER: &str = "toolnexus";
 
 /// One session's state: the log level its client set. A fresh one per MCP session.
 #[derive(Clone, Default)]
-pub(super) struct Session(Arc<AtomicU8>);
+pub(super) struct SessionLevel(Arc<AtomicU8>);
 
 const UNSET: u8 = 0;
 
-impl Session {
+impl SessionLevel {
     pub(super) fn set_level(&self, level: LogLevel) {
         self.0.store(level as u8 + 1, Ordering::Relaxed);
     }
@@ -97,7 +97,7 @@ enum Note {
 pub(super) struct McpCaller {
     peer: Peer<RoleServer>,
     progress_token: Option<ProgressToken>,
-    session: Session,
+    session: SessionLevel,
     /// False for clients on 2026-07-28 or later, which have no logging or sampling.
     legacy: bool,
     sampling: bool,
@@ -105,7 +105,7 @@ pub(super) struct McpCaller {
 }
 
 impl McpCaller {
-    pub(super) fn new(request: &RequestContext<RoleServer>, session: &Session) -> Arc<Self> {
+    pub(super) fn new(request: &RequestContext<RoleServer>, session: &SessionLevel) -> Arc<Self> {
         let legacy = request
             .protocol_version()
             .is_none_or(|version| version < ProtocolVersion::V_2026_07_28);

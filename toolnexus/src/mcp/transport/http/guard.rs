@@ -41,7 +41,7 @@ use serde_json::{Value, json};
 use super::events::stream_of;
 use super::limits::{Limits, TooManyReplays, holding};
 use super::sessions::Sessions;
-use crate::mcp::protocol;
+use crate::mcp::transport::protocol;
 
 const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
 const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");

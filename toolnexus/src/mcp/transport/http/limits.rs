@@ -34,10 +34,11 @@ pub(super) struct Limits {
     idle: Duration,
     /// The session-less streams followed by replay at once.
     max_open_replays: usize,
-    state: Mutex<State>,
+    state: Mutex<Counts>,
 }
 
-struct State {
+/// What each session and each replayed stream holds, behind the limits' one lock.
+struct Counts {
     sessions: HashMap<SessionId, Use>,
     /// The session-less streams followed by replay, and the replays of each.
     open_replays: HashMap<Box<str>, usize>,
@@ -67,7 +68,7 @@ impl Limits {
         Arc::new(Limits {
             idle,
             max_open_replays,
-            state: Mutex::new(State {
+            state: Mutex::new(Counts {
                 sessions: HashMap::new(),
                 open_replays: HashMap::new(),
                 swept: Instant::now(),
@@ -75,7 +76,7 @@ impl Limits {
         })
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
+    fn lock(&self) -> MutexGuard<'_, Counts> {
         self.state
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())

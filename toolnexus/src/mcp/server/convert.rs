@@ -93,9 +93,7 @@ pub fn call_tool_result(tool: &str, mut result: ToolResult) -> CallToolResult {
             .as_mut()
             .and_then(|metadata| metadata.remove(PENDING_KEY))
         {
-            _ if crate::agent::as_tool::carries_state(Some(&request)) => {
-                crate::agent::as_tool::shown(&request).to_value()
-            }
+            _ if request.carries_agent_state() => request.shown().to_value(),
             Some(pending) => pending,
             None => Value::Null,
         };

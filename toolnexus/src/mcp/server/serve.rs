@@ -5,7 +5,9 @@ use std::io;
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use super::{HttpOptions, HttpServer, McpServer, http, stdio};
+use super::McpServer;
+use crate::mcp::transport::{http, stdio};
+use crate::mcp::{HttpOptions, HttpServer};
 
 impl McpServer {
     /// Serves one client over the process's standard input and output until the client

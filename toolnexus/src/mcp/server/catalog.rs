@@ -2,7 +2,7 @@
 //! change, and the [`ServerHandle`] that changes them.
 //!
 //! Every session of a server (each stdio connection, each streamable-HTTP session) has a
-//! [`Session`] of its own: its client's peer, once it has initialized, and the URIs it
+//! [`Subscriber`] of its own: its client's peer, once it has initialized, and the URIs it
 //! subscribed to with `resources/subscribe`. The server keeps weak references to them, so
 //! a session that ends is forgotten on the next notification. Clients on MCP 2026-07-28
 //! subscribe with `subscriptions/listen` instead; each open listen is a sink here until
@@ -47,7 +47,7 @@ pub(super) struct Catalog {
 /// clones, its sessions and its handles.
 pub(super) struct Live {
     catalog: RwLock<Catalog>,
-    sessions: Mutex<Vec<Weak<Session>>>,
+    sessions: Mutex<Vec<Weak<Subscriber>>>,
     listeners: Mutex<Vec<(u64, SubscriptionSink)>>,
     next_listener: AtomicU64,
     /// How long a listen lasts, in milliseconds.
@@ -70,9 +70,9 @@ fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// One session's client and subscriptions.
+/// One session's client and the resources it subscribed to.
 #[derive(Default)]
-pub(super) struct Session {
+pub(super) struct Subscriber {
     peer: OnceLock<Peer<RoleServer>>,
     subscriptions: Mutex<HashSet<String>>,
 }
@@ -102,14 +102,14 @@ impl Live {
     }
 
     /// Keeps `session` (weakly): it hears of changes from now on.
-    fn register(&self, session: &Arc<Session>) {
+    fn register(&self, session: &Arc<Subscriber>) {
         let mut sessions = lock(&self.sessions);
         sessions.retain(|weak| weak.strong_count() > 0);
         sessions.push(Arc::downgrade(session));
     }
 
     /// The peers of the sessions alive and initialized, that `pick` selects.
-    fn peers(&self, pick: impl Fn(&Session) -> bool) -> Vec<Peer<RoleServer>> {
+    fn peers(&self, pick: impl Fn(&Subscriber) -> bool) -> Vec<Peer<RoleServer>> {
         let mut sessions = lock(&self.sessions);
         sessions.retain(|weak| weak.strong_count() > 0);
         sessions
@@ -180,7 +180,7 @@ impl Live {
     }
 }
 
-impl Session {
+impl Subscriber {
     /// Adds `uri` to the session's subscriptions; false when it holds
     /// [`MAX_SUBSCRIPTIONS`] others already.
     pub(super) fn subscribe(&self, uri: String) -> bool {

@@ -4,11 +4,10 @@ use rmcp::model::{ElicitRequest, InputRequest, InputRequests};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::record::{CANCELLED, COMPLETED, INPUT_REQUIRED, Pending, TaskRow};
+use super::record::{Pending, Status, TaskRow};
 use super::{McpServer, ms};
-use crate::agent::as_tool::shown;
-use crate::mcp::convert::call_tool_result;
-use crate::mcp::elicit::{elicitation_for, unsendable_result};
+use crate::mcp::server::convert::call_tool_result;
+use crate::mcp::server::elicit::{elicitation_for, unsendable_result};
 use crate::tool::context::Context;
 use crate::tool::request::Answer;
 
@@ -53,7 +52,7 @@ async fn run(
         tokio::select! {
             result = &mut call => break result,
             () = tokio::time::sleep(every) => {
-                match tasks.backend.renew(&id, &tasks.owner, ms(tasks.lease)).await {
+                match tasks.storage.renew(&id, &tasks.owner, ms(tasks.lease)).await {
                     Ok(Some(false)) => {}
                     // Cancelled, or no longer this runner's (reported failed, deleted).
                     Ok(Some(true) | None) => token.cancel(),
@@ -65,13 +64,13 @@ async fn run(
     tasks.live().remove(&id);
     let (status, message, payload, pending) = if token.is_cancelled() {
         (
-            CANCELLED,
+            Status::Cancelled,
             format!("{tool} was cancelled"),
             "null".to_owned(),
             None,
         )
     } else if let Some(request) = result.pending_request() {
-        match elicitation_for(&shown(&request), false) {
+        match elicitation_for(&request.shown(), false) {
             Ok((params, field)) => {
                 let key = format!("{}.{round}", request.id);
                 let mut requests = InputRequests::new();
@@ -85,14 +84,14 @@ async fn run(
                     field,
                 };
                 (
-                    INPUT_REQUIRED,
+                    Status::InputRequired,
                     request.prompt.clone(),
                     text(&requests),
                     Some(text(&pending)),
                 )
             }
             Err(why) => (
-                COMPLETED,
+                Status::Completed,
                 format!("{tool} ended with an error result"),
                 text(&unsendable_result(&tool, &request, &why)),
                 None,
@@ -105,10 +104,10 @@ async fn run(
         } else {
             format!("{tool} completed")
         };
-        (COMPLETED, message, text(&result), None)
+        (Status::Completed, message, text(&result), None)
     };
     match tasks
-        .backend
+        .storage
         .settle(
             &id,
             &tasks.owner,

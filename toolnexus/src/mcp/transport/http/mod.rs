@@ -25,7 +25,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::McpServer;
+use crate::mcp::McpServer;
 pub use options::{
     DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, LOOPBACK_HOSTS,
@@ -33,7 +33,7 @@ pub use options::{
 };
 
 /// The path the MCP endpoint is mounted at.
-pub(super) const PATH: &str = "/mcp";
+pub(in crate::mcp) const PATH: &str = "/mcp";
 
 /// The budget of the resumable-stream store: messages kept for clients that reconnect.
 const EVENT_STORE_BYTES: usize = 16 * 1024 * 1024;
@@ -41,7 +41,7 @@ const EVENT_STORE_BYTES: usize = 16 * 1024 * 1024;
 /// those matter only to a client whose connection dropped as the answer was sent.
 const ANSWERED_EVENT_BYTES: usize = 1024 * 1024;
 
-pub(super) async fn serve(
+pub(in crate::mcp) async fn serve(
     server: McpServer,
     addr: impl ToSocketAddrs,
     options: HttpOptions,
@@ -133,7 +133,7 @@ async fn accept_loop(
 }
 
 /// A running streamable-HTTP MCP server, made by
-/// [`McpServer::serve_http`](super::McpServer::serve_http).
+/// [`McpServer::serve_http`](crate::mcp::McpServer::serve_http).
 ///
 /// Each client connection is served on its own task, so a client that sends garbage,
 /// oversized bodies or disconnects mid-request affects only its own requests. Dropping

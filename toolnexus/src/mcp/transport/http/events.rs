@@ -48,7 +48,7 @@ const SWEEP_EVERY: Duration = Duration::from_secs(1);
 pub(super) struct MemoryEventStore(Arc<Shared>);
 
 struct Shared {
-    state: Mutex<State>,
+    state: Mutex<Logs>,
     idle: Duration,
     max_bytes: usize,
     answered_max: usize,
@@ -66,7 +66,8 @@ type Key = u128;
 /// expired and a stream of another client.
 const UNKNOWN: &str = "the stream of this event id is unknown, has expired, or is not yours";
 
-struct State {
+/// The event logs of the streams, and their names, behind the store's one lock.
+struct Logs {
     streams: HashMap<Key, Log, Hasher>,
     names: HashMap<Arc<str>, Key, Hasher>,
     /// The streams still without their response, by when they were last written, oldest
@@ -137,7 +138,7 @@ impl Kept {
 impl MemoryEventStore {
     pub(super) fn new(idle: Duration, max_bytes: usize, answered_max: usize) -> Self {
         MemoryEventStore(Arc::new(Shared {
-            state: Mutex::new(State {
+            state: Mutex::new(Logs {
                 streams: HashMap::default(),
                 names: HashMap::default(),
                 open: BTreeMap::new(),
@@ -155,7 +156,7 @@ impl MemoryEventStore {
 }
 
 impl Shared {
-    fn lock(&self) -> MutexGuard<'_, State> {
+    fn lock(&self) -> MutexGuard<'_, Logs> {
         self.state
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
@@ -165,7 +166,7 @@ impl Shared {
     /// oldest first, up to the first one still in time), then the least recently written
     /// answered ones while they are over their budget, then the least recently written of
     /// all, answered first, while over the whole budget.
-    fn evict(&self, state: &mut State, now: Instant) {
+    fn evict(&self, state: &mut Logs, now: Instant) {
         if now.duration_since(state.swept) >= SWEEP_EVERY {
             state.swept = now;
             let expired = |ages: &BTreeMap<u64, Key>, ttl: Duration| -> Vec<Key> {
@@ -199,7 +200,7 @@ impl Shared {
     }
 }
 
-impl State {
+impl Logs {
     fn remove(&mut self, key: Key) {
         if let Some(log) = self.streams.remove(&key) {
             self.names.remove(&log.name);
