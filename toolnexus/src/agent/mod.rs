@@ -31,6 +31,7 @@ pub(crate) mod model;
 pub(crate) mod resume;
 pub(crate) mod run;
 pub(crate) mod settings;
+pub(crate) mod stream;
 pub(crate) mod talk;
 pub(crate) mod trace;
 pub(crate) mod turn;
@@ -38,7 +39,7 @@ pub(crate) mod usage;
 
 pub use as_tool::{AGENT_KEY, AGENT_STATE_KEY, DEFAULT_MAX_DEPTH};
 pub use client::{Client, DEFAULT_MAX_TURNS, IntoWaitOutcome};
-pub use events::Event;
+pub use events::{Borrowed, Event, Form, Owned, OwnedEvent};
 pub use hooks::{HookFuture, Hooks, ToolDecision};
 #[cfg(feature = "__store")]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
@@ -51,3 +52,4 @@ pub use model::{
 pub use resume::{Halted, ResumeError};
 pub use run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
 pub use settings::{ModelSettings, Reasoning, ToolChoice};
+pub use stream::{EventStream, STREAM_BUFFER};
