@@ -17,6 +17,7 @@ use crate::agent::events::{Event, OwnedEvent};
 use crate::agent::run::{CallStatus, RunResult, RunStatus};
 use crate::tool::request::{Answer, Request};
 use crate::tool::toolkit::Toolkit;
+use crate::ui::Shared;
 use crate::ui::sse;
 use crate::ui::threads::{Parked, Threads};
 
@@ -51,14 +52,8 @@ pub fn ag_ui(client: Client, toolkit: Toolkit) -> Router {
     Router::new().route("/", post(run)).with_state(shared)
 }
 
-struct Shared {
-    client: Client,
-    toolkit: Toolkit,
-    threads: Threads,
-}
-
 async fn run(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
-    sse::response(events(&shared, &body))
+    sse::response(events(&shared, &body), None)
 }
 
 /// What the AG-UI input asks, checked.

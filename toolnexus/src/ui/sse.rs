@@ -8,8 +8,15 @@ use axum::response::Response;
 use futures_util::{Stream, StreamExt as _};
 use serde_json::Value;
 
-/// `events` as a `text/event-stream` response, one `data:` line per value.
-pub(crate) fn response(events: impl Stream<Item = Value> + Send + 'static) -> Response {
+/// `events` as a `text/event-stream` response, one `data:` line per value, then `done`
+/// as a last `data:` line when given.
+pub(crate) fn response(
+    events: impl Stream<Item = Value> + Send + 'static,
+    done: Option<&'static str>,
+) -> Response {
+    let end = futures_util::stream::iter(
+        done.map(|done| Ok::<_, Infallible>(Bytes::from(format!("data: {done}\n\n")))),
+    );
     let body = events.map(|event| {
         let mut line = Vec::with_capacity(128);
         line.extend_from_slice(b"data: ");
@@ -18,6 +25,7 @@ pub(crate) fn response(events: impl Stream<Item = Value> + Send + 'static) -> Re
         line.extend_from_slice(b"\n\n");
         Ok::<_, Infallible>(Bytes::from(line))
     });
+    let body = body.chain(end);
     let mut response = Response::new(Body::from_stream(body));
     let headers = response.headers_mut();
     headers.insert(
