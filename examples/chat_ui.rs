@@ -8,7 +8,8 @@
 //! ```
 //!
 //! Prints `listening on http://ADDR/` as its first stdout line and stops when its stdin
-//! closes. The page is at `/`, the AG-UI endpoint at `/agui`. Keyless: a scripted model
+//! closes. The page is at `/`, the AG-UI endpoint at `/agui`, the AI SDK's UI message
+//! stream (for `useChat`) at `/chat`. Keyless: a scripted model
 //! deploys what it is asked to with its `deploy` tool, which asks for approval first.
 
 use std::convert::Infallible;
@@ -58,7 +59,11 @@ async fn main() -> std::io::Result<()> {
             "/",
             axum::routing::get(|| async { axum::response::Html(PAGE) }),
         )
-        .nest("/agui", toolnexus::ui::ag_ui(client, toolkit));
+        .nest(
+            "/agui",
+            toolnexus::ui::ag_ui(client.clone(), toolkit.clone()),
+        )
+        .nest("/chat", toolnexus::ui::ai_sdk(client, toolkit));
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     println!("listening on http://{}/", listener.local_addr()?);
     let stdin_closed = async {

@@ -22,7 +22,7 @@ fn env(name: &str) -> String {
 #[test]
 fn the_ag_ui_client_sdk_runs_resumes_and_is_refused_bad_interrupts() {
     let server = Listening::start("chat_ui", &["127.0.0.1:0"]);
-    let repo = std::env::var("CARGO_MANIFEST_DIR").unwrap();
+    let repo = env!("CARGO_MANIFEST_DIR");
     let node = std::env::var("TOOLNEXUS_NODE").unwrap_or("node".into());
     let output = Command::new("timeout")
         .args([
