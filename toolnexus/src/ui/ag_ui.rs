@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use crate::agent::client::Client;
 use crate::agent::events::{Event, OwnedEvent};
 use crate::agent::run::{CallStatus, RunResult, RunStatus};
+use crate::agent::stream::EventStream;
 use crate::tool::request::{Answer, Request};
 use crate::tool::toolkit::Toolkit;
 use crate::ui::Shared;
@@ -42,7 +43,10 @@ use crate::ui::threads::{Parked, Threads};
 ///
 /// The prompt of a new run is the last user message of the input; earlier turns come
 /// from the thread's own transcript, which the endpoint keeps between runs (in memory;
-/// the last 10 000 threads).
+/// the last 10 000 threads). On a client [with a store](Client::with_store), a thread is
+/// a [session](Client::session) of the store instead, and an interrupt id names the
+/// stored run and its request: any replica on the same store, or this one after a
+/// restart, answers it, and the store answers each request once.
 pub fn ag_ui(client: Client, toolkit: Toolkit) -> Router {
     let shared = Arc::new(Shared {
         client,
@@ -149,21 +153,39 @@ fn events(shared: &Arc<Shared>, body: &[u8]) -> BoxStream<'static, Value> {
             return stream::iter(out).boxed();
         }
     };
-    let head = started(&input.thread, &input.run);
-    match start(shared, &input) {
-        Ok(run) => {
-            let mut translate = Translate::new(Arc::clone(shared), input);
-            run.flat_map(move |event| stream::iter(translate.event(event)))
-                .boxed()
+    let shared = Arc::clone(shared);
+    stream::once(async move {
+        let head = started(&input.thread, &input.run);
+        match start(&shared, &input).await {
+            Ok(run) => {
+                let mut translate = Translate::new(shared, input);
+                run.flat_map(move |event| stream::iter(translate.event(event)))
+                    .boxed()
+            }
+            Err(error) => stream::iter([head, error]).boxed(),
         }
-        Err(error) => stream::iter([head, error]).boxed(),
-    }
+    })
+    .flatten()
+    .boxed()
+}
+
+/// Whether the endpoint's client keeps its runs in a store (threads are then sessions).
+#[cfg(feature = "__store")]
+fn stored(shared: &Shared) -> bool {
+    crate::ui::durable::stored(&shared.client)
 }
 
 /// The run the input asks for, or why there is none.
-fn start(shared: &Shared, input: &Input) -> Result<crate::agent::stream::EventStream, Value> {
+async fn start(shared: &Shared, input: &Input) -> Result<EventStream, Value> {
     let (client, toolkit, threads) = (&shared.client, &shared.toolkit, &shared.threads);
     if input.resume.is_empty() {
+        let Some(prompt) = input.prompt.clone() else {
+            return Err(error(
+                "RunAgentInput: no user message to run on",
+                "invalid_input",
+            ));
+        };
+        // (With a store, this replica's own interrupts: the store answers any of them.)
         let open = threads.open_on(&input.thread);
         if !open.is_empty() {
             return Err(error(
@@ -174,12 +196,12 @@ fn start(shared: &Shared, input: &Input) -> Result<crate::agent::stream::EventSt
                 "interrupt_not_answered",
             ));
         }
-        let Some(prompt) = input.prompt.clone() else {
-            return Err(error(
-                "RunAgentInput: no user message to run on",
-                "invalid_input",
-            ));
-        };
+        #[cfg(feature = "__store")]
+        if stored(shared) {
+            return crate::ui::durable::run(client, &input.thread, prompt, toolkit)
+                .await
+                .map_err(|e| error(format!("the run store: {e}"), "store"));
+        }
         let transcript = threads.transcript(&input.thread);
         return Ok(if transcript.is_empty() {
             client.stream(prompt, toolkit)
@@ -209,6 +231,17 @@ fn start(shared: &Shared, input: &Input) -> Result<crate::agent::stream::EventSt
             "invalid_input",
         ));
     }
+    let payload = entry.get("payload");
+    #[cfg(feature = "__store")]
+    if stored(shared) {
+        let given = |request: &str| answer(request, status, payload);
+        let run = crate::ui::durable::answer(client, &input.thread, id, given, toolkit)
+            .await
+            .map_err(|(message, code)| error(message, code))?;
+        // Answered in the store: no longer open here either.
+        let _ = threads.take(&input.thread, id);
+        return Ok(run);
+    }
     let Parked { halted, .. } = threads
         .take(&input.thread, id)
         .map_err(|refused| error(refused.message(id), refused.code()))?;
@@ -216,23 +249,23 @@ fn start(shared: &Shared, input: &Input) -> Result<crate::agent::stream::EventSt
         .pending
         .clone()
         .ok_or_else(|| error("resume: the halted run has no request", "internal"))?;
-    let answer = answer(&request, status, entry.get("payload"));
+    let answer = answer(&request.id, status, payload);
     client
         .stream_resume(halted, answer, toolkit)
         .map_err(|e| error(format!("resume: {e}"), "resume_failed"))
 }
 
-/// The [`Answer`] a `resume` entry gives `request`.
-fn answer(request: &Request, status: &str, payload: Option<&Value>) -> Answer {
+/// The [`Answer`] a `resume` entry gives request `request`.
+fn answer(request: &str, status: &str, payload: Option<&Value>) -> Answer {
     if status == "cancelled" {
         let reason = payload
             .and_then(|p| p.get("reason").and_then(Value::as_str).or(p.as_str()))
             .unwrap_or("declined by the user");
-        return Answer::decline(request.id.clone(), reason);
+        return Answer::decline(request, reason);
     }
     match payload {
-        Some(Value::Null) | None => Answer::accept(request.id.clone()),
-        Some(data) => Answer::accept(request.id.clone()).with_data(data.clone()),
+        Some(Value::Null) | None => Answer::accept(request),
+        Some(data) => Answer::accept(request).with_data(data.clone()),
     }
 }
 
@@ -417,9 +450,20 @@ impl Translate {
                 })
             }
             RunStatus::Pending => {
-                let id = format!("int_{}", uuid::Uuid::new_v4().simple());
-                threads.finished(thread, run, Some(&id));
                 let request = run.pending.clone().or(self.pending.take().map(|p| p.1));
+                let id = match (&run.id, &request) {
+                    #[cfg(feature = "__store")]
+                    (Some(run_id), Some(request)) if stored(&self.shared) => {
+                        let id = crate::ui::durable::interrupt_id(run_id, &request.id);
+                        threads.finished(thread, run, Some(&id));
+                        id
+                    }
+                    _ => {
+                        let id = format!("int_{}", uuid::Uuid::new_v4().simple());
+                        threads.finished(thread, run, Some(&id));
+                        id
+                    }
+                };
                 let call = self
                     .pending
                     .as_ref()

@@ -11,6 +11,8 @@
 
 mod ag_ui;
 mod ai_sdk;
+#[cfg(feature = "__store")]
+mod durable;
 mod sse;
 mod threads;
 
