@@ -5,7 +5,12 @@
 //! ```text
 //! cargo run --example chat_ui --features ui                      # http://127.0.0.1:8080/
 //! cargo run --example chat_ui --features ui -- 127.0.0.1:0       # any free port
+//! cargo run --example chat_ui --features ui -- 127.0.0.1:8080 --db chat.db   # durable
 //! ```
+//!
+//! With `--db PATH` the runs live in a SQLite file: each chat thread is a session of the
+//! store, and an approval card still open when the server restarts is answered by the
+//! next server on the same file.
 //!
 //! Prints `listening on http://ADDR/` as its first stdout line and stops when its stdin
 //! closes. The page is at `/`, the AG-UI endpoint at `/agui`, the AI SDK's UI message
@@ -49,10 +54,21 @@ const PAGE: &str = include_str!("chat_ui/index.html");
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let addr = std::env::args()
-        .nth(1)
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let addr = args
+        .first()
+        .cloned()
         .unwrap_or_else(|| "127.0.0.1:8080".to_owned());
-    let client = Client::new(model());
+    let mut client = Client::new(model());
+    if let Some(at) = args.iter().position(|a| a == "--db") {
+        let path = args
+            .get(at + 1)
+            .ok_or_else(|| std::io::Error::other("--db needs a path"))?;
+        let store = toolnexus::store::SqliteStore::open(path)
+            .await
+            .map_err(std::io::Error::other)?;
+        client = client.with_store(store);
+    }
     let toolkit = Toolkit::new().with(deploy::tool());
     let app = axum::Router::new()
         .route(

@@ -21,7 +21,25 @@ fn env(name: &str) -> String {
 
 #[test]
 fn the_ag_ui_client_sdk_runs_resumes_and_is_refused_bad_interrupts() {
-    let server = Listening::start("chat_ui", &["127.0.0.1:0"]);
+    judge(&[]);
+}
+
+/// The same with the runs in SQLite: threads are sessions, interrupts name stored runs.
+#[test]
+fn the_same_with_a_run_store() {
+    let db = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("ui_agui-{}.db", std::process::id()));
+    let db = db.to_str().unwrap();
+    judge(&["--db", db]);
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{db}{suffix}"));
+    }
+}
+
+fn judge(args: &[&str]) {
+    let mut all = vec!["127.0.0.1:0"];
+    all.extend_from_slice(args);
+    let server = Listening::start("chat_ui", &all);
     let repo = env!("CARGO_MANIFEST_DIR");
     let node = std::env::var("TOOLNEXUS_NODE").unwrap_or("node".into());
     let output = Command::new("timeout")
