@@ -13,10 +13,28 @@ use common_example::Listening;
 
 #[test]
 fn the_ai_sdk_reads_the_stream_through_an_approval_round_trip() {
+    judge(&[]);
+}
+
+/// The same with the runs in SQLite: chats are sessions, approvals name stored runs.
+#[test]
+fn the_same_with_a_run_store() {
+    let db = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("ui_ai_sdk-{}.db", std::process::id()));
+    let db = db.to_str().unwrap();
+    judge(&["--db", db]);
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{db}{suffix}"));
+    }
+}
+
+fn judge(args: &[&str]) {
     let modules = std::env::var("TOOLNEXUS_UI_NODE_MODULES").unwrap_or_else(|_| {
         panic!("TOOLNEXUS_UI_NODE_MODULES is not set: this test runs the AI SDK and does not skip; run it through .ci/test")
     });
-    let server = Listening::start("chat_ui", &["127.0.0.1:0"]);
+    let mut all = vec!["127.0.0.1:0"];
+    all.extend_from_slice(args);
+    let server = Listening::start("chat_ui", &all);
     let repo = env!("CARGO_MANIFEST_DIR");
     let node = std::env::var("TOOLNEXUS_NODE").unwrap_or("node".into());
     let output = Command::new("timeout")

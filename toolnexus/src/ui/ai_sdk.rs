@@ -45,7 +45,10 @@ use crate::ui::threads::{Parked, Threads};
 /// issued in, and answerable once; anything else is an `error` chunk at once.
 ///
 /// The prompt of a new run is the text of the last user message; earlier turns come from
-/// the chat's own transcript, which the endpoint keeps between runs (in memory).
+/// the chat's own transcript, which the endpoint keeps between runs (in memory). On a
+/// client [with a store](Client::with_store) a chat is a [session](Client::session) of
+/// the store and an approval id names the stored run and its request, as for
+/// [`ag_ui`](crate::ui::ag_ui): any replica on the store answers it.
 pub fn ai_sdk(client: Client, toolkit: Toolkit) -> Router {
     let shared = Arc::new(Shared {
         client,
@@ -79,27 +82,31 @@ fn chunks(shared: &Arc<Shared>, body: &[u8]) -> BoxStream<'static, Value> {
     ) else {
         return failed("the request needs a string `id` and a `messages` array");
     };
-    let Some(last) = messages.last() else {
+    let Some(last) = messages.last().cloned() else {
         return failed("`messages` is empty");
     };
-    let chat = chat.to_owned();
-    let started = match last.get("role").and_then(Value::as_str) {
-        Some("assistant") => resume(shared, &chat, last),
-        Some("user") => fresh(shared, &chat, last),
-        _ => Err("the last message is neither the user's nor the assistant's".to_owned()),
-    };
-    match started {
-        Ok((run, message_id)) => {
-            let mut translate = Translate::new(Arc::clone(shared), chat, message_id);
-            run.flat_map(move |event| stream::iter(translate.event(event)))
-                .boxed()
+    let (shared, chat) = (Arc::clone(shared), chat.to_owned());
+    stream::once(async move {
+        let started = match last.get("role").and_then(Value::as_str) {
+            Some("assistant") => resume(&shared, &chat, &last).await,
+            Some("user") => fresh(&shared, &chat, &last).await,
+            _ => Err("the last message is neither the user's nor the assistant's".to_owned()),
+        };
+        match started {
+            Ok((run, message_id)) => {
+                let mut translate = Translate::new(shared, chat, message_id);
+                run.flat_map(move |event| stream::iter(translate.event(event)))
+                    .boxed()
+            }
+            Err(message) => failed(message),
         }
-        Err(message) => failed(message),
-    }
+    })
+    .flatten()
+    .boxed()
 }
 
 /// A new run on the user's message.
-fn fresh(
+async fn fresh(
     shared: &Shared,
     chat: &str,
     user: &Value,
@@ -112,6 +119,11 @@ fn fresh(
         ));
     }
     let prompt = text_of(user);
+    #[cfg(feature = "__store")]
+    if crate::ui::durable::stored(&shared.client) {
+        let run = crate::ui::durable::run(&shared.client, chat, prompt, &shared.toolkit).await;
+        return Ok((run.map_err(|e| format!("the run store: {e}"))?, None));
+    }
     let transcript = shared.threads.transcript(chat);
     let (client, toolkit) = (&shared.client, &shared.toolkit);
     Ok((
@@ -125,7 +137,7 @@ fn fresh(
 }
 
 /// The run of the approval the assistant message answers, continuing that message.
-fn resume(
+async fn resume(
     shared: &Shared,
     chat: &str,
     assistant: &Value,
@@ -149,6 +161,26 @@ fn resume(
     ) else {
         return Err("an approval response needs a string `id` and a boolean `approved`".into());
     };
+    let given = |request: &str| {
+        if approved {
+            Answer::accept(request)
+        } else {
+            let reason = approval.get("reason").and_then(Value::as_str);
+            Answer::decline(request, reason.unwrap_or("declined by the user"))
+        }
+    };
+    let message_id = assistant
+        .get("id")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    #[cfg(feature = "__store")]
+    if crate::ui::durable::stored(&shared.client) {
+        let run = crate::ui::durable::answer(&shared.client, chat, id, given, &shared.toolkit)
+            .await
+            .map_err(|(message, _)| message.replace("interrupt", "approval"))?;
+        let _ = shared.threads.take(chat, id);
+        return Ok((run, message_id));
+    }
     let Parked { halted, .. } = shared
         .threads
         .take(chat, id)
@@ -157,16 +189,7 @@ fn resume(
         .pending
         .clone()
         .ok_or("the halted run has no request")?;
-    let answer = if approved {
-        Answer::accept(request.id)
-    } else {
-        let reason = approval.get("reason").and_then(Value::as_str);
-        Answer::decline(request.id, reason.unwrap_or("declined by the user"))
-    };
-    let message_id = assistant
-        .get("id")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
+    let answer = given(&request.id);
     let run = shared
         .client
         .stream_resume(halted, answer, &shared.toolkit)
@@ -380,7 +403,15 @@ impl Translate {
                 out.push(json!({"type": "finish", "finishReason": "stop"}));
             }
             RunStatus::Pending => {
-                let id = format!("apr_{}", uuid::Uuid::new_v4().simple());
+                let id = match (&run.id, &run.pending) {
+                    #[cfg(feature = "__store")]
+                    (Some(run_id), Some(request))
+                        if crate::ui::durable::stored(&self.shared.client) =>
+                    {
+                        crate::ui::durable::interrupt_id(run_id, &request.id)
+                    }
+                    _ => format!("apr_{}", uuid::Uuid::new_v4().simple()),
+                };
                 threads.finished(&self.chat, run, Some(&id));
                 if let Some((call, prompt)) = self.approval.take() {
                     out.push(json!({
