@@ -32,6 +32,7 @@ const LAYERS: &[&str] = &[
     "a2a",   // A2A agents as tools, and a Client served as one: agent, tool, env, time
     "source", // tools from MCP configs, skills folders, HTTP endpoints: mcp, tool, builtins, a2a
     "dispatch", // a facade over the tool layer's plumbing and the loop's resume: tool, agent
+    "ui",    // runs a web page drives (AG-UI, the AI SDK's stream): agent, tool
     "guide", // documentation
     "lib",   // the crate root
 ];
