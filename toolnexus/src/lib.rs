@@ -151,6 +151,9 @@ pub mod tool;
 pub mod trace;
 #[cfg(feature = "__http")]
 pub mod translate;
+#[cfg(feature = "ui")]
+#[cfg_attr(docsrs, doc(cfg(feature = "ui")))]
+pub mod ui;
 
 // What a first program needs; everything else is in the module whose path matches its
 // folder (`agent`, `tool`, `schema`, `dispatch`, …).

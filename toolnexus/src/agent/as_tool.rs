@@ -270,9 +270,14 @@ impl Agent {
                 if let Some(own) = &own {
                     own(event);
                 }
-                match event {
-                    Event::Agent { .. } => outer(event),
-                    _ => outer(&Event::Agent { path: &path, event }),
+                // An event's fields borrow for as long as the listener call (the type
+                // does not shorten on its own): re-borrowed, it nests in a new one.
+                match event.reborrowed() {
+                    Some(inner) => outer(&Event::Agent {
+                        path: &path,
+                        event: &inner,
+                    }),
+                    None => outer(event),
                 }
             }));
         }

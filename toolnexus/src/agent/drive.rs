@@ -250,6 +250,10 @@ impl Client {
         let hooked = hooks.before_turn(turn, transcript).await;
         hooked.map_err(|message| StopReason::Hook { message })?;
         events.emit(Event::ModelTurnStarted { turn });
+        if events.is_on() {
+            // A stream reads the turn's start before the turn is asked (back-pressure).
+            crate::agent::stream::yield_once().await;
+        }
         let reply = trace::chat(
             &*self.model,
             &self.settings,
@@ -277,11 +281,7 @@ impl Client {
         toolkit: &Toolkit,
         events: Events<'_>,
     ) -> Result<Reply, ModelError> {
-        let on_delta = move |delta: Delta| {
-            if let Delta::Text(text) = &delta {
-                events.emit(Event::TextDelta { turn, text });
-            }
-        };
+        let on_delta = move |delta: Delta| events.emit(delta_event(turn, &delta));
         let settings = &*self.settings;
         let future = std::panic::catch_unwind(AssertUnwindSafe(|| {
             let on_delta: Option<DeltaSink<'_>> = events.is_on().then_some(&on_delta);
@@ -312,6 +312,26 @@ fn output_given(output: &mut Option<OutputCheck<'_>>, run: &mut RunResult, from:
             run.status = RunStatus::Incomplete { reason };
             true
         }
+    }
+}
+
+/// The event of a piece of model turn `turn`.
+fn delta_event(turn: u32, delta: &Delta) -> Event<'_> {
+    match delta {
+        Delta::Text(text) => Event::TextDelta { turn, text },
+        Delta::Reasoning(text) => Event::ReasoningDelta { turn, text },
+        Delta::ToolCall {
+            index,
+            id,
+            name,
+            arguments,
+        } => Event::ToolCallDelta {
+            turn,
+            index: *index,
+            id: id.as_deref(),
+            name: name.as_deref(),
+            arguments,
+        },
     }
 }
 

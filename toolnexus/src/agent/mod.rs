@@ -43,6 +43,7 @@ pub(crate) mod options;
 pub(crate) mod resume;
 pub(crate) mod run;
 pub(crate) mod settings;
+pub(crate) mod stream;
 pub(crate) mod talk;
 pub(crate) mod trace;
 pub(crate) mod turn;
@@ -55,7 +56,7 @@ pub use compaction::{
     CONTINUE, Compacted, Compaction, FLUSH_REMINDER, SUMMARY_PREFIX, contract_json, estimate_tokens,
 };
 pub use conversation::{ConversationStore, InMemoryConversations};
-pub use events::Event;
+pub use events::{Borrowed, Event, Form, Owned, OwnedEvent};
 pub use hooks::{HookFuture, Hooks, ToolDecision};
 #[cfg(feature = "__store")]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
@@ -75,3 +76,4 @@ pub use resume::{Halted, ResumeError};
 pub use run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
 pub use settings::{ModelSettings, OutputFormat, Reasoning, ToolChoice};
 pub use typed::{OUTPUT_TOOL, OutputMode, Typed, TypedError};
+pub use stream::{EventStream, STREAM_BUFFER};

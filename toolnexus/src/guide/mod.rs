@@ -11,6 +11,7 @@
 //! | [`mcp_server`] | serving a `Toolkit` over MCP (stdio, HTTP, replicas), resources and prompts, human in the loop over MCP |
 //! | [`mcp_client`] | other MCP servers' tools through `McpClient`, and servers that require a login |
 //! | [`a2a`] | A2A both ways: remote agents as tools, and a `Client` served as an A2A agent |
+//! | [`ui`] | user interfaces: a run as an event stream, AG-UI and the AI SDK's UI stream, approvals from a page |
 //! | [`sources`] | tools from an MCP config file, Agent Skills, HTTP endpoints |
 //! | [`builtins`] | the contract's ten built-in tools (bash, read, write, edit, grep, …), their toggles and safety options |
 //! | [`observability`] | `tracing` spans and OpenTelemetry export |
@@ -43,6 +44,9 @@ pub mod mcp_client {}
 
 #[doc = include_str!("../../docs/guide/a2a.md")]
 pub mod a2a {}
+
+#[doc = include_str!("../../docs/guide/ui.md")]
+pub mod ui {}
 
 #[doc = include_str!("../../docs/guide/sources.md")]
 pub mod sources {}

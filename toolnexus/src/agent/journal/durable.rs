@@ -116,6 +116,19 @@ impl Client {
         answer: Answer,
         toolkit: &Toolkit,
     ) -> Result<RunResult, StoreError> {
+        let (transcript, open, record) = self.take_answered(run, answer).await?;
+        Ok(self
+            .drive_recorded(transcript, toolkit, open, &record)
+            .await)
+    }
+
+    /// Records `answer` and takes the lease of the run that asked (run `run` when given):
+    /// the run as loaded, the turn to finish first, and its record, not driven yet.
+    pub(crate) async fn take_answered(
+        &self,
+        run: Option<&str>,
+        answer: Answer,
+    ) -> Result<(Vec<Message>, Option<Opened>, RunRecord), StoreError> {
         let durable = self.durable()?;
         let token = new_id("");
         let answered = durable
@@ -131,9 +144,7 @@ impl Client {
             &loaded.transcript,
         );
         let open = opened(&loaded, Some(given));
-        Ok(self
-            .drive_recorded(loaded.transcript, toolkit, open, &record)
-            .await)
+        Ok((loaded.transcript, open, record))
     }
 
     /// Takes over every run whose worker stopped renewing its lease (it died, or hung

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::agent::client::Client;
 use crate::agent::conversation::{after_run, without_system};
-use crate::agent::journal::record::new_id;
+use crate::agent::journal::record::{RunRecord, new_id};
 use crate::agent::journal::{Journal, StoreError};
 use crate::agent::message::Message;
 use crate::agent::run::RunResult;
@@ -54,6 +54,19 @@ impl Session {
         prompt: impl Into<String>,
         toolkit: &Toolkit,
     ) -> Result<RunResult, StoreError> {
+        let (transcript, record) = self.open(prompt.into()).await?;
+        Ok(self
+            .client
+            .drive_recorded(transcript, toolkit, None, &record)
+            .await)
+    }
+
+    /// A new run of the session on `prompt`, recorded in the store and not driven yet:
+    /// its transcript and record.
+    pub(crate) async fn open(
+        &self,
+        prompt: String,
+    ) -> Result<(Vec<Message>, RunRecord), StoreError> {
         let durable = self.client.durable()?;
         let before = durable.store.session_messages(&self.id).await?;
         let transcript = self.client.continued(before, prompt);
@@ -63,10 +76,12 @@ impl Session {
             .create(durable, id, &transcript)
             .await
             .map_err(|(_, error)| error)?;
-        Ok(self
-            .client
-            .drive_recorded(transcript, toolkit, None, &record)
-            .await)
+        Ok((transcript, record))
+    }
+
+    /// The client the session runs with.
+    pub(crate) fn client(&self) -> &Client {
+        &self.client
     }
 
     /// The session's messages, oldest first.

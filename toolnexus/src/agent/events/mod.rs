@@ -1,0 +1,275 @@
+//! [`Event`]: what a run reports as it happens, for a UI to show progress; borrowed by a
+//! listener ([`Client::on_event`](crate::Client::on_event)), owned by a stream
+//! ([`Client::stream`](crate::Client::stream)), and the same JSON either way (see
+//! [`Event`]'s "JSON form").
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use crate::agent::message::ToolCall;
+use crate::agent::model::Reply;
+use crate::agent::run::{CallStatus, RunResult};
+use crate::tool::caller::LogLevel;
+use crate::tool::request::Request;
+use crate::tool::result::ToolResult;
+
+mod forms;
+mod wire;
+
+/// How an [`Event`] holds its data: [`Borrowed`] from the run (what a listener gets, at
+/// no cost) or [`Owned`] (what a stream yields: `'static`, `Send`, kept as long as you
+/// like). Sealed: those two are the only forms.
+pub trait Form<'a>: sealed::Sealed + Sized + Send + Sync + 'static {
+    /// A field holding a `T`: `&'a T` when borrowed, `Box<T>` when owned. Either way it
+    /// dereferences to `T`.
+    type Of<T: ?Sized + 'a>: std::ops::Deref<Target = T>;
+}
+
+/// The form of the events a listener borrows from the run (the default of [`Event`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Borrowed {}
+
+/// The form of the events a stream yields: every field owned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owned {}
+
+impl<'a> Form<'a> for Borrowed {
+    type Of<T: ?Sized + 'a> = &'a T;
+}
+
+impl<'a> Form<'a> for Owned {
+    type Of<T: ?Sized + 'a> = Box<T>;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Borrowed {}
+    impl Sealed for super::Owned {}
+}
+
+/// An owned event, as a stream yields it.
+pub type OwnedEvent = Event<'static, Owned>;
+
+/// One thing that happened in a run, sent to the listener set with
+/// [`Client::on_event`](crate::Client::on_event) as it happens, or yielded by a
+/// [stream](crate::Client::stream).
+///
+/// A listener gets `&Event<'_>`, whose fields borrow from the run (it copies what it
+/// keeps, or calls [`Event::owned`]); a stream yields `Event<'static, Owned>`
+/// ([`OwnedEvent`]), whose fields are boxed. The variants and their field names are the
+/// same, and so are patterns on them: `Event::TextDelta { text, .. }` reads a `&str` in
+/// either. `turn` is the model turn (1-based within the run) that asked for a call; `0`
+/// for the calls of a halted turn finished by a resume.
+///
+/// The events of one run come in this order: for each model turn,
+/// [`ModelTurnStarted`](Event::ModelTurnStarted), any deltas
+/// ([`TextDelta`](Event::TextDelta), [`ReasoningDelta`](Event::ReasoningDelta),
+/// [`ToolCallDelta`](Event::ToolCallDelta)) as the model streams them,
+/// [`ModelTurnFinished`](Event::ModelTurnFinished) (with the turn's usage); then for each
+/// call [`ToolCallStarted`](Event::ToolCallStarted) and
+/// [`ToolCallFinished`](Event::ToolCallFinished) (interleaved across calls when they run
+/// concurrently), with [`Pending`](Event::Pending) between them when the call suspends;
+/// and [`RunFinished`](Event::RunFinished) last, exactly once. A running call may report
+/// [`Progress`](Event::Progress) and [`Log`](Event::Log) lines between its start and
+/// finish. A stream starts with [`RunStarted`](Event::RunStarted), which listeners do not
+/// get.
+///
+/// # JSON form
+///
+/// `Event` is `Serialize`, in a form that is a wire contract (it changes only with a new
+/// major version; new event types may be added, so a reader skips types it does not
+/// know): one object per event, its kind under `"type"` in `snake_case`, its fields in
+/// `snake_case` beside it. Values of the crate's own types keep their own serde forms
+/// ([`ToolResult`], [`Request`], [`RunResult`], [`Usage`](crate::Usage)); a tool call is
+/// `{"id", "name", "arguments"}` with the arguments as the model's JSON text.
+///
+/// | `type` | fields |
+/// | --- | --- |
+/// | `run_started` | `run_id`? (the run store's id, when there is one) |
+/// | `model_turn_started` | `turn` |
+/// | `text_delta` | `turn`, `text` |
+/// | `reasoning_delta` | `turn`, `text` |
+/// | `tool_call_delta` | `turn`, `index`, `id`?, `name`?, `arguments` (the next piece) |
+/// | `model_turn_finished` | `turn`, `text`?, `tool_calls`, `usage`, `finish_reason`? |
+/// | `tool_call_started` | `turn`, `call` |
+/// | `tool_call_finished` | `turn`, `call`, `result`, `status` (`ok`, `error`, `declined`, …) |
+/// | `pending` | `turn`, `call`, `request` |
+/// | `progress` | `call_id`, `done`, `total`?, `message`? |
+/// | `log` | `call_id`, `level` (`debug` … `emergency`), `message` |
+/// | `agent` | `path` (agent names, outermost first), `event` (the inner event) |
+/// | `run_finished` | `run` (the [`RunResult`]) |
+///
+/// ```
+/// use toolnexus::{Client, Reply, ScriptedModel, Toolkit};
+/// use futures_util::StreamExt as _;
+///
+/// let client = Client::new(ScriptedModel::new([Reply::text("Hello")]));
+/// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+/// let events: Vec<_> = rt.block_on(client.stream("Hi", &Toolkit::new()).collect());
+/// let json = serde_json::to_value(&events[2]).unwrap();
+/// assert_eq!(json["type"], "model_turn_finished");
+/// assert_eq!(json["text"], "Hello");
+/// ```
+#[non_exhaustive]
+pub enum Event<'a, F: Form<'a> = Borrowed> {
+    /// A stream began (the first event of every [stream](crate::Client::stream); never
+    /// sent to a listener).
+    RunStarted {
+        /// The run's id in the run store, for a client
+        /// [with a store](crate::Client::with_store).
+        run_id: Option<F::Of<str>>,
+    },
+    /// The model is being asked for turn `turn`.
+    ModelTurnStarted {
+        /// The model turn.
+        turn: u32,
+    },
+    /// More text of the turn, as the model streams it (see
+    /// [`Model::complete_streaming`](crate::Model::complete_streaming)); a model that
+    /// does not stream sends none.
+    TextDelta {
+        /// The model turn.
+        turn: u32,
+        /// The new piece of text.
+        text: F::Of<str>,
+    },
+    /// More of the model's reasoning, where the provider shows it (Anthropic's thinking,
+    /// OpenAI's and Gemini's reasoning summaries). Not part of the turn's text.
+    ReasoningDelta {
+        /// The model turn.
+        turn: u32,
+        /// The new piece of reasoning.
+        text: F::Of<str>,
+    },
+    /// More of one tool call's arguments, as the model streams them.
+    ToolCallDelta {
+        /// The model turn.
+        turn: u32,
+        /// The call's position in the turn.
+        index: usize,
+        /// The call's id, on its first delta (when the provider gives it there).
+        id: Option<F::Of<str>>,
+        /// The tool's name, on the call's first delta.
+        name: Option<F::Of<str>>,
+        /// The next piece of the arguments' JSON text.
+        arguments: F::Of<str>,
+    },
+    /// The model gave its turn.
+    ModelTurnFinished {
+        /// The model turn.
+        turn: u32,
+        /// The whole turn: text, tool calls, usage.
+        reply: F::Of<Reply>,
+    },
+    /// A tool call starts running (again, on the re-run after a suspension was answered).
+    /// A call a hook denies does not start.
+    ToolCallStarted {
+        /// The model turn that asked for the call.
+        turn: u32,
+        /// The call as it runs (after any rewrite by a hook).
+        call: F::Of<ToolCall>,
+    },
+    /// A tool call has the result the model will read.
+    ToolCallFinished {
+        /// The model turn that asked for the call.
+        turn: u32,
+        /// The call as the model made it.
+        call: F::Of<ToolCall>,
+        /// Its result.
+        result: F::Of<ToolResult>,
+        /// How it ended.
+        status: CallStatus,
+    },
+    /// A tool call suspended and is waiting on `request`: with a
+    /// [`wait_for`](crate::Client::wait_for) slot, the loop is asking it; without one, the
+    /// run is about to halt (on the first such call in call order). The specification's
+    /// `pending` stream event: show the request's prompt (or URL) to whoever answers it.
+    Pending {
+        /// The model turn that asked for the call.
+        turn: u32,
+        /// The suspended call.
+        call: F::Of<ToolCall>,
+        /// What it waits on.
+        request: F::Of<Request>,
+    },
+    /// A running tool reported progress ([`Context::progress`](crate::Context::progress)),
+    /// or a remote tool did, through `McpClient` (feature `mcp`). Comes between
+    /// the call's [`ToolCallStarted`](Event::ToolCallStarted) and
+    /// [`ToolCallFinished`](Event::ToolCallFinished).
+    Progress {
+        /// The id of the call reporting (the [`ToolCall::id`] of its `ToolCallStarted`).
+        call_id: F::Of<str>,
+        /// How much is done.
+        done: f64,
+        /// Of how much, when known.
+        total: Option<f64>,
+        /// What the tool says about it.
+        message: Option<F::Of<str>>,
+    },
+    /// A running tool wrote a log line ([`Context::log`](crate::Context::log)), or a
+    /// remote tool did.
+    Log {
+        /// The id of the call logging.
+        call_id: F::Of<str>,
+        /// The line's severity.
+        level: LogLevel,
+        /// The line.
+        message: F::Of<str>,
+    },
+    /// An event of an agent run as a tool ([`Client::as_tool`](crate::Client::as_tool))
+    /// somewhere below this run: `path` names the agents from this run down to the one
+    /// the event is from (`["research", "search"]` for an agent two levels down).
+    Agent {
+        /// The names of the nested agents, outermost first.
+        path: F::Of<[String]>,
+        /// The event, as that agent's run reported it.
+        event: F::Of<Event<'a, F>>,
+    },
+    /// The transcript the model is about to be shown for turn `turn` was over the
+    /// [compaction](crate::Client::compaction) budget and was compacted: `summarized`
+    /// messages became one summary, and the estimate went from `tokens_before` to
+    /// `tokens_after`. Comes before that turn's
+    /// [`ModelTurnStarted`](Event::ModelTurnStarted).
+    Compacted {
+        /// The model turn about to be asked.
+        turn: u32,
+        /// How many messages were summarized.
+        summarized: usize,
+        /// The estimate before compacting.
+        tokens_before: usize,
+        /// The estimate of what the model is shown now.
+        tokens_after: usize,
+    },
+    /// The run ended, in any status; the last event of the run.
+    RunFinished {
+        /// The whole result, as the run returns it.
+        run: F::Of<RunResult>,
+    },
+}
+
+/// The listener of a client's events.
+pub(crate) type Listener = dyn Fn(&Event<'_>) + Send + Sync;
+
+/// Where a run sends its events: nowhere, or one listener.
+#[derive(Clone, Copy)]
+pub(crate) struct Events<'l>(pub(crate) Option<&'l Listener>);
+
+impl Events<'_> {
+    pub(crate) fn is_on(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// Sends `event`; a listener that panics is reported and ignored.
+    pub(crate) fn emit(&self, event: Event<'_>) {
+        if let Some(listener) = self.0
+            && std::panic::catch_unwind(AssertUnwindSafe(|| listener(&event))).is_err()
+        {
+            tracing::warn!("an event listener panicked; the run goes on");
+        }
+    }
+}
+
+/// A listener from a client's options.
+pub(crate) fn events(listener: &Option<Arc<Listener>>) -> Events<'_> {
+    Events(listener.as_deref())
+}

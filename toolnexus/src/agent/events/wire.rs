@@ -1,0 +1,346 @@
+//! An [`Event`]'s JSON form (its `Serialize`, a wire contract: see [`Event`]), and its
+//! `Debug`.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::agent::events::{Event, Form};
+use crate::agent::message::ToolCall;
+use crate::agent::run::{CallStatus, RunResult};
+use crate::tool::caller::LogLevel;
+use crate::tool::request::Request;
+use crate::tool::result::ToolResult;
+
+impl<'a, F: Form<'a>> Event<'a, F> {
+    /// The event's `type` in its [JSON form](Event#json-form): `"text_delta"`, …
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Event::RunStarted { .. } => "run_started",
+            Event::ModelTurnStarted { .. } => "model_turn_started",
+            Event::TextDelta { .. } => "text_delta",
+            Event::ReasoningDelta { .. } => "reasoning_delta",
+            Event::ToolCallDelta { .. } => "tool_call_delta",
+            Event::ModelTurnFinished { .. } => "model_turn_finished",
+            Event::ToolCallStarted { .. } => "tool_call_started",
+            Event::ToolCallFinished { .. } => "tool_call_finished",
+            Event::Pending { .. } => "pending",
+            Event::Progress { .. } => "progress",
+            Event::Log { .. } => "log",
+            Event::Agent { .. } => "agent",
+            Event::Compacted { .. } => "compacted",
+            Event::RunFinished { .. } => "run_finished",
+        }
+    }
+
+    fn wire(&self) -> Wire<'_, 'a, F> {
+        match self {
+            Event::RunStarted { run_id } => Wire::RunStarted {
+                run_id: run_id.as_deref(),
+            },
+            Event::ModelTurnStarted { turn } => Wire::ModelTurnStarted { turn: *turn },
+            Event::TextDelta { turn, text } => Wire::TextDelta { turn: *turn, text },
+            Event::ReasoningDelta { turn, text } => Wire::ReasoningDelta { turn: *turn, text },
+            Event::ToolCallDelta {
+                turn,
+                index,
+                id,
+                name,
+                arguments,
+            } => Wire::ToolCallDelta {
+                turn: *turn,
+                index: *index,
+                id: id.as_deref(),
+                name: name.as_deref(),
+                arguments,
+            },
+            Event::ModelTurnFinished { turn, reply } => Wire::ModelTurnFinished {
+                turn: *turn,
+                text: reply.content.as_deref(),
+                tool_calls: reply.tool_calls.iter().map(wire_call).collect(),
+                usage: &reply.usage,
+                finish_reason: reply.finish_reason.as_ref(),
+            },
+            Event::ToolCallStarted { turn, call: c } => Wire::ToolCallStarted {
+                turn: *turn,
+                call: wire_call(c),
+            },
+            Event::ToolCallFinished {
+                turn,
+                call: c,
+                result,
+                status,
+            } => Wire::ToolCallFinished {
+                turn: *turn,
+                call: wire_call(c),
+                result,
+                status: *status,
+            },
+            Event::Pending {
+                turn,
+                call: c,
+                request,
+            } => Wire::Pending {
+                turn: *turn,
+                call: wire_call(c),
+                request,
+            },
+            Event::Progress {
+                call_id,
+                done,
+                total,
+                message,
+            } => Wire::Progress {
+                call_id,
+                done: *done,
+                total: *total,
+                message: message.as_deref(),
+            },
+            Event::Log {
+                call_id,
+                level,
+                message,
+            } => Wire::Log {
+                call_id,
+                level: *level,
+                message,
+            },
+            Event::Agent { path, event } => Wire::Agent { path, event },
+            Event::Compacted {
+                turn,
+                summarized,
+                tokens_before,
+                tokens_after,
+            } => Wire::Compacted {
+                turn: *turn,
+                summarized: *summarized,
+                tokens_before: *tokens_before,
+                tokens_after: *tokens_after,
+            },
+            Event::RunFinished { run } => Wire::RunFinished { run },
+        }
+    }
+}
+
+fn wire_call(call: &ToolCall) -> WireCall<'_> {
+    WireCall {
+        id: &call.id,
+        name: &call.name,
+        arguments: &call.arguments,
+    }
+}
+
+impl<'a, F: Form<'a>> Serialize for Event<'a, F> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.wire().serialize(serializer)
+    }
+}
+
+impl<'a, F: Form<'a>> fmt::Display for Event<'a, F> {
+    /// The event's [JSON form](Event#json-form).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let json = serde_json::to_string(self).map_err(|_| fmt::Error)?;
+        f.write_str(&json)
+    }
+}
+
+/// A tool call in the JSON form.
+#[derive(Serialize)]
+struct WireCall<'w> {
+    id: &'w str,
+    name: &'w str,
+    arguments: &'w str,
+}
+
+/// The JSON form of an event (see [`Event`]).
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case", bound = "")]
+enum Wire<'w, 'a, F: Form<'a>> {
+    RunStarted {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        run_id: Option<&'w str>,
+    },
+    ModelTurnStarted {
+        turn: u32,
+    },
+    TextDelta {
+        turn: u32,
+        text: &'w str,
+    },
+    ReasoningDelta {
+        turn: u32,
+        text: &'w str,
+    },
+    ToolCallDelta {
+        turn: u32,
+        index: usize,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        id: Option<&'w str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        name: Option<&'w str>,
+        arguments: &'w str,
+    },
+    ModelTurnFinished {
+        turn: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        text: Option<&'w str>,
+        tool_calls: Vec<WireCall<'w>>,
+        usage: &'w crate::agent::usage::Usage,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        finish_reason: Option<&'w crate::agent::model::FinishReason>,
+    },
+    ToolCallStarted {
+        turn: u32,
+        call: WireCall<'w>,
+    },
+    ToolCallFinished {
+        turn: u32,
+        call: WireCall<'w>,
+        result: &'w ToolResult,
+        status: CallStatus,
+    },
+    Pending {
+        turn: u32,
+        call: WireCall<'w>,
+        request: &'w Request,
+    },
+    Progress {
+        call_id: &'w str,
+        done: f64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        total: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        message: Option<&'w str>,
+    },
+    Log {
+        call_id: &'w str,
+        level: LogLevel,
+        message: &'w str,
+    },
+    Agent {
+        path: &'w [String],
+        event: &'w Event<'a, F>,
+    },
+    Compacted {
+        turn: u32,
+        summarized: usize,
+        tokens_before: usize,
+        tokens_after: usize,
+    },
+    RunFinished {
+        run: &'w RunResult,
+    },
+}
+
+impl<'a, F: Form<'a>> fmt::Debug for Event<'a, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Event::RunStarted { run_id } => f
+                .debug_struct("RunStarted")
+                .field("run_id", &run_id.as_deref())
+                .finish(),
+            Event::ModelTurnStarted { turn } => f
+                .debug_struct("ModelTurnStarted")
+                .field("turn", turn)
+                .finish(),
+            Event::TextDelta { turn, text } => f
+                .debug_struct("TextDelta")
+                .field("turn", turn)
+                .field("text", &&**text)
+                .finish(),
+            Event::ReasoningDelta { turn, text } => f
+                .debug_struct("ReasoningDelta")
+                .field("turn", turn)
+                .field("text", &&**text)
+                .finish(),
+            Event::ToolCallDelta {
+                turn,
+                index,
+                id,
+                name,
+                arguments,
+            } => f
+                .debug_struct("ToolCallDelta")
+                .field("turn", turn)
+                .field("index", index)
+                .field("id", &id.as_deref())
+                .field("name", &name.as_deref())
+                .field("arguments", &&**arguments)
+                .finish(),
+            Event::ModelTurnFinished { turn, reply } => f
+                .debug_struct("ModelTurnFinished")
+                .field("turn", turn)
+                .field("reply", &**reply)
+                .finish(),
+            Event::ToolCallStarted { turn, call } => f
+                .debug_struct("ToolCallStarted")
+                .field("turn", turn)
+                .field("call", &**call)
+                .finish(),
+            Event::ToolCallFinished {
+                turn,
+                call,
+                result,
+                status,
+            } => f
+                .debug_struct("ToolCallFinished")
+                .field("turn", turn)
+                .field("call", &**call)
+                .field("result", &**result)
+                .field("status", status)
+                .finish(),
+            Event::Pending {
+                turn,
+                call,
+                request,
+            } => f
+                .debug_struct("Pending")
+                .field("turn", turn)
+                .field("call", &**call)
+                .field("request", &**request)
+                .finish(),
+            Event::Progress {
+                call_id,
+                done,
+                total,
+                message,
+            } => f
+                .debug_struct("Progress")
+                .field("call_id", &&**call_id)
+                .field("done", done)
+                .field("total", total)
+                .field("message", &message.as_deref())
+                .finish(),
+            Event::Log {
+                call_id,
+                level,
+                message,
+            } => f
+                .debug_struct("Log")
+                .field("call_id", &&**call_id)
+                .field("level", level)
+                .field("message", &&**message)
+                .finish(),
+            Event::Agent { path, event } => f
+                .debug_struct("Agent")
+                .field("path", &&**path)
+                .field("event", &**event)
+                .finish(),
+            Event::Compacted {
+                turn,
+                summarized,
+                tokens_before,
+                tokens_after,
+            } => f
+                .debug_struct("Compacted")
+                .field("turn", turn)
+                .field("summarized", summarized)
+                .field("tokens_before", tokens_before)
+                .field("tokens_after", tokens_after)
+                .finish(),
+            Event::RunFinished { run } => {
+                f.debug_struct("RunFinished").field("run", &**run).finish()
+            }
+        }
+    }
+}

@@ -1,0 +1,493 @@
+//! [`ag_ui`]: a client's runs as an AG-UI 1.0 endpoint.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::response::Response;
+use axum::routing::post;
+use futures_util::StreamExt as _;
+use futures_util::stream::{self, BoxStream};
+use serde_json::{Value, json};
+
+use crate::agent::client::Client;
+use crate::agent::events::{Event, OwnedEvent};
+use crate::agent::run::{CallStatus, RunResult, RunStatus};
+use crate::agent::stream::EventStream;
+use crate::tool::request::{Answer, Request};
+use crate::tool::toolkit::Toolkit;
+use crate::ui::Shared;
+use crate::ui::sse;
+use crate::ui::threads::{Parked, Threads};
+
+/// An axum router serving `client`'s runs over [AG-UI](https://docs.ag-ui.com) 1.0.
+///
+/// `POST /` takes a `RunAgentInput` (JSON) and answers with the run's AG-UI events as
+/// server-sent events: `RUN_STARTED`; the model's text as `TEXT_MESSAGE_*`; each tool
+/// call as `TOOL_CALL_START` / `TOOL_CALL_ARGS` / `TOOL_CALL_END` as the model streams
+/// it and `TOOL_CALL_RESULT` once it ran; and `RUN_FINISHED`. A run that halts on a
+/// pending [`Request`] finishes with `outcome: {type: "interrupt", interrupts: [...]}`:
+/// the interrupt's `reason` is the request's kind, its `message` the prompt, its
+/// `toolCallId` the suspended call, `expiresAt` and `responseSchema` (the request's
+/// `data.schema` or `data.requestedSchema`, when it has one) carried over, and the whole
+/// request in its `metadata.request`.
+///
+/// The next run on the thread answers it with a `resume` entry: `resolved` is an
+/// accepting [`Answer`] (its `payload`, when given, the answer's data), `cancelled` a
+/// decline. Interrupt ids are random, bound to the thread they were issued on, and
+/// answerable once: an unknown id, one answered already, one of another thread, a
+/// thread whose open interrupt the input does not answer, and malformed input all get
+/// `RUN_ERROR` (with a `code`) at once.
+///
+/// The prompt of a new run is the last user message of the input; earlier turns come
+/// from the thread's own transcript, which the endpoint keeps between runs (in memory;
+/// the last 10 000 threads). On a client [with a store](Client::with_store), a thread is
+/// a [session](Client::session) of the store instead, and an interrupt id names the
+/// stored run and its request: any replica on the same store, or this one after a
+/// restart, answers it, and the store answers each request once.
+pub fn ag_ui(client: Client, toolkit: Toolkit) -> Router {
+    let shared = Arc::new(Shared {
+        client,
+        toolkit,
+        threads: Threads::default(),
+    });
+    Router::new().route("/", post(run)).with_state(shared)
+}
+
+async fn run(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
+    sse::response(events(&shared, &body), None)
+}
+
+/// What the AG-UI input asks, checked.
+struct Input {
+    thread: String,
+    run: String,
+    resume: Vec<Value>,
+    prompt: Option<String>,
+}
+
+fn error(message: impl Into<String>, code: &str) -> Value {
+    json!({"type": "RUN_ERROR", "message": message.into(), "code": code})
+}
+
+fn parse(body: &[u8]) -> Result<Input, (Option<(String, String)>, Value)> {
+    let value: Value = serde_json::from_slice(body).map_err(|e| {
+        (
+            None,
+            error(format!("RunAgentInput: not JSON: {e}"), "invalid_input"),
+        )
+    })?;
+    let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
+    let (Some(thread), Some(run)) = (text("threadId"), text("runId")) else {
+        return Err((
+            None,
+            error(
+                "RunAgentInput: `threadId` and `runId` must be strings",
+                "invalid_input",
+            ),
+        ));
+    };
+    let ids = Some((thread.clone(), run.clone()));
+    let Some(messages) = value.get("messages").and_then(Value::as_array) else {
+        return Err((
+            ids,
+            error(
+                "RunAgentInput: `messages` must be an array",
+                "invalid_input",
+            ),
+        ));
+    };
+    let resume = match value.get("resume") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(entries)) => entries.clone(),
+        Some(_) => {
+            return Err((
+                ids,
+                error("RunAgentInput: `resume` must be an array", "invalid_input"),
+            ));
+        }
+    };
+    let prompt = messages
+        .iter()
+        .rev()
+        .find(|m| m.get("role").and_then(Value::as_str) == Some("user"))
+        .map(|m| content_text(m.get("content")));
+    Ok(Input {
+        thread,
+        run,
+        resume,
+        prompt,
+    })
+}
+
+/// A user message's text: a string, or its text parts joined.
+fn content_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+fn started(thread: &str, run: &str) -> Value {
+    json!({"type": "RUN_STARTED", "threadId": thread, "runId": run})
+}
+
+/// The AG-UI events of one request.
+fn events(shared: &Arc<Shared>, body: &[u8]) -> BoxStream<'static, Value> {
+    let input = match parse(body) {
+        Ok(input) => input,
+        Err((ids, error)) => {
+            let mut out = Vec::new();
+            if let Some((thread, run)) = ids {
+                out.push(started(&thread, &run));
+            }
+            out.push(error);
+            return stream::iter(out).boxed();
+        }
+    };
+    let shared = Arc::clone(shared);
+    stream::once(async move {
+        let head = started(&input.thread, &input.run);
+        match start(&shared, &input).await {
+            Ok(run) => {
+                let mut translate = Translate::new(shared, input);
+                run.flat_map(move |event| stream::iter(translate.event(event)))
+                    .boxed()
+            }
+            Err(error) => stream::iter([head, error]).boxed(),
+        }
+    })
+    .flatten()
+    .boxed()
+}
+
+/// Whether the endpoint's client keeps its runs in a store (threads are then sessions).
+#[cfg(feature = "__store")]
+fn stored(shared: &Shared) -> bool {
+    crate::ui::durable::stored(&shared.client)
+}
+
+/// The run the input asks for, or why there is none.
+async fn start(shared: &Shared, input: &Input) -> Result<EventStream, Value> {
+    let (client, toolkit, threads) = (&shared.client, &shared.toolkit, &shared.threads);
+    if input.resume.is_empty() {
+        let Some(prompt) = input.prompt.clone() else {
+            return Err(error(
+                "RunAgentInput: no user message to run on",
+                "invalid_input",
+            ));
+        };
+        // (With a store, this replica's own interrupts: the store answers any of them.)
+        let open = threads.open_on(&input.thread);
+        if !open.is_empty() {
+            return Err(error(
+                format!(
+                    "the thread has an open interrupt the input does not answer: {}",
+                    open.join(", ")
+                ),
+                "interrupt_not_answered",
+            ));
+        }
+        #[cfg(feature = "__store")]
+        if stored(shared) {
+            return crate::ui::durable::run(client, &input.thread, prompt, toolkit)
+                .await
+                .map_err(|e| error(format!("the run store: {e}"), "store"));
+        }
+        let transcript = threads.transcript(&input.thread);
+        return Ok(if transcript.is_empty() {
+            client.stream(prompt, toolkit)
+        } else {
+            client.stream_continue(transcript, prompt, toolkit)
+        });
+    }
+    if input.resume.len() > 1 {
+        return Err(error(
+            "resume: a run halts on one interrupt at a time; give one entry",
+            "invalid_input",
+        ));
+    }
+    let entry = &input.resume[0];
+    let (Some(id), Some(status)) = (
+        entry.get("interruptId").and_then(Value::as_str),
+        entry.get("status").and_then(Value::as_str),
+    ) else {
+        return Err(error(
+            "resume: an entry needs a string `interruptId` and `status`",
+            "invalid_input",
+        ));
+    };
+    if status != "resolved" && status != "cancelled" {
+        return Err(error(
+            format!("resume: status {status:?} is neither \"resolved\" nor \"cancelled\""),
+            "invalid_input",
+        ));
+    }
+    let payload = entry.get("payload");
+    #[cfg(feature = "__store")]
+    if stored(shared) {
+        let given = |request: &str| answer(request, status, payload);
+        let run = crate::ui::durable::answer(client, &input.thread, id, given, toolkit)
+            .await
+            .map_err(|(message, code)| error(message, code))?;
+        // Answered in the store: no longer open here either.
+        let _ = threads.take(&input.thread, id);
+        return Ok(run);
+    }
+    let Parked { halted, .. } = threads
+        .take(&input.thread, id)
+        .map_err(|refused| error(refused.message(id), refused.code()))?;
+    let request = halted
+        .pending
+        .clone()
+        .ok_or_else(|| error("resume: the halted run has no request", "internal"))?;
+    let answer = answer(&request.id, status, payload);
+    client
+        .stream_resume(halted, answer, toolkit)
+        .map_err(|e| error(format!("resume: {e}"), "resume_failed"))
+}
+
+/// The [`Answer`] a `resume` entry gives request `request`.
+fn answer(request: &str, status: &str, payload: Option<&Value>) -> Answer {
+    if status == "cancelled" {
+        let reason = payload
+            .and_then(|p| p.get("reason").and_then(Value::as_str).or(p.as_str()))
+            .unwrap_or("declined by the user");
+        return Answer::decline(request, reason);
+    }
+    match payload {
+        Some(Value::Null) | None => Answer::accept(request),
+        Some(data) => Answer::accept(request).with_data(data.clone()),
+    }
+}
+
+/// The interrupt of a pending request.
+fn interrupt(id: &str, call_id: Option<&str>, request: &Request) -> Value {
+    let mut interrupt = json!({
+        "id": id,
+        "reason": request.kind,
+        "message": request.prompt,
+        "metadata": { "request": request },
+    });
+    if let Some(call_id) = call_id {
+        interrupt["toolCallId"] = json!(call_id);
+    }
+    if let Some(at) = &request.expires_at {
+        interrupt["expiresAt"] = json!(at);
+    }
+    let schema = request.data.as_ref().and_then(|data| {
+        data.get("schema")
+            .or_else(|| data.get("requestedSchema"))
+            .filter(|s| s.is_object())
+    });
+    if let Some(schema) = schema {
+        interrupt["responseSchema"] = schema.clone();
+    }
+    interrupt
+}
+
+/// Turns a run's events into AG-UI events, keeping which message and calls are open.
+struct Translate {
+    shared: Arc<Shared>,
+    input: Input,
+    /// The assistant message of the turn, once its text started (and whether still open).
+    text: Option<(String, bool)>,
+    /// The calls of the turn the model streamed, by index: their ids.
+    streamed: HashMap<usize, String>,
+    /// The call whose suspension halts the run, and the request.
+    pending: Option<(String, Request)>,
+    turn: u32,
+}
+
+impl Translate {
+    fn new(shared: Arc<Shared>, input: Input) -> Translate {
+        Translate {
+            shared,
+            input,
+            text: None,
+            streamed: HashMap::new(),
+            pending: None,
+            turn: 0,
+        }
+    }
+
+    fn message_id(&self) -> String {
+        format!("{}-m{}", self.input.run, self.turn)
+    }
+
+    fn open_text(&mut self, out: &mut Vec<Value>) -> String {
+        match &self.text {
+            Some((id, _)) => id.clone(),
+            None => {
+                let id = self.message_id();
+                out.push(
+                    json!({"type": "TEXT_MESSAGE_START", "messageId": id, "role": "assistant"}),
+                );
+                self.text = Some((id.clone(), true));
+                id
+            }
+        }
+    }
+
+    fn close_text(&mut self, out: &mut Vec<Value>) {
+        if let Some((id, open)) = &mut self.text
+            && *open
+        {
+            out.push(json!({"type": "TEXT_MESSAGE_END", "messageId": id}));
+            *open = false;
+        }
+    }
+
+    fn event(&mut self, event: OwnedEvent) -> Vec<Value> {
+        let mut out = Vec::new();
+        match event {
+            Event::RunStarted { .. } => {
+                out.push(started(&self.input.thread, &self.input.run));
+            }
+            Event::ModelTurnStarted { turn } => {
+                self.turn = turn;
+                self.text = None;
+                self.streamed.clear();
+            }
+            Event::TextDelta { text, .. } if !text.is_empty() => {
+                if self.text.as_ref().is_some_and(|(_, open)| !open) {
+                    return out;
+                }
+                let id = self.open_text(&mut out);
+                out.push(json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": &*text}));
+            }
+            Event::ToolCallDelta {
+                index,
+                id,
+                name,
+                arguments,
+                ..
+            } => {
+                self.close_text(&mut out);
+                if !self.streamed.contains_key(&index) {
+                    let (Some(id), Some(name)) = (id, name) else {
+                        return out;
+                    };
+                    out.push(json!({
+                        "type": "TOOL_CALL_START",
+                        "toolCallId": &*id,
+                        "toolCallName": &*name,
+                        "parentMessageId": self.message_id(),
+                    }));
+                    self.streamed.insert(index, id.into());
+                }
+                if !arguments.is_empty() {
+                    let id = &self.streamed[&index];
+                    out.push(
+                        json!({"type": "TOOL_CALL_ARGS", "toolCallId": id, "delta": &*arguments}),
+                    );
+                }
+            }
+            Event::ModelTurnFinished { reply, .. } => {
+                let content = reply.content.as_deref().unwrap_or("");
+                if self.text.is_none() && !content.is_empty() {
+                    let id = self.open_text(&mut out);
+                    out.push(
+                        json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": content}),
+                    );
+                }
+                self.close_text(&mut out);
+                for (index, call) in reply.tool_calls.iter().enumerate() {
+                    if self.streamed.get(&index) != Some(&call.id) {
+                        out.push(json!({
+                            "type": "TOOL_CALL_START",
+                            "toolCallId": call.id,
+                            "toolCallName": call.name,
+                            "parentMessageId": self.message_id(),
+                        }));
+                        out.push(json!({"type": "TOOL_CALL_ARGS", "toolCallId": call.id, "delta": call.arguments}));
+                    }
+                    out.push(json!({"type": "TOOL_CALL_END", "toolCallId": call.id}));
+                }
+                self.streamed.clear();
+            }
+            Event::ToolCallFinished {
+                call,
+                result,
+                status,
+                ..
+            } if status != CallStatus::Pending => {
+                out.push(json!({
+                    "type": "TOOL_CALL_RESULT",
+                    "messageId": format!("{}-r-{}", self.input.run, call.id),
+                    "toolCallId": call.id,
+                    "content": result.output,
+                    "role": "tool",
+                }));
+            }
+            Event::Pending { call, request, .. } if self.pending.is_none() => {
+                self.pending = Some((call.id.clone(), *request));
+            }
+            Event::RunFinished { run } => out.push(self.finish(&run)),
+            _ => {}
+        }
+        out
+    }
+
+    /// The run's last event, recording the thread's state.
+    fn finish(&mut self, run: &RunResult) -> Value {
+        let threads = &self.shared.threads;
+        let (thread, run_id) = (&self.input.thread, &self.input.run);
+        match &run.status {
+            RunStatus::Done => {
+                threads.finished(thread, run, None);
+                json!({
+                    "type": "RUN_FINISHED", "threadId": thread, "runId": run_id,
+                    "result": run.text, "outcome": {"type": "success"},
+                })
+            }
+            RunStatus::Pending => {
+                let request = run.pending.clone().or(self.pending.take().map(|p| p.1));
+                let id = match (&run.id, &request) {
+                    #[cfg(feature = "__store")]
+                    (Some(run_id), Some(request)) if stored(&self.shared) => {
+                        let id = crate::ui::durable::interrupt_id(run_id, &request.id);
+                        threads.finished(thread, run, Some(&id));
+                        id
+                    }
+                    _ => {
+                        let id = format!("int_{}", uuid::Uuid::new_v4().simple());
+                        threads.finished(thread, run, Some(&id));
+                        id
+                    }
+                };
+                let call = self
+                    .pending
+                    .as_ref()
+                    .map(|(call, _)| call.as_str())
+                    .or_else(|| parked_call(run));
+                let interrupts = request.map(|r| interrupt(&id, call, &r));
+                json!({
+                    "type": "RUN_FINISHED", "threadId": thread, "runId": run_id,
+                    "outcome": {"type": "interrupt", "interrupts": [interrupts]},
+                })
+            }
+            RunStatus::Incomplete { reason } => {
+                threads.finished(thread, run, None);
+                error(format!("the run stopped: {reason:?}"), "incomplete")
+            }
+        }
+    }
+}
+
+/// The id of the call a halted run is parked on.
+fn parked_call(run: &RunResult) -> Option<&str> {
+    run.calls
+        .iter()
+        .rev()
+        .find(|c| c.status == CallStatus::Pending)
+        .map(|c| c.call.id.as_str())
+}

@@ -1,0 +1,71 @@
+//! The AG-UI endpoint on a client with a run store: a thread is a session of the store,
+//! each run a run of that session, and an interrupt names the stored run and its request,
+//! so any replica (or the same one after a restart) answers it.
+
+use crate::agent::client::Client;
+use crate::agent::journal::StoreError;
+use crate::agent::stream::EventStream;
+use crate::tool::request::Answer;
+use crate::tool::toolkit::Toolkit;
+use crate::ui::threads::Refused;
+
+/// How a session's run ids begin and where their own part starts (see `Session`).
+const SESSION: &str = "session:";
+const RUN: &str = "/run_";
+
+/// Whether `client` keeps its runs in a store.
+pub(crate) fn stored(client: &Client) -> bool {
+    client.store.is_some()
+}
+
+/// A new run of thread `thread`'s session.
+pub(crate) async fn run(
+    client: &Client,
+    thread: &str,
+    prompt: String,
+    toolkit: &Toolkit,
+) -> Result<EventStream, StoreError> {
+    client.session(thread).stream(prompt, toolkit).await
+}
+
+/// The interrupt id of stored run `run_id` waiting on request `request_id`.
+pub(crate) fn interrupt_id(run_id: &str, request_id: &str) -> String {
+    format!("{request_id}@{run_id}")
+}
+
+/// The run and request interrupt `id` names, checked to be a run of thread `thread`.
+fn parse<'a>(thread: &str, id: &'a str) -> Result<(&'a str, &'a str), Refused> {
+    let at = id.rfind(&format!("@{SESSION}")).ok_or(Refused::Unknown)?;
+    let (request, run) = (&id[..at], &id[at + 1..]);
+    let (session, own) = run[SESSION.len()..]
+        .rsplit_once(RUN)
+        .ok_or(Refused::Unknown)?;
+    if own.len() != 32 || !own.bytes().all(|b| b.is_ascii_hexdigit()) || request.is_empty() {
+        return Err(Refused::Unknown);
+    }
+    if session != thread {
+        return Err(Refused::OtherThread);
+    }
+    Ok((run, request))
+}
+
+/// Answers interrupt `id` of thread `thread` in the store and streams the run on from
+/// there; the store makes sure a request is answered once.
+pub(crate) async fn answer(
+    client: &Client,
+    thread: &str,
+    id: &str,
+    answer: impl FnOnce(&str) -> Answer,
+    toolkit: &Toolkit,
+) -> Result<EventStream, (String, &'static str)> {
+    let refused = |refused: Refused| (refused.message(id), refused.code());
+    let (run, request) = parse(thread, id).map_err(refused)?;
+    client
+        .stream_answer_run(run, answer(request), toolkit)
+        .await
+        .map_err(|error| match error {
+            StoreError::UnknownRun(_) | StoreError::UnknownRequest(_) => refused(Refused::Unknown),
+            StoreError::AlreadyAnswered { .. } => refused(Refused::Answered),
+            other => (format!("resume: {other}"), "resume_failed"),
+        })
+}
