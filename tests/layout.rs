@@ -35,9 +35,9 @@ const LAYERS: &[&str] = &[
     "store",
     "source", // tools from MCP configs, skills folders, HTTP endpoints: mcp, tool, builtins, a2a
     "dispatch", // a facade over the tool layer's plumbing and the loop's resume: tool, agent
-    "ui",    // runs a web page drives (AG-UI, the AI SDK's stream): agent, tool
-    "guide", // documentation
-    "lib",   // the crate root
+    "ui",     // runs a web page drives (AG-UI, the AI SDK's stream): agent, tool
+    "guide",  // documentation
+    "lib",    // the crate root
 ];
 
 /// Arrows that break the rules today, each named with where it is, so that no other can

@@ -75,5 +75,5 @@ pub use options::DEFAULT_OUTPUT_RETRIES;
 pub use resume::{Halted, ResumeError};
 pub use run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
 pub use settings::{ModelSettings, OutputFormat, Reasoning, ToolChoice};
-pub use typed::{OUTPUT_TOOL, OutputMode, Typed, TypedError};
 pub use stream::{EventStream, STREAM_BUFFER};
+pub use typed::{OUTPUT_TOOL, OutputMode, Typed, TypedError};

@@ -94,10 +94,10 @@ impl Event<'_, Borrowed> {
                 tokens_before,
                 tokens_after,
             } => Event::Compacted {
-                turn: *turn,
-                summarized: *summarized,
-                tokens_before: *tokens_before,
-                tokens_after: *tokens_after,
+                turn,
+                summarized,
+                tokens_before,
+                tokens_after,
             },
             Event::RunFinished { run } => Event::RunFinished {
                 run: Box::new(run.clone()),
@@ -178,10 +178,10 @@ impl<'a> Event<'a, Borrowed> {
                 tokens_before,
                 tokens_after,
             } => Event::Compacted {
-                turn: *turn,
-                summarized: *summarized,
-                tokens_before: *tokens_before,
-                tokens_after: *tokens_after,
+                turn,
+                summarized,
+                tokens_before,
+                tokens_after,
             },
             Event::RunFinished { run } => Event::RunFinished { run },
         })
