@@ -226,13 +226,15 @@ async fn a_task_store_from_before_owners_upgrades_in_place() {
     let old = task_id(&peer.call(1, "build", json!({"ms": 1}), json!({})).await);
     assert_eq!(settled(&peer, &old).await["status"], "completed");
     drop(server);
-    // Back to the schema before migration 4: no `caller`, no spent states.
+    // Back to the schema before migration 4: no `caller`, no spent states (and none of
+    // what later migrations add).
     let raw = sqlx::SqlitePool::connect(&format!("sqlite://{path}"))
         .await
         .expect("the file opens");
     sqlx::raw_sql(
         "DROP INDEX toolnexus_tasks_caller; ALTER TABLE toolnexus_tasks DROP COLUMN caller; \
-         DROP TABLE toolnexus_spent_states; DELETE FROM toolnexus_schema WHERE version = 4",
+         DROP TABLE toolnexus_spent_states; DROP TABLE IF EXISTS toolnexus_a2a_tasks; \
+         DROP TABLE IF EXISTS toolnexus_a2a_contexts; DELETE FROM toolnexus_schema WHERE version >= 4",
     )
     .execute(&raw)
     .await
