@@ -64,7 +64,8 @@ impl Env {
         let root = fs::open_root(base).map_err(|e| os_error(&e, base))?;
         match fs::probe(&root, &rel) {
             Err(e) if fs::is_escape(&e) => Err(self.outside(given)),
-            _ => Ok(Target::beneath(root, rel, shown)),
+            Err(e) => Err(os_error(&e, &shown)),
+            Ok(()) => Ok(Target::beneath(root, rel, shown)),
         }
     }
 

@@ -44,6 +44,20 @@ pub(super) fn is_escape(error: &io::Error) -> bool {
     error.kind() == io::ErrorKind::PermissionDenied && error.raw_os_error().is_none()
 }
 
+/// Whether `error` is the kernel's "too many levels of symbolic links" (`ELOOP`): a
+/// chain of links no open follows to its end.
+fn is_loop(error: &io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        error.raw_os_error() == Some(nix::errno::Errno::ELOOP as i32)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = error;
+        false
+    }
+}
+
 /// The error cap-std gives for a path that leaves the root.
 fn escape() -> io::Error {
     io::Error::new(
@@ -76,8 +90,9 @@ pub(super) fn beneath(base: &Path, given: &Path) -> Option<PathBuf> {
 /// folders before it, as `write` and `apply_patch` do) stays beneath the root. Each
 /// prefix that exists is looked up beneath the handle (links followed by the kernel,
 /// refused when they climb out); past the first missing one, each name is a folder yet
-/// to be made, which a `..` simply leaves again. Only an escape is an error here: what
-/// else fails is left to the operation, which reports it.
+/// to be made, which a `..` simply leaves again. Only an escape, or a chain of links
+/// too long to follow, is an error here: what else fails is left to the operation,
+/// which reports it.
 pub(super) fn probe(root: &Dir, rel: &Path) -> io::Result<()> {
     let mut reached = PathBuf::new();
     let mut fresh = 0usize;
@@ -98,7 +113,7 @@ pub(super) fn probe(root: &Dir, rel: &Path) -> io::Result<()> {
         }
         match root.metadata(&reached) {
             Ok(_) => {}
-            Err(e) if is_escape(&e) => return Err(e),
+            Err(e) if is_escape(&e) || is_loop(&e) => return Err(e),
             Err(e) if e.kind() == io::ErrorKind::NotFound => fresh = 1,
             Err(_) => return Ok(()),
         }
