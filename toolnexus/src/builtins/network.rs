@@ -126,37 +126,48 @@ impl Network {
         }
     }
 
-    /// The redirect policy: at most [`MAX_REDIRECTS`] hops, none from https to http,
-    /// none to another origin unless allowed, none to a refused literal address.
+    /// Whether one redirect hop is followed: from `from` (the fetch began at `first`)
+    /// to `to`, after `hops` redirects.
+    fn hop(
+        &self,
+        first: &reqwest::Url,
+        from: &reqwest::Url,
+        to: &reqwest::Url,
+        hops: usize,
+    ) -> Result<(), Refused> {
+        if hops > MAX_REDIRECTS {
+            return Err(Refused(format!(
+                "{first} redirects more than {MAX_REDIRECTS} times"
+            )));
+        }
+        if from.scheme() == "https" && to.scheme() != "https" {
+            return Err(Refused(format!(
+                "{from} redirects to {to}, from https to plain http: not followed"
+            )));
+        }
+        if !self.cross_origin && to.origin() != first.origin() {
+            return Err(Refused(format!(
+                "{from} redirects to {to}, another origin than {}: not followed \
+                 (webfetch follows redirects within the origin it was asked for)",
+                first.origin().ascii_serialization()
+            )));
+        }
+        self.check_url(to)
+            .map_err(|refused| Refused(format!("{from} redirects to {refused}")))
+    }
+
+    /// The redirect policy: [`Network::hop`] for every hop.
     pub(super) fn redirects(self: &Arc<Self>) -> Policy {
         let network = Arc::clone(self);
         Policy::custom(move |attempt: Attempt<'_>| {
-            let (first, from) = match (attempt.previous().first(), attempt.previous().last()) {
-                (Some(first), Some(from)) => (first.clone(), from.clone()),
-                _ => return attempt.follow(),
+            let previous = attempt.previous();
+            let (Some(first), Some(from)) = (previous.first(), previous.last()) else {
+                return attempt.follow();
             };
-            let to = attempt.url().clone();
-            if attempt.previous().len() > MAX_REDIRECTS {
-                return attempt.error(Refused(format!(
-                    "{first} redirects more than {MAX_REDIRECTS} times"
-                )));
+            match network.hop(first, from, attempt.url(), previous.len()) {
+                Ok(()) => attempt.follow(),
+                Err(refused) => attempt.error(refused),
             }
-            if from.scheme() == "https" && to.scheme() != "https" {
-                return attempt.error(Refused(format!(
-                    "{from} redirects to {to}, from https to plain http: not followed"
-                )));
-            }
-            if !network.cross_origin && to.origin() != first.origin() {
-                return attempt.error(Refused(format!(
-                    "{from} redirects to {to}, another origin than {}: not followed \
-                     (webfetch follows redirects within the origin it was asked for)",
-                    first.origin().ascii_serialization()
-                )));
-            }
-            if let Err(refused) = network.check_url(&to) {
-                return attempt.error(Refused(format!("{from} redirects to {refused}")));
-            }
-            attempt.follow()
         })
     }
 }
@@ -235,6 +246,55 @@ mod tests {
         ] {
             assert_eq!(kind(ip), expected, "{ip}");
         }
+    }
+
+    #[test]
+    fn urls_with_a_literal_address_and_redirect_hops() {
+        let url = |text: &str| reqwest::Url::parse(text).unwrap();
+        let network = Network::default();
+        for refused in [
+            "http://169.254.169.254/latest/meta-data/",
+            "http://[::ffff:169.254.169.254]/",
+            "http://[fe80::1]/",
+            "http://10.0.0.1/",
+            "http://127.0.0.1:8080/",
+            "http://2130706433/",
+            "http://0x7f.1/",
+            "http://[::1]/",
+            "http://0.0.0.0/",
+        ] {
+            let error = network.check_url(&url(refused)).unwrap_err().to_string();
+            assert!(
+                error.contains("webfetch reaches only public addresses"),
+                "{refused}: {error}"
+            );
+        }
+        assert!(network.check_url(&url("http://example.com/")).is_ok());
+        assert!(network.check_url(&url("http://93.184.215.14/")).is_ok());
+
+        let first = url("https://example.com/a");
+        let same = url("https://example.com/b");
+        assert!(network.hop(&first, &first, &same, 1).is_ok());
+        let down = network.hop(&first, &first, &url("http://example.com/b"), 1);
+        assert!(down.unwrap_err().0.contains("from https to plain http"));
+        let other = network.hop(&first, &first, &url("https://example.org/"), 1);
+        assert!(other.unwrap_err().0.contains("another origin"));
+        assert!(network.hop(&first, &same, &same, 11).is_err());
+        let open = Network {
+            cross_origin: true,
+            ..Network::default()
+        };
+        assert!(
+            open.hop(&first, &first, &url("https://example.org/"), 1)
+                .is_ok()
+        );
+        // Still never down to http, nor to a refused address.
+        assert!(
+            open.hop(&first, &first, &url("http://example.org/"), 1)
+                .is_err()
+        );
+        let metadata = open.hop(&first, &first, &url("https://169.254.169.254/"), 1);
+        assert!(metadata.unwrap_err().0.contains("link-local"));
     }
 
     #[test]
