@@ -129,7 +129,24 @@ pub const DEFAULT_FETCH_LIMIT: usize = 5 << 20;
 /// Which built-in tools a toolkit gets, and how they may touch the machine.
 ///
 /// [`Builtins::all`] (also the [`Default`]) is the contract's default: all ten, paths
-/// relative to the process's working directory, nothing confined, nothing asked.
+/// relative to the process's working directory, nothing confined, nothing asked; and
+/// beyond the contract, `webfetch` reaching public addresses only, `bash` running with
+/// the [`BASH_ENV`] variables only, files loaded up to [`DEFAULT_READ_LIMIT`] bytes.
+///
+/// ```
+/// use std::net::{IpAddr, Ipv4Addr};
+/// use toolnexus::builtins::Builtins;
+///
+/// // Paths beneath /srv/repo only; webfetch may also reach one intranet server;
+/// // commands get one more variable; files up to 1 MiB.
+/// let builtins = Builtins::all()
+///     .root("/srv/repo")
+///     .allow_address(IpAddr::V4(Ipv4Addr::new(10, 0, 0, 7)))
+///     .env("CARGO_TERM_COLOR", "never")
+///     .read_limit(1 << 20);
+/// // The values of `env` are never printed.
+/// assert!(!format!("{builtins:?}").contains("never"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Builtins {
     enabled: bool,
