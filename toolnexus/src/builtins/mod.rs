@@ -91,7 +91,8 @@ pub const GATED: [&str; 5] = ["bash", "write", "edit", "webfetch", "apply_patch"
 /// The variables of the process's own environment `bash` passes on to its command
 /// (those that are set); every other one is left out, so provider keys and cloud
 /// credentials (`OPENAI_API_KEY`, `AWS_SECRET_ACCESS_KEY`, …) never reach a command.
-/// [`Builtins::env`] and [`Builtins::inherit_env`] add more.
+/// [`Builtins::env`] and [`Builtins::inherit_env`] add more. The values are read from
+/// the process's environment when the tools are made ([`Builtins::tools`]).
 pub const BASH_ENV: [&str; 20] = [
     "PATH",
     "HOME",
