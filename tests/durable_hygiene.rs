@@ -477,3 +477,31 @@ async fn a_version_2_postgres_store_is_migrated_with_its_waiting_requests() {
     let store = PostgresStore::connect(&url).await.unwrap();
     migrated(store, raw).await;
 }
+
+// ---------------------------------------------------------------------------------------
+
+/// A SQLite store's file, and the `-wal` and `-shm` files SQLite keeps beside it, are
+/// readable and writable by their owner only, whatever the process's umask allows.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_new_sqlite_file_is_private_to_its_owner() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = std::env::temp_dir().join(format!("toolnexus-mode-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("runs.db");
+    let store = SqliteStore::open(path.to_str().unwrap()).await.unwrap();
+    // A write, so that the WAL and the shared-memory index exist.
+    let client = Client::new(steps("count", 1)).with_store(store.clone());
+    let toolkit = Toolkit::new().with(counting(seen()));
+    assert!(client.run("go", &toolkit).await.is_done());
+    for suffix in ["", "-wal", "-shm"] {
+        let file = format!("{}{suffix}", path.display());
+        let mode = std::fs::metadata(&file)
+            .unwrap_or_else(|e| panic!("{file}: {e}"))
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "{file} has mode {:o}", mode & 0o777);
+    }
+    drop((client, store));
+    let _ = std::fs::remove_dir_all(dir);
+}
