@@ -505,3 +505,40 @@ async fn a_new_sqlite_file_is_private_to_its_owner() {
     drop((client, store));
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A connection error names where it connected, never the password: neither the one in
+/// the URL's userinfo nor one in its query string.
+#[tokio::test]
+async fn a_postgres_connection_error_never_shows_the_password() {
+    // A port nothing listens on: bound, then closed.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    for url in [
+        format!("postgres://alice:userinfo-s3cret@127.0.0.1:{port}/runs"),
+        format!("postgres://alice@127.0.0.1:{port}/runs?password=query-s3cret"),
+        format!(
+            "postgres://127.0.0.1:{port}/runs?user=alice&password=query-s3cret&sslmode=disable"
+        ),
+        format!("postgres://alice:userinfo-s3cret@127.0.0.1:{port}/runs?password=query-s3cret"),
+    ] {
+        let error = PostgresStore::connect_with_timeout(&url, Duration::from_secs(5))
+            .await
+            .expect_err("nothing listens there");
+        for shown in [error.to_string(), format!("{error:?}")] {
+            assert!(!shown.contains("s3cret"), "{url}: {shown}");
+            assert!(
+                shown.contains(&format!("127.0.0.1:{port}/runs")),
+                "{url}: {shown}"
+            );
+        }
+    }
+    // A URL that does not parse is not shown either.
+    let error = PostgresStore::connect("postgres://alice:s3cret@127.0.0.1:notaport/runs")
+        .await
+        .expect_err("not a URL");
+    assert!(!error.to_string().contains("s3cret"), "{error}");
+    assert!(!format!("{error:?}").contains("s3cret"), "{error:?}");
+}
