@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use crate::agent::journal::StoreError;
 use crate::store::a2a_tasks::ENDED as ENDED_A2A;
-use crate::store::db::int;
-use crate::store::db::{Arg, Tx};
+use crate::store::db::{Arg, Tx, int};
 use crate::store::runs::Engine;
+use crate::store::tasks::ENDED as ENDED_TASKS;
 
 /// How long [`RunStore::purge`](crate::store::RunStore::purge) is meant to keep ended runs
 /// and tasks: 30 days. Nothing is deleted unless `purge` is called; call
@@ -45,9 +45,6 @@ pub struct Purged {
 /// The sessions last written at or before `$1` (a cutoff, ms since the epoch).
 const OLD_SESSIONS: &str = "SELECT session_id FROM toolnexus_sessions GROUP BY session_id \
      HAVING MAX(updated_at) <= $1";
-
-/// The statuses of a task that ended (`mcp::task::record`).
-const ENDED_TASKS: &str = "('completed', 'failed', 'cancelled')";
 
 impl Engine {
     /// Deletes, in one transaction, the runs that finished more than `older_than` ago

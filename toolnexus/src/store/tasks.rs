@@ -39,6 +39,9 @@ pub(crate) const MIGRATION_4: &str =
     );
     CREATE INDEX toolnexus_spent_states_expiry ON toolnexus_spent_states (expires_at)";
 
+/// The statuses of a task that ended (`mcp::task::record`), as an SQL list.
+pub(crate) const ENDED: &str = "('completed', 'failed', 'cancelled')";
+
 /// How long a spent state's record outlives the state's own expiry before it is swept:
 /// room for the servers' clocks and the database's to disagree.
 #[cfg(feature = "mcp")]
@@ -60,13 +63,12 @@ mod rows {
     use crate::store::StoreError;
     use crate::store::db::{Arg, Pool, Row};
     use crate::store::db::{FORMAT, int, text};
+    use crate::store::tasks::ENDED;
 
     const WORKING: &str = Status::Working.as_str();
     const INPUT_REQUIRED: &str = Status::InputRequired.as_str();
     const FAILED: &str = Status::Failed.as_str();
     const CANCELLED: &str = Status::Cancelled.as_str();
-    /// The statuses of a task that ended.
-    const ENDED: &str = "('completed', 'failed', 'cancelled')";
 
     const COLS: &str = "id, tool, args, status, message, payload, pending, rounds, cancel, \
          lease_until, created_at, updated_at, ttl_ms, expires_at, format, caller";
