@@ -20,6 +20,10 @@ pub(crate) enum Unexpanded {
 ///
 /// A variable that is not set is an error naming it: sending `Bearer ` with an empty token
 /// would only trade a clear message for a confusing `401` from the server.
+#[cfg_attr(
+    not(any(feature = "mcp", feature = "http-tools", feature = "a2a")),
+    allow(dead_code)
+)]
 pub(crate) fn expand(text: &str) -> Result<String, String> {
     expand_only(text, |_| true).map_err(|why| match why {
         Unexpanded::Unset(name) | Unexpanded::NotAllowed(name) => name,
