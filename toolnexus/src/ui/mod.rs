@@ -46,7 +46,10 @@ impl Shared {
         toolkit: crate::Toolkit,
         options: &UiOptions,
     ) -> Shared {
-        let stored = client.store.is_some();
+        #[cfg(feature = "__store")]
+        let stored = durable::stored(&client);
+        #[cfg(not(feature = "__store"))]
+        let stored = false;
         Shared {
             client,
             toolkit,
