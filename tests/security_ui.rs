@@ -396,6 +396,16 @@ fn model() -> toolnexus::FnModel {
 
 #[tokio::test]
 async fn with_users_a_thread_and_its_interrupts_are_the_users_own() {
+    users_own_their_threads(false).await;
+}
+
+/// The same on a client with a run store: a thread is a session named after its user.
+#[tokio::test]
+async fn with_users_and_a_store_the_same() {
+    users_own_their_threads(true).await;
+}
+
+async fn users_own_their_threads(stored: bool) {
     let deploys = Arc::new(AtomicUsize::new(0));
     let toolkit = toolnexus::Toolkit::new()
         .with(deploy::tool())
@@ -406,7 +416,13 @@ async fn with_users_a_thread_and_its_interrupts_are_the_users_own() {
             let user = request.headers.get("x-user")?;
             user.to_str().ok().map(str::to_owned)
         });
-    let client = toolnexus::Client::new(model());
+    let mut client = toolnexus::Client::new(model());
+    if stored {
+        let store = toolnexus::store::SqliteStore::open(":memory:")
+            .await
+            .unwrap();
+        client = client.with_store(store);
+    }
     let app =
         axum::Router::new().nest("/agui", toolnexus::ui::ag_ui_with(client, toolkit, options));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
