@@ -3,6 +3,7 @@
 mod drive;
 mod engine;
 mod http;
+pub(crate) mod limits;
 mod rpc;
 pub(crate) mod store;
 mod stream;
@@ -17,6 +18,10 @@ use serde_json::{Value, json};
 use crate::agent::client::Client;
 use crate::tool::toolkit::Toolkit;
 pub use http::{ServedA2a, ShutdownHandle};
+pub use limits::{
+    DEFAULT_MAX_RUNS, DEFAULT_MAX_RUNS_PER_CALLER, DEFAULT_MAX_STORED_BYTES,
+    DEFAULT_MAX_STORED_TASKS, DEFAULT_MAX_UNFINISHED_TASKS_PER_CALLER,
+};
 
 /// The name the card gives when none is set (the contract's default).
 pub const DEFAULT_NAME: &str = "toolnexus-agent";
@@ -80,6 +85,7 @@ pub(crate) struct Config {
     pub(crate) max_artifact_bytes: usize,
     pub(crate) ttl: Duration,
     pub(crate) lease: Duration,
+    pub(crate) limits: limits::Limits,
 }
 
 /// A [`Client`] and its [`Toolkit`] served as an A2A agent: an Agent Card at
@@ -136,6 +142,7 @@ impl fmt::Debug for A2aServer {
             .field("principal", &config.principal.is_some())
             .field("max_message_bytes", &config.max_message_bytes)
             .field("max_artifact_bytes", &config.max_artifact_bytes)
+            .field("limits", &config.limits)
             .finish_non_exhaustive()
     }
 }
@@ -161,6 +168,7 @@ impl A2aServer {
             max_artifact_bytes: DEFAULT_MAX_ARTIFACT_BYTES,
             ttl: DEFAULT_TASK_TTL,
             lease: DEFAULT_LEASE,
+            limits: limits::Limits::default(),
         };
         A2aServer(Arc::new(engine::Engine::new(config)))
     }
