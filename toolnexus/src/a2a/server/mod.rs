@@ -77,6 +77,9 @@ pub(crate) struct Config {
     provider: Option<(String, String)>,
     skills: Vec<SkillConfig>,
     url: Option<String>,
+    /// `http://ADDR` of the address [`A2aServer::serve`] bound: the card's endpoint
+    /// without [`A2aServer::with_url`].
+    bound: Option<String>,
     pub(crate) principal: Option<Principal>,
     pub(crate) prompt: Option<PromptFn>,
     pub(crate) artifact: Option<ArtifactFn>,
@@ -160,6 +163,7 @@ impl A2aServer {
             provider: None,
             skills: Vec::new(),
             url: None,
+            bound: None,
             principal: None,
             prompt: None,
             artifact: None,
@@ -231,8 +235,12 @@ impl A2aServer {
         self.update(|c| c.skills.push(skill))
     }
 
-    /// The JSON-RPC endpoint's public URL, for the card (behind a proxy, say). Without
-    /// it the card gives `http://<Host>/<where the router is mounted>/`.
+    /// The JSON-RPC endpoint's public URL, for the card (behind a proxy, or for a public
+    /// name). Without it the card gives the address [`serve`](A2aServer::serve) bound
+    /// (`http://127.0.0.1:8080/`), or, for a [`router`](A2aServer::router) you serve
+    /// yourself, `http://localhost/<where the router is mounted>/`: set it then. The
+    /// request's `Host` header is never used (a caller names any host there, and the card
+    /// is cached).
     #[must_use]
     pub fn with_url(self, url: impl Into<String>) -> A2aServer {
         let url = url.into();
