@@ -33,6 +33,7 @@ use std::io::{BufRead as _, Read as _};
 use serde_json::json;
 use toolnexus::a2a::{A2aAgent, A2aServer};
 use toolnexus::store::SqliteStore;
+use toolnexus::web::WebGuard;
 use toolnexus::{Client, Context, FnModel, Message, Reply, Toolkit, tool};
 
 /// Deploy a service.
@@ -107,6 +108,9 @@ fn agent(client: Client, options: &Options) -> A2aServer {
             "Deploy",
             "Deploys a service; asks for approval first.",
         );
+    if let Some(timeout) = options.body_timeout {
+        server = server.with_web_guard(WebGuard::new().with_body_read_timeout(timeout));
+    }
     if let Some(name) = options.principal_header.clone() {
         // Trust this header only behind a proxy that sets it (and removes a client's own).
         server = server.with_principal(move |head| {

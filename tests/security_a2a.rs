@@ -387,3 +387,134 @@ fn a_foreign_host_is_refused_and_never_reflected() {
     );
     assert!(!text.contains("localhost"), "{text}");
 }
+
+/// A one-route HTTP server on a free loopback port, answering every request with
+/// `respond(path, port)` (a whole response), and keeping each request's head.
+struct Tiny {
+    port: u16,
+    heads: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl Tiny {
+    fn start(respond: fn(&str, u16) -> String) -> Tiny {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let heads = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = heads.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { return };
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+                    head.push(byte[0]);
+                }
+                let head = String::from_utf8_lossy(&head).into_owned();
+                let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
+                kept.lock().unwrap().push(head);
+                let _ = stream.write_all(respond(&path, port).as_bytes());
+            }
+        });
+        Tiny { port, heads }
+    }
+
+    fn heads(&self) -> Vec<String> {
+        self.heads.lock().unwrap().clone()
+    }
+}
+
+fn ok_json(body: &str) -> String {
+    format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+fn redirect(to: &str) -> String {
+    format!(
+        "HTTP/1.1 302 Found\r\nLocation: {to}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    )
+}
+
+/// A card whose endpoint is at `endpoint`.
+fn card_at(endpoint: &str) -> String {
+    json!({
+        "name": "peer", "description": "A peer.", "version": "1.0.0",
+        "supportedInterfaces": [
+            {"url": endpoint, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {"streaming": false}, "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "run", "name": "Run", "description": "Runs.", "tags": []}],
+    })
+    .to_string()
+}
+
+/// The other origin: answers anything with a card whose endpoint is itself.
+fn elsewhere(_path: &str, port: u16) -> String {
+    ok_json(&card_at(&format!("http://127.0.0.1:{port}/")))
+}
+
+const SECRET: &str = "s3cret-token-for-the-card-origin";
+
+fn connect(card: String) -> Result<toolnexus::a2a::A2aAgent, toolnexus::a2a::A2aError> {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(
+        toolnexus::a2a::A2aAgent::builder(card)
+            .header("X-Api-Key", SECRET)
+            .bearer_token(SECRET)
+            .timeout(Duration::from_secs(10))
+            .connect(),
+    )
+}
+
+#[test]
+fn an_agents_headers_stay_with_the_cards_origin() {
+    let other = Tiny::start(elsewhere);
+    // The card's origin redirects, within itself and then to the other port.
+    static OTHER: std::sync::OnceLock<u16> = std::sync::OnceLock::new();
+    OTHER.set(other.port).unwrap();
+    let origin = Tiny::start(|path, port| match path {
+        "/moved" => redirect(&format!("http://127.0.0.1:{port}/card")),
+        "/card" => ok_json(&card_at(&format!("http://127.0.0.1:{port}/"))),
+        "/away" => redirect(&format!("http://127.0.0.1:{}/card", OTHER.get().unwrap())),
+        "/endpoint-away" => ok_json(&card_at(&format!(
+            "http://127.0.0.1:{}/",
+            OTHER.get().unwrap()
+        ))),
+        _ => "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".into(),
+    });
+    let base = format!("http://127.0.0.1:{}", origin.port);
+
+    // Within the origin, a redirect is followed, headers and all.
+    let agent = connect(format!("{base}/moved")).expect("a same-origin redirect is followed");
+    assert_eq!(agent.name(), "peer");
+    let heads = origin.heads();
+    assert!(
+        heads.iter().all(|h| h.contains(SECRET)),
+        "the card's origin got the headers: {heads:?}"
+    );
+
+    // To another origin (another port), a redirect is not followed: the connect fails
+    // with the redirect, and the other origin never sees the headers.
+    let away = connect(format!("{base}/away")).unwrap_err();
+    assert!(away.reason.contains("302"), "{away}");
+    assert!(!away.to_string().contains(SECRET), "{away}");
+    // A card that names an endpoint on another origin is refused, saying how to allow it.
+    let endpoint = connect(format!("{base}/endpoint-away")).unwrap_err();
+    assert!(
+        endpoint.reason.contains("allow_header_origin"),
+        "{endpoint}"
+    );
+    assert_eq!(
+        other.heads(),
+        Vec::<String>::new(),
+        "the other origin was reached"
+    );
+
+    // Plain http to another machine: refused before anything is sent (192.0.2.1 is a
+    // documentation address that nothing answers).
+    let plain = connect("http://192.0.2.1/.well-known/agent-card.json".into()).unwrap_err();
+    assert!(plain.reason.contains("unencrypted"), "{plain}");
+}

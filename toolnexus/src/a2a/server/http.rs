@@ -19,6 +19,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::{A2aServer, CARD_PATH, rpc};
+use crate::web;
 
 /// How long a client has to send a request's headers.
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -106,13 +107,17 @@ async fn endpoint(State(server): State<A2aServer>, request: axum::extract::Reque
 
 impl A2aServer {
     /// The routes, to serve or to nest in an existing axum app: `GET` [`CARD_PATH`] for
-    /// the card and `POST /` for JSON-RPC. Nested under a path (`.nest("/a2a", …)`), the
-    /// card's endpoint URL says that path.
+    /// the card and `POST /` for JSON-RPC, behind the [`WebGuard`](crate::web::WebGuard)
+    /// of [`with_web_guard`](A2aServer::with_web_guard). Nested under a path
+    /// (`.nest("/a2a", …)`), the card's endpoint URL says that path.
     pub fn router(&self) -> axum::Router {
-        axum::Router::new()
+        let config = &self.0.config;
+        let guard = config.guard.clone().with_max_body(config.max_message_bytes);
+        let routes = axum::Router::new()
             .route(CARD_PATH, axum::routing::get(card))
             .route("/", axum::routing::post(endpoint))
-            .with_state(self.clone())
+            .with_state(self.clone());
+        web::layer(routes, guard)
     }
 
     /// Serves the agent at `addr` (`127.0.0.1:0` picks a free port) until

@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 
 use crate::agent::client::Client;
 use crate::tool::toolkit::Toolkit;
+use crate::web::WebGuard;
 pub use http::{ServedA2a, ShutdownHandle};
 pub use limits::{
     DEFAULT_MAX_RUNS, DEFAULT_MAX_RUNS_PER_CALLER, DEFAULT_MAX_STORED_BYTES,
@@ -89,6 +90,8 @@ pub(crate) struct Config {
     pub(crate) ttl: Duration,
     pub(crate) lease: Duration,
     pub(crate) limits: limits::Limits,
+    /// The `Host`, `Origin`, content type and body-time checks of every request.
+    pub(crate) guard: WebGuard,
 }
 
 /// A [`Client`] and its [`Toolkit`] served as an A2A agent: an Agent Card at
@@ -146,6 +149,7 @@ impl fmt::Debug for A2aServer {
             .field("max_message_bytes", &config.max_message_bytes)
             .field("max_artifact_bytes", &config.max_artifact_bytes)
             .field("limits", &config.limits)
+            .field("guard", &config.guard)
             .finish_non_exhaustive()
     }
 }
@@ -173,6 +177,7 @@ impl A2aServer {
             ttl: DEFAULT_TASK_TTL,
             lease: DEFAULT_LEASE,
             limits: limits::Limits::default(),
+            guard: WebGuard::new(),
         };
         A2aServer(Arc::new(engine::Engine::new(config)))
     }
@@ -301,10 +306,26 @@ impl A2aServer {
     }
 
     /// The largest request body accepted (default [`DEFAULT_MAX_MESSAGE_BYTES`]); a larger
-    /// one gets `-32600`.
+    /// one gets `413 Payload Too Large`, before it is read whole. (It is the body bound
+    /// of the [`WebGuard`], whatever that says.)
     #[must_use]
     pub fn with_max_message_bytes(self, bytes: usize) -> A2aServer {
         self.update(|c| c.max_message_bytes = bytes)
+    }
+
+    /// What every request must pass before it reaches the agent (default
+    /// [`WebGuard::new`]): its `Host` among the allowed ones (the loopback names unless
+    /// you add the public name a client uses, [`WebGuard::with_allowed_hosts`]: a guard
+    /// against DNS rebinding), its `Origin`, when a browser sends one, among the allowed
+    /// ones, a `POST` body sent as `Content-Type: application/json` (so that no page on
+    /// another site can start a task with a form or a `text/plain` fetch, which need no
+    /// preflight), and all of it arrived within the body timeout
+    /// ([`WebGuard::with_body_read_timeout`], default 30 s; else `408` and the connection
+    /// closed). Refusals are HTTP statuses (`400`, `403`, `408`, `413`, `415`) with a
+    /// short text saying what to change.
+    #[must_use]
+    pub fn with_web_guard(self, guard: WebGuard) -> A2aServer {
+        self.update(|c| c.guard = guard)
     }
 
     /// The largest answer a task may give (default [`DEFAULT_MAX_ARTIFACT_BYTES`]); a run
