@@ -127,7 +127,16 @@ pub(crate) struct Config {
 ///   its artifact; `GetTask`, `ListTasks`, `CancelTask` and `SubscribeToTask` do what
 ///   they say. Errors are JSON-RPC errors with A2A's codes: `-32001` for a task that is
 ///   unknown (or another client's), `-32004` for a message to a task that ended, `-32002`
-///   to cancel one, `-32602` for bad parameters.
+///   to cancel one, `-32602` for bad parameters, and `-32000` for a limit reached (runs
+///   in flight, unfinished tasks per caller, tasks and bytes kept: `with_max_…`).
+/// - Every request first passes a [`WebGuard`] ([`with_web_guard`](A2aServer::with_web_guard)):
+///   loopback `Host`s only unless configured, JSON bodies only, within a size bound and a
+///   body timeout.
+/// - Without a principal ([`with_principal`](A2aServer::with_principal)), callers are
+///   anonymous: task ids and contextIds, issued by the server, are what lets a caller
+///   back in; `ListTasks` lists one conversation, by its `contextId`; a contextId an
+///   anonymous caller chose continues no one's conversation. See the guide's Security
+///   section.
 /// - Tasks are kept in the client's run store when it has one
 ///   ([`Client::with_store`](crate::Client::with_store), features `sqlite` / `postgres`):
 ///   a restarted server still has them, and every server on the same database (replicas
@@ -257,7 +266,9 @@ impl A2aServer {
     /// `ListTasks`, `CancelTask`, `SubscribeToTask`, a message to it) only to the
     /// principal that created it; others get `-32001` as for an unknown task.
     /// Conversations (`contextId`) are per principal too. The principal is kept with
-    /// the task (in the run store too), and an empty one counts as none.
+    /// the task (in the run store too), and an empty one counts as none. Requests
+    /// without one are anonymous: they list tasks only by a `contextId` the server
+    /// issued, and count as one caller for the per-caller limits.
     #[must_use]
     pub fn with_principal<F>(self, principal: F) -> A2aServer
     where
