@@ -175,6 +175,7 @@ impl Client {
                 }
             };
             run.usage += reply.usage;
+            run.model.clone_from(&reply.model);
             run.text = reply.content.clone().unwrap_or_default();
             if reply.tool_calls.is_empty() {
                 run.transcript.push(Message::Assistant {
@@ -254,16 +255,18 @@ impl Client {
             // A stream reads the turn's start before the turn is asked (back-pressure).
             crate::agent::stream::yield_once().await;
         }
-        let reply = trace::chat(
-            &*self.model,
-            &self.settings,
-            compacted,
-            self.ask_model(turn, transcript, toolkit, events),
-        )
-        .await
-        .map_err(|error| StopReason::ModelError {
-            message: error.to_string(),
-        })?;
+        let asked = async {
+            let mut reply = self.ask_model(turn, transcript, toolkit, events).await?;
+            if reply.model.is_none() {
+                reply.model = crate::agent::routing::model_id(&*self.model);
+            }
+            Ok(reply)
+        };
+        let reply = trace::chat(&*self.model, &self.settings, compacted, asked)
+            .await
+            .map_err(|error| StopReason::ModelError {
+                message: error.to_string(),
+            })?;
         let hooked = hooks.after_turn(turn, &reply).await;
         hooked.map_err(|message| StopReason::Hook { message })?;
         events.emit(Event::ModelTurnFinished {

@@ -11,7 +11,9 @@
 //!   run that stopped early;
 //! - models: [`FnModel`] (a closure as a model), [`ModelFuture`], streamed [`Delta`]s and
 //!   their [`DeltaSink`], [`FinishReason`], and a provider's own form of a turn,
-//!   [`NativeTurn`];
+//!   [`NativeTurn`]; what kind of failure a [`ModelError`] is, [`ModelErrorKind`];
+//! - models made of models: [`FallbackModel`] (the next on failure) and [`Router`] (a
+//!   hook picks one per turn);
 //! - resuming: [`Halted`] (what [`Client::resume`] takes) and [`ResumeError`];
 //! - agents run as tools ([`Client::as_tool`]): [`DEFAULT_MAX_DEPTH`], [`AGENT_KEY`],
 //!   [`AGENT_STATE_KEY`];
@@ -39,8 +41,10 @@ pub(crate) mod limits;
 pub(crate) mod listed;
 pub(crate) mod message;
 pub(crate) mod model;
+pub(crate) mod model_error;
 pub(crate) mod options;
 pub(crate) mod resume;
+pub(crate) mod routing;
 pub(crate) mod run;
 pub(crate) mod settings;
 pub(crate) mod stream;
@@ -68,11 +72,12 @@ pub use journal::session::Session;
 pub use limits::UsageLimits;
 pub use message::{Message, NativeTurn, ToolCall};
 pub use model::{
-    Delta, DeltaSink, FinishReason, FnModel, Model, ModelError, ModelFuture, Reply, ScriptedModel,
-    Usage,
+    Delta, DeltaSink, FinishReason, FnModel, Model, ModelError, ModelErrorKind, ModelFuture, Reply,
+    ScriptedModel, Usage,
 };
 pub use options::DEFAULT_OUTPUT_RETRIES;
 pub use resume::{Halted, ResumeError};
+pub use routing::{FallbackModel, Router};
 pub use run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
 pub use settings::{ModelSettings, OutputFormat, Reasoning, ToolChoice};
 pub use stream::{EventStream, STREAM_BUFFER};

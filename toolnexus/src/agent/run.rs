@@ -52,6 +52,13 @@ pub struct RunResult {
     /// [`Compacted::apply`](crate::agent::Compacted::apply) gives the compacted one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compacted: Option<crate::agent::compaction::Compacted>,
+    /// The model that answered this run's last model turn, as [`Reply::model`](crate::Reply::model)
+    /// names it (`provider/model`): with a [`FallbackModel`](crate::agent::FallbackModel)
+    /// or a [`Router`](crate::agent::Router), the one of theirs that answered. Each
+    /// turn's is on its [`ModelTurnFinished`](crate::Event::ModelTurnFinished) event.
+    /// `None` before the first turn, or when nothing names the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 impl RunResult {
@@ -67,6 +74,7 @@ impl RunResult {
             pending: None,
             id: None,
             compacted: None,
+            model: None,
         }
     }
 
