@@ -23,6 +23,7 @@ use crate::agent::listed::Listed;
 use crate::agent::message::Message;
 use crate::agent::model::{Delta, DeltaSink, ModelError, Reply, Usage};
 use crate::agent::run::{RunResult, RunStatus, StopReason};
+use crate::agent::spend::Spend;
 use crate::agent::trace;
 use crate::agent::turn::{Env, Played, ToolTurn};
 use crate::agent::typed::{OutputCheck, Verdict};
@@ -114,6 +115,7 @@ impl Client {
         };
         let window = self.options.compaction.as_deref().map(Window::new);
         let limits = self.options.limits;
+        let mut spend = Spend::start();
         let mut output = (self.options.output.as_deref())
             .map(|spec| OutputCheck::new(spec, self.options.output_retries));
         // Boxed: a run finishes an open turn once at most, and inline, the futures of
@@ -133,7 +135,10 @@ impl Client {
                 run.status = RunStatus::Incomplete { reason };
                 return;
             }
-            if let Some(reason) = stop.check().or_else(|| limits.before_request(run)) {
+            let capped = limits
+                .before_request(run)
+                .or_else(|| spend.check(&limits, run));
+            if let Some(reason) = stop.check().or(capped) {
                 run.status = RunStatus::Incomplete { reason };
                 return;
             }
@@ -175,6 +180,7 @@ impl Client {
                 }
             };
             run.usage += reply.usage;
+            spend.turn(&reply);
             run.model.clone_from(&reply.model);
             run.text = reply.content.clone().unwrap_or_default();
             if reply.tool_calls.is_empty() {
@@ -260,6 +266,7 @@ impl Client {
             if reply.model.is_none() {
                 reply.model = crate::agent::routing::model_id(&*self.model);
             }
+            self.price(&mut reply);
             Ok(reply)
         };
         let reply = trace::chat(&*self.model, &self.settings, compacted, asked)

@@ -25,6 +25,8 @@
 //!   [`Compacted`], [`estimate_tokens`], [`contract_json`], [`SUMMARY_PREFIX`],
 //!   [`FLUSH_REMINDER`], [`CONTINUE`];
 //! - caps per run: [`UsageLimits`];
+//! - spend in money: [`Cost`], [`Price`], [`PriceTable`] (with the providers' list
+//!   prices of [`LIST_PRICES_DATE`]), [`SpendScope`];
 //! - conversations by id ([`Client::ask`]): [`ConversationStore`],
 //!   [`InMemoryConversations`], and the [`StoreError`] its methods give.
 
@@ -47,6 +49,7 @@ pub(crate) mod resume;
 pub(crate) mod routing;
 pub(crate) mod run;
 pub(crate) mod settings;
+pub(crate) mod spend;
 pub(crate) mod stream;
 pub(crate) mod talk;
 pub(crate) mod trace;
@@ -80,5 +83,6 @@ pub use resume::{Halted, ResumeError};
 pub use routing::{FallbackModel, Router};
 pub use run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
 pub use settings::{ModelSettings, OutputFormat, Reasoning, ToolChoice};
+pub use spend::{Cost, LIST_PRICES_DATE, Price, PriceTable, SpendScope};
 pub use stream::{EventStream, STREAM_BUFFER};
 pub use typed::{OUTPUT_TOOL, OutputMode, Typed, TypedError};

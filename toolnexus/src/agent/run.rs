@@ -185,6 +185,18 @@ pub enum StopReason {
         /// What failed.
         message: String,
     },
+    /// The run's next request would have passed a spend cap
+    /// ([`UsageLimits::cost`](crate::agent::UsageLimits::cost) for a run,
+    /// [`UsageLimits::conversation_cost`](crate::agent::UsageLimits::conversation_cost)
+    /// for a conversation): the model was not asked again.
+    SpendLimit {
+        /// The cap.
+        limit: crate::agent::spend::Cost,
+        /// What the run (or the conversation, run included) had spent.
+        spent: crate::agent::spend::Cost,
+        /// Which cap.
+        scope: crate::agent::spend::SpendScope,
+    },
     /// A [typed run](crate::Client::run_typed)'s output did not validate, after `retries`
     /// tries to correct it. The run's text is the last output.
     InvalidOutput {
@@ -219,6 +231,15 @@ impl fmt::Display for StopReason {
                 write!(f, "the run reached its limit of {limit} tool calls")
             }
             StopReason::Compaction { message } => write!(f, "compaction failed: {message}"),
+            StopReason::SpendLimit {
+                limit,
+                spent,
+                scope,
+            } => write!(
+                f,
+                "the {scope} reached its spend limit of {limit} (spent {spent}; the next \
+                 request would pass it)"
+            ),
             StopReason::InvalidOutput { retries, message } => write!(
                 f,
                 "the output did not validate after {retries} retries: {message}"

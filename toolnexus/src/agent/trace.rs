@@ -99,6 +99,7 @@ fn stop_kind(reason: &StopReason) -> &'static str {
         StopReason::ToolCallLimit { .. } => "tool_call_limit",
         StopReason::Compaction { .. } => "compaction",
         StopReason::InvalidOutput { .. } => "invalid_output",
+        StopReason::SpendLimit { .. } => "spend_limit",
     }
 }
 
