@@ -5,6 +5,7 @@
 //! [`Reply`], [`Message`], [`ToolCall`], [`RunResult`], [`RunStatus`], [`Event`],
 //! [`ScriptedModel`], [`Usage`], [`ModelError`]); the rest of the loop is here:
 //!
+//! - guardrails that pass, rewrite or trip: [`Guardrail`], its [`Check`] and [`Stage`];
 //! - steering a run: [`Hooks`] and [`ToolDecision`] (with [`HookFuture`]), and
 //!   [`IntoWaitOutcome`] for what a `wait_for` slot gives;
 //! - what a run reports: [`CallRecord`] and [`CallStatus`] per call, [`StopReason`] for a
@@ -37,6 +38,8 @@ pub(crate) mod conversation;
 pub(crate) mod drive;
 pub(crate) mod entry;
 pub(crate) mod events;
+pub(crate) mod guarded;
+pub(crate) mod guardrail;
 pub(crate) mod hooks;
 pub(crate) mod journal;
 pub(crate) mod limits;
@@ -64,6 +67,7 @@ pub use compaction::{
 };
 pub use conversation::{ConversationStore, InMemoryConversations};
 pub use events::{Borrowed, Event, Form, Owned, OwnedEvent};
+pub use guardrail::{Check, Guardrail, Stage};
 pub use hooks::{HookFuture, Hooks, ToolDecision};
 #[cfg(feature = "__store")]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]

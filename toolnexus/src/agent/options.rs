@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::agent::compaction::Compaction;
 use crate::agent::conversation::{ConversationStore, InMemoryConversations};
+use crate::agent::guardrail::Guardrail;
 use crate::agent::limits::UsageLimits;
 use crate::agent::spend::{Ledger, PriceTable};
 use crate::agent::typed::{OutputMode, OutputSpec};
@@ -33,6 +34,8 @@ pub(crate) struct RunOptions {
     pub(crate) prices: Option<Arc<PriceTable>>,
     /// What each conversation by id spent, for its cap.
     pub(crate) ledger: Ledger,
+    /// The guardrails every run goes through ([`Client::guardrail`](crate::Client::guardrail)).
+    pub(crate) guardrails: Vec<Guardrail>,
 }
 
 impl Default for RunOptions {
@@ -46,6 +49,7 @@ impl Default for RunOptions {
             conversations: Arc::new(InMemoryConversations::default()),
             prices: None,
             ledger: Ledger::default(),
+            guardrails: Vec::new(),
         }
     }
 }

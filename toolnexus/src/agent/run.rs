@@ -197,6 +197,16 @@ pub enum StopReason {
         /// Which cap.
         scope: crate::agent::spend::SpendScope,
     },
+    /// A [guardrail](crate::agent::Guardrail) tripped; nothing it guarded ran or was
+    /// shown.
+    Guardrail {
+        /// The guardrail's name.
+        name: String,
+        /// What it guarded.
+        stage: crate::agent::guardrail::Stage,
+        /// Why it tripped.
+        reason: String,
+    },
     /// A [typed run](crate::Client::run_typed)'s output did not validate, after `retries`
     /// tries to correct it. The run's text is the last output.
     InvalidOutput {
@@ -231,6 +241,11 @@ impl fmt::Display for StopReason {
                 write!(f, "the run reached its limit of {limit} tool calls")
             }
             StopReason::Compaction { message } => write!(f, "compaction failed: {message}"),
+            StopReason::Guardrail {
+                name,
+                stage,
+                reason,
+            } => write!(f, "the {stage} guardrail `{name}` tripped: {reason}"),
             StopReason::SpendLimit {
                 limit,
                 spent,

@@ -100,6 +100,7 @@ fn stop_kind(reason: &StopReason) -> &'static str {
         StopReason::Compaction { .. } => "compaction",
         StopReason::InvalidOutput { .. } => "invalid_output",
         StopReason::SpendLimit { .. } => "spend_limit",
+        StopReason::Guardrail { .. } => "guardrail",
     }
 }
 
