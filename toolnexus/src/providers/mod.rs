@@ -67,6 +67,8 @@
     allow(dead_code, unused_imports, unused_macros)
 )]
 
+#[cfg(feature = "acp")]
+mod acp;
 #[cfg(feature = "anthropic")]
 mod anthropic;
 #[cfg(feature = "anthropic")]
@@ -105,6 +107,8 @@ mod skeleton;
 mod sse;
 mod wire;
 
+#[cfg(feature = "acp")]
+pub use acp::{Acp, SUPERSEDES_MARKER};
 #[cfg(feature = "anthropic")]
 pub use anthropic::Anthropic;
 #[cfg(feature = "anthropic")]
