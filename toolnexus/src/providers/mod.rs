@@ -105,6 +105,8 @@ mod retry;
 mod settings;
 mod skeleton;
 mod sse;
+#[cfg(feature = "vertex")]
+mod vertex;
 mod wire;
 
 #[cfg(feature = "acp")]
@@ -125,6 +127,8 @@ pub use openai::OpenAi;
 #[cfg(feature = "openai")]
 pub use responses::OpenAiResponses;
 pub use retry::Retry;
+#[cfg(feature = "vertex")]
+pub use vertex::Vertex;
 
 /// The builder methods every provider has: key, base URL, timeouts, retries.
 macro_rules! http_settings {
