@@ -418,3 +418,68 @@ async fn the_ui_streams_show_the_trip_and_never_the_text() {
         "{sse}"
     );
 }
+
+#[path = "common/otel.rs"]
+#[allow(dead_code)]
+mod otel;
+
+/// A scripted model that names itself.
+struct Named(&'static str, ScriptedModel);
+
+impl toolnexus::Model for Named {
+    fn complete<'a>(
+        &'a self,
+        transcript: &'a [Message],
+        toolkit: &'a Toolkit,
+    ) -> toolnexus::agent::ModelFuture<'a> {
+        self.1.complete(transcript, toolkit)
+    }
+
+    fn model_name(&self) -> Option<&str> {
+        Some(self.0)
+    }
+
+    fn provider_name(&self) -> Option<&str> {
+        Some("test")
+    }
+}
+
+#[tokio::test]
+async fn guardrails_and_fallback_attempts_are_traced_as_spans() {
+    let collector = otel::Collector::new();
+    let _guard = tracing::subscriber::set_default(collector.subscriber());
+    let busy = Named(
+        "busy",
+        ScriptedModel::default().then_fail(
+            toolnexus::ModelError::new("slow down")
+                .with_kind(toolnexus::agent::ModelErrorKind::RateLimited),
+        ),
+    );
+    let spare = Named(
+        "spare",
+        ScriptedModel::new([Reply::call("c1", "deploy", r#"{"env":"prod"}"#)]),
+    );
+    let client =
+        Client::new(toolnexus::agent::FallbackModel::new(busy).then(spare)).guardrail(no_prod());
+    let run = client
+        .run("Deploy to prod.", &counting_toolkit(Arc::default()))
+        .await;
+    assert!(matches!(run.status, RunStatus::Incomplete { .. }));
+    assert_eq!(run.model.as_deref(), Some("test/spare"));
+
+    let spans = collector.finished();
+    let guard = otel::span(&spans, "guardrail no-prod");
+    assert_eq!(otel::text(guard, "toolnexus.guardrail.stage"), "tool_call");
+    assert_eq!(otel::text(guard, "toolnexus.guardrail.outcome"), "trip");
+    let attempts: Vec<_> = spans.iter().filter(|s| s.name == "model_attempt").collect();
+    assert_eq!(attempts.len(), 2);
+    let failed = attempts
+        .iter()
+        .find(|s| otel::text(s, "gen_ai.request.model") == "busy")
+        .unwrap();
+    assert_eq!(otel::text(failed, "error.type"), "rate_limited");
+    let chat = otel::span(&spans, "chat busy");
+    assert_eq!(otel::text(chat, "gen_ai.response.model"), "test/spare");
+    let agent = otel::span(&spans, "invoke_agent");
+    assert_eq!(otel::text(agent, "error.type"), "guardrail");
+}
