@@ -483,3 +483,23 @@ async fn guardrails_and_fallback_attempts_are_traced_as_spans() {
     let agent = otel::span(&spans, "invoke_agent");
     assert_eq!(otel::text(agent, "error.type"), "guardrail");
 }
+
+#[tokio::test]
+async fn a_guardrail_that_panics_trips() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let client = Client::new(ScriptedModel::new([Reply::call(
+        "c1",
+        "deploy",
+        r#"{"env":"qa"}"#,
+    )]))
+    .guardrail(Guardrail::tool_call("broken", |_: &ToolCall| -> Check {
+        panic!("a bug in the check")
+    }));
+    let run = client.run("Deploy.", &counting_toolkit(runs.clone())).await;
+    assert!(
+        matches!(&run.status, RunStatus::Incomplete { reason: StopReason::Guardrail { reason, .. } } if reason == "the guardrail `broken` panicked"),
+        "{:?}",
+        run.status
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 0);
+}

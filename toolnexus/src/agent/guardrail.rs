@@ -3,6 +3,7 @@
 
 use std::fmt;
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use futures_util::FutureExt as _;
@@ -23,8 +24,10 @@ use crate::tool::toolkit::Toolkit;
 pub enum Stage {
     /// The prompt: the run's last user message, before the model is asked.
     Input,
-    /// The final answer (the text of the turn without tool calls; for a typed run, its
-    /// JSON), before the caller, the transcript or a stream gets it.
+    /// The final answer (the text of the turn without tool calls; for a typed run whose
+    /// model holds its answer to the schema, its JSON), before the caller, the transcript
+    /// or a stream gets it. A typed output given through the output tool is a tool call:
+    /// tool-call guardrails see it.
     Output,
     /// A tool call's arguments, before the tool runs.
     ToolCall,
@@ -124,7 +127,7 @@ type CheckFn = dyn Fn(Subject) -> BoxFuture<'static, Check> + Send + Sync;
 ///   no text.
 ///
 /// Guardrails of a stage run in the order they were added, each on what the one before
-/// left; the first trip wins. Each runs in a `guardrail {name}` span
+/// left; the first trip wins. A guardrail that panics trips (saying so). Each runs in a `guardrail {name}` span
 /// (`toolnexus.guardrail.stage`, `toolnexus.guardrail.outcome`: `pass`, `rewrite`,
 /// `trip`).
 ///
@@ -356,7 +359,16 @@ impl Guardrail {
         } else {
             tracing::Span::none()
         };
-        let verdict = (self.check)(subject).instrument(span.clone()).await;
+        // A guardrail that panics trips: a check that could not decide lets nothing by.
+        let panicked = || Check::trip(format!("the guardrail `{}` panicked", self.name));
+        let verdict = match std::panic::catch_unwind(AssertUnwindSafe(|| (self.check)(subject))) {
+            Ok(check) => AssertUnwindSafe(check)
+                .catch_unwind()
+                .instrument(span.clone())
+                .await
+                .unwrap_or_else(|_| panicked()),
+            Err(_) => panicked(),
+        };
         let outcome = match &verdict {
             Check::Pass => "pass",
             Check::Rewrite(_) => "rewrite",
