@@ -138,6 +138,23 @@ async fn generate(State(stand): State<Stand>, request: Request) -> axum::respons
             "status": "UNAUTHENTICATED"}});
         return reply(StatusCode::UNAUTHORIZED, body);
     }
+    if parts.uri.path().ends_with(":streamGenerateContent") {
+        let chunk = |text: &str, last: bool| {
+            let mut chunk =
+                json!({"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}}]});
+            if last {
+                chunk["candidates"][0]["finishReason"] = json!("STOP");
+                chunk["usageMetadata"] =
+                    json!({"promptTokenCount": 5, "candidatesTokenCount": 4, "totalTokenCount": 9});
+            }
+            format!("data: {chunk}\r\n\r\n")
+        };
+        let body = chunk("Hello ", false) + &chunk("from Vertex.", true);
+        return axum::response::Response::builder()
+            .header("content-type", "text/event-stream")
+            .body(axum::body::Body::from(body))
+            .unwrap();
+    }
     reply(
         StatusCode::OK,
         json!({
@@ -253,6 +270,26 @@ async fn vertex_signs_in_with_a_service_account_and_is_refused_with_a_wrong_toke
         harness::validate("gemini", &seen.bodies);
     }
 
+    // Streamed (`:streamGenerateContent`), on a token of its own.
+    let deltas = Arc::new(Mutex::new(String::new()));
+    let seen = deltas.clone();
+    let run = Client::new(model(&private))
+        .on_event(move |event| {
+            if let toolnexus::Event::TextDelta { text, .. } = event {
+                seen.lock().unwrap().push_str(text);
+            }
+        })
+        .run("Hello again?", &Toolkit::new())
+        .await;
+    assert!(run.is_done(), "{:?}", run.status);
+    assert_eq!(run.text, "Hello from Vertex.");
+    assert_eq!(*deltas.lock().unwrap(), "Hello from Vertex.");
+    {
+        let seen = stand.seen.lock().unwrap();
+        assert!(seen.paths[1].ends_with("gemini-2.5-flash:streamGenerateContent?alt=sse"));
+        harness::validate("gemini", &seen.bodies);
+    }
+
     // A key the account does not have: the token endpoint refuses it, nothing is asked.
     let run = Client::new(model(&stranger))
         .run("Hello?", &Toolkit::new())
@@ -267,7 +304,11 @@ async fn vertex_signs_in_with_a_service_account_and_is_refused_with_a_wrong_toke
         message.contains("could not get an access token"),
         "{message}"
     );
-    assert_eq!(stand.seen.lock().unwrap().bodies.len(), 1);
+    assert_eq!(
+        stand.seen.lock().unwrap().bodies.len(),
+        2,
+        "nothing was asked"
+    );
 
     // A token the API no longer takes: refused with Vertex AI's own error.
     stand.revoked.store(true, Ordering::SeqCst);
