@@ -213,6 +213,7 @@ pub fn turn(shared: &mut Shared, body: &Value, stream: bool) -> Out {
             content.push(json!({"type": "text", "text": text}));
             "end_turn"
         }
+        Step::Fail(..) => unreachable!("a failing step is answered before the turn"),
     };
     let usage = json!({
         "input_tokens": usage.input_tokens,

@@ -113,6 +113,7 @@ pub fn turn(shared: &mut Shared, body: &Value, stream: bool) -> Out {
             content.push(json!({"text": text}));
             "end_turn"
         }
+        Step::Fail(..) => unreachable!("a failing step is answered before the turn"),
     };
     let response = json!({
         "output": {"message": {"role": "assistant", "content": content}},

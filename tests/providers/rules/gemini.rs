@@ -94,6 +94,7 @@ pub fn turn(shared: &mut Shared, body: &Value, stream: bool) -> Out {
             let signature = shared.opaque("thought");
             parts.push(json!({"text": text, "thoughtSignature": signature}));
         }
+        Step::Fail(..) => unreachable!("a failing step is answered before the turn"),
     }
     let prompt = tokens(body["contents"].to_string().len() + body["tools"].to_string().len());
     let usage = json!({"promptTokenCount": prompt, "candidatesTokenCount": 20,

@@ -50,6 +50,9 @@ pub enum Step {
     Calls(Vec<(&'static str, Value)>),
     /// A final answer.
     Text(&'static str),
+    /// A failed request: this status and the API's error body, once the request passed
+    /// the provider's rules.
+    Fail(u16, Value),
 }
 
 /// What a provider's handler answers.
@@ -218,7 +221,13 @@ async fn handle(State(shared): State<Arc<Mutex<Shared>>>, request: Request) -> R
     let mut shared = shared.lock().unwrap();
     shared.requests.push(body.clone());
     let stream = body["stream"] == true;
-    let out = if path.ends_with("/responses") {
+    let failing = matches!(shared.script.front(), Some(Step::Fail(..)));
+    let broken = failing.then(|| check(&path, &shared, &body)).flatten();
+    let out = if let Some(broken) = broken {
+        broken
+    } else if failing && let Some(Step::Fail(status, error)) = shared.script.pop_front() {
+        Out::Json(status, error)
+    } else if path.ends_with("/responses") {
         openai::turn(&mut shared, &body, stream)
     } else if path.ends_with("/v1/messages") {
         anthropic::turn(&mut shared, &body, stream)
@@ -302,6 +311,19 @@ async fn handle(State(shared): State<Arc<Mutex<Shared>>>, request: Request) -> R
                 .body(Body::from_stream(futures_util::stream::iter(pieces)))
                 .unwrap()
         }
+    }
+}
+
+/// What the provider's rules say of a request to `path`, when they refuse it.
+fn check(path: &str, shared: &Shared, body: &Value) -> Option<Out> {
+    if path.ends_with("/responses") {
+        openai::check(shared, body)
+    } else if path.ends_with("/v1/messages") {
+        anthropic::check(shared, body)
+    } else if path.starts_with("/model/") {
+        bedrock::check(shared, body)
+    } else {
+        gemini::check(shared, body)
     }
 }
 

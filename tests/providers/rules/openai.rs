@@ -146,6 +146,7 @@ pub fn turn(shared: &mut Shared, body: &Value, stream: bool) -> Out {
                 "content": [{"type": "output_text", "text": text, "annotations": []}]}),
             );
         }
+        Step::Fail(..) => unreachable!("a failing step is answered before the turn"),
     }
     let following = output[1]["id"].as_str().unwrap_or("").to_owned();
     shared.reasoning.insert(rs, (secret, following));

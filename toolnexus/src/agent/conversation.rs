@@ -139,7 +139,11 @@ impl Client {
         let conversations = &self.options.conversations;
         let before = conversations.get(id).await?.unwrap_or_default();
         let transcript = self.continued(before, prompt);
-        let mut run = self.drive(transcript, toolkit, None).await;
+        let ledger = &self.options.ledger;
+        let before = ledger.spent(id);
+        let drive = self.drive(transcript, toolkit, None);
+        let mut run = crate::agent::spend::SPENT_BEFORE.scope(before, drive).await;
+        ledger.add(id, run.usage.cost.unwrap_or_default());
         run.id = Some(format!(
             "{PREFIX}{id}{}",
             crate::agent::journal::record::new_id(RUN)

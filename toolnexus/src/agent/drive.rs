@@ -18,11 +18,13 @@ use crate::agent::as_tool::{self, AGENT_KEY};
 use crate::agent::client::Client;
 use crate::agent::compaction::{Compacted, Window};
 use crate::agent::events::{Event, Events, events};
+use crate::agent::guarded::Held;
 use crate::agent::journal::record::RunRecord;
 use crate::agent::listed::Listed;
 use crate::agent::message::Message;
 use crate::agent::model::{Delta, DeltaSink, ModelError, Reply, Usage};
 use crate::agent::run::{RunResult, RunStatus, StopReason};
+use crate::agent::spend::Spend;
 use crate::agent::trace;
 use crate::agent::turn::{Env, Played, ToolTurn};
 use crate::agent::typed::{OutputCheck, Verdict};
@@ -114,6 +116,7 @@ impl Client {
         };
         let window = self.options.compaction.as_deref().map(Window::new);
         let limits = self.options.limits;
+        let mut spend = Spend::start();
         let mut output = (self.options.output.as_deref())
             .map(|spec| OutputCheck::new(spec, self.options.output_retries));
         // Boxed: a run finishes an open turn once at most, and inline, the futures of
@@ -125,6 +128,12 @@ impl Client {
                 return;
             }
         }
+        let fresh = run.turns == 0 && run.calls.is_empty();
+        if fresh && let Some(reason) = self.guard_input(run).await {
+            run.status = RunStatus::Incomplete { reason };
+            return;
+        }
+        let mut tripped = None;
         loop {
             if run.turns >= self.max_turns {
                 let reason = StopReason::MaxTurns {
@@ -133,7 +142,10 @@ impl Client {
                 run.status = RunStatus::Incomplete { reason };
                 return;
             }
-            if let Some(reason) = stop.check().or_else(|| limits.before_request(run)) {
+            let capped = limits
+                .before_request(run)
+                .or_else(|| spend.check(&limits, run));
+            if let Some(reason) = stop.check().or(capped) {
                 run.status = RunStatus::Incomplete { reason };
                 return;
             }
@@ -165,7 +177,12 @@ impl Client {
                     });
                 }
                 let compacted = compacted.map(|r| (r.summarized, r.after));
-                let asked = self.model_turn(run.turns, &shown, &offered, compacted);
+                let prompt = match shown.last() {
+                    Some(Message::User { content }) if fresh && run.turns == 1 => Some(&**content),
+                    _ => None,
+                };
+                let asked =
+                    self.model_turn(run.turns, &shown, &offered, compacted, prompt, &mut tripped);
                 match stop.guard(asked).await {
                     Ok(Ok(reply)) => reply,
                     Ok(Err(reason)) | Err(reason) => {
@@ -175,6 +192,12 @@ impl Client {
                 }
             };
             run.usage += reply.usage;
+            spend.turn(&reply);
+            run.model.clone_from(&reply.model);
+            if let Some(reason) = tripped.take() {
+                run.status = RunStatus::Incomplete { reason };
+                return;
+            }
             run.text = reply.content.clone().unwrap_or_default();
             if reply.tool_calls.is_empty() {
                 run.transcript.push(Message::Assistant {
@@ -199,7 +222,8 @@ impl Client {
                 }
             }
             let asked_for = reply.tool_calls.len();
-            let mut turn = ToolTurn::fresh(run.transcript.len(), run.turns, reply.tool_calls);
+            let (calls, guarded) = self.guard_calls(run.turns, reply.tool_calls).await;
+            let mut turn = ToolTurn::fresh(run.transcript.len(), run.turns, calls);
             run.transcript.push(Message::Assistant {
                 content: reply.content,
                 tool_calls: turn.calls(),
@@ -209,7 +233,7 @@ impl Client {
                 end_of_turn(run, turn, Err(reason), &env);
                 return;
             }
-            if let Some(reason) = limits.before_calls(run, asked_for) {
+            if let Some(reason) = guarded.or_else(|| limits.before_calls(run, asked_for)) {
                 end_of_turn(run, turn, Err(reason), &env);
                 return;
             }
@@ -230,6 +254,10 @@ impl Client {
                 }
                 return;
             }
+            if let Some(reason) = self.guard_results(run, from).await {
+                run.status = RunStatus::Incomplete { reason };
+                return;
+            }
             if output_given(&mut output, run, from) {
                 return;
             }
@@ -238,12 +266,16 @@ impl Client {
 
     /// One model turn between its hooks; a panicking model is a model error, not a crash.
     /// `compacted` is what compaction did before it (for its span).
+    /// `prompt` is the fresh run's prompt on its first turn (for concurrent input
+    /// guardrails); an output guardrail's trip goes to `tripped`.
     async fn model_turn(
         &self,
         turn: u32,
         transcript: &[Message],
         toolkit: &Toolkit,
         compacted: Option<(usize, usize)>,
+        prompt: Option<&str>,
+        tripped: &mut Option<StopReason>,
     ) -> Result<Reply, StopReason> {
         let hooks = &self.tools.hooks;
         let events = events(&self.tools.listener);
@@ -254,16 +286,27 @@ impl Client {
             // A stream reads the turn's start before the turn is asked (back-pressure).
             crate::agent::stream::yield_once().await;
         }
-        let reply = trace::chat(
-            &*self.model,
-            &self.settings,
-            compacted,
-            self.ask_model(turn, transcript, toolkit, events),
-        )
-        .await
-        .map_err(|error| StopReason::ModelError {
-            message: error.to_string(),
-        })?;
+        let held = Held::default();
+        let held = self.withholds(turn).then_some(&held);
+        let asked = async {
+            let mut reply = self
+                .ask_model(turn, transcript, toolkit, events, held)
+                .await?;
+            if reply.model.is_none() {
+                reply.model = crate::agent::routing::model_id(&*self.model);
+            }
+            self.price(&mut reply);
+            Ok(reply)
+        };
+        let asked = trace::chat(&*self.model, &self.settings, compacted, asked).map(|r| {
+            r.map_err(|error| StopReason::ModelError {
+                message: error.to_string(),
+            })
+        });
+        let mut reply = self.alongside(prompt, asked).await?;
+        if let Some(held) = held {
+            *tripped = self.guard_output(turn, &mut reply, held).await;
+        }
         let hooked = hooks.after_turn(turn, &reply).await;
         hooked.map_err(|message| StopReason::Hook { message })?;
         events.emit(Event::ModelTurnFinished {
@@ -280,8 +323,12 @@ impl Client {
         transcript: &[Message],
         toolkit: &Toolkit,
         events: Events<'_>,
+        held: Option<&Held>,
     ) -> Result<Reply, ModelError> {
-        let on_delta = move |delta: Delta| events.emit(delta_event(turn, &delta));
+        let on_delta = move |delta: Delta| match (&delta, held) {
+            (Delta::Text(text), Some(held)) => held.push(text),
+            _ => events.emit(delta_event(turn, &delta)),
+        };
         let settings = &*self.settings;
         let future = std::panic::catch_unwind(AssertUnwindSafe(|| {
             let on_delta: Option<DeltaSink<'_>> = events.is_on().then_some(&on_delta);

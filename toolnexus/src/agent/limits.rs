@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::client::Client;
 use crate::agent::run::{RunResult, StopReason};
+use crate::agent::spend::Cost;
 
 /// Caps on what one run may spend. A run past one stops
 /// [incomplete](crate::RunStatus::Incomplete), with a [`StopReason`] naming the cap,
@@ -42,6 +43,13 @@ pub struct UsageLimits {
     /// The most tool calls the run may run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_calls: Option<u32>,
+    /// The most the run may spend, in money (see [`UsageLimits::cost`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
+    /// The most a conversation by id may spend across its runs (see
+    /// [`UsageLimits::conversation_cost`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation_cost: Option<Cost>,
 }
 
 impl UsageLimits {
@@ -68,6 +76,34 @@ impl UsageLimits {
     #[must_use]
     pub fn tool_calls(mut self, calls: u32) -> Self {
         self.tool_calls = Some(calls);
+        self
+    }
+
+    /// Caps what the run spends, in money: the model is not asked again when what the
+    /// run spent plus the estimate of the next request would pass `cost`
+    /// ([`StopReason::SpendLimit`]).
+    ///
+    /// The estimate of the next request is the dearest model turn of the run so far
+    /// (nothing before the first, so a run always makes its first request unless its
+    /// conversation's cap is already reached). A request dearer than every one before
+    /// it can therefore pass the cap by the difference: a transcript grows by what the
+    /// last turn and its tool results added. Turns are priced by the client's
+    /// [`PriceTable`](crate::agent::PriceTable) ([`Client::prices`]; the shipped list
+    /// prices when none is set); a model it has no price for counts nothing. The
+    /// summarizing model of [compaction](Client::compaction) is not priced.
+    #[must_use]
+    pub fn cost(mut self, cost: Cost) -> Self {
+        self.cost = Some(cost);
+        self
+    }
+
+    /// Caps what a conversation by id ([`Client::ask`]) spends across its runs, with the
+    /// rule of [`UsageLimits::cost`]. The spend is counted by the client, in memory: a
+    /// new client (a restart) starts every conversation afresh, and a client with a run
+    /// store counts per run only.
+    #[must_use]
+    pub fn conversation_cost(mut self, cost: Cost) -> Self {
+        self.conversation_cost = Some(cost);
         self
     }
 

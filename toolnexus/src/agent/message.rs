@@ -94,6 +94,11 @@ pub struct NativeTurn {
     /// The turn's content in the provider's own JSON (Anthropic: the `content` array;
     /// Gemini: the `parts`; OpenAI Responses: the `output` items).
     pub content: serde_json::Value,
+    /// The model that wrote it, as `provider/model`, when a model made of others
+    /// ([`FallbackModel`](crate::agent::FallbackModel), [`Router`](crate::agent::Router))
+    /// said so. Those send a turn's native form back only to the model that wrote it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 impl NativeTurn {
@@ -102,6 +107,7 @@ impl NativeTurn {
         NativeTurn {
             provider: provider.into(),
             content,
+            model: None,
         }
     }
 }

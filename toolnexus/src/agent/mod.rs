@@ -5,13 +5,16 @@
 //! [`Reply`], [`Message`], [`ToolCall`], [`RunResult`], [`RunStatus`], [`Event`],
 //! [`ScriptedModel`], [`Usage`], [`ModelError`]); the rest of the loop is here:
 //!
+//! - guardrails that pass, rewrite or trip: [`Guardrail`], its [`Check`] and [`Stage`];
 //! - steering a run: [`Hooks`] and [`ToolDecision`] (with [`HookFuture`]), and
 //!   [`IntoWaitOutcome`] for what a `wait_for` slot gives;
 //! - what a run reports: [`CallRecord`] and [`CallStatus`] per call, [`StopReason`] for a
 //!   run that stopped early;
 //! - models: [`FnModel`] (a closure as a model), [`ModelFuture`], streamed [`Delta`]s and
 //!   their [`DeltaSink`], [`FinishReason`], and a provider's own form of a turn,
-//!   [`NativeTurn`];
+//!   [`NativeTurn`]; what kind of failure a [`ModelError`] is, [`ModelErrorKind`];
+//! - models made of models: [`FallbackModel`] (the next on failure) and [`Router`] (a
+//!   hook picks one per turn);
 //! - resuming: [`Halted`] (what [`Client::resume`] takes) and [`ResumeError`];
 //! - agents run as tools ([`Client::as_tool`]): [`DEFAULT_MAX_DEPTH`], [`AGENT_KEY`],
 //!   [`AGENT_STATE_KEY`];
@@ -23,6 +26,8 @@
 //!   [`Compacted`], [`estimate_tokens`], [`contract_json`], [`SUMMARY_PREFIX`],
 //!   [`FLUSH_REMINDER`], [`CONTINUE`];
 //! - caps per run: [`UsageLimits`];
+//! - spend in money: [`Cost`], [`Price`], [`PriceTable`] (with the providers' list
+//!   prices of [`LIST_PRICES_DATE`]), [`SpendScope`];
 //! - conversations by id ([`Client::ask`]): [`ConversationStore`],
 //!   [`InMemoryConversations`], and the [`StoreError`] its methods give.
 
@@ -33,16 +38,21 @@ pub(crate) mod conversation;
 pub(crate) mod drive;
 pub(crate) mod entry;
 pub(crate) mod events;
+pub(crate) mod guarded;
+pub(crate) mod guardrail;
 pub(crate) mod hooks;
 pub(crate) mod journal;
 pub(crate) mod limits;
 pub(crate) mod listed;
 pub(crate) mod message;
 pub(crate) mod model;
+pub(crate) mod model_error;
 pub(crate) mod options;
 pub(crate) mod resume;
+pub(crate) mod routing;
 pub(crate) mod run;
 pub(crate) mod settings;
+pub(crate) mod spend;
 pub(crate) mod stream;
 pub(crate) mod talk;
 pub(crate) mod trace;
@@ -57,6 +67,7 @@ pub use compaction::{
 };
 pub use conversation::{ConversationStore, InMemoryConversations};
 pub use events::{Borrowed, Event, Form, Owned, OwnedEvent};
+pub use guardrail::{Check, Guardrail, Stage};
 pub use hooks::{HookFuture, Hooks, ToolDecision};
 #[cfg(feature = "__store")]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
@@ -68,12 +79,14 @@ pub use journal::session::Session;
 pub use limits::UsageLimits;
 pub use message::{Message, NativeTurn, ToolCall};
 pub use model::{
-    Delta, DeltaSink, FinishReason, FnModel, Model, ModelError, ModelFuture, Reply, ScriptedModel,
-    Usage,
+    Delta, DeltaSink, FinishReason, FnModel, Model, ModelError, ModelErrorKind, ModelFuture, Reply,
+    ScriptedModel, Usage,
 };
 pub use options::DEFAULT_OUTPUT_RETRIES;
 pub use resume::{Halted, ResumeError};
+pub use routing::{FallbackModel, Router};
 pub use run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
 pub use settings::{ModelSettings, OutputFormat, Reasoning, ToolChoice};
+pub use spend::{Cost, LIST_PRICES_DATE, Price, PriceTable, SpendScope};
 pub use stream::{EventStream, STREAM_BUFFER};
 pub use typed::{OUTPUT_TOOL, OutputMode, Typed, TypedError};

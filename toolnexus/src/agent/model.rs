@@ -3,7 +3,6 @@
 //! tests and examples).
 
 use std::collections::VecDeque;
-use std::error::Error as StdError;
 use std::fmt;
 use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -12,6 +11,7 @@ use futures_util::FutureExt as _;
 use serde::{Deserialize, Serialize};
 
 use crate::agent::message::{Message, NativeTurn, ToolCall};
+pub use crate::agent::model_error::{ModelError, ModelErrorKind};
 use crate::agent::settings::ModelSettings;
 pub use crate::agent::usage::Usage;
 use crate::tool::handler::BoxFuture;
@@ -277,6 +277,14 @@ pub struct Reply {
     /// has no room for; the loop keeps it on the turn's [`Message::Assistant`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub native: Option<Box<NativeTurn>>,
+    /// The model that wrote the turn, as `provider/model` (`anthropic/claude-sonnet-4-5`)
+    /// or the model's name alone when it names no provider. A model made of others
+    /// ([`FallbackModel`](crate::agent::FallbackModel), [`Router`](crate::agent::Router))
+    /// sets it to the one that answered; for any other model the loop fills it in from
+    /// [`Model::model_name`] and [`Model::provider_name`]. `None` when nothing names the
+    /// model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 /// Why a model ended its turn, in one vocabulary across providers (see
@@ -358,57 +366,6 @@ impl Reply {
     pub fn with_finish_reason(mut self, reason: FinishReason) -> Self {
         self.finish_reason = Some(reason);
         self
-    }
-}
-
-/// A model that could not produce a turn: a network failure, a refusal, a malformed
-/// response, a script that ran out. Cheap to clone; keeps its cause as the error source.
-#[derive(Debug, Clone)]
-pub struct ModelError {
-    message: String,
-    source: Option<Arc<dyn StdError + Send + Sync>>,
-}
-
-impl ModelError {
-    /// An error with this message.
-    pub fn new(message: impl Into<String>) -> Self {
-        ModelError {
-            message: message.into(),
-            source: None,
-        }
-    }
-
-    /// An error with this message, caused by `source`.
-    pub fn with_source(
-        message: impl Into<String>,
-        source: impl StdError + Send + Sync + 'static,
-    ) -> Self {
-        ModelError {
-            message: message.into(),
-            source: Some(Arc::new(source)),
-        }
-    }
-
-    /// The message, without the cause.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-}
-
-impl fmt::Display for ModelError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.source {
-            Some(source) => write!(f, "{}: {source}", self.message),
-            None => f.write_str(&self.message),
-        }
-    }
-}
-
-impl StdError for ModelError {
-    fn source(&self) -> Option<&(dyn StdError + 'static)> {
-        self.source
-            .as_deref()
-            .map(|s| s as &(dyn StdError + 'static))
     }
 }
 

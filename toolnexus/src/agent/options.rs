@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use crate::agent::compaction::Compaction;
 use crate::agent::conversation::{ConversationStore, InMemoryConversations};
+use crate::agent::guardrail::Guardrail;
 use crate::agent::limits::UsageLimits;
+use crate::agent::spend::{Ledger, PriceTable};
 use crate::agent::typed::{OutputMode, OutputSpec};
 
 /// The default for [`Client::output_retries`](crate::Client::output_retries).
@@ -28,6 +30,12 @@ pub(crate) struct RunOptions {
     pub(crate) mode: OutputMode,
     /// Where [`Client::ask`](crate::Client::ask) keeps conversations without a run store.
     pub(crate) conversations: Arc<dyn ConversationStore>,
+    /// The prices turns are costed with ([`Client::prices`](crate::Client::prices)).
+    pub(crate) prices: Option<Arc<PriceTable>>,
+    /// What each conversation by id spent, for its cap.
+    pub(crate) ledger: Ledger,
+    /// The guardrails every run goes through ([`Client::guardrail`](crate::Client::guardrail)).
+    pub(crate) guardrails: Vec<Guardrail>,
 }
 
 impl Default for RunOptions {
@@ -39,6 +47,9 @@ impl Default for RunOptions {
             output_retries: DEFAULT_OUTPUT_RETRIES,
             mode: OutputMode::Auto,
             conversations: Arc::new(InMemoryConversations::default()),
+            prices: None,
+            ledger: Ledger::default(),
+            guardrails: Vec::new(),
         }
     }
 }

@@ -52,6 +52,13 @@ pub struct RunResult {
     /// [`Compacted::apply`](crate::agent::Compacted::apply) gives the compacted one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compacted: Option<crate::agent::compaction::Compacted>,
+    /// The model that answered this run's last model turn, as [`Reply::model`](crate::Reply::model)
+    /// names it (`provider/model`): with a [`FallbackModel`](crate::agent::FallbackModel)
+    /// or a [`Router`](crate::agent::Router), the one of theirs that answered. Each
+    /// turn's is on its [`ModelTurnFinished`](crate::Event::ModelTurnFinished) event.
+    /// `None` before the first turn, or when nothing names the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 impl RunResult {
@@ -67,6 +74,7 @@ impl RunResult {
             pending: None,
             id: None,
             compacted: None,
+            model: None,
         }
     }
 
@@ -177,6 +185,28 @@ pub enum StopReason {
         /// What failed.
         message: String,
     },
+    /// The run's next request would have passed a spend cap
+    /// ([`UsageLimits::cost`](crate::agent::UsageLimits::cost) for a run,
+    /// [`UsageLimits::conversation_cost`](crate::agent::UsageLimits::conversation_cost)
+    /// for a conversation): the model was not asked again.
+    SpendLimit {
+        /// The cap.
+        limit: crate::agent::spend::Cost,
+        /// What the run (or the conversation, run included) had spent.
+        spent: crate::agent::spend::Cost,
+        /// Which cap.
+        scope: crate::agent::spend::SpendScope,
+    },
+    /// A [guardrail](crate::agent::Guardrail) tripped; nothing it guarded ran or was
+    /// shown.
+    Guardrail {
+        /// The guardrail's name.
+        name: String,
+        /// What it guarded.
+        stage: crate::agent::guardrail::Stage,
+        /// Why it tripped.
+        reason: String,
+    },
     /// A [typed run](crate::Client::run_typed)'s output did not validate, after `retries`
     /// tries to correct it. The run's text is the last output.
     InvalidOutput {
@@ -211,6 +241,20 @@ impl fmt::Display for StopReason {
                 write!(f, "the run reached its limit of {limit} tool calls")
             }
             StopReason::Compaction { message } => write!(f, "compaction failed: {message}"),
+            StopReason::Guardrail {
+                name,
+                stage,
+                reason,
+            } => write!(f, "the {stage} guardrail `{name}` tripped: {reason}"),
+            StopReason::SpendLimit {
+                limit,
+                spent,
+                scope,
+            } => write!(
+                f,
+                "the {scope} reached its spend limit of {limit} (spent {spent}; the next \
+                 request would pass it)"
+            ),
             StopReason::InvalidOutput { retries, message } => write!(
                 f,
                 "the output did not validate after {retries} retries: {message}"

@@ -99,6 +99,8 @@ fn stop_kind(reason: &StopReason) -> &'static str {
         StopReason::ToolCallLimit { .. } => "tool_call_limit",
         StopReason::Compaction { .. } => "compaction",
         StopReason::InvalidOutput { .. } => "invalid_output",
+        StopReason::SpendLimit { .. } => "spend_limit",
+        StopReason::Guardrail { .. } => "guardrail",
     }
 }
 
@@ -134,12 +136,15 @@ where
         match &reply {
             Ok(reply) => {
                 record_usage(&span, &reply.usage);
+                if let Some(model) = &reply.model {
+                    span.record("gen_ai.response.model", model.as_str());
+                }
                 if let Some(reason) = &reply.finish_reason {
                     span.record("gen_ai.response.finish_reasons", finish_reason(reason));
                 }
             }
             Err(error) => {
-                span.record("error.type", "model_error");
+                span.record("error.type", error.kind().as_str());
                 span.record("otel.status_code", "error");
                 span.record("otel.status_description", error.to_string().as_str());
             }
@@ -182,6 +187,7 @@ fn chat_span(model: &dyn Model, client: &ModelSettings) -> Span {
         "gen_ai.usage.cache_creation.input_tokens" = Empty,
         "gen_ai.usage.reasoning.output_tokens" = Empty,
         "gen_ai.response.finish_reasons" = Empty,
+        "gen_ai.response.model" = Empty,
         "toolnexus.compaction.summarized" = Empty,
         "toolnexus.compaction.tokens" = Empty,
         "error.type" = Empty,

@@ -5,6 +5,8 @@ use std::ops::{Add, AddAssign};
 
 use serde::{Deserialize, Serialize};
 
+use crate::agent::spend::Cost;
+
 /// Tokens spent: in the prompt, and in the completion, with the parts of each the
 /// providers report on their own (read from or written to their prompt cache, spent
 /// reasoning). Adds up across turns, runs, and agents called as tools.
@@ -44,6 +46,12 @@ pub struct Usage {
     /// `output_tokens_details.thinking_tokens`, Gemini `thoughtsTokenCount`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub reasoning_tokens: u64,
+    /// What the tokens cost, for a client that [prices](crate::Client::prices) its turns
+    /// (see [`PriceTable`](crate::agent::PriceTable)); `None` when no turn had a price.
+    /// Adds up as the tokens do (a priced usage plus an unpriced one is the priced one's
+    /// cost).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -97,6 +105,10 @@ impl Add for Usage {
                 .cache_write_tokens
                 .saturating_add(other.cache_write_tokens),
             reasoning_tokens: self.reasoning_tokens.saturating_add(other.reasoning_tokens),
+            cost: match (self.cost, other.cost) {
+                (Some(a), Some(b)) => Some(a + b),
+                (a, b) => a.or(b),
+            },
         }
     }
 }

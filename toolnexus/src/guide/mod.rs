@@ -4,9 +4,9 @@
 //! | chapter | what it covers |
 //! | --- | --- |
 //! | [`tools`] | `#[tool]` form by form, state, bad input, results and suspensions, tools without the macro |
-//! | [`providers`] | provider profiles and strict mode; OpenAI (Chat Completions and Responses), Anthropic and Gemini as real models, their settings, reasoning across tool calls, prompt caching, single-turn translation |
-//! | [`agent_loop`] | `Client`, the tool-calling loop: hooks, events, cancellation, suspensions |
-//! | [`context`] | a run's typed output, the context budget (compaction), usage caps, conversations by id |
+//! | [`providers`] | provider profiles and strict mode; OpenAI (Chat Completions and Responses), Anthropic and Gemini as real models, their settings, reasoning across tool calls, prompt caching, fallback and routing between models, an ACP agent as a model, single-turn translation |
+//! | [`agent_loop`] | `Client`, the tool-calling loop: hooks, events, cancellation, guardrails, suspensions |
+//! | [`context`] | a run's typed output, the context budget (compaction), usage caps, spend in money and its caps, conversations by id |
 //! | [`durable`] | durable runs in SQLite or PostgreSQL, and agents run as tools |
 //! | [`mcp_server`] | serving a `Toolkit` over MCP (stdio, HTTP, replicas), resources and prompts, human in the loop over MCP |
 //! | [`mcp_client`] | other MCP servers' tools through `McpClient`, and servers that require a login |

@@ -226,6 +226,7 @@ impl Anthropic {
             usage: response.usage.map(Usage::from).unwrap_or_default(),
             finish_reason: response.stop_reason.as_deref().map(finish_reason),
             native,
+            model: None,
         })
     }
 }

@@ -65,7 +65,7 @@ model_settings!(
 turn_model!(Gemini, "gcp.gemini");
 
 impl Gemini {
-    fn over(http: Transport, model: String) -> Self {
+    pub(crate) fn over(http: Transport, model: String) -> Self {
         Gemini {
             http,
             model: model.strip_prefix("models/").unwrap_or(&model).to_owned(),

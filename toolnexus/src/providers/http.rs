@@ -9,7 +9,7 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use serde_json::Value;
 
-use crate::agent::model::ModelError;
+use crate::agent::model::{ModelError, ModelErrorKind};
 use crate::providers::retry::{Retry, retry_after, retryable};
 
 /// An API key. Its `Debug` never shows it, and error messages never include it.
@@ -269,12 +269,18 @@ impl Transport {
             let wait = match asked {
                 Some(wait) if wait > self.retry.max_retry_after => {
                     let error = self.error(failure, attempt, model);
-                    return Err(ModelError::new(format!(
+                    let (kind, status) = (error.kind(), error.status());
+                    let error = ModelError::new(format!(
                         "{error} (the server asked to wait {:.0} s before retrying, more than \
                          the {:.0} s allowed by Retry::max_retry_after)",
                         wait.as_secs_f64(),
                         self.retry.max_retry_after.as_secs_f64()
-                    )));
+                    ))
+                    .with_kind(kind);
+                    return Err(match status {
+                        Some(status) => error.with_status(status),
+                        None => error,
+                    });
                 }
                 Some(wait) => wait,
                 None => self.retry.backoff(attempt),
@@ -306,11 +312,17 @@ impl Transport {
                 } else {
                     "the request failed".to_owned()
                 };
+                let kind = if error.is_timeout() {
+                    ModelErrorKind::Timeout
+                } else {
+                    ModelErrorKind::Connection
+                };
                 let error = self.redact(&format!("{error}"));
                 ModelError::new(format!(
                     "{provider}: {what} to {}{after}: {error}",
                     self.base_url
                 ))
+                .with_kind(kind)
             }
             Failure::Status { status, text, .. } => {
                 let detail = self.redact(&describe_body(&text));
@@ -344,7 +356,13 @@ impl Transport {
                     }
                     _ => "the request was rejected".to_owned(),
                 };
+                let kind = match ModelErrorKind::of_status(code) {
+                    ModelErrorKind::Refused if too_long(&detail) => ModelErrorKind::ContextLength,
+                    kind => kind,
+                };
                 ModelError::new(format!("{provider}: {what} (HTTP {code}){after}: {detail}"))
+                    .with_kind(kind)
+                    .with_status(code)
             }
         }
     }

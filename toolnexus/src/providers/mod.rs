@@ -67,6 +67,8 @@
     allow(dead_code, unused_imports, unused_macros)
 )]
 
+#[cfg(feature = "acp")]
+mod acp;
 #[cfg(feature = "anthropic")]
 mod anthropic;
 #[cfg(feature = "anthropic")]
@@ -103,8 +105,12 @@ mod retry;
 mod settings;
 mod skeleton;
 mod sse;
+#[cfg(feature = "vertex")]
+mod vertex;
 mod wire;
 
+#[cfg(feature = "acp")]
+pub use acp::{Acp, SUPERSEDES_MARKER};
 #[cfg(feature = "anthropic")]
 pub use anthropic::Anthropic;
 #[cfg(feature = "anthropic")]
@@ -121,6 +127,8 @@ pub use openai::OpenAi;
 #[cfg(feature = "openai")]
 pub use responses::OpenAiResponses;
 pub use retry::Retry;
+#[cfg(feature = "vertex")]
+pub use vertex::Vertex;
 
 /// The builder methods every provider has: key, base URL, timeouts, retries.
 macro_rules! http_settings {

@@ -202,6 +202,7 @@ impl OpenAi {
             usage: completion.usage.map(Usage::from).unwrap_or_default(),
             finish_reason: finish,
             native: None,
+            model: None,
         })
     }
 }

@@ -334,6 +334,7 @@ pub(crate) fn reply(response: Response) -> Result<Reply, ModelError> {
         usage: response.usage.map(Usage::from).unwrap_or_default(),
         finish_reason: Some(finish),
         native,
+        model: None,
     })
 }
 

@@ -152,6 +152,7 @@ impl<'s> Assembly<'s> {
             usage: self.usage,
             finish_reason: self.finish,
             native: None,
+            model: None,
         }
     }
 }

@@ -99,6 +99,17 @@ impl Event<'_, Borrowed> {
                 tokens_before,
                 tokens_after,
             },
+            Event::GuardrailTripped {
+                turn,
+                name,
+                stage,
+                reason,
+            } => Event::GuardrailTripped {
+                turn,
+                name: boxed(name),
+                stage,
+                reason: boxed(reason),
+            },
             Event::RunFinished { run } => Event::RunFinished {
                 run: Box::new(run.clone()),
             },
@@ -182,6 +193,17 @@ impl<'a> Event<'a, Borrowed> {
                 summarized,
                 tokens_before,
                 tokens_after,
+            },
+            Event::GuardrailTripped {
+                turn,
+                name,
+                stage,
+                reason,
+            } => Event::GuardrailTripped {
+                turn,
+                name,
+                stage,
+                reason,
             },
             Event::RunFinished { run } => Event::RunFinished { run },
         })
@@ -286,6 +308,17 @@ impl Clone for Event<'_, Owned> {
                 summarized: *summarized,
                 tokens_before: *tokens_before,
                 tokens_after: *tokens_after,
+            },
+            Event::GuardrailTripped {
+                turn,
+                name,
+                stage,
+                reason,
+            } => Event::GuardrailTripped {
+                turn: *turn,
+                name: name.clone(),
+                stage: *stage,
+                reason: reason.clone(),
             },
             Event::RunFinished { run } => Event::RunFinished { run: run.clone() },
         }

@@ -90,13 +90,14 @@ pub type OwnedEvent = Event<'static, Owned>;
 /// | `text_delta` | `turn`, `text` |
 /// | `reasoning_delta` | `turn`, `text` |
 /// | `tool_call_delta` | `turn`, `index`, `id`?, `name`?, `arguments` (the next piece) |
-/// | `model_turn_finished` | `turn`, `text`?, `tool_calls`, `usage`, `finish_reason`? |
+/// | `model_turn_finished` | `turn`, `text`?, `tool_calls`, `usage`, `finish_reason`?, `model`? (`provider/model`, the one that answered) |
 /// | `tool_call_started` | `turn`, `call` |
 /// | `tool_call_finished` | `turn`, `call`, `result`, `status` (`ok`, `error`, `declined`, …) |
 /// | `pending` | `turn`, `call`, `request` |
 /// | `progress` | `call_id`, `done`, `total`?, `message`? |
 /// | `log` | `call_id`, `level` (`debug` … `emergency`), `message` |
 /// | `agent` | `path` (agent names, outermost first), `event` (the inner event) |
+/// | `guardrail_tripped` | `turn`, `name`, `stage` (`input`, `output`, `tool_call`, `tool_result`), `reason` |
 /// | `run_finished` | `run` (the [`RunResult`]) |
 ///
 /// ```
@@ -239,6 +240,19 @@ pub enum Event<'a, F: Form<'a> = Borrowed> {
         tokens_before: usize,
         /// The estimate of what the model is shown now.
         tokens_after: usize,
+    },
+    /// A [guardrail](crate::agent::Guardrail) tripped: the run stops there, with
+    /// [`StopReason::Guardrail`](crate::StopReason::Guardrail); nothing it guarded runs or
+    /// is shown (a tripped output guardrail's text never reaches a stream).
+    GuardrailTripped {
+        /// The model turn it guarded (0 for the prompt, before the first turn).
+        turn: u32,
+        /// The guardrail's name.
+        name: F::Of<str>,
+        /// What it guarded.
+        stage: crate::agent::guardrail::Stage,
+        /// Why it tripped.
+        reason: F::Of<str>,
     },
     /// The run ended, in any status; the last event of the run.
     RunFinished {

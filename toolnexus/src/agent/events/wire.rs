@@ -29,6 +29,7 @@ impl<'a, F: Form<'a>> Event<'a, F> {
             Event::Log { .. } => "log",
             Event::Agent { .. } => "agent",
             Event::Compacted { .. } => "compacted",
+            Event::GuardrailTripped { .. } => "guardrail_tripped",
             Event::RunFinished { .. } => "run_finished",
         }
     }
@@ -60,6 +61,7 @@ impl<'a, F: Form<'a>> Event<'a, F> {
                 tool_calls: reply.tool_calls.iter().map(wire_call).collect(),
                 usage: &reply.usage,
                 finish_reason: reply.finish_reason.as_ref(),
+                model: reply.model.as_deref(),
             },
             Event::ToolCallStarted { turn, call: c } => Wire::ToolCallStarted {
                 turn: *turn,
@@ -116,6 +118,17 @@ impl<'a, F: Form<'a>> Event<'a, F> {
                 summarized: *summarized,
                 tokens_before: *tokens_before,
                 tokens_after: *tokens_after,
+            },
+            Event::GuardrailTripped {
+                turn,
+                name,
+                stage,
+                reason,
+            } => Wire::GuardrailTripped {
+                turn: *turn,
+                name,
+                stage: *stage,
+                reason,
             },
             Event::RunFinished { run } => Wire::RunFinished { run },
         }
@@ -188,6 +201,8 @@ enum Wire<'w, 'a, F: Form<'a>> {
         usage: &'w crate::agent::usage::Usage,
         #[serde(skip_serializing_if = "Option::is_none")]
         finish_reason: Option<&'w crate::agent::model::FinishReason>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        model: Option<&'w str>,
     },
     ToolCallStarted {
         turn: u32,
@@ -226,6 +241,12 @@ enum Wire<'w, 'a, F: Form<'a>> {
         summarized: usize,
         tokens_before: usize,
         tokens_after: usize,
+    },
+    GuardrailTripped {
+        turn: u32,
+        name: &'w str,
+        stage: crate::agent::guardrail::Stage,
+        reason: &'w str,
     },
     RunFinished {
         run: &'w RunResult,
@@ -337,6 +358,18 @@ impl<'a, F: Form<'a>> fmt::Debug for Event<'a, F> {
                 .field("summarized", summarized)
                 .field("tokens_before", tokens_before)
                 .field("tokens_after", tokens_after)
+                .finish(),
+            Event::GuardrailTripped {
+                turn,
+                name,
+                stage,
+                reason,
+            } => f
+                .debug_struct("GuardrailTripped")
+                .field("turn", turn)
+                .field("name", &&**name)
+                .field("stage", stage)
+                .field("reason", &&**reason)
                 .finish(),
             Event::RunFinished { run } => {
                 f.debug_struct("RunFinished").field("run", &**run).finish()

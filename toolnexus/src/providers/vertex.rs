@@ -1,0 +1,212 @@
+//! [`Vertex`]: Gemini through Google Cloud's Vertex AI, with Google Cloud credentials.
+
+use std::fmt;
+use std::sync::Arc;
+
+use gcp_auth::TokenProvider;
+use tokio::sync::OnceCell;
+
+use crate::agent::message::Message;
+use crate::agent::model::{DeltaSink, ModelError, ModelErrorKind, Reply};
+use crate::agent::settings::ModelSettings;
+use crate::providers::gemini::Gemini;
+use crate::providers::http::{Auth, Sign, Transport};
+use crate::providers::skeleton::{Protocol, model_settings};
+use crate::providers::{http_settings, turn_model};
+use crate::tool::toolkit::Toolkit;
+
+/// The OAuth scope Vertex AI takes.
+const SCOPE: &str = "https://www.googleapis.com/auth/cloud-platform";
+
+/// Gemini through Google Cloud's Vertex AI: `POST {base}/v1/projects/{project}/locations/
+/// {location}/publishers/google/models/{model}:generateContent` (and
+/// `:streamGenerateContent?alt=sse`), with an OAuth access token from Google Cloud
+/// credentials, through [`gcp_auth`], the crate Google Cloud's Rust users rely on: a
+/// service-account key ([`with_service_account_key`](Vertex::with_service_account_key)),
+/// or by default the application default credentials (`GOOGLE_APPLICATION_CREDENTIALS`,
+/// the metadata server of a Google Cloud machine, `gcloud`'s login). The token is fetched
+/// before each turn's first attempt (gcp_auth caches and refreshes it).
+///
+/// The request and response are Gemini's, so the settings, reasoning (thought
+/// signatures kept across tool calls) and structured output are the
+/// [`Gemini`](crate::providers::Gemini) provider's. The base URL is
+/// `https://{location}-aiplatform.googleapis.com` (`https://aiplatform.googleapis.com` for
+/// the `global` location) unless set.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), toolnexus::ModelError> {
+/// use toolnexus::providers::Vertex;
+///
+/// let key = std::fs::read_to_string("service-account.json").unwrap();
+/// let model = Vertex::new("my-project", "us-central1", "gemini-2.5-flash")
+///     .with_service_account_key(&key)?;
+/// # let _ = model; Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Vertex {
+    http: Transport,
+    model: String,
+    settings: ModelSettings,
+    project: String,
+    location: String,
+    gemini: Gemini,
+    credentials: Arc<OnceCell<Arc<dyn TokenProvider>>>,
+}
+
+http_settings!(Vertex);
+model_settings!(
+    Vertex,
+    "Caps the tokens of each turn (`generationConfig.maxOutputTokens`); the same as [`ModelSettings::max_tokens`]."
+);
+turn_model!(Vertex, "gcp.vertex_ai");
+
+impl Vertex {
+    /// `model` in Google Cloud project `project` at `location` (`us-central1`,
+    /// `europe-west4`, `global`, …), with the application default credentials.
+    pub fn new(
+        project: impl Into<String>,
+        location: impl Into<String>,
+        model: impl Into<String>,
+    ) -> Self {
+        let location = location.into();
+        let base = match location.as_str() {
+            "global" => "https://aiplatform.googleapis.com".to_owned(),
+            region => format!("https://{region}-aiplatform.googleapis.com"),
+        };
+        let mut http = Transport::new(
+            "Vertex AI",
+            "GOOGLE_APPLICATION_CREDENTIALS",
+            base,
+            None,
+            Auth::Bearer,
+        );
+        http.auth_hint = Some(
+            "the access token was refused; check the service account's key and its roles \
+             (Vertex AI User) on the project",
+        );
+        let model = model.into();
+        Vertex {
+            http,
+            gemini: Gemini::over(
+                Transport::new("Vertex AI", "", "", None, Auth::Bearer),
+                model.clone(),
+            ),
+            model,
+            settings: ModelSettings::default(),
+            project: project.into(),
+            location,
+            credentials: Arc::default(),
+        }
+    }
+
+    /// Authenticates as the service account of this key (the JSON file Google Cloud
+    /// gives), signing its token requests with the key.
+    pub fn with_service_account_key(mut self, key_json: &str) -> Result<Self, ModelError> {
+        let account = gcp_auth::CustomServiceAccount::from_json(key_json).map_err(|e| {
+            ModelError::with_source("Vertex AI: the service-account key is not valid", e)
+                .with_kind(ModelErrorKind::Auth)
+        })?;
+        let provider: Arc<dyn TokenProvider> = Arc::new(account);
+        self.credentials = Arc::new(OnceCell::new_with(Some(provider)));
+        Ok(self)
+    }
+
+    /// Authenticates with this token provider (any of gcp_auth's).
+    #[must_use]
+    pub fn with_token_provider(mut self, provider: Arc<dyn TokenProvider>) -> Self {
+        self.credentials = Arc::new(OnceCell::new_with(Some(provider)));
+        self
+    }
+
+    async fn token(&self) -> Result<String, ModelError> {
+        let auth = |e: gcp_auth::Error| {
+            ModelError::with_source("Vertex AI: could not get an access token", e)
+                .with_kind(ModelErrorKind::Auth)
+        };
+        let provider = self
+            .credentials
+            .get_or_try_init(|| async { gcp_auth::provider().await.map_err(auth) })
+            .await?;
+        let token = provider.token(&[SCOPE]).await.map_err(auth)?;
+        Ok(token.as_str().to_owned())
+    }
+}
+
+/// Adds the access token to each attempt.
+struct Bearer(String);
+
+impl Sign for Bearer {
+    fn sign(
+        &self,
+        _: &str,
+        _: &[(&str, &str)],
+        _: &[u8],
+    ) -> Result<Vec<(String, String)>, ModelError> {
+        Ok(vec![(
+            "authorization".to_owned(),
+            format!("Bearer {}", self.0),
+        )])
+    }
+}
+
+impl Protocol for Vertex {
+    const OUTPUT: Option<crate::providers::output::Dialect> =
+        Some(crate::providers::output::Dialect::Gemini);
+
+    fn url(&self, stream: bool) -> String {
+        let (base, project, location, model) = (
+            &self.http.base_url,
+            &self.project,
+            &self.location,
+            &self.model,
+        );
+        let path = format!(
+            "{base}/v1/projects/{project}/locations/{location}/publishers/google/models/{model}"
+        );
+        match stream {
+            false => format!("{path}:generateContent"),
+            true => format!("{path}:streamGenerateContent?alt=sse"),
+        }
+    }
+
+    fn body(
+        &self,
+        transcript: &[Message],
+        toolkit: &Toolkit,
+        settings: &ModelSettings,
+        stream: bool,
+    ) -> Result<Vec<u8>, ModelError> {
+        self.gemini.body(transcript, toolkit, settings, stream)
+    }
+
+    fn parse(&self, body: &[u8]) -> Result<Reply, ModelError> {
+        self.gemini.parse(body)
+    }
+
+    async fn stream(
+        &self,
+        response: reqwest::Response,
+        sink: DeltaSink<'_>,
+    ) -> Result<Reply, ModelError> {
+        self.gemini.stream(response, sink).await
+    }
+
+    async fn signer(&self) -> Result<Option<Box<dyn Sign>>, ModelError> {
+        // An API key given with `with_api_key` goes as it is, in place of a token.
+        if self.http.key.is_some() {
+            return Ok(None);
+        }
+        Ok(Some(Box::new(Bearer(self.token().await?))))
+    }
+}
+
+impl fmt::Debug for Vertex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Vertex")
+            .field("project", &self.project)
+            .field("location", &self.location)
+            .field("model", &self.model)
+            .field("http", &self.http)
+            .finish_non_exhaustive()
+    }
+}
