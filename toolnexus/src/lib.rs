@@ -89,6 +89,8 @@
 //! - `translate` (with any provider feature): the contract's single-turn translation,
 //!   OpenAI's `messages`, `tools` and `tool_choice` in, one model call, OpenAI's shapes
 //!   out; no loop, no tool runs.
+//! - `code` (feature `code-mode`): code mode, one `run_code` tool whose JavaScript
+//!   script, run in-process by QuickJS under limits, calls the toolkit's tools.
 //! - [`trace`]: the spans' names and attributes; `otel` (feature `otel`) exports them.
 //!
 //! Optional modules carry the feature they need on docs.rs.
@@ -106,6 +108,9 @@ pub mod a2a;
 pub mod agent;
 #[cfg(feature = "builtins")]
 pub mod builtins;
+#[cfg(feature = "code-mode")]
+#[cfg_attr(docsrs, doc(cfg(feature = "code-mode")))]
+pub mod code;
 pub mod dispatch;
 // `${NAME}` expansion of header values (MCP configs, HTTP tools, model configs, A2A).
 #[cfg(any(
