@@ -379,3 +379,75 @@ async fn the_hooks_see_every_call_of_a_script() {
     );
     assert_eq!(*log.lock().unwrap(), ["count 1"]);
 }
+
+const TWO_APPROVALS: &str = "const a = await tools.count({n: 1});\n\
+     const first = await tools.send({to: 'ana'});\n\
+     let second;\n\
+     try { second = await tools.send({to: 'bob'}); } catch (e) { second = e.message; }\n\
+     const b = await tools.count({n: 2});\n\
+     return [a, first, second, b];";
+
+#[tokio::test]
+async fn a_script_suspends_again_on_its_next_request_and_a_decline_reaches_it() {
+    let log = log();
+    let code = CodeMode::new(toolkit(&log));
+    let client = Client::new(model(TWO_APPROVALS));
+    let halted = client.run("report", &code.toolkit()).await;
+    let first = halted.pending.clone().unwrap();
+    assert_eq!(first.data.as_ref().unwrap()["arguments"]["to"], "ana");
+
+    // Approved: the script goes on to the second approval and parks there.
+    let again = client
+        .resume(halted, first.answer(true), &code.toolkit())
+        .await
+        .unwrap();
+    assert!(again.is_pending(), "{:?}", again.status);
+    let second = again.pending.clone().unwrap();
+    assert_ne!(second.id, first.id);
+    assert_eq!(second.data.as_ref().unwrap()["arguments"]["to"], "bob");
+    assert_eq!(*log.lock().unwrap(), ["count 1", "send ana"]);
+
+    // Declined: the script gets the decline as the call's error, and finishes.
+    let done = client
+        .resume(again, second.decline("not bob"), &code.toolkit())
+        .await
+        .unwrap();
+    assert!(done.is_done(), "{:?}", done.status);
+    let result = &done.calls.last().unwrap().result;
+    assert!(!result.is_error, "{result:?}");
+    let value: Value = serde_json::from_str(&result.output).unwrap();
+    assert_eq!(value[1], "sent to ana");
+    assert_eq!(
+        value[2],
+        "tools.send (line 4): declined/expired: Allow `send` to run with {\"to\":\"bob\"}? (not bob)"
+    );
+    assert_eq!(result.metadata.as_ref().unwrap()[CODE_KEY]["replayed"], 2);
+    assert_eq!(
+        *log.lock().unwrap(),
+        ["count 1", "send ana", "count 2"],
+        "every call ran once; the declined one never"
+    );
+}
+
+#[tokio::test]
+async fn wait_for_answers_each_request_of_a_script_in_turn() {
+    let log = log();
+    let code = CodeMode::new(toolkit(&log));
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&asked);
+    let client = Client::new(model(TWO_APPROVALS)).wait_for(move |request: toolnexus::Request| {
+        seen.lock().unwrap().push(request.id.clone());
+        async move { request.answer(true) }
+    });
+    let done = client.run("report", &code.toolkit()).await;
+    assert!(done.is_done(), "{:?}", done.status);
+    assert_eq!(
+        done.calls[0].result.output,
+        r#"[1,"sent to ana","sent to bob",2]"#
+    );
+    assert_eq!(asked.lock().unwrap().len(), 2);
+    assert_eq!(
+        *log.lock().unwrap(),
+        ["count 1", "send ana", "send bob", "count 2"]
+    );
+}

@@ -392,29 +392,32 @@ async fn drive(slot: &mut Slot, turn: u32, env: &Env<'_>) -> Played {
 
 /// Takes a suspended call further: halts on it, or asks `wait_for` and resolves it.
 async fn suspended(slot: &mut Slot, turn: u32, env: &Env<'_>) -> Played {
-    let Some(request) = slot.request.clone() else {
-        return Played::Settled; // Parked always holds its request.
-    };
-    env.events().emit(Event::Pending {
-        turn,
-        call: &slot.call,
-        request: &request,
-    });
-    let Some(wait_for) = &env.opts.wait_for else {
-        return Played::Halted(request);
-    };
-    match wait(wait_for.as_ref(), &request, env.opts.wait_timeout).await {
-        Waited::Answer(answer) => resolve(slot, answer, turn, env).await,
-        Waited::Panicked => {
-            let text = format!("unresolved: {} (wait_for panicked)", slot.prompt());
-            slot.finish(
-                ToolResult::error(text),
-                CallStatus::Unresolved,
-                turn,
-                env.events(),
-            );
+    // A loop: a script (code mode) answered by `wait_for` may park on its next request.
+    while let SlotState::Parked(_) = slot.state {
+        let Some(request) = slot.request.clone() else {
+            return Played::Settled; // Parked always holds its request.
+        };
+        env.events().emit(Event::Pending {
+            turn,
+            call: &slot.call,
+            request: &request,
+        });
+        let Some(wait_for) = &env.opts.wait_for else {
+            return Played::Halted(request);
+        };
+        match wait(wait_for.as_ref(), &request, env.opts.wait_timeout).await {
+            Waited::Answer(answer) => resolve(slot, answer, turn, env).await,
+            Waited::Panicked => {
+                let text = format!("unresolved: {} (wait_for panicked)", slot.prompt());
+                slot.finish(
+                    ToolResult::error(text),
+                    CallStatus::Unresolved,
+                    turn,
+                    env.events(),
+                );
+            }
+            Waited::Failed(message) => return Played::Failed { request, message },
         }
-        Waited::Failed(message) => return Played::Failed { request, message },
     }
     Played::Settled
 }
@@ -483,7 +486,11 @@ async fn resolve(slot: &mut Slot, answer: Answer, turn: u32, env: &Env<'_>) {
     } else {
         let resumed = Box::new((answer, slot.request.clone()));
         let (result, denied) = run_call(&slot.call, Some(resumed), turn, env).await;
-        if result.is_pending() && !denied {
+        // A script (code mode) replayed with the answer may park on its next request.
+        let next = result.pending_request();
+        if next.is_some_and(|next| next.carries_code_state() && next.id != expected) && !denied {
+            slot.settle(result, denied, turn, events);
+        } else if result.is_pending() && !denied {
             let text = format!("unresolved: {prompt}");
             slot.finish(
                 ToolResult::error(text),

@@ -171,6 +171,15 @@ async fn call(
         ctx = ctx.with_idempotency_key(format!("{key}#{}", queued.seq + 1));
     }
     if let Some(resuming) = resuming {
+        // As the loop does for a call of its own: a declined request does not run the
+        // call again (unless an agent run below takes the decline down itself).
+        if !resuming.answer.ok && !resuming.request.carries_agent_state() {
+            let why = resuming.answer.reason.as_deref().unwrap_or("declined");
+            return ToolResult::error(format!(
+                "declined/expired: {} ({why})",
+                resuming.request.prompt
+            ));
+        }
         ctx = ctx
             .with_answer(resuming.answer)
             .with_request(resuming.request);

@@ -17,7 +17,7 @@ use crate::tool::Request;
 
 /// The key, in the data of a request `run_code` suspended with, of the state that
 /// replays the script.
-pub const CODE_STATE_KEY: &str = "toolnexus.code";
+pub const CODE_STATE_KEY: &str = crate::tool::request::CODE_STATE_KEY;
 
 /// The version of the state's shape.
 const VERSION: u32 = 1;
