@@ -83,7 +83,7 @@ fn report(records: &[Record]) -> String {
         .filter(|r| r.status == "paid" && r.region == "eu")
         .collect();
     let total: i64 = paid.iter().map(|r| r.amount).sum();
-    paid.sort_by(|a, b| b.amount.cmp(&a.amount));
+    paid.sort_by_key(|r| std::cmp::Reverse(r.amount));
     let top: Vec<String> = paid.iter().take(3).map(|r| r.id.to_string()).collect();
     format!(
         "{} paid EU orders, total {total}; largest: {}",
@@ -209,7 +209,11 @@ fn figures(rt: &tokio::runtime::Runtime) {
         let (client, toolkit) = setup(kind, &saved, Arc::clone(&bytes));
         let run = rt.block_on(client.run("Write the EU paid-orders report.", &toolkit));
         assert!(run.is_done(), "{kind}: {:?}", run.status);
-        assert_eq!(*saved.lock().unwrap(), [expected.clone()], "{kind}");
+        assert_eq!(
+            *saved.lock().unwrap(),
+            std::slice::from_ref(&expected),
+            "{kind}"
+        );
         let (turns, total) = *bytes.lock().unwrap();
         rows.push((kind, turns, total));
     }

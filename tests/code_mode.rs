@@ -257,6 +257,17 @@ async fn hostile_scripts_are_stopped_by_the_limits() {
             result.output
         );
     }
+    // Nesting deep enough to exhaust the parser's stack, and a regular expression that
+    // backtracks for ever.
+    let nested = format!("return {}1{};", "[".repeat(100_000), "]".repeat(100_000));
+    let parsed = run(&code, &nested).await;
+    assert!(
+        parsed.is_error && parsed.output.contains("stack"),
+        "{}",
+        parsed.output
+    );
+    let regex = run(&code, "return /^(a+)+$/.test('a'.repeat(40) + 'b');").await;
+    assert!(regex.output.contains("time limit"), "{}", regex.output);
     let steps = CodeMode::new(Toolkit::new()).limits(Limits::default().steps(1_000_000));
     let stopped = run(&steps, "let i = 0;\nwhile (true) i++;").await;
     assert!(stopped.output.contains("step limit"), "{}", stopped.output);
