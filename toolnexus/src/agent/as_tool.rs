@@ -357,6 +357,14 @@ pub(crate) fn carries_state(request: Option<&Request>) -> bool {
     request.is_some_and(|r| r.carries_agent_state() || r.carries_code_state())
 }
 
+/// Whether a call re-run with the answer to request `answered` parks again rightly: a
+/// script (code mode) replayed with the answer, on its next request.
+pub(crate) fn parks_again(result: &ToolResult, answered: &str) -> bool {
+    result
+        .pending_request()
+        .is_some_and(|next| next.carries_code_state() && next.id != answered)
+}
+
 /// Whether an inner run's transcript has a call parked on the request `id`.
 fn waits_on(transcript: &[Message], id: &str) -> bool {
     transcript.iter().rev().any(|m| {

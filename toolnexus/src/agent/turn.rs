@@ -9,6 +9,7 @@ use futures_util::FutureExt as _;
 use futures_util::future::{BoxFuture, join_all};
 use rustc_hash::FxHashSet;
 
+use crate::agent::as_tool;
 use crate::agent::events::{Event, Events, Listener, events};
 use crate::agent::hooks::{Gate, HookChain};
 use crate::agent::journal::record::RunRecord;
@@ -392,32 +393,35 @@ async fn drive(slot: &mut Slot, turn: u32, env: &Env<'_>) -> Played {
 
 /// Takes a suspended call further: halts on it, or asks `wait_for` and resolves it.
 async fn suspended(slot: &mut Slot, turn: u32, env: &Env<'_>) -> Played {
-    // A loop: a script (code mode) answered by `wait_for` may park on its next request.
-    while let SlotState::Parked(_) = slot.state {
-        let Some(request) = slot.request.clone() else {
-            return Played::Settled; // Parked always holds its request.
-        };
-        env.events().emit(Event::Pending {
-            turn,
-            call: &slot.call,
-            request: &request,
-        });
-        let Some(wait_for) = &env.opts.wait_for else {
-            return Played::Halted(request);
-        };
-        match wait(wait_for.as_ref(), &request, env.opts.wait_timeout).await {
-            Waited::Answer(answer) => resolve(slot, answer, turn, env).await,
-            Waited::Panicked => {
-                let text = format!("unresolved: {} (wait_for panicked)", slot.prompt());
-                slot.finish(
-                    ToolResult::error(text),
-                    CallStatus::Unresolved,
-                    turn,
-                    env.events(),
-                );
+    let Some(request) = slot.request.clone() else {
+        return Played::Settled; // Parked always holds its request.
+    };
+    env.events().emit(Event::Pending {
+        turn,
+        call: &slot.call,
+        request: &request,
+    });
+    let Some(wait_for) = &env.opts.wait_for else {
+        return Played::Halted(request);
+    };
+    match wait(wait_for.as_ref(), &request, env.opts.wait_timeout).await {
+        Waited::Answer(answer) => {
+            resolve(slot, answer, turn, env).await;
+            if let SlotState::Parked(_) = slot.state {
+                // A script (code mode) parks again, on its next request.
+                return Box::pin(suspended(slot, turn, env)).await;
             }
-            Waited::Failed(message) => return Played::Failed { request, message },
         }
+        Waited::Panicked => {
+            let text = format!("unresolved: {} (wait_for panicked)", slot.prompt());
+            slot.finish(
+                ToolResult::error(text),
+                CallStatus::Unresolved,
+                turn,
+                env.events(),
+            );
+        }
+        Waited::Failed(message) => return Played::Failed { request, message },
     }
     Played::Settled
 }
@@ -479,18 +483,14 @@ async fn resolve(slot: &mut Slot, answer: Answer, turn: u32, env: &Env<'_>) {
             turn,
             events,
         );
-    } else if !answer.ok && !crate::agent::as_tool::carries_state(slot.request.as_ref()) {
+    } else if !answer.ok && !as_tool::carries_state(slot.request.as_ref()) {
         // (An agent run as a tool takes its decline down to the inner call that asked.)
         let text = format!("declined/expired: {prompt}");
         slot.finish(ToolResult::error(text), CallStatus::Declined, turn, events);
     } else {
         let resumed = Box::new((answer, slot.request.clone()));
         let (result, denied) = run_call(&slot.call, Some(resumed), turn, env).await;
-        // A script (code mode) replayed with the answer may park on its next request.
-        let next = result.pending_request();
-        if next.is_some_and(|next| next.carries_code_state() && next.id != expected) && !denied {
-            slot.settle(result, denied, turn, events);
-        } else if result.is_pending() && !denied {
+        if result.is_pending() && !denied && !as_tool::parks_again(&result, &expected) {
             let text = format!("unresolved: {prompt}");
             slot.finish(
                 ToolResult::error(text),
