@@ -326,9 +326,31 @@ async fn a_suspended_script_resumes_without_running_its_earlier_calls_again() {
 async fn a_wait_for_slot_answers_a_script_in_the_same_run() {
     let log = log();
     let code = CodeMode::new(toolkit(&log));
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&lines);
     let client = Client::new(model(THIRD_NEEDS_APPROVAL))
-        .wait_for(|request: toolnexus::Request| async move { request.answer(true) });
+        .wait_for(|request: toolnexus::Request| async move { request.answer(true) })
+        .on_event(move |event| {
+            if let toolnexus::Event::Log {
+                call_id, message, ..
+            } = event
+            {
+                seen.lock().unwrap().push(format!("{call_id} {message}"));
+            }
+        });
     let done = client.run("report", &code.toolkit()).await;
+    // Each call of the script, reported to the run's listener as it settles (the
+    // replay's calls served from the record are not run, so not reported again).
+    assert_eq!(
+        *lines.lock().unwrap(),
+        [
+            "call_1 tools.count #1 (line 1): ok",
+            "call_1 tools.count #2 (line 2): ok",
+            "call_1 tools.send #3 (line 3): suspended",
+            "call_1 tools.send #3 (line 3): ok",
+            "call_1 tools.count #4 (line 4): ok",
+        ]
+    );
     assert!(done.is_done(), "{:?}", done.status);
     assert_eq!(done.calls[0].result.output, r#"[1,2,"sent to ana",3]"#);
     assert_eq!(

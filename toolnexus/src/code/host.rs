@@ -11,7 +11,7 @@ use crate::agent::{ToolCall, ToolDecision};
 use crate::code::CodeMode;
 use crate::code::engine::{self, Event, Failure, Finished, Queued};
 use crate::code::record::{Made, Suspended};
-use crate::tool::{Answer, Context, Request, ToolResult};
+use crate::tool::{Answer, Context, LogLevel, Request, ToolResult};
 
 /// The metadata key of a script's result: how many calls it made, and how many of them
 /// a replay served from the record.
@@ -95,6 +95,7 @@ pub(crate) async fn run(mode: &CodeMode, script: &str, ctx: Context) -> ToolResu
         .await;
         let mut suspended: Option<(usize, Request)> = None;
         for ((queued, args), result) in fresh.into_iter().zip(results) {
+            report(&ctx, &queued, &result);
             if let Some(request) = result.pending_request() {
                 suspended.get_or_insert((queued.seq, request));
                 continue;
@@ -113,6 +114,27 @@ pub(crate) async fn run(mode: &CodeMode, script: &str, ctx: Context) -> ToolResu
             return ToolResult::error("the interpreter stopped without a result");
         }
     }
+}
+
+/// Tells the run's listener (an [`Event::Log`](crate::Event::Log) of the `run_code`
+/// call, and `tracing`) that one of the script's calls settled or suspended.
+fn report(ctx: &Context, queued: &Queued, result: &ToolResult) {
+    let how = if result.is_pending() {
+        "suspended"
+    } else if result.is_error {
+        "error"
+    } else {
+        "ok"
+    };
+    ctx.log(
+        LogLevel::Debug,
+        format!(
+            "tools.{} #{} (line {}): {how}",
+            queued.name,
+            queued.seq + 1,
+            queued.line
+        ),
+    );
 }
 
 /// The state of the script this call resumes, and the answer for its suspended call;
