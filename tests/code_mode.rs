@@ -268,6 +268,22 @@ async fn hostile_scripts_are_stopped_by_the_limits() {
     );
     let regex = run(&code, "return /^(a+)+$/.test('a'.repeat(40) + 'b');").await;
     assert!(regex.output.contains("time limit"), "{}", regex.output);
+    // A flood of output is cut at its limit.
+    let quiet = CodeMode::new(Toolkit::new()).limits(Limits::default().output(1024));
+    let flood = run(
+        &quiet,
+        "for (let i = 0; i < 100000; i++) console.log('x'.repeat(100));\nreturn 'done';",
+    )
+    .await;
+    assert!(!flood.is_error, "{}", flood.output);
+    assert!(flood.output.len() < 1200, "{}", flood.output.len());
+    assert!(
+        flood
+            .output
+            .ends_with("[output cut at 1024 bytes]\n\"done\""),
+        "{}",
+        flood.output
+    );
     let steps = CodeMode::new(Toolkit::new()).limits(Limits::default().steps(1_000_000));
     let stopped = run(&steps, "let i = 0;\nwhile (true) i++;").await;
     assert!(stopped.output.contains("step limit"), "{}", stopped.output);
