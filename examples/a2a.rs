@@ -6,6 +6,7 @@
 //! cargo run --example a2a --features a2a                               # serve, call it, approve
 //! cargo run --example a2a --features a2a -- serve 127.0.0.1:8080       # serve only
 //! cargo run --example a2a --features a2a -- serve 127.0.0.1:8080 --store tasks.db
+//! cargo run --example a2a --features a2a -- serve 127.0.0.1:8080 --principal-header x-user
 //! cargo run --example a2a --features a2a,postgres -- serve 127.0.0.1:8080 --store postgres://…
 //! cargo run --example a2a --features a2a -- call http://127.0.0.1:8080/.well-known/agent-card.json "the web app"
 //! ```
@@ -15,7 +16,13 @@
 //! stdin closes. With `--store FILE`, the agent's runs and tasks are kept in that SQLite
 //! file (or, built with the `postgres` feature, in the PostgreSQL database of a
 //! `postgres://` URL): a task waiting for its approval survives a restart, and several
-//! servers on the same database answer for each other's tasks. `call CARD TASK` calls
+//! servers on the same database answer for each other's tasks. With `--principal-header
+//! NAME`, the caller is the value of that header (the user your authentication proxy
+//! puts there): each caller sees only its own tasks and conversations. Without it, callers
+//! are anonymous: a task's id and a conversation's contextId, which only their caller is
+//! told, are what lets it back in, and `ListTasks` lists one conversation at a time.
+//! `--body-timeout MS` bounds the time a request's body may take to arrive (default
+//! 30 s). `call CARD TASK` calls
 //! the agent's first skill with TASK; when the agent asks (an approval), it prints the
 //! question and reads the answer (`yes` / `no`) from stdin, then sends it on the same
 //! task. With no arguments it does both, approving.
@@ -26,6 +33,7 @@ use std::io::{BufRead as _, Read as _};
 use serde_json::json;
 use toolnexus::a2a::{A2aAgent, A2aServer};
 use toolnexus::store::SqliteStore;
+use toolnexus::web::WebGuard;
 use toolnexus::{Client, Context, FnModel, Message, Reply, Toolkit, tool};
 
 /// Deploy a service.
@@ -55,18 +63,62 @@ fn model() -> FnModel {
     })
 }
 
+/// How `serve` is configured from its flags.
+#[derive(Default)]
+struct Options {
+    store: Option<String>,
+    principal_header: Option<String>,
+    body_timeout: Option<std::time::Duration>,
+}
+
+impl Options {
+    fn parse(flags: &[String]) -> Result<Options, String> {
+        let mut options = Options::default();
+        let mut flags = flags.iter();
+        while let Some(flag) = flags.next() {
+            let value = flags
+                .next()
+                .ok_or_else(|| format!("{flag} needs a value"))?
+                .clone();
+            match flag.as_str() {
+                "--store" => options.store = Some(value),
+                "--principal-header" => options.principal_header = Some(value),
+                "--body-timeout" => {
+                    let ms = value
+                        .parse()
+                        .map_err(|_| format!("--body-timeout takes milliseconds, not {value}"))?;
+                    options.body_timeout = Some(std::time::Duration::from_millis(ms));
+                }
+                _ => return Err(format!("unknown flag {flag}")),
+            }
+        }
+        Ok(options)
+    }
+}
+
 /// The served agent: `client` (the model above, with or without a run store) with the
 /// `deploy` tool.
-fn agent(client: Client) -> A2aServer {
+fn agent(client: Client, options: &Options) -> A2aServer {
     let toolkit = Toolkit::new().with(deploy::tool());
-    A2aServer::new(client, toolkit)
+    let mut server = A2aServer::new(client, toolkit)
         .with_name("deployer")
         .with_description("Deploys services, after asking for approval.")
         .with_skill(
             "deploy",
             "Deploy",
             "Deploys a service; asks for approval first.",
-        )
+        );
+    if let Some(timeout) = options.body_timeout {
+        server = server.with_web_guard(WebGuard::new().with_body_read_timeout(timeout));
+    }
+    if let Some(name) = options.principal_header.clone() {
+        // Trust this header only behind a proxy that sets it (and removes a client's own).
+        server = server.with_principal(move |head| {
+            let value = head.headers.get(name.as_str())?.to_str().ok()?;
+            Some(value.to_owned())
+        });
+    }
+    server
 }
 
 /// The served client, its runs and tasks kept in the store at `store` when given: a
@@ -97,8 +149,8 @@ async fn postgres(_url: &str) -> Result<Client, String> {
     Err("built without PostgreSQL: add `--features postgres`".to_owned())
 }
 
-async fn serve(addr: &str, store: Option<&str>) -> Result<(), String> {
-    let served = agent(client(store).await?)
+async fn serve(addr: &str, options: &Options) -> Result<(), String> {
+    let served = agent(client(options.store.as_deref()).await?, options)
         .serve(addr)
         .await
         .map_err(|e| e.to_string())?;
@@ -159,11 +211,17 @@ async fn main() {
         .collect::<Vec<_>>()
         .as_slice()
     {
-        ["serve", addr] => serve(addr, None).await,
-        ["serve", addr, "--store", path] => serve(addr, Some(path)).await,
+        ["serve", addr, ..] => match Options::parse(&args[2..]) {
+            Ok(options) => serve(addr, &options).await,
+            Err(error) => Err(error),
+        },
         ["call", card, task] => call(card, task, None).await.map(|text| println!("{text}")),
         [] => demo().await,
-        _ => Err("usage: a2a [serve ADDR [--store FILE] | call CARD_URL TASK]".to_owned()),
+        _ => Err(
+            "usage: a2a [serve ADDR [--store FILE] [--principal-header NAME] \
+                  [--body-timeout MS] | call CARD_URL TASK]"
+                .to_owned(),
+        ),
     };
     if let Err(error) = outcome {
         eprintln!("a2a: {error}");
@@ -173,7 +231,7 @@ async fn main() {
 
 /// Serves the agent on a free port and calls it, approving its question.
 async fn demo() -> Result<(), String> {
-    let served = agent(Client::new(model()))
+    let served = agent(Client::new(model()), &Options::default())
         .serve("127.0.0.1:0")
         .await
         .map_err(|e| e.to_string())?;

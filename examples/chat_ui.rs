@@ -16,6 +16,11 @@
 //! closes. The page is at `/`, the AG-UI endpoint at `/agui`, the AI SDK's UI message
 //! stream (for `useChat`) at `/chat`. Keyless: a scripted model
 //! deploys what it is asked to with its `deploy` tool, which asks for approval first.
+//!
+//! Both endpoints answer only requests to a loopback host name (`127.0.0.1`,
+//! `localhost`) from a loopback page or no page, with JSON bodies: another site's page
+//! cannot start a run or approve a call. To serve them under another name, build them
+//! with `toolnexus::ui::ag_ui_with` and `UiOptions::with_guard`.
 
 use std::convert::Infallible;
 use std::io::Read as _;

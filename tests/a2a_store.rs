@@ -10,7 +10,10 @@
 //!   answers the waiting task;
 //! - retention: `RunStore::purge` deletes ended A2A tasks (and conversations) older than
 //!   its age, and those past the server's time to live, which are gone from `GetTask`
-//!   even before.
+//!   even before;
+//! - the caps, counted in the store: unfinished tasks per principal, and the tasks kept
+//!   (the oldest that ended deleted to make room, a new one refused when only waiting
+//!   ones are left); `ListTasks` paged by the store's cursor.
 //!
 //! The official SDKs' clients across a SIGKILL are in `tests/a2a_restart.rs`.
 
@@ -351,4 +354,67 @@ where
     let purged = store.purge(DEFAULT_RETENTION).await.unwrap();
     assert_eq!(purged.a2a_tasks, 1, "{purged:?}");
     short.shutdown().await.unwrap();
+}
+
+on_both!(caps_and_pages_hold_in_the_store, caps);
+async fn caps<S, F>(open: impl Fn() -> F)
+where
+    S: RunStore + Clone,
+    F: Future<Output = S>,
+{
+    let store = open().await;
+    let served = server(&store, Duration::from_secs(3600))
+        .with_max_unfinished_tasks_per_caller(2)
+        .with_max_stored_tasks(4)
+        .serve("127.0.0.1:0")
+        .await
+        .unwrap();
+    let url = served.url();
+    let scope = |refused: &Value| refused["error"]["data"][0]["metadata"]["scope"].clone();
+    // Two waiting tasks are Ann's limit; Bob has his own.
+    for _ in 0..2 {
+        let asked = send(&url, ANN, "ask", json!({})).await;
+        assert_eq!(state(&asked["result"]["task"]), "TASK_STATE_INPUT_REQUIRED");
+    }
+    let third = send(&url, ANN, "ask", json!({})).await;
+    assert_eq!(
+        (code(&third), scope(&third)),
+        (-32000, json!("unfinished_per_caller"))
+    );
+    let bobs = send(&url, BOB, "ask", json!({})).await;
+    assert_eq!(state(&bobs["result"]["task"]), "TASK_STATE_INPUT_REQUIRED");
+    // Four tasks kept at most: a new one makes room by deleting the oldest that ended.
+    let first = send(&url, BOB, "hi", json!({})).await;
+    let first = first["result"]["task"]["id"].as_str().unwrap().to_owned();
+    let second = send(&url, BOB, "hi again", json!({})).await;
+    assert_eq!(answer_text(&second["result"]["task"]), "echo: hi again");
+    assert_eq!(code(&get(&url, BOB, &first).await), -32001, "evicted");
+    let again = send(&url, BOB, "ask", json!({})).await;
+    assert_eq!(state(&again["result"]["task"]), "TASK_STATE_INPUT_REQUIRED");
+    // Only waiting tasks left: nothing to delete, so the next is refused.
+    let full = send(&url, ANN, "hi", json!({})).await;
+    assert_eq!((code(&full), scope(&full)), (-32000, json!("stored_tasks")));
+
+    // ListTasks pages through Ann's two tasks, one at a time, by the store's cursor.
+    let (mut seen, mut token) = (Vec::new(), String::new());
+    loop {
+        let page = rpc(
+            &url,
+            &[V1, ANN],
+            "ListTasks",
+            json!({"pageSize": 1, "pageToken": token}),
+        )
+        .await;
+        assert_eq!(page["result"]["totalSize"], 2, "{page}");
+        for task in page["result"]["tasks"].as_array().unwrap() {
+            seen.push(task["id"].as_str().unwrap().to_owned());
+        }
+        token = page["result"]["nextPageToken"].as_str().unwrap().to_owned();
+        if token.is_empty() {
+            break;
+        }
+    }
+    seen.dedup();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    served.shutdown().await.unwrap();
 }

@@ -6,7 +6,9 @@
 //!   of the call, and `call_N_I` ids repeat from run to run): each one parks, and each is
 //!   answered, by naming its run when several wait;
 //! - `RunStore::purge` deletes the runs that finished before a given age, their requests
-//!   and the tasks that ended, and keeps everything still running or waiting;
+//!   and the tasks that ended, and the sessions nobody wrote to since, and keeps
+//!   everything still running or waiting; `RunStore::purge_unanswered` deletes the runs
+//!   parked before its own age, nobody having answered them;
 //! - a store made by the previous schema (requests keyed by id alone) is migrated with
 //!   its waiting requests.
 
@@ -269,6 +271,89 @@ async fn retention<S: RunStore + Clone>(store: S, raw: Raw) {
 
 // ---------------------------------------------------------------------------------------
 
+on_both!(
+    purge_deletes_old_sessions_and_runs_nobody_answered,
+    sessions_and_parked
+);
+async fn sessions_and_parked<S: RunStore + Clone>(store: S, raw: Raw) {
+    let toolkit = Toolkit::new()
+        .with(counting(seen()))
+        .with(approving(seen(), "p", None));
+    let client = Client::new(steps("count", 1)).with_store(store.clone());
+    // Three threads: one nobody wrote to for 40 days, one written to since, one new.
+    let mut threads = Vec::new();
+    for id in ["old", "old-then-new", "new"] {
+        let session = client.session(id);
+        assert!(session.run("hi", &toolkit).await.unwrap().is_done());
+        threads.push(session);
+    }
+    raw.exec(&format!(
+        "UPDATE toolnexus_sessions SET updated_at = updated_at - {} \
+         WHERE session_id IN ('old', 'old-then-new')",
+        40 * DAY_MS
+    ))
+    .await;
+    let written = threads[1].messages().await.unwrap().len();
+    let more = Client::new(steps("count", 0)).with_store(store.clone());
+    assert!(
+        more.session("old-then-new")
+            .run("again", &toolkit)
+            .await
+            .unwrap()
+            .is_done()
+    );
+
+    let purged = store.purge(DEFAULT_RETENTION).await.unwrap();
+    assert_eq!(purged.sessions, 1, "{purged:?}");
+    assert!(threads[0].messages().await.unwrap().is_empty());
+    // A thread is kept whole while any of it is recent.
+    assert!(threads[1].messages().await.unwrap().len() > written);
+    assert!(!threads[2].messages().await.unwrap().is_empty());
+    let rows = count(&raw, "toolnexus_sessions").await;
+    assert_eq!(store.purge(DEFAULT_RETENTION).await.unwrap().sessions, 0);
+    assert_eq!(count(&raw, "toolnexus_sessions").await, rows);
+
+    // Two runs parked on the same request: one 40 days ago, one now.
+    let asking = Client::new(steps("approve", 1)).with_store(store.clone());
+    let stale = asking.run("go", &toolkit).await.id.unwrap();
+    let fresh = asking.run("go", &toolkit).await.id.unwrap();
+    raw.exec(&format!(
+        "UPDATE toolnexus_runs SET updated_at = updated_at - {} WHERE id = '{stale}'",
+        40 * DAY_MS
+    ))
+    .await;
+    // `purge` keeps every parked run, however old.
+    assert_eq!(store.purge(DEFAULT_RETENTION).await.unwrap().parked, 0);
+    assert_eq!(store.pending().await.unwrap().len(), 2);
+
+    let gone = store.purge_unanswered(DEFAULT_RETENTION).await.unwrap();
+    assert_eq!(
+        (gone.parked, gone.requests, gone.runs),
+        (1, 1, 0),
+        "{gone:?}"
+    );
+    assert!(
+        matches!(store.result(&stale).await, Err(StoreError::UnknownRun(r)) if r == stale),
+        "the stale parked run is gone"
+    );
+    let waiting = store.pending().await.unwrap();
+    assert_eq!(waiting.len(), 1);
+    assert_eq!(waiting[0].run_id, fresh);
+    // The one left is answered by the request id alone: nothing else waits on it.
+    let resumed = asking
+        .answer(Answer::accept("approve-p-0"), &toolkit)
+        .await
+        .unwrap();
+    assert_eq!(resumed.id.as_deref(), Some(fresh.as_str()));
+    assert!(resumed.is_done());
+    assert_eq!(
+        store.purge_unanswered(Duration::ZERO).await.unwrap(),
+        Default::default()
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+
 /// The schema before version 3, as its migrations made it (frozen here: released
 /// migrations never change).
 const SCHEMA_2: &[&str] = &[
@@ -299,7 +384,8 @@ const SCHEMA_2: &[&str] = &[
     "CREATE INDEX toolnexus_tasks_expiry ON toolnexus_tasks (expires_at)",
 ];
 
-/// A version-2 database with one parked run waiting on `approve-m-0`.
+/// A version-2 database with one parked run waiting on `approve-m-0`, and a session of
+/// one message.
 async fn schema_2(raw: &Raw) {
     for statement in SCHEMA_2 {
         raw.exec(statement).await;
@@ -321,14 +407,28 @@ async fn schema_2(raw: &Raw) {
          'May I do step 0?', '{request}', {now})"
     ))
     .await;
+    let message = serde_json::to_string(&toolnexus::Message::user("hello")).unwrap();
+    raw.exec(&format!(
+        "INSERT INTO toolnexus_sessions (session_id, seq, format, message) \
+         VALUES ('thread-1', 1, 1, '{message}')"
+    ))
+    .await;
 }
 
 async fn migrated<S: RunStore + Clone>(store: S, raw: Raw) {
     let version = raw.int("SELECT MAX(version) FROM toolnexus_schema").await;
-    assert_eq!(version, Some(5));
+    assert_eq!(version, Some(6));
     // Migration 5: the tables of served A2A tasks, empty.
     assert_eq!(count(&raw, "toolnexus_a2a_tasks").await, 0);
     assert_eq!(count(&raw, "toolnexus_a2a_contexts").await, 0);
+    // Migration 6: the session rows there count as written now, so retention keeps them.
+    let stamped = raw
+        .int("SELECT MIN(updated_at) FROM toolnexus_sessions")
+        .await
+        .unwrap();
+    assert!((now_ms() - stamped).abs() < DAY_MS, "stamped at {stamped}");
+    assert_eq!(store.purge(DEFAULT_RETENTION).await.unwrap().sessions, 0);
+    assert_eq!(count(&raw, "toolnexus_sessions").await, 1);
     let waiting = store.pending().await.unwrap();
     assert_eq!(waiting.len(), 1);
     assert_eq!(
@@ -376,4 +476,69 @@ async fn a_version_2_postgres_store_is_migrated_with_its_waiting_requests() {
     schema_2(&raw).await;
     let store = PostgresStore::connect(&url).await.unwrap();
     migrated(store, raw).await;
+}
+
+// ---------------------------------------------------------------------------------------
+
+/// A SQLite store's file, and the `-wal` and `-shm` files SQLite keeps beside it, are
+/// readable and writable by their owner only, whatever the process's umask allows.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_new_sqlite_file_is_private_to_its_owner() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = std::env::temp_dir().join(format!("toolnexus-mode-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("runs.db");
+    let store = SqliteStore::open(path.to_str().unwrap()).await.unwrap();
+    // A write, so that the WAL and the shared-memory index exist.
+    let client = Client::new(steps("count", 1)).with_store(store.clone());
+    let toolkit = Toolkit::new().with(counting(seen()));
+    assert!(client.run("go", &toolkit).await.is_done());
+    for suffix in ["", "-wal", "-shm"] {
+        let file = format!("{}{suffix}", path.display());
+        let mode = std::fs::metadata(&file)
+            .unwrap_or_else(|e| panic!("{file}: {e}"))
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "{file} has mode {:o}", mode & 0o777);
+    }
+    drop((client, store));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A connection error names where it connected, never the password: neither the one in
+/// the URL's userinfo nor one in its query string.
+#[tokio::test]
+async fn a_postgres_connection_error_never_shows_the_password() {
+    // A port nothing listens on: bound, then closed.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    for url in [
+        format!("postgres://alice:userinfo-s3cret@127.0.0.1:{port}/runs"),
+        format!("postgres://alice@127.0.0.1:{port}/runs?password=query-s3cret"),
+        format!(
+            "postgres://127.0.0.1:{port}/runs?user=alice&password=query-s3cret&sslmode=disable"
+        ),
+        format!("postgres://alice:userinfo-s3cret@127.0.0.1:{port}/runs?password=query-s3cret"),
+    ] {
+        let error = PostgresStore::connect_with_timeout(&url, Duration::from_secs(5))
+            .await
+            .expect_err("nothing listens there");
+        for shown in [error.to_string(), format!("{error:?}")] {
+            assert!(!shown.contains("s3cret"), "{url}: {shown}");
+            assert!(
+                shown.contains(&format!("127.0.0.1:{port}/runs")),
+                "{url}: {shown}"
+            );
+        }
+    }
+    // A URL that does not parse is not shown either.
+    let error = PostgresStore::connect("postgres://alice:s3cret@127.0.0.1:notaport/runs")
+        .await
+        .expect_err("not a URL");
+    assert!(!error.to_string().contains("s3cret"), "{error}");
+    assert!(!format!("{error:?}").contains("s3cret"), "{error:?}");
 }

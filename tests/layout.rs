@@ -19,6 +19,7 @@ const LAYERS: &[&str] = &[
     "env",       // `${NAME}` expansion of configured header values: nothing
     "schema",    // schemas, provider profiles, listings: nothing
     "trace",     // the names and attributes of the spans: nothing
+    "web",       // the Host, Origin and body checks of the HTTP surfaces: nothing
     "tool",      // tools, their context, results and toolkit: schema, trace
     "primitive", // MCP resources and prompts, defined like tools: tool, schema
     "otel",      // exporting the spans: trace
@@ -27,15 +28,15 @@ const LAYERS: &[&str] = &[
     "agent", // the loop, and the journal durable runs are written to: tool, schema, trace, otel, search
     "providers", // models over HTTP: agent, tool, schema
     "translate", // one provider call, no loop: agent, tool, schema
-    "mcp",   // the MCP server and client: agent, tool, schema, trace, otel
-    "a2a",   // A2A agents as tools, and a Client served as one: agent, tool, env, time
+    "mcp",   // the MCP server and client: agent, tool, schema, trace, otel, web
+    "a2a",   // A2A agents as tools, and a Client served as one: agent, tool, env, time, web
     // The run stores: they implement the loop's journal and the task storage of the MCP
     // and A2A servers (a trait each consumer owns, as the journal is the loop's): agent,
     // tool, time, mcp (task rows), a2a (task rows).
     "store",
     "source", // tools from MCP configs, skills folders, HTTP endpoints: mcp, tool, builtins, a2a
     "dispatch", // a facade over the tool layer's plumbing and the loop's resume: tool, agent
-    "ui",     // runs a web page drives (AG-UI, the AI SDK's stream): agent, tool
+    "ui",     // runs a web page drives (AG-UI, the AI SDK's stream): agent, tool, web
     "code",   // code mode, scripts that call the toolkit's tools: agent, tool, schema
     "guide",  // documentation
     "lib",    // the crate root

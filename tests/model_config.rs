@@ -212,7 +212,8 @@ fn a_malformed_config_names_the_file_and_the_key() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Header values expand `${NAME}` and never show: not in errors, not in `Debug`.
+/// Header values expand `${NAME}` (of the variables the app allows) and never show: not
+/// in errors, not in `Debug`.
 #[tokio::test]
 async fn header_values_expand_from_the_environment_and_stay_secret() {
     let server = Server::start([Canned::status(
@@ -220,12 +221,30 @@ async fn header_values_expand_from_the_environment_and_stay_secret() {
         json!({"error": {"message": "bad token"}}),
     )])
     .await;
-    let config = ModelConfig::from_value(&json!({
-        "baseUrl": server.url, "style": "openai", "model": "m", "apiKey": "k",
+    let json = json!({
+        "baseUrl": server.url, "style": "openai", "model": "m", "apiKey": "sk-key-0123456789",
         "headers": {"X-Home": "${HOME}"}
-    }))
-    .unwrap();
+    });
+    // HOME does not start with TOOLNEXUS_: only the app may let a config read it.
+    let refused = ModelConfig::from_value(&json)
+        .unwrap()
+        .build()
+        .err()
+        .unwrap();
+    let refused = refused.to_string();
+    assert!(refused.contains("`headers.X-Home`"), "{refused}");
+    assert!(refused.contains("HOME"), "{refused}");
+    assert!(refused.contains("allow_env"), "{refused}");
+    let config = ModelConfig::from_value(&json).unwrap().allow_env(["HOME"]);
     let home = std::env::var("HOME").unwrap();
+    // Neither the key nor a header value shows in `Debug`, expanded or not.
+    let debug = format!("{config:?}");
+    assert!(!debug.contains("sk-key-0123456789"), "{debug}");
+    assert!(!debug.contains("${HOME}"), "{debug}");
+    assert!(
+        debug.contains("X-Home") && debug.contains("[redacted]"),
+        "{debug}"
+    );
     let model = config.build().unwrap();
     let error = model
         .complete(&[Message::user("hi")], &Toolkit::new())

@@ -9,6 +9,9 @@
 //!   cannot hold every connection.
 //! - Replays count against a session's limit, and session-less replays against theirs.
 //! - Sessions that only ping expire when idle, so they cannot pin the session cap.
+//! - A POST whose Content-Type is not exactly `application/json` (none, `text/plain`, a
+//!   form, `application/json-x`) opens no session and runs no tool, with sessions and
+//!   without, whatever the SDK underneath would do with it.
 //! - The official Python (2.3, with a session and at 2026-07-28 without one) and
 //!   TypeScript (1.32) SDK clients still resume their own streams: a proxy cuts a call's
 //!   stream after its first event, and the SDK's replay gets the answer.
@@ -471,5 +474,75 @@ async fn official_clients_still_resume_their_own_streams() {
         if let Err(failed) = run.await {
             std::panic::resume_unwind(failed.into_panic());
         }
+    }
+}
+
+/// Content types a page of another site can send without asking first (none, plain text,
+/// forms), and near misses of `application/json`.
+const NOT_JSON: &[Option<&str>] = &[
+    None,
+    Some("text/plain"),
+    Some("text/plain; charset=utf-8"),
+    Some("application/x-www-form-urlencoded"),
+    Some("multipart/form-data; boundary=x"),
+    Some("application/json-x"),
+    Some("application/jsonx"),
+    Some("application/json-patch+json"),
+    Some("text/json"),
+    Some("text/plain; a=application/json"),
+];
+
+/// `request` (a POST from `raw::request`) with `content_type` instead of
+/// `application/json` (`None`: no Content-Type at all).
+fn with_content_type(request: String, content_type: Option<&str>) -> String {
+    let json = "Content-Type: application/json\r\n";
+    assert!(request.contains(json));
+    match content_type {
+        Some(other) => request.replacen(json, &format!("Content-Type: {other}\r\n"), 1),
+        None => request.replacen(json, "", 1),
+    }
+}
+
+#[tokio::test]
+async fn a_body_that_is_not_json_opens_no_session_and_runs_nothing() {
+    for stateless in [false, true] {
+        // One session at most: a probe that opened one would lock the client below out.
+        let mut args = vec!["--http", "127.0.0.1:0", "--max-sessions", "1"];
+        if stateless {
+            args.push("--stateless");
+        }
+        let probe = start("security_server", &args);
+        let addr = probe.addr;
+        let sum = json!({"a": 2, "b": 3});
+        let bodies = [
+            request("POST", addr, &initialize(V_NEW), &[]),
+            request("POST", addr, &call(7, "add", sum.clone()), &[]),
+            call_2026(addr, "add", sum.clone()),
+        ];
+        for content_type in NOT_JSON {
+            for body in &bodies {
+                let probe = with_content_type(body.clone(), *content_type);
+                let reply = exchange(addr, probe).await;
+                let what = format!("stateless {stateless}, Content-Type {content_type:?}");
+                // Refused (or cut off before any answer), never served.
+                assert!(
+                    reply.status == 0 || (400..500).contains(&reply.status),
+                    "{what}: {reply:?}"
+                );
+                assert_eq!(reply.header("mcp-session-id"), None, "{what}: {reply:?}");
+                assert_eq!(reply.tool_text(), None, "{what}: {reply:?}");
+                assert!(
+                    reply.messages().iter().all(|m| m.get("result").is_none()),
+                    "{what}: {reply:?}"
+                );
+            }
+        }
+        // The same requests as `application/json` are served: the one session place is
+        // still free, and the tool runs.
+        if !stateless {
+            open_session(addr, V_NEW).await;
+        }
+        let served = exchange(addr, call_2026(addr, "add", sum)).await;
+        assert_eq!(served.tool_text().as_deref(), Some("5"), "{served:?}");
     }
 }

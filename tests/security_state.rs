@@ -5,7 +5,9 @@
 //! - Tasks (`tests/tasks/server.rs`): `tasks/get`, `tasks/update` and `tasks/cancel` from
 //!   another session, or from another principal on another replica sharing the SQLite
 //!   store, get exactly the error an unknown id gets, and change nothing; unfinished tasks
-//!   are capped per session and per server; expired tasks are deleted by a timer.
+//!   are capped per session, per server, and for the callers with no identity together;
+//!   finished tasks are bounded in count and bytes (in memory, SQLite and PostgreSQL);
+//!   expired tasks are deleted by a timer.
 //! - Sealed states (`tests/suspend/server.rs`, `tests/agents/server.rs`): a state whose
 //!   retry ran is refused when it comes back, on the same replica and on another sharing
 //!   the store; a state presented by another principal (or by a caller naming none) is
@@ -16,6 +18,8 @@
 
 #[path = "common/example.rs"]
 mod common_example;
+#[path = "common/postgres.rs"]
+mod common_postgres;
 #[path = "security_state/states.rs"]
 mod states;
 #[path = "security_state/tasks.rs"]

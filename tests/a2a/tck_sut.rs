@@ -11,7 +11,7 @@ use std::io::Read as _;
 use std::time::Duration;
 
 use serde_json::json;
-use toolnexus::a2a::A2aServer;
+use toolnexus::a2a::{A2aServer, DEFAULT_MAX_RUNS, DEFAULT_MAX_STORED_TASKS};
 use toolnexus::{
     Client, Context, FnModel, Message, ModelError, Reply, Suspend, Tool, ToolResult, Toolkit,
 };
@@ -104,6 +104,12 @@ fn server() -> A2aServer {
                 vec![json!({"text": run.text})]
             }
         })
+        // The kit is one caller: named, so that its `ListTasks` without a `contextId` lists
+        // its tasks (a caller without a principal lists one conversation at a time), and
+        // with the per-caller limits lifted, since it leaves many tasks waiting.
+        .with_principal(|_| Some("tck".to_owned()))
+        .with_max_runs_per_caller(DEFAULT_MAX_RUNS)
+        .with_max_unfinished_tasks_per_caller(DEFAULT_MAX_STORED_TASKS)
         .with_prompt(|message| {
             let id = message["messageId"].as_str().unwrap_or_default();
             let text: Vec<&str> = message["parts"]

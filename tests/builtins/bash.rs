@@ -123,3 +123,93 @@ async fn the_output_is_capped_and_says_so() {
         .await;
     assert_eq!((cat.output.as_str(), cat.is_error), ("", false));
 }
+
+/// Set in the environment of the test binary run again as a child, so that the test
+/// runs the command there, with the variables the parent gave that process.
+const PROBE: &str = "TOOLNEXUS_BASH_ENV_PROBE";
+
+#[tokio::test]
+async fn provider_keys_and_cloud_credentials_do_not_reach_the_command() {
+    if std::env::var_os(PROBE).is_some() {
+        // The child: the command prints its whole environment.
+        let toolkit = Toolkit::new().with_builtins(
+            Builtins::all()
+                .env("APP_GIVEN", "given by the app")
+                .inherit_env(["APP_PASSED_ON"]),
+        );
+        let result = toolkit
+            .execute("bash", json!({"command": "env"}), Context::default())
+            .await;
+        println!("<<<{}>>>", result.output);
+        return;
+    }
+    // The parent: this very test again, in a process whose environment holds keys.
+    let mut child = std::process::Command::new(std::env::current_exe().expect("the test binary"))
+        .args([
+            "--exact",
+            "bash::provider_keys_and_cloud_credentials_do_not_reach_the_command",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(PROBE, "1")
+        .env("OPENAI_API_KEY", "sk-must-not-leak")
+        .env("ANTHROPIC_API_KEY", "sk-ant-must-not-leak")
+        .env("AWS_ACCESS_KEY_ID", "AKIA-must-not-leak")
+        .env("AWS_SECRET_ACCESS_KEY", "aws-must-not-leak")
+        .env("APP_PASSED_ON", "passed on")
+        .env("LANG", "C.UTF-8")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the test binary as a child");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut stdout, &mut text);
+        text
+    });
+    let started = Instant::now();
+    while child.try_wait().expect("the child").is_none() {
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("the child test did not finish in 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let text = reader.join().expect("the child's output");
+    let env = text
+        .split_once("<<<")
+        .and_then(|(_, rest)| rest.split_once(">>>"))
+        .map(|(env, _)| env)
+        .unwrap_or_else(|| panic!("no environment printed: {text}"));
+    let names: Vec<&str> = env
+        .lines()
+        .filter_map(|line| line.split_once('=').map(|(name, _)| name))
+        .collect();
+    for leaked in [
+        "must-not-leak",
+        "OPENAI_API_KEY",
+        "AWS_SECRET_ACCESS_KEY",
+        PROBE,
+    ] {
+        assert!(
+            !env.contains(leaked),
+            "{leaked} reached the command:\n{env}"
+        );
+    }
+    assert!(env.contains("APP_GIVEN=given by the app"), "{env}");
+    assert!(env.contains("APP_PASSED_ON=passed on"), "{env}");
+    assert!(env.contains("LANG=C.UTF-8"), "{env}");
+    assert!(names.contains(&"PATH"), "{env}");
+    // Nothing but the documented list and what the app asked for (and what the shell
+    // sets itself).
+    let shell_own = ["PWD", "SHLVL", "_", "OLDPWD"];
+    for name in names {
+        assert!(
+            toolnexus::builtins::BASH_ENV.contains(&name)
+                || ["APP_GIVEN", "APP_PASSED_ON"].contains(&name)
+                || shell_own.contains(&name),
+            "{name} reached the command:\n{env}"
+        );
+    }
+}

@@ -168,7 +168,7 @@ async fn with_approval_the_mutating_tools_ask_before_they_act() {
         .filter(|t| t.requires_approval())
         .map(Tool::name)
         .collect();
-    assert_eq!(gated, ["bash", "write", "edit", "apply_patch"]);
+    assert_eq!(gated, ["bash", "write", "edit", "webfetch", "apply_patch"]);
 
     let args = json!({"path": "asked.txt", "content": "approved"});
     let ctx = Context::new().with_call_id("call-7");

@@ -15,13 +15,16 @@ use toolnexus::{Context, ToolResult, Toolkit};
 
 use crate::fixture::python_port;
 
+/// The test server's address, allowed explicitly: webfetch refuses loopback by default.
+pub const LOOPBACK: std::net::IpAddr = std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
+
 const PAGE: &str = "<!doctype html><html><head><title>The title</title><style>body { color: red }</style>\
 <script>var hidden = 1;</script></head><body><h1>Heading</h1>\
 <p>Hello <b>world</b> &amp; <a href=\"https://example.com/x\">a link</a>.</p>\
 <ul><li>one</li><li>two</li></ul></body></html>";
 
 /// The server, on a port of its own; stopped when the test's runtime ends.
-async fn serve() -> String {
+pub async fn serve() -> String {
     let app = Router::new()
         .route(
             "/page",
@@ -77,7 +80,9 @@ async fn fetch(toolkit: &Toolkit, args: Value) -> ToolResult {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn webfetch_converts_caps_and_reports_errors() {
     let base = serve().await;
-    let toolkit = Toolkit::new().with_builtins(Builtins::all().fetch_limit(1000));
+    // The server is on loopback, which webfetch refuses unless the app allows it.
+    let toolkit =
+        Toolkit::new().with_builtins(Builtins::all().fetch_limit(1000).allow_address(LOOPBACK));
 
     let markdown = fetch(&toolkit, json!({"url": format!("{base}/page")})).await;
     assert!(!markdown.is_error, "{}", markdown.output);
@@ -170,7 +175,7 @@ async fn webfetch_converts_caps_and_reports_errors() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn webfetch_agrees_with_the_python_port_where_it_converts_nothing() {
     let base = serve().await;
-    let toolkit = Toolkit::new().with_builtins(Builtins::all());
+    let toolkit = Toolkit::new().with_builtins(Builtins::all().allow_address(LOOPBACK));
     let calls = [
         json!({"url": format!("{base}/page"), "format": "html"}),
         json!({"url": format!("{base}/plain"), "format": "html"}),

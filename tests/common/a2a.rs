@@ -16,10 +16,14 @@ pub(crate) fn root() -> &'static Path {
 }
 
 /// The `a2a` example, built (or found up to date) by cargo with the workspace's features,
-/// as the test command builds it.
+/// as the test command builds it; or the binary `TOOLNEXUS_A2A_EXAMPLE` names, built
+/// beforehand (as a checkout sharing its target directory with others may need).
 pub(crate) fn example() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY.get_or_init(|| {
+        if let Some(prebuilt) = std::env::var_os("TOOLNEXUS_A2A_EXAMPLE") {
+            return PathBuf::from(prebuilt);
+        }
         let output = Command::new(env!("CARGO"))
             .args([
                 "build",
@@ -35,13 +39,37 @@ pub(crate) fn example() -> &'static Path {
             .output()
             .expect("cargo runs");
         assert!(output.status.success(), "building the a2a example failed");
-        String::from_utf8_lossy(&output.stdout)
+        let uplifted = String::from_utf8_lossy(&output.stdout)
             .lines()
             .filter_map(|line| serde_json::from_str::<Value>(line).ok())
             .filter(|msg| msg["target"]["name"] == "a2a")
             .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
-            .expect("cargo reports the example's executable")
+            .expect("cargo reports the example's executable");
+        this_builds(&uplifted)
     })
+}
+
+/// The binary cargo just built for this checkout: `examples/a2a` is a link to it, which
+/// a build of the same example from another checkout sharing the target directory
+/// replaces; `examples/a2a-HASH`, which it links to, stays this checkout's.
+fn this_builds(uplifted: &Path) -> PathBuf {
+    use std::os::unix::fs::MetadataExt as _;
+    let Ok(inode) = std::fs::metadata(uplifted).map(|m| m.ino()) else {
+        return uplifted.to_owned();
+    };
+    let dir = uplifted.parent().expect("a directory");
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .find(|path| {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.strip_prefix("a2a-")
+                .is_some_and(|hash| hash.chars().all(|c| c.is_ascii_hexdigit()))
+                && std::fs::metadata(path).is_ok_and(|m| m.ino() == inode)
+        })
+        .unwrap_or_else(|| uplifted.to_owned())
 }
 
 /// The Python of the venv holding the official A2A SDK (`a2a-sdk`, installed by

@@ -186,6 +186,128 @@ async fn tasks_are_capped_per_session_and_per_server() {
 }
 
 #[tokio::test]
+async fn callers_with_no_identity_share_one_task_allowance() {
+    let env = [
+        ("TASK_MAX_ANONYMOUS", "2"),
+        ("TASK_MAX_PER_CALLER", "5"),
+        ("TASK_PRINCIPAL_HEADER", "x-user"),
+    ];
+    let server = task_server("one", "memory", true, &env);
+    // 2026-07-28 without a principal: no session, no identity.
+    let first = Peer::modern(&server.url, with_tasks());
+    let hang = task_id(&first.call(1, "hang", json!({}), json!({})).await);
+    task_id(&first.call(2, "hang", json!({}), json!({})).await);
+    // Another such caller is the same as far as the server can tell: refused, saying why.
+    for peer in [first.clone(), Peer::modern(&server.url, with_tasks())] {
+        let over = peer.call(3, "hang", json!({}), json!({})).await;
+        let refusal = error(&over);
+        assert_eq!(refusal["data"]["reason"], "task_limit", "{over}");
+        assert_eq!(refusal["data"]["scope"], "anonymous", "{over}");
+        assert_eq!(refusal["data"]["limit"], 2, "{over}");
+        let message = refusal["message"].as_str().unwrap();
+        assert!(message.contains("with_max_anonymous_tasks"), "{over}");
+        assert!(message.contains("principal"), "{over}");
+    }
+    // A caller with a principal has places of its own.
+    let alice = Peer::modern(&server.url, with_tasks()).with_header("x-user", "alice");
+    task_id(&alice.call(4, "hang", json!({}), json!({})).await);
+    // An anonymous task that ends gives its place back (its id is the capability).
+    result(&first.rpc(5, "tasks/cancel", json!({"taskId": hang})).await);
+    assert_eq!(settled(&first, &hang).await["status"], "cancelled");
+    task_id(&first.call(6, "hang", json!({}), json!({})).await);
+}
+
+/// Runs `build` to its end (`pad`: bytes of padding in its arguments); its id.
+async fn built(peer: &Peer, n: i64, pad: usize) -> String {
+    let args = json!({"ms": 1, "pad": "x".repeat(pad)});
+    let id = task_id(&peer.call(n, "build", args, json!({})).await);
+    assert_eq!(settled(peer, &id).await["status"], "completed");
+    id
+}
+
+/// Whether `peer` still reads task `id` (`false`: it is unknown).
+async fn known(peer: &Peer, id: &str) -> bool {
+    let response = peer.rpc(30, "tasks/get", json!({"taskId": id})).await;
+    match response.get("error") {
+        Some(e) => {
+            assert_eq!(e["data"]["reason"], "unknown_task", "{response}");
+            false
+        }
+        None => true,
+    }
+}
+
+/// Waits until task `id` reads as unknown (its runner trims the finished tasks just
+/// after recording the end, so a `tasks/get` may come in between); bounded.
+async fn forgotten(peer: &Peer, id: &str, store: &str) {
+    let deadline = Instant::now() + PATIENCE;
+    while known(peer, id).await {
+        assert!(
+            Instant::now() < deadline,
+            "{store}: task {id} was never deleted"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+async fn finished_tasks_are_bounded(store: &str) {
+    // By count: the two that ended last are kept.
+    let env = [("TASK_MAX_FINISHED", "2")];
+    let server = task_server("one", store, true, &env);
+    let peer = Peer::modern(&server.url, with_tasks());
+    let hang = task_id(&peer.call(1, "hang", json!({}), json!({})).await);
+    let mut ids = Vec::new();
+    for n in 0..4 {
+        ids.push(built(&peer, 2 + n, 0).await);
+    }
+    forgotten(&peer, &ids[1], store).await;
+    let mut seen = Vec::new();
+    for id in &ids {
+        seen.push(known(&peer, id).await);
+    }
+    assert_eq!(seen, [false, false, true, true], "{store}");
+    // What has not ended is never counted, nor deleted.
+    assert!(known(&peer, &hang).await, "{store}");
+    drop(server);
+
+    // By bytes: two padded tasks do not fit in 6000 bytes, one does.
+    let env = [("TASK_MAX_FINISHED_BYTES", "6000")];
+    let server = task_server("two", store, true, &env);
+    let peer = Peer::modern(&server.url, with_tasks());
+    let old = built(&peer, 1, 4000).await;
+    assert!(known(&peer, &old).await, "{store}");
+    let new = built(&peer, 2, 4000).await;
+    forgotten(&peer, &old, store).await;
+    assert!(known(&peer, &new).await, "{store}");
+    // The one that ended last stays, however large.
+    let huge = built(&peer, 3, 9000).await;
+    forgotten(&peer, &new, store).await;
+    assert!(known(&peer, &huge).await, "{store}");
+}
+
+#[tokio::test]
+async fn finished_tasks_are_bounded_in_memory() {
+    finished_tasks_are_bounded("memory").await;
+}
+
+#[tokio::test]
+async fn finished_tasks_are_bounded_in_sqlite() {
+    let dir = scratch("finished");
+    finished_tasks_are_bounded(dir.join("tasks.db").to_str().unwrap()).await;
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn finished_tasks_are_bounded_in_postgres() {
+    let url = tokio::task::spawn_blocking(|| {
+        crate::common_postgres::server().database("security_finished_tasks")
+    })
+    .await
+    .unwrap();
+    finished_tasks_are_bounded(&url).await;
+}
+
+#[tokio::test]
 async fn expired_tasks_are_deleted_by_a_timer() {
     let dir = scratch("sweep");
     let db = dir.join("tasks.db");
@@ -234,6 +356,8 @@ async fn a_task_store_from_before_owners_upgrades_in_place() {
     sqlx::raw_sql(
         "DROP INDEX toolnexus_tasks_caller; ALTER TABLE toolnexus_tasks DROP COLUMN caller; \
          DROP TABLE toolnexus_spent_states; DROP TABLE IF EXISTS toolnexus_a2a_tasks; \
+         DROP INDEX IF EXISTS toolnexus_sessions_written; \
+         ALTER TABLE toolnexus_sessions DROP COLUMN updated_at; \
          DROP TABLE IF EXISTS toolnexus_a2a_contexts; DELETE FROM toolnexus_schema WHERE version >= 4",
     )
     .execute(&raw)

@@ -10,8 +10,9 @@
 //! `build` (task: `built in MS ms by NAME` after `ms` milliseconds), `hang` (task: waits
 //! until cancelled), `deploy` (task: asks which environment, then deploys there), `echo`
 //! (not a task). `TASK_LEASE_MS` sets the task lease, `TASK_TTL_MS` the tasks' time to
-//! live, `TASK_SWEEP_MS` how often expired ones are deleted, `TASK_MAX_PER_CALLER` and
-//! `TASK_MAX_RUNNING` the task limits; `TASK_PRINCIPAL_HEADER` names a request header
+//! live, `TASK_SWEEP_MS` how often expired ones are deleted, `TASK_MAX_PER_CALLER`,
+//! `TASK_MAX_ANONYMOUS` and `TASK_MAX_RUNNING` the task limits, `TASK_MAX_FINISHED` and
+//! `TASK_MAX_FINISHED_BYTES` the bound on finished tasks; `TASK_PRINCIPAL_HEADER` names a request header
 //! that says who the caller is (as a gateway that authenticated it would). The first line
 //! on stdout is `listening on URL`; closing stdin stops it.
 
@@ -112,6 +113,15 @@ async fn main() -> std::io::Result<()> {
     }
     if let Some(limit) = number("TASK_MAX_RUNNING") {
         server = server.with_max_running_tasks(limit as usize);
+    }
+    if let Some(limit) = number("TASK_MAX_ANONYMOUS") {
+        server = server.with_max_anonymous_tasks(limit as usize);
+    }
+    if let Some(limit) = number("TASK_MAX_FINISHED") {
+        server = server.with_max_finished_tasks(limit as usize);
+    }
+    if let Some(bytes) = number("TASK_MAX_FINISHED_BYTES") {
+        server = server.with_max_finished_task_bytes(bytes);
     }
     if let Ok(header) = std::env::var("TASK_PRINCIPAL_HEADER") {
         server = server.with_principal(move |parts| {

@@ -89,6 +89,8 @@
 //! - `translate` (with any provider feature): the contract's single-turn translation,
 //!   OpenAI's `messages`, `tools` and `tool_choice` in, one model call, OpenAI's shapes
 //!   out; no loop, no tool runs.
+//! - `web` (features `mcp`, `a2a`, `ui`): the `Host`, `Origin` and body checks every
+//!   HTTP surface makes, configured with `WebGuard`.
 //! - `code` (feature `code-mode`): code mode, one `run_code` tool whose JavaScript
 //!   script, run in-process by QuickJS under limits, calls the toolkit's tools.
 //! - [`trace`]: the spans' names and attributes; `otel` (feature `otel`) exports them.
@@ -159,6 +161,12 @@ pub mod translate;
 #[cfg(feature = "ui")]
 #[cfg_attr(docsrs, doc(cfg(feature = "ui")))]
 pub mod ui;
+#[cfg(feature = "__web")]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(feature = "mcp", feature = "a2a", feature = "ui")))
+)]
+pub mod web;
 
 // What a first program needs; everything else is in the module whose path matches its
 // folder (`agent`, `tool`, `schema`, `dispatch`, …).

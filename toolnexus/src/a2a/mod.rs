@@ -18,7 +18,9 @@ pub use client::{
 pub use config::{A2aAgents, A2aConfig, A2aConfigError, AgentConfig, AgentStatus};
 pub use server::{
     A2aServer, ArtifactFn, CARD_PATH, DEFAULT_LEASE, DEFAULT_MAX_ARTIFACT_BYTES,
-    DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_NAME, DEFAULT_SKILL_ID, DEFAULT_TASK_TTL, DEFAULT_VERSION,
-    DirectFn, Principal, PromptFn, ServedA2a, ShutdownHandle,
+    DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_RUNS, DEFAULT_MAX_RUNS_PER_CALLER,
+    DEFAULT_MAX_STORED_BYTES, DEFAULT_MAX_STORED_TASKS, DEFAULT_MAX_UNFINISHED_TASKS_PER_CALLER,
+    DEFAULT_NAME, DEFAULT_SKILL_ID, DEFAULT_TASK_TTL, DEFAULT_VERSION, DirectFn, Principal,
+    PromptFn, ServedA2a, ShutdownHandle,
 };
 pub use wire::TaskState;

@@ -127,7 +127,10 @@ pub(super) async fn bash(env: &Env, value: Value) -> ToolResult {
         Err(error) => return ToolResult::error(error),
     };
     let workdir = match env.resolve_dir(workdir) {
-        Ok(dir) => dir.real,
+        Ok(dir) => match dir.host_path(env.base.as_deref()) {
+            Ok(path) => path,
+            Err(e) => return args.fail(super::env::os_error(&e, &dir.shown)),
+        },
         Err(error) => return args.fail(error),
     };
     let timeout_ms = args.number("timeout").unwrap_or(DEFAULT_TIMEOUT_MS);
@@ -150,6 +153,8 @@ pub(super) async fn bash(env: &Env, value: Value) -> ToolResult {
     cmd.args(shell_args)
         .arg(command)
         .current_dir(&workdir)
+        .env_clear()
+        .envs(env.bash_env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(writer)
         .stderr(stderr)

@@ -3,10 +3,11 @@
 //! helpers every tool shares.
 
 use std::io;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use super::fs::{self, Target};
 use crate::tool::result::ToolResult;
 
 /// The settings the tools run with, taken from a [`Builtins`](super::Builtins) when the
@@ -15,24 +16,18 @@ use crate::tool::result::ToolResult;
 pub(super) struct Env {
     /// What a relative path means (the process's working directory when `None`).
     pub(super) base: Option<PathBuf>,
-    /// Refuse every path whose resolved form leaves `base`.
+    /// Open every path beneath a handle of `base`, never outside it.
     pub(super) confine: bool,
     /// The interpreter `bash` runs its command with (the command is its last argument).
     pub(super) shell: Vec<String>,
+    /// The environment `bash` runs its command with, and nothing else.
+    pub(super) bash_env: Vec<(String, String)>,
     /// The most bytes of a command's output kept.
     pub(super) output_limit: usize,
     /// The most bytes of a fetched body read.
     pub(super) fetch_limit: usize,
-}
-
-/// A path a tool was given, resolved.
-pub(super) struct Resolved {
-    /// The path as the tool shows it in messages: the given one, joined to the base
-    /// when relative (what the Python port shows).
-    pub(super) shown: PathBuf,
-    /// The path the tool opens: `shown`, or with confinement its resolved form (every
-    /// symlink and `..` already followed), so what was checked is what is opened.
-    pub(super) real: PathBuf,
+    /// The most bytes `read`, `edit`, `grep` and `apply_patch` load of one file.
+    pub(super) read_limit: usize,
 }
 
 impl Env {
@@ -44,103 +39,68 @@ impl Env {
         }
     }
 
+    /// The refusal of a path that leaves the root.
+    fn outside(&self, given: &str) -> String {
+        let base = self.base.as_deref().unwrap_or(Path::new("."));
+        format!("{given} resolves outside baseDir {}", base.display())
+    }
+
     /// Maps a path a tool was given onto the filesystem: relative to the base (or the
-    /// working directory), and, with confinement, refused unless its resolved form is
-    /// inside the base.
-    pub(super) fn resolve(&self, given: &str) -> Result<Resolved, String> {
+    /// working directory); with confinement, opened beneath a handle of the base, and
+    /// refused at once when the root's handle finds that it (or what making it would
+    /// make) leaves the root.
+    pub(super) fn resolve(&self, given: &str) -> Result<Target, String> {
         let shown = match &self.base {
             Some(base) if !Path::new(given).is_absolute() => base.join(given),
             _ => PathBuf::from(given),
         };
         if !self.confine {
-            return Ok(Resolved {
-                real: shown.clone(),
-                shown,
-            });
+            return Ok(Target::host(shown));
         }
         let base = self.base.as_deref().unwrap_or(Path::new("."));
-        let root = resolved_form(base);
-        let real = resolved_form(&shown);
-        if real.starts_with(&root) {
-            Ok(Resolved { shown, real })
-        } else {
-            Err(format!(
-                "{given} resolves outside baseDir {}",
-                base.display()
-            ))
+        let Some(rel) = fs::beneath(base, Path::new(given)) else {
+            return Err(self.outside(given));
+        };
+        let root = fs::open_root(base).map_err(|e| os_error(&e, base))?;
+        match fs::probe(&root, &rel) {
+            Err(e) if fs::is_escape(&e) => Err(self.outside(given)),
+            Err(e) => Err(os_error(&e, &shown)),
+            Ok(()) => Ok(Target::beneath(root, rel, shown)),
         }
     }
 
-    /// [`Env::resolve`] of an optional directory argument, else [`Env::dir`] (confined
-    /// like any other path).
-    pub(super) fn resolve_dir(&self, given: Option<&str>) -> Result<Resolved, String> {
+    /// [`Env::resolve`] of an optional directory argument, else [`Env::dir`] (the root
+    /// itself, with confinement).
+    pub(super) fn resolve_dir(&self, given: Option<&str>) -> Result<Target, String> {
         match given {
             Some(given) => self.resolve(given),
             None => {
                 let dir = self.dir().map_err(|e| e.to_string())?;
                 if self.confine {
-                    let real = resolved_form(&dir);
-                    Ok(Resolved { shown: dir, real })
+                    let root = fs::open_root(&dir).map_err(|e| os_error(&e, &dir))?;
+                    Ok(Target::beneath(root, PathBuf::from("."), dir))
                 } else {
-                    Ok(Resolved {
-                        real: dir.clone(),
-                        shown: dir,
-                    })
+                    Ok(Target::host(dir))
                 }
             }
         }
     }
-}
 
-/// The path the kernel would reach for `path`, whether or not it exists yet: each
-/// component is followed in order, as the kernel does, a symlink replaced by its target
-/// (a dangling one too: writing through it would create its target), `..` taken from
-/// the folder reached so far. Unlike a lexical clean-up first (which reads `link/..` as
-/// the folder `link` sits in, though the kernel goes to the parent of the link's
-/// target), the result is where an open of `path` lands.
-pub(super) fn resolved_form(path: &Path) -> PathBuf {
-    let absolute = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .unwrap_or_else(|_| PathBuf::from("/"))
-            .join(path)
-    };
-    let mut out = PathBuf::new();
-    follow(&mut out, &absolute, 0);
-    out
-}
-
-/// The most symlinks followed in one resolution (Linux's own limit); past it the path
-/// is left as reached, which the kernel would refuse to open anyway.
-const MAX_LINKS: usize = 40;
-
-fn follow(out: &mut PathBuf, path: &Path, mut links: usize) -> usize {
-    for component in path.components() {
-        match component {
-            Component::Prefix(_) | Component::RootDir => {
-                *out = PathBuf::from(component.as_os_str());
-            }
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::Normal(name) => {
-                let next = out.join(name);
-                match std::fs::symlink_metadata(&next) {
-                    Ok(meta) if meta.file_type().is_symlink() && links < MAX_LINKS => {
-                        match std::fs::read_link(&next) {
-                            // A relative target is read from the link's folder (`out`).
-                            Ok(target) => links = follow(out, &target, links + 1),
-                            Err(_) => *out = next,
-                        }
-                    }
-                    _ => *out = next,
-                }
-            }
-        }
+    /// A file's bytes, capped at the read limit; the error as the tool gives it.
+    pub(super) fn load(&self, target: &Target, given: &str) -> Result<Vec<u8>, String> {
+        target.load(self.read_limit).map_err(|e| match e {
+            fs::LoadError::Io(e) => os_error(&e, &target.shown),
+            fs::LoadError::TooBig(size) => too_big(given, size, self.read_limit),
+        })
     }
-    links
+}
+
+/// The error for a file past the read limit.
+pub(super) fn too_big(given: &str, size: u64, limit: usize) -> String {
+    format!(
+        "{given} is too large: {size} bytes or more, and this tool loads at most {limit} \
+         bytes of a file"
+    )
 }
 
 /// An I/O error as the Python port words it: `[Errno 2] No such file or directory:
@@ -293,31 +253,5 @@ mod tests {
         assert_eq!(py_repr("it's"), "\"it's\"");
         assert_eq!(py_repr("a'\"b"), "'a\\'\"b'");
         assert_eq!(py_repr("tab\there"), "'tab\\there'");
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn resolved_form_follows_links_in_order() {
-        let base = std::env::temp_dir()
-            .canonicalize()
-            .unwrap()
-            .join(format!("toolnexus-resolve-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&base);
-        std::fs::create_dir_all(base.join("inside/deep")).unwrap();
-        std::os::unix::fs::symlink(base.join("inside/deep"), base.join("inside/link")).unwrap();
-        std::os::unix::fs::symlink("../nowhere/file", base.join("inside/dangling")).unwrap();
-        // The missing tail is taken as written.
-        assert_eq!(resolved_form(&base.join("no-such/../x")), base.join("x"));
-        // `link/..` is the parent of the link's target, not the link's own folder.
-        assert_eq!(
-            resolved_form(&base.join("inside/link/../y")),
-            base.join("inside/y")
-        );
-        // A dangling link resolves to where a write through it would land.
-        assert_eq!(
-            resolved_form(&base.join("inside/dangling")),
-            base.join("nowhere/file")
-        );
-        std::fs::remove_dir_all(&base).unwrap();
     }
 }

@@ -5,6 +5,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::env::{Args, Env, int, os_error, universal_newlines};
+use super::fs::Target;
 use crate::tool::content::{ContentPart, PartKind};
 use crate::tool::result::ToolResult;
 
@@ -20,10 +21,14 @@ fn media_kind(path: &Path) -> Option<PartKind> {
     }
 }
 
-/// A file's text, as the tools read it: UTF-8, with universal newlines. A file that is
-/// not UTF-8, or that holds a NUL byte, is binary and refused.
-pub(super) fn read_text(path: &Path, shown: &Path, given: &str) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| os_error(&e, shown))?;
+/// A file's text, as the tools read it: UTF-8, with universal newlines, at most the
+/// read limit. A file that is not UTF-8, or that holds a NUL byte, is binary and refused.
+pub(super) fn read_text(env: &Env, path: &Target, given: &str) -> Result<String, String> {
+    decode(env.load(path, given)?, given)
+}
+
+/// Bytes read as the tools read text: UTF-8 without NUL bytes, universal newlines.
+pub(super) fn decode(bytes: Vec<u8>, given: &str) -> Result<String, String> {
     let text = String::from_utf8(bytes).map_err(|_| format!("{given} is not valid UTF-8 text"))?;
     if text.contains('\0') {
         return Err(format!(
@@ -44,9 +49,9 @@ pub(super) fn read(env: &Env, value: &Value) -> ToolResult {
         Err(error) => return args.fail(error),
     };
     if let Some(kind) = media_kind(&path.shown) {
-        let bytes = match std::fs::read(&path.real) {
+        let bytes = match env.load(&path, given) {
             Ok(bytes) => bytes,
-            Err(e) => return args.fail(os_error(&e, &path.shown)),
+            Err(error) => return args.fail(error),
         };
         let size = bytes.len();
         return match ContentPart::from_bytes(kind, bytes) {
@@ -55,7 +60,7 @@ pub(super) fn read(env: &Env, value: &Value) -> ToolResult {
             Err(error) => args.fail(format!("{given}: {error}")),
         };
     }
-    let content = match read_text(&path.real, &path.shown, given) {
+    let content = match read_text(env, &path, given) {
         Ok(content) => content,
         Err(error) => return args.fail(error),
     };
@@ -88,13 +93,12 @@ pub(super) fn write(env: &Env, value: &Value) -> ToolResult {
         Ok(path) => path,
         Err(error) => return args.fail(error),
     };
-    if let Some(parent) = path.real.parent().filter(|p| !p.as_os_str().is_empty())
-        && let Err(e) = std::fs::create_dir_all(parent)
+    if let Some(parent) = path.parent()
+        && let Err(e) = parent.create_dir_all()
     {
-        let shown = path.shown.parent().unwrap_or(parent);
-        return args.fail(os_error(&e, shown));
+        return args.fail(os_error(&e, &parent.shown));
     }
-    if let Err(e) = std::fs::write(&path.real, content) {
+    if let Err(e) = path.write(content.as_bytes()) {
         return args.fail(os_error(&e, &path.shown));
     }
     let bytes = content.len();
@@ -119,7 +123,7 @@ pub(super) fn edit(env: &Env, value: &Value) -> ToolResult {
         Ok(path) => path,
         Err(error) => return args.fail(error),
     };
-    let content = match read_text(&path.real, &path.shown, given) {
+    let content = match read_text(env, &path, given) {
         Ok(content) => content,
         Err(error) => return args.fail(error),
     };
@@ -137,7 +141,7 @@ pub(super) fn edit(env: &Env, value: &Value) -> ToolResult {
     } else {
         (content.replacen(old, new, 1), 1)
     };
-    if let Err(e) = std::fs::write(&path.real, next) {
+    if let Err(e) = path.write(next.as_bytes()) {
         return args.fail(os_error(&e, &path.shown));
     }
     let plural = if n == 1 { "" } else { "s" };

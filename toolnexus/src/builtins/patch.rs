@@ -1,24 +1,38 @@
 //! `apply_patch`: opencode's patch grammar (`*** Begin Patch` … `*** End Patch`, with
 //! `*** Add File:`, `*** Update File:`, `*** Delete File:` and `+` / `-` / context lines),
-//! parsed and applied as the Python port does, all or nothing: every hunk is matched
-//! before any file is touched, and a write that fails half-way puts back what was
-//! already written.
+//! and an Update's `*** Move to:` line), parsed and applied as the Python port does,
+//! all or nothing: the operations are played on a staged copy of the files they name
+//! (so two on one path compose: an update then a move, a delete then an add), every
+//! hunk is matched before any file is touched, each write is a temporary file renamed
+//! into place, and a failure half-way puts back every file already changed.
 
-use std::path::{Path, PathBuf};
+use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
+use cap_std::fs::Permissions;
 use regex::Regex;
 use serde_json::{Map, Value};
 
 use super::env::{Args, Env, os_error};
-use super::files::read_text;
+use super::files::{decode, read_text};
+use super::fs::Target;
 use crate::tool::result::ToolResult;
 
 #[derive(Debug)]
 enum Op {
-    Add { path: String, content: String },
-    Update { path: String, body: Vec<String> },
-    Delete { path: String },
+    Add {
+        path: String,
+        content: String,
+    },
+    Update {
+        path: String,
+        body: Vec<String>,
+        to: Option<String>,
+    },
+    Delete {
+        path: String,
+    },
 }
 
 impl Op {
@@ -26,6 +40,15 @@ impl Op {
         match self {
             Op::Add { path, .. } | Op::Update { path, .. } | Op::Delete { path } => path,
         }
+    }
+
+    /// Every path the operation names.
+    fn paths(&self) -> impl Iterator<Item = &str> {
+        let to = match self {
+            Op::Update { to, .. } => to.as_deref(),
+            _ => None,
+        };
+        std::iter::once(self.path()).chain(to)
     }
 }
 
@@ -84,7 +107,16 @@ fn parse(text: &str) -> Result<Vec<Op>, String> {
                     .join("\n"),
             },
             "Delete" => Op::Delete { path },
-            _ => Op::Update { path, body },
+            _ => {
+                let to = body
+                    .first()
+                    .and_then(|line| line.strip_prefix("*** Move to:"))
+                    .map(|to| strip(to).to_owned());
+                if to.is_some() {
+                    body.remove(0);
+                }
+                Op::Update { path, body, to }
+            }
         });
     }
     Err("missing '*** End Patch'".to_owned())
@@ -140,101 +172,187 @@ fn apply_update(content: &str, body: &[String]) -> Result<String, String> {
     Ok(result)
 }
 
-/// What a file was before the patch touched it, to put it back.
-enum Before {
-    Missing,
-    Text(Vec<u8>),
+/// A file's bytes and permissions.
+#[derive(Clone)]
+struct Saved {
+    bytes: Vec<u8>,
+    /// `None` for a new file (a new file's defaults).
+    permissions: Option<Permissions>,
 }
 
-/// The changes, staged: every new content computed and every check made, nothing
-/// written yet.
-struct Staged {
-    writes: Vec<(PathBuf, String)>,
-    deletes: Vec<PathBuf>,
+/// One file the patch touches: what it was on disk, and what it becomes.
+struct Slot {
+    target: Target,
+    /// What was on disk (`None`: nothing).
+    before: Option<Saved>,
+    /// What the file is after the operations played so far (`None`: nothing).
+    after: Option<Saved>,
+    /// Whether an operation changed it yet.
+    touched: bool,
 }
 
-fn stage(env: &Env, ops: &[Op]) -> Result<Staged, String> {
-    let mut writes = Vec::new();
-    let mut deletes = Vec::new();
-    for op in ops {
-        let resolved = env.resolve(op.path())?;
-        let (real, shown) = (resolved.real, resolved.shown);
+/// The staged copy of the files: every operation played on it, nothing written.
+#[derive(Default)]
+struct Stage {
+    slots: Vec<Slot>,
+    index: HashMap<PathBuf, usize>,
+}
+
+impl Stage {
+    /// The slot of `given`, read from disk the first time (a file that is there but
+    /// cannot be read is an error, so nothing is ever put back wrongly). With `fresh`,
+    /// a file on disk is an error before anything is read.
+    fn slot(&mut self, env: &Env, given: &str, fresh: bool) -> Result<usize, String> {
+        let target = env.resolve(given)?;
+        let key = target.key();
+        if let Some(&i) = self.index.get(&key) {
+            return Ok(i);
+        }
+        if fresh && target.exists() {
+            return Err(format!("file already exists: {}", target.shown.display()));
+        }
+        let before = load(env, &target)?;
+        self.slots.push(Slot {
+            target,
+            after: before.clone(),
+            before,
+            touched: false,
+        });
+        self.index.insert(key, self.slots.len() - 1);
+        Ok(self.slots.len() - 1)
+    }
+
+    fn shown(&self, i: usize) -> String {
+        self.slots[i].target.shown.display().to_string()
+    }
+
+    fn set(&mut self, i: usize, after: Option<Saved>) {
+        self.slots[i].after = after;
+        self.slots[i].touched = true;
+    }
+
+    fn play(&mut self, env: &Env, op: &Op) -> Result<(), String> {
         match op {
-            Op::Add { content, .. } => {
-                if real.exists() {
-                    return Err(format!("file already exists: {}", shown.display()));
+            Op::Add { path, content } => {
+                let i = self.slot(env, path, true)?;
+                if self.slots[i].after.is_some() {
+                    return Err(format!("file already exists: {}", self.shown(i)));
                 }
-                writes.push((real, content.clone()));
+                let bytes = content.clone().into_bytes();
+                self.set(
+                    i,
+                    Some(Saved {
+                        bytes,
+                        permissions: None,
+                    }),
+                );
             }
-            Op::Delete { .. } => {
-                if !real.exists() {
-                    return Err(format!("file not found: {}", shown.display()));
+            Op::Delete { path } => {
+                let i = self.slot(env, path, false)?;
+                if self.slots[i].after.is_none() {
+                    return Err(format!("file not found: {}", self.shown(i)));
                 }
-                deletes.push(real);
+                self.set(i, None);
             }
-            Op::Update { body, .. } => {
-                let given = shown.to_string_lossy().into_owned();
-                let current = read_text(&real, &shown, &given)?;
-                writes.push((real, apply_update(&current, body)?));
+            Op::Update { path, body, to } => {
+                let i = self.slot(env, path, false)?;
+                let shown = self.shown(i);
+                let Some(current) = self.slots[i].after.clone() else {
+                    if !self.slots[i].touched {
+                        // Nothing there: the system's own words for it.
+                        read_text(env, &self.slots[i].target, &shown)?;
+                    }
+                    return Err(format!("file not found: {shown}"));
+                };
+                let text = decode(current.bytes, &shown)?;
+                let next = Saved {
+                    bytes: apply_update(&text, body)?.into_bytes(),
+                    permissions: current.permissions,
+                };
+                let j = match to {
+                    Some(to) => self.slot(env, to, true)?,
+                    None => i,
+                };
+                if j != i {
+                    if self.slots[j].after.is_some() {
+                        return Err(format!("file already exists: {}", self.shown(j)));
+                    }
+                    self.set(i, None);
+                }
+                self.set(j, Some(next));
             }
         }
+        Ok(())
     }
-    Ok(Staged { writes, deletes })
 }
 
-/// The folders `path`'s parent needs made, outermost first.
-fn missing_dirs(path: &Path) -> Vec<PathBuf> {
+/// What is on disk at `target`: `None` when nothing is there, the bytes and permissions
+/// when a file is; an error for what cannot be read (a folder, a file too large, no
+/// permission) or a link to nothing.
+fn load(env: &Env, target: &Target) -> Result<Option<Saved>, String> {
+    if !target.exists() {
+        return if target.is_symlink() {
+            Err(format!("{} is a link to nothing", target.shown.display()))
+        } else {
+            Ok(None)
+        };
+    }
+    let bytes = env.load(target, &target.shown.display().to_string())?;
+    let permissions = target.permissions().ok();
+    Ok(Some(Saved { bytes, permissions }))
+}
+
+/// The folders `target`'s parent needs made, outermost first.
+fn missing_dirs(target: &Target) -> Vec<Target> {
     let mut dirs = Vec::new();
-    let mut dir = path.parent();
-    while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
-        dirs.push(d.to_path_buf());
+    let mut dir = target.parent();
+    while let Some(d) = dir.filter(|d| !d.exists()) {
         dir = d.parent();
+        dirs.push(d);
     }
     dirs.reverse();
     dirs
 }
 
-/// Writes and deletes the staged changes; on a failure, puts back every file already
-/// changed and removes the folders made, then reports the failure.
-fn commit(staged: Staged) -> Result<(), String> {
-    let mut done: Vec<(PathBuf, Before)> = Vec::new();
-    let mut made: Vec<PathBuf> = Vec::new();
+/// Writes the staged files (each a temporary file renamed into place) and removes the
+/// deleted ones; on a failure, puts back every file already changed as it was and
+/// removes the folders made, then reports the failure.
+fn commit(slots: &[Slot]) -> Result<(), String> {
+    let mut done: Vec<&Slot> = Vec::new();
+    let mut made: Vec<Target> = Vec::new();
     let outcome = (|| {
-        for (path, content) in &staged.writes {
-            let before = match std::fs::read(path) {
-                Ok(bytes) => Before::Text(bytes),
-                Err(_) => Before::Missing,
-            };
-            for dir in missing_dirs(path) {
-                std::fs::create_dir(&dir).map_err(|e| os_error(&e, &dir))?;
+        for slot in slots.iter().filter(|s| s.touched) {
+            let Some(after) = &slot.after else { continue };
+            for dir in missing_dirs(&slot.target) {
+                dir.create_dir().map_err(|e| os_error(&e, &dir.shown))?;
                 made.push(dir);
             }
-            std::fs::write(path, content).map_err(|e| os_error(&e, path))?;
-            done.push((path.clone(), before));
+            slot.target
+                .replace(&after.bytes, after.permissions.clone())
+                .map_err(|e| os_error(&e, &slot.target.shown))?;
+            done.push(slot);
         }
-        for path in &staged.deletes {
-            let bytes = match std::fs::read(path) {
-                Ok(bytes) => bytes,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(e) => return Err(os_error(&e, path)),
-            };
-            match std::fs::remove_file(path) {
-                Ok(()) => done.push((path.clone(), Before::Text(bytes))),
+        for slot in slots
+            .iter()
+            .filter(|s| s.after.is_none() && s.before.is_some())
+        {
+            match slot.target.remove_file() {
+                Ok(()) => done.push(slot),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(os_error(&e, path)),
+                Err(e) => return Err(os_error(&e, &slot.target.shown)),
             }
         }
         Ok(())
     })();
     if outcome.is_err() {
-        for (path, before) in done.into_iter().rev() {
-            let _ = match before {
-                Before::Missing => std::fs::remove_file(&path),
-                Before::Text(bytes) => std::fs::write(&path, bytes),
+        for slot in done.into_iter().rev() {
+            let _ = match &slot.before {
+                None => slot.target.remove_file(),
+                Some(saved) => slot.target.replace(&saved.bytes, saved.permissions.clone()),
             };
         }
         for dir in made.into_iter().rev() {
-            let _ = std::fs::remove_dir(&dir);
+            let _ = dir.remove_dir();
         }
     }
     outcome
@@ -251,14 +369,20 @@ pub(super) fn apply_patch(env: &Env, value: &Value) -> ToolResult {
         Err(error) => return args.fail(error),
     };
     // Every path is checked (and, with a root, confined) before anything is read.
-    if let Some(error) = ops.iter().find_map(|op| env.resolve(op.path()).err()) {
+    if let Some(error) = ops
+        .iter()
+        .flat_map(Op::paths)
+        .find_map(|path| env.resolve(path).err())
+    {
         return args.fail(error);
     }
-    let staged = match stage(env, &ops) {
-        Ok(staged) => staged,
-        Err(error) => return args.fail(error),
-    };
-    if let Err(error) = commit(staged) {
+    let mut stage = Stage::default();
+    for op in &ops {
+        if let Err(error) = stage.play(env, op) {
+            return args.fail(error);
+        }
+    }
+    if let Err(error) = commit(&stage.slots) {
         return args.fail(error);
     }
     let count = |f: fn(&Op) -> bool| ops.iter().filter(|op| f(op)).count();

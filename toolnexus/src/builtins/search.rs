@@ -1,12 +1,13 @@
 //! `grep` and `glob`: a walk of the tree with `ignore`, globs matched with `globset`,
 //! patterns run with `regex` (ripgrep's own crates).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use globset::{Glob, GlobMatcher};
 use serde_json::Value;
 
 use super::env::{Args, Env, int, universal_newlines};
+use super::fs::{LoadError, Target};
 use crate::tool::result::ToolResult;
 
 /// Folders never walked into.
@@ -15,15 +16,21 @@ const SKIPPED: [&str; 2] = ["node_modules", ".git"];
 /// The cap on results when the call gives none.
 const DEFAULT_LIMIT: i64 = 100;
 
-/// Every regular file under `root` (symlinks neither listed nor followed, `.git` and
-/// `node_modules` skipped, hidden files and ignored files included, as in the Python
-/// port), each with its path relative to `root` (`/`-separated), sorted by that path in
-/// code-point order: which results a cap keeps depends on the set of files alone.
-fn walk(root: &Path) -> Vec<(PathBuf, String)> {
-    if !root.is_dir() {
+/// Every regular file under the folder `dir` (symlinks neither listed nor followed,
+/// `.git` and `node_modules` skipped, hidden files and ignored files included, as in the
+/// Python port), each with its path relative to `dir` and that path `/`-separated,
+/// sorted by the latter in code-point order: which results a cap keeps depends on the
+/// set of files alone. Beneath a root the walk starts at the folder's real path (every
+/// link in it resolved by the root's handle), and every file is then opened through the
+/// root's handle, never by the listed path.
+fn walk(env: &Env, dir: &Target) -> Vec<(PathBuf, String)> {
+    if !dir.is_dir() {
         return Vec::new();
     }
-    let walker = ignore::WalkBuilder::new(root)
+    let Ok(start) = dir.host_path(env.base.as_deref()) else {
+        return Vec::new();
+    };
+    let walker = ignore::WalkBuilder::new(&start)
         .standard_filters(false)
         .follow_links(false)
         .filter_entry(|entry| {
@@ -36,13 +43,13 @@ fn walk(root: &Path) -> Vec<(PathBuf, String)> {
         .filter_map(Result::ok)
         .filter(|entry| entry.file_type().is_some_and(|t| t.is_file()))
         .filter_map(|entry| {
-            let rel = entry.path().strip_prefix(root).ok()?;
-            let rel = rel
+            let rel = entry.path().strip_prefix(&start).ok()?.to_path_buf();
+            let shown = rel
                 .components()
                 .map(|c| c.as_os_str().to_string_lossy())
                 .collect::<Vec<_>>()
                 .join("/");
-            Some((entry.into_path(), rel))
+            Some((rel, shown))
         })
         .collect();
     files.sort_by(|a, b| a.1.cmp(&b.1));
@@ -112,7 +119,8 @@ pub(super) fn grep(env: &Env, value: &Value) -> ToolResult {
     };
     let limit = limit_of(&args);
     let mut matches: Vec<String> = Vec::new();
-    for (file, rel) in walk(&root.real) {
+    let mut too_big: Vec<String> = Vec::new();
+    for (file, rel) in walk(env, &root) {
         if !room(matches.len(), limit) {
             break;
         }
@@ -121,8 +129,13 @@ pub(super) fn grep(env: &Env, value: &Value) -> ToolResult {
         }
         // Unreadable and binary files are skipped (ripgrep's way; the Python port stops
         // the whole search at the first file that is not UTF-8).
-        let Ok(bytes) = std::fs::read(&file) else {
-            continue;
+        let bytes = match root.child(&file).load(env.read_limit) {
+            Ok(bytes) => bytes,
+            Err(LoadError::TooBig(_)) => {
+                too_big.push(rel);
+                continue;
+            }
+            Err(LoadError::Io(_)) => continue,
         };
         if bytes.contains(&0) {
             continue;
@@ -141,7 +154,18 @@ pub(super) fn grep(env: &Env, value: &Value) -> ToolResult {
         }
     }
     let count = matches.len();
-    ToolResult::ok(matches.join("\n")).with_metadata("count", count)
+    let mut output = matches.join("\n");
+    if !too_big.is_empty() {
+        if !output.is_empty() {
+            output.push('\n');
+        }
+        output.push_str(&format!(
+            "[not searched, larger than {} bytes: {}]",
+            env.read_limit,
+            too_big.join(", ")
+        ));
+    }
+    ToolResult::ok(output).with_metadata("count", count)
 }
 
 pub(super) fn glob(env: &Env, value: &Value) -> ToolResult {
@@ -164,7 +188,7 @@ pub(super) fn glob(env: &Env, value: &Value) -> ToolResult {
     };
     let limit = limit_of(&args);
     let mut found: Vec<String> = Vec::new();
-    for (_, rel) in walk(&root.real) {
+    for (_, rel) in walk(env, &root) {
         if !room(found.len(), limit) {
             break;
         }

@@ -1,26 +1,53 @@
 //! `webfetch`: an HTTP GET through reqwest (rustls, as the providers), the body capped,
-//! HTML turned into markdown (htmd) or plain text (html2text).
+//! HTML turned into markdown (htmd) or plain text (html2text); where it may connect is
+//! `network`'s.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
 
 use super::env::{Args, Env};
+use super::network::{Network, Refused, Resolver};
 use crate::tool::result::ToolResult;
 
 /// The default timeout, in seconds.
 const DEFAULT_TIMEOUT_S: f64 = 30.0;
 
-/// The HTTP client the tool shares between calls.
-pub(super) fn client() -> Result<reqwest::Client, String> {
-    reqwest::Client::builder()
-        .user_agent(concat!("toolnexus/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(|e| format!("could not set up the HTTP client: {e}"))
+/// The HTTP client the tool shares between calls, and the rules it connects by.
+pub(super) struct Fetcher {
+    client: reqwest::Client,
+    network: Arc<Network>,
 }
 
-/// An error with its causes, each once.
-fn chain(error: &dyn std::error::Error) -> String {
+/// The HTTP client the tool shares between calls: names resolved through the network
+/// rules' resolver, redirects through their policy, and no proxy from the environment
+/// unless every address is allowed (a proxy would resolve the names itself).
+pub(super) fn client(network: &Network) -> Result<Fetcher, String> {
+    let network = Arc::new(network.clone());
+    let mut builder = reqwest::Client::builder()
+        .user_agent(concat!("toolnexus/", env!("CARGO_PKG_VERSION")))
+        .dns_resolver(Resolver(Arc::clone(&network)))
+        .redirect(network.redirects());
+    if !network.proxies() {
+        builder = builder.no_proxy();
+    }
+    let client = builder
+        .build()
+        .map_err(|e| format!("could not set up the HTTP client: {e}"))?;
+    Ok(Fetcher { client, network })
+}
+
+/// An error with its causes, each once; a refusal of the network rules alone, as it
+/// is the whole story.
+fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(e) = cause {
+        if let Some(refused) = e.downcast_ref::<Refused>() {
+            return refused.to_string();
+        }
+        cause = e.source();
+    }
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {
@@ -36,7 +63,7 @@ fn chain(error: &dyn std::error::Error) -> String {
 
 pub(super) async fn webfetch(
     env: &Env,
-    client: &Result<reqwest::Client, String>,
+    client: &Result<Fetcher, String>,
     value: Value,
 ) -> ToolResult {
     let args = Args::new("webfetch", &value);
@@ -59,7 +86,15 @@ pub(super) async fn webfetch(
     };
     let timeout_s = args.number("timeout").unwrap_or(DEFAULT_TIMEOUT_S);
     let timeout = Duration::from_secs_f64(timeout_s.clamp(0.0, 1e9));
-    let fetched = tokio::time::timeout(timeout, fetch(client, url, env.fetch_limit)).await;
+    let parsed = match reqwest::Url::parse(url) {
+        Ok(parsed) => parsed,
+        Err(e) => return args.fail(format!("{url} is not a valid URL: {e}")),
+    };
+    if let Err(refused) = client.network.check_url(&parsed) {
+        return args.fail(refused);
+    }
+    let fetched =
+        tokio::time::timeout(timeout, fetch(&client.client, parsed, env.fetch_limit)).await;
     let (status, html, body, truncated) = match fetched {
         Err(_) => return args.fail(format!("timed out after {timeout_s}s")),
         Ok(Err(error)) => return args.fail(error),
@@ -111,7 +146,11 @@ enum Fetched {
     },
 }
 
-async fn fetch(client: &reqwest::Client, url: &str, limit: usize) -> Result<Fetched, String> {
+async fn fetch(
+    client: &reqwest::Client,
+    url: reqwest::Url,
+    limit: usize,
+) -> Result<Fetched, String> {
     let mut response = client.get(url).send().await.map_err(|e| chain(&e))?;
     let status = response.status().as_u16();
     if !response.status().is_success() {

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::agent::client::Client;
 use crate::agent::model::{Model, ModelError};
+use crate::env::Unexpanded;
 
 /// Which API a [`ModelConfig`] speaks: the contract's `openai` (Chat Completions) and
 /// `anthropic` (Messages), and this port's own `gemini`, `responses` (OpenAI's Responses
@@ -61,15 +62,18 @@ impl Style {
 ///     "style": "openai",
 ///     "model": "openai/gpt-4o-mini",
 ///     "apiKey": "sk-or-example",
-///     "headers": {"X-Title": "${USER}"},
+///     "headers": {"X-Title": "support-bot", "X-Team-Token": "${TOOLNEXUS_TEAM_TOKEN}"},
 ///     "systemPrompt": "You are a support agent.",
 ///     "maxTurns": 8
 /// }"#)?;
 /// assert_eq!(config.model, "openai/gpt-4o-mini");
 /// # #[cfg(feature = "openai")] {
+/// # unsafe { std::env::set_var("TOOLNEXUS_TEAM_TOKEN", "t-123") };
 /// let model = config.build()?;                       // Box<dyn Model>
 /// let client = config.client("")?;                   // system prompt, max turns
 /// # }
+/// // `Debug` shows neither the key nor any header value.
+/// assert!(!format!("{config:?}").contains("sk-or-example"));
 /// # Ok(()) }
 /// ```
 ///
@@ -78,7 +82,8 @@ impl Style {
 /// (required; the deployment for `azure`, the model id for `bedrock`), `baseUrl` (default:
 /// the provider's API; for `anthropic` a trailing `/v1` is dropped, as the contract's
 /// endpoint is `{baseUrl}/messages` with `/v1` added only when missing), `apiKey`,
-/// `headers` (values expand `${NAME}` from the environment, and are never printed),
+/// `headers` (values expand `${NAME}` from the environment, see below, and are never
+/// printed),
 /// `systemPrompt`, `maxTurns` (default 10), and `region` (`bedrock`) and `apiVersion`
 /// (`azure`). An unknown key, or a value of the wrong type, is an error naming the file
 /// (if any) and the key.
@@ -89,10 +94,20 @@ impl Style {
 /// OpenAI's and Anthropic's; Bedrock signs with the AWS credential chain instead (an
 /// `apiKey` is a Bedrock API key).
 ///
+/// # `${NAME}` in header values, and what is printed
+///
+/// A header value may name only environment variables whose name starts with
+/// [`CONFIG_ENV_PREFIX`] (`TOOLNEXUS_`), and those the app allows with
+/// [`ModelConfig::allow_env`]: a config may come from somewhere less trusted than the
+/// process (a file a user uploads, a tenant's settings), and `${AWS_SECRET_ACCESS_KEY}`
+/// in a header sent to a `baseUrl` it also chose would hand the process's secrets to
+/// whoever wrote it. Another name is an error naming the header and the variable, its
+/// value unread. `Debug` shows the API key and every header value as `[redacted]`.
+///
 /// The models it builds send what the contract's clients send: the `openai` style asks
 /// `tool_choice: "auto"` when tools are listed, the `anthropic` style sends no cache
 /// breakpoints (its prompt caching is off, as the contract's body has none).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ModelConfig {
     /// The API.
@@ -115,6 +130,45 @@ pub struct ModelConfig {
     pub api_version: Option<String>,
     /// The file the config was read from, for error messages.
     pub path: Option<PathBuf>,
+    /// The environment variables `${NAME}` in header values may name besides those
+    /// starting with [`CONFIG_ENV_PREFIX`] (none unless the app adds them with
+    /// [`ModelConfig::allow_env`]; never read from the config itself).
+    pub allowed_env: Vec<String>,
+}
+
+/// The start of the names of the environment variables a [`ModelConfig`]'s header
+/// values may always name (`${TOOLNEXUS_…}`); others only when the app allows them
+/// ([`ModelConfig::allow_env`]).
+pub const CONFIG_ENV_PREFIX: &str = "TOOLNEXUS_";
+
+impl std::fmt::Debug for ModelConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        /// A secret, shown as such.
+        struct Redacted;
+        impl std::fmt::Debug for Redacted {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("[redacted]")
+            }
+        }
+        let headers: Vec<(&str, Redacted)> = self
+            .headers
+            .iter()
+            .map(|(name, _)| (name.as_str(), Redacted))
+            .collect();
+        f.debug_struct("ModelConfig")
+            .field("style", &self.style)
+            .field("model", &self.model)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| Redacted))
+            .field("headers", &headers)
+            .field("system_prompt", &self.system_prompt)
+            .field("max_turns", &self.max_turns)
+            .field("region", &self.region)
+            .field("api_version", &self.api_version)
+            .field("path", &self.path)
+            .field("allowed_env", &self.allowed_env)
+            .finish()
+    }
 }
 
 impl ModelConfig {
@@ -131,7 +185,31 @@ impl ModelConfig {
             region: None,
             api_version: None,
             path: None,
+            allowed_env: Vec::new(),
         }
+    }
+
+    /// Allows `${NAME}` in header values to name each of `names` too, besides the
+    /// variables starting with [`CONFIG_ENV_PREFIX`]: the app's own choice, never the config's.
+    ///
+    /// ```
+    /// use toolnexus::providers::ModelConfig;
+    ///
+    /// # fn demo() -> Result<(), toolnexus::ModelError> {
+    /// let config = ModelConfig::from_json(
+    ///     r#"{"model": "m", "headers": {"Authorization": "Bearer ${GATEWAY_TOKEN}"}}"#,
+    /// )?
+    /// .allow_env(["GATEWAY_TOKEN"]);
+    /// # let _ = config; Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn allow_env<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.allowed_env.extend(names.into_iter().map(Into::into));
+        self
     }
 
     /// Reads a config file (JSON); errors name the file.
@@ -196,17 +274,29 @@ impl ModelConfig {
         }
     }
 
-    /// The headers with `${NAME}` expanded; an unset variable names the header.
+    /// The headers with `${NAME}` expanded; an unset or disallowed variable names the
+    /// header.
     fn expanded_headers(&self) -> Result<Vec<(String, String)>, ModelError> {
+        let allowed = |var: &str| {
+            var.starts_with(CONFIG_ENV_PREFIX) || self.allowed_env.iter().any(|name| name == var)
+        };
         self.headers
             .iter()
             .map(|(name, template)| {
-                let value = crate::env::expand(template).map_err(|var| {
-                    ModelError::new(format!(
-                        "{}: `headers.{name}` names the environment variable {var}, which is \
-                         not set",
-                        self.origin()
-                    ))
+                let value = crate::env::expand_only(template, allowed).map_err(|why| {
+                    let origin = self.origin();
+                    ModelError::new(match why {
+                        Unexpanded::Unset(var) => format!(
+                            "{origin}: `headers.{name}` names the environment variable {var}, \
+                             which is not set"
+                        ),
+                        Unexpanded::NotAllowed(var) => format!(
+                            "{origin}: `headers.{name}` names the environment variable {var}, \
+                             which a model config may not read: only variables starting with \
+                             {CONFIG_ENV_PREFIX} expand, and those the app allows \
+                             (ModelConfig::allow_env)"
+                        ),
+                    })
                 })?;
                 Ok((name.clone(), value))
             })
@@ -305,6 +395,7 @@ fn from_object(value: &Value, path: Option<&Path>) -> Result<ModelConfig, ModelE
         region: text("region")?,
         api_version: text("apiVersion")?,
         path: path.map(Path::to_owned),
+        allowed_env: Vec::new(),
     })
 }
 

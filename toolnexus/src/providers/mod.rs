@@ -113,7 +113,7 @@ pub use anthropic_search::DeferLoading;
 pub use azure::AzureOpenAi;
 #[cfg(feature = "bedrock")]
 pub use bedrock::Bedrock;
-pub use config::{ModelConfig, Style};
+pub use config::{CONFIG_ENV_PREFIX, ModelConfig, Style};
 #[cfg(feature = "gemini")]
 pub use gemini::Gemini;
 #[cfg(feature = "openai")]

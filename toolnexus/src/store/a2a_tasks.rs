@@ -66,13 +66,21 @@ mod rows {
     use futures_util::FutureExt as _;
     use serde_json::Value;
 
+    use super::ENDED;
     use crate::a2a::TaskState;
-    use crate::a2a::server::store::{StoreResult, TaskRecord, TaskStore};
+    use crate::a2a::server::store::{
+        ListPage, ListQuery, StoreResult, TaskRecord, TaskStore, Usage,
+    };
     use crate::store::StoreError;
     use crate::store::db::{Arg, FORMAT, Pool, Row, check_format, from_json, int, text, to_json};
     use crate::tool::handler::BoxFuture;
 
     const TABLE: &str = "toolnexus_a2a_tasks";
+    const CONTEXTS: &str = "toolnexus_a2a_contexts";
+    /// The bytes of a task row's JSON (`octet_length` is O(1) on both databases).
+    const TASK_BYTES: &str = "CAST(octet_length(task) + COALESCE(octet_length(run), 0) AS BIGINT)";
+    /// How many rows `make_room` reads to delete at a time.
+    const EVICT_BATCH: i64 = 64;
 
     const COLS: &str = "id, caller, context_id, state, task, run, version, cancel, \
          lease_until, created_at, updated_at, expires_at, format";
@@ -121,14 +129,18 @@ mod rows {
     }
 
     impl A2aTaskRows {
-        async fn insert(&self, r: &TaskRecord) -> Result<bool, StoreError> {
+        /// Adds `r` unless its caller has `max_unfinished` tasks that have not ended:
+        /// `false` then (or when the id is taken).
+        async fn insert(&self, r: &TaskRecord, max_unfinished: u64) -> Result<bool, StoreError> {
             let task = to_json(&r.task);
             let run = r.run.as_ref().map(to_json);
-            // `$13` appears only with a value: PostgreSQL refuses a parameter it cannot type.
+            // `$14` appears only with a value: PostgreSQL refuses a parameter it cannot type.
             let sql = format!(
-                "INSERT INTO {TABLE} ({COLS}) VALUES ($1, $2, $3, $4, $5, {}, $6, $7, $8, \
-                 $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING",
-                if run.is_some() { "$13" } else { "NULL" }
+                "INSERT INTO {TABLE} ({COLS}) SELECT $1, $2, $3, $4, $5, {}, $6, $7, $8, \
+                 $9, $10, $11, $12 WHERE (SELECT COUNT(*) FROM {TABLE} WHERE caller = $2 \
+                 AND state NOT IN {ENDED} AND expires_at >= $9) < $13 \
+                 ON CONFLICT (id) DO NOTHING",
+                if run.is_some() { "$14" } else { "NULL" }
             );
             let mut args = vec![
                 Arg::Text(&r.id),
@@ -143,6 +155,7 @@ mod rows {
                 Arg::Int(r.updated_ms),
                 Arg::Int(r.expires_ms),
                 Arg::Int(FORMAT),
+                Arg::Int(i64::try_from(max_unfinished).unwrap_or(i64::MAX)),
             ];
             if let Some(run) = &run {
                 args.push(Arg::Text(run));
@@ -205,14 +218,174 @@ mod rows {
             Ok(changed == 1)
         }
 
-        async fn list(&self, owner: Option<&str>) -> Result<Vec<TaskRecord>, StoreError> {
-            let sql = format!("SELECT {COLS} FROM {TABLE} WHERE caller = $1");
-            let rows = self
+        /// One page of `owner`'s tasks, filtered and ordered by the database.
+        async fn list(&self, owner: Option<&str>, q: &ListQuery) -> Result<ListPage, StoreError> {
+            let mut filter = "caller = $1 AND expires_at >= $2".to_owned();
+            let mut args = vec![Arg::Text(caller(owner)), Arg::Int(q.now_ms)];
+            let mut and = |clause: &str, arg| {
+                args.push(arg);
+                filter.push_str(&format!(" AND {clause} ${}", args.len()));
+            };
+            if let Some(context) = &q.context {
+                and("context_id =", Arg::Text(context));
+            }
+            if let Some(state) = q.state {
+                and("state =", Arg::Text(state.as_str()));
+            }
+            if let Some(after) = q.updated_after {
+                and("updated_at >", Arg::Int(after));
+            }
+            let doing = || StoreError::unavailable("listing A2A tasks");
+            let counted = self
                 .pool
-                .fetch(&sql, &[Arg::Text(caller(owner))])
+                .fetch(
+                    &format!("SELECT COUNT(*) FROM {TABLE} WHERE {filter}"),
+                    &args,
+                )
                 .await
-                .map_err(StoreError::unavailable("listing A2A tasks"))?;
-            rows.iter().map(record).collect()
+                .map_err(doing())?;
+            let total = match counted.first() {
+                Some(row) => int(row, 0, TABLE)?.unwrap_or(0),
+                None => 0,
+            };
+            if let Some((ms, id)) = &q.cursor {
+                let (a, b) = (args.len() + 1, args.len() + 2);
+                filter.push_str(&format!(
+                    " AND (updated_at < ${a} OR (updated_at = ${a} AND id > ${b}))"
+                ));
+                args.push(Arg::Int(*ms));
+                args.push(Arg::Text(id));
+            }
+            let limit = i64::try_from(q.limit.saturating_add(1)).unwrap_or(i64::MAX);
+            args.push(Arg::Int(limit));
+            let sql = format!(
+                "SELECT {COLS} FROM {TABLE} WHERE {filter} \
+                 ORDER BY updated_at DESC, id ASC LIMIT ${}",
+                args.len()
+            );
+            let rows = self.pool.fetch(&sql, &args).await.map_err(doing())?;
+            Ok(ListPage {
+                records: rows.iter().map(record).collect::<Result<_, _>>()?,
+                total: u64::try_from(total).unwrap_or(0),
+            })
+        }
+
+        /// The tasks and bytes kept (what has not expired at `now_ms`).
+        async fn usage(&self, now_ms: i64) -> Result<Usage, StoreError> {
+            let doing = || StoreError::unavailable("measuring the A2A tasks kept");
+            let tasks = self
+                .pool
+                .fetch(
+                    &format!(
+                        "SELECT COUNT(*), CAST(COALESCE(SUM({TASK_BYTES}), 0) AS BIGINT) \
+                         FROM {TABLE} WHERE expires_at >= $1"
+                    ),
+                    &[Arg::Int(now_ms)],
+                )
+                .await
+                .map_err(doing())?;
+            let contexts = self
+                .pool
+                .fetch(
+                    &format!(
+                        "SELECT CAST(COALESCE(SUM(octet_length(transcript)), 0) AS BIGINT) \
+                         FROM {CONTEXTS} WHERE expires_at >= $1"
+                    ),
+                    &[Arg::Int(now_ms)],
+                )
+                .await
+                .map_err(doing())?;
+            let at = |rows: &[Row], i| -> Result<u64, StoreError> {
+                Ok(match rows.first() {
+                    Some(row) => u64::try_from(int(row, i, TABLE)?.unwrap_or(0)).unwrap_or(0),
+                    None => 0,
+                })
+            };
+            Ok(Usage {
+                tasks: at(&tasks, 0)?,
+                bytes: at(&tasks, 1)? + at(&contexts, 0)?,
+            })
+        }
+
+        /// Deletes the least recently changed tasks that ended, and conversations, until
+        /// the bounds hold or nothing is left to delete.
+        async fn make_room(
+            &self,
+            now_ms: i64,
+            max_tasks: u64,
+            max_bytes: u64,
+        ) -> Result<Usage, StoreError> {
+            self.sweep(now_ms).await?;
+            let doing = || StoreError::unavailable("making room for an A2A task");
+            loop {
+                let mut usage = self.usage(now_ms).await?;
+                if usage.tasks < max_tasks && usage.bytes < max_bytes {
+                    return Ok(usage);
+                }
+                let tasks = self
+                    .pool
+                    .fetch(
+                        &format!(
+                            "SELECT '', id, updated_at, {TASK_BYTES} FROM {TABLE} \
+                             WHERE state IN {ENDED} ORDER BY updated_at LIMIT $1"
+                        ),
+                        &[Arg::Int(EVICT_BATCH)],
+                    )
+                    .await
+                    .map_err(doing())?;
+                let contexts = self
+                    .pool
+                    .fetch(
+                        &format!(
+                            "SELECT caller, id, updated_at, \
+                             CAST(octet_length(transcript) AS BIGINT) FROM {CONTEXTS} \
+                             ORDER BY updated_at LIMIT $1"
+                        ),
+                        &[Arg::Int(EVICT_BATCH)],
+                    )
+                    .await
+                    .map_err(doing())?;
+                // (when, is a task, caller, id, bytes), least recently changed first.
+                let mut evictable = Vec::with_capacity(tasks.len() + contexts.len());
+                for (rows, is_task) in [(&tasks, true), (&contexts, false)] {
+                    for row in rows.iter() {
+                        let when = int(row, 2, TABLE)?.unwrap_or(0);
+                        let bytes = u64::try_from(int(row, 3, TABLE)?.unwrap_or(0)).unwrap_or(0);
+                        evictable.push((
+                            when,
+                            is_task,
+                            text(row, 0, TABLE)?,
+                            text(row, 1, TABLE)?,
+                            bytes,
+                        ));
+                    }
+                }
+                if evictable.is_empty() {
+                    return Ok(usage);
+                }
+                evictable.sort_by_key(|e| e.0);
+                for (_, is_task, caller, id, bytes) in evictable {
+                    if usage.tasks < max_tasks && usage.bytes < max_bytes {
+                        break;
+                    }
+                    if is_task {
+                        let sql = format!("DELETE FROM {TABLE} WHERE id = $1 AND state IN {ENDED}");
+                        let deleted = self
+                            .pool
+                            .exec(&sql, &[Arg::Text(&id)])
+                            .await
+                            .map_err(doing())?;
+                        usage.tasks = usage.tasks.saturating_sub(deleted);
+                    } else {
+                        let sql = format!("DELETE FROM {CONTEXTS} WHERE caller = $1 AND id = $2");
+                        self.pool
+                            .exec(&sql, &[Arg::Text(&caller), Arg::Text(&id)])
+                            .await
+                            .map_err(doing())?;
+                    }
+                    usage.bytes = usage.bytes.saturating_sub(bytes);
+                }
+            }
         }
 
         async fn context(
@@ -292,12 +465,21 @@ mod rows {
     }
 
     impl TaskStore for A2aTaskRows {
-        fn insert(&self, record: TaskRecord) -> BoxFuture<'_, StoreResult<()>> {
+        fn insert(
+            &self,
+            record: TaskRecord,
+            max_unfinished: u64,
+        ) -> BoxFuture<'_, StoreResult<bool>> {
             async move {
                 let id = record.id.clone();
-                match A2aTaskRows::insert(self, &record).await {
-                    Ok(true) => Ok(()),
-                    Ok(false) => Err(format!("a task `{id}` exists already")),
+                match A2aTaskRows::insert(self, &record, max_unfinished).await {
+                    Ok(true) => Ok(true),
+                    // Nothing written: the id is taken, or the caller is at its limit.
+                    Ok(false) => match A2aTaskRows::get(self, &id).await {
+                        Ok(Some(_)) => Err(format!("a task `{id}` exists already")),
+                        Ok(None) => Ok(false),
+                        Err(error) => Err(failed("recording the task")(error)),
+                    },
                     Err(error) => Err(failed("recording the task")(error)),
                 }
             }
@@ -322,8 +504,9 @@ mod rows {
         fn list<'a>(
             &'a self,
             owner: Option<&'a str>,
-        ) -> BoxFuture<'a, StoreResult<Vec<TaskRecord>>> {
-            A2aTaskRows::list(self, owner)
+            query: &'a ListQuery,
+        ) -> BoxFuture<'a, StoreResult<ListPage>> {
+            A2aTaskRows::list(self, owner, query)
                 .map(|r| r.map_err(failed("listing the tasks")))
                 .boxed()
         }
@@ -358,120 +541,20 @@ mod rows {
                 .map(|r| r.map_err(failed("sweeping expired tasks")))
                 .boxed()
         }
+
+        fn make_room(
+            &self,
+            now_ms: i64,
+            max_tasks: u64,
+            max_bytes: u64,
+        ) -> BoxFuture<'_, StoreResult<Usage>> {
+            A2aTaskRows::make_room(self, now_ms, max_tasks, max_bytes)
+                .map(|r| r.map_err(failed("making room for a task")))
+                .boxed()
+        }
     }
 }
 
 #[cfg(all(test, feature = "a2a", feature = "sqlite"))]
-mod tests {
-    use serde_json::json;
-
-    use crate::a2a::TaskState;
-    use crate::a2a::server::store::{SharedTasks, TaskRecord};
-    use crate::agent::journal::Journal as _;
-    use crate::store::SqliteStore;
-
-    fn record(id: &str, owner: Option<&str>, expires_ms: i64) -> TaskRecord {
-        TaskRecord {
-            id: id.to_owned(),
-            owner: owner.map(str::to_owned),
-            context_id: "ctx".to_owned(),
-            state: TaskState::Submitted,
-            task: json!({"id": id}),
-            run: None,
-            version: 0,
-            created_ms: 1,
-            updated_ms: 1,
-            expires_ms,
-            lease_until_ms: 5,
-            cancel_requested: false,
-        }
-    }
-
-    async fn tasks(store: &SqliteStore) -> SharedTasks {
-        let part = store
-            .part(std::any::TypeId::of::<SharedTasks>())
-            .expect("a run store keeps A2A tasks");
-        *part
-            .downcast::<SharedTasks>()
-            .expect("as the type asked for")
-    }
-
-    #[test]
-    fn ended_states_are_the_terminal_ones() {
-        let all = [
-            TaskState::Submitted,
-            TaskState::Working,
-            TaskState::InputRequired,
-            TaskState::AuthRequired,
-            TaskState::Completed,
-            TaskState::Failed,
-            TaskState::Canceled,
-            TaskState::Rejected,
-            TaskState::Unknown,
-        ];
-        for state in all {
-            let listed = super::ENDED.contains(&format!("'{}'", state.as_str()));
-            assert_eq!(listed, state.is_terminal(), "{state:?}");
-        }
-    }
-
-    #[tokio::test]
-    async fn rows_are_written_compare_and_set_and_keep_their_owner() {
-        let store = SqliteStore::open(":memory:").await.unwrap();
-        let tasks = tasks(&store).await;
-        assert!(store.part(std::any::TypeId::of::<String>()).is_none());
-        tasks
-            .insert(record("t1", Some("ann"), i64::MAX))
-            .await
-            .unwrap();
-        let again = tasks.insert(record("t1", None, i64::MAX)).await;
-        assert!(again.unwrap_err().contains("exists already"));
-
-        let mut changed = tasks.get("t1").await.unwrap().expect("stored");
-        assert_eq!(changed, record("t1", Some("ann"), i64::MAX));
-        changed.version = 1;
-        changed.state = TaskState::InputRequired;
-        changed.run = Some(json!({"transcript": []}));
-        changed.owner = Some("bob".to_owned()); // never rewritten
-        assert!(tasks.replace(changed.clone(), 0).await.unwrap());
-        // A second writer that read version 0 loses.
-        assert!(!tasks.replace(changed.clone(), 0).await.unwrap());
-        let read = tasks.get("t1").await.unwrap().unwrap();
-        assert_eq!(read.owner.as_deref(), Some("ann"));
-        assert_eq!(read.state, TaskState::InputRequired);
-        assert_eq!(read.run, Some(json!({"transcript": []})));
-        assert_eq!(read.version, 1);
-
-        tasks.insert(record("t2", None, 10)).await.unwrap();
-        let ann: Vec<String> = tasks
-            .list(Some("ann"))
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|r| r.id)
-            .collect();
-        assert_eq!(ann, ["t1"]);
-        let nobody = tasks.list(None).await.unwrap();
-        assert_eq!(nobody.len(), 1);
-        assert_eq!(nobody[0].owner, None);
-
-        tasks
-            .save_context(Some("ann"), "ctx", json!(["hi"]), 10)
-            .await
-            .unwrap();
-        tasks
-            .save_context(Some("ann"), "ctx", json!(["hi", "again"]), i64::MAX)
-            .await
-            .unwrap();
-        assert_eq!(
-            tasks.context(Some("ann"), "ctx").await.unwrap(),
-            Some(json!(["hi", "again"]))
-        );
-        assert_eq!(tasks.context(None, "ctx").await.unwrap(), None);
-
-        // Swept: t2, which expired at 10; t1 and the conversation are kept.
-        assert_eq!(tasks.sweep(11).await.unwrap(), 1);
-        assert!(tasks.get("t2").await.unwrap().is_none());
-        assert!(tasks.get("t1").await.unwrap().is_some());
-    }
-}
+#[path = "a2a_tasks_tests.rs"]
+mod tests;

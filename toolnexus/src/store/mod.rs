@@ -52,16 +52,20 @@
 //! # Retention
 //!
 //! The store deletes nothing by itself. [`RunStore::purge`] deletes the runs that
-//! finished before a given age, with their requests, and the MCP and A2A tasks that ended
-//! before it; runs still running or parked are kept whatever their age. Call it on a
-//! timer with
-//! [`DEFAULT_RETENTION`] (30 days) or an age of your own:
+//! finished before a given age, with their requests, the MCP and A2A tasks that ended
+//! before it, and the sessions (a UI's threads among them) nobody wrote to since; runs
+//! still running or parked are kept whatever their age. [`RunStore::purge_unanswered`]
+//! deletes, on an age of its own, the parked runs nobody answered. Call them on a timer
+//! with [`DEFAULT_RETENTION`] (30 days) or ages of your own:
 //!
 //! ```no_run
 //! # async fn demo(store: impl toolnexus::store::RunStore) -> Result<(), toolnexus::store::StoreError> {
+//! use std::time::Duration;
 //! use toolnexus::store::{DEFAULT_RETENTION, RunStore};
 //! let purged = store.purge(DEFAULT_RETENTION).await?;
-//! println!("{} runs, {} tasks deleted", purged.runs, purged.tasks);
+//! println!("{} runs, {} tasks, {} sessions deleted", purged.runs, purged.tasks, purged.sessions);
+//! let abandoned = store.purge_unanswered(Duration::from_secs(90 * 86_400)).await?;
+//! println!("{} parked runs nobody answered deleted", abandoned.parked);
 //! # Ok(()) }
 //! ```
 
@@ -147,13 +151,29 @@ pub trait RunStore: Journal + sealed::Sealed {
     /// Deletes what ended more than `older_than` ago, in one transaction: finished runs
     /// (with their requests), MCP tasks that completed, failed or were cancelled, and
     /// served A2A tasks that completed, failed, were canceled or rejected (with the A2A
-    /// conversations last continued before then), by the database's clock; also tasks and
-    /// conversations past their time to live. Runs still running or
-    /// parked, and tasks still working or waiting, are kept whatever their age. The store
-    /// deletes nothing by itself: call this on a timer, with [`DEFAULT_RETENTION`] (30
-    /// days) or an age of your own. Gives back how many of each it deleted.
+    /// conversations last continued before then), and sessions last written before then
+    /// (with all their messages: a UI's threads are sessions too), by the database's
+    /// clock; also tasks and conversations past their time to live. Runs still running or
+    /// parked, and tasks still working or waiting, are kept whatever their age (parked
+    /// runs have [`RunStore::purge_unanswered`]). The store deletes nothing by itself: call
+    /// this on a timer, with [`DEFAULT_RETENTION`] (30 days) or an age of your own. Gives
+    /// back how many of each it deleted.
     fn purge(&self, older_than: std::time::Duration) -> BoxFuture<'_, Result<Purged, StoreError>> {
         self.engine().purge(older_than).boxed()
+    }
+
+    /// Deletes, in one transaction, the runs parked (waiting for a human) since more than
+    /// `older_than` ago, by the database's clock, with their requests: the questions
+    /// nobody answered, which would otherwise wait forever (a request with an
+    /// `expires_at` is answered as expired instead, see [`RunStore::pending`]). Their ids
+    /// are then unknown ([`StoreError::UnknownRun`]), and an answer to one of their
+    /// requests finds nothing waiting. Gives back how many runs ([`Purged::parked`]) and
+    /// requests it deleted.
+    fn purge_unanswered(
+        &self,
+        older_than: std::time::Duration,
+    ) -> BoxFuture<'_, Result<Purged, StoreError>> {
+        self.engine().purge_unanswered(older_than).boxed()
     }
 }
 

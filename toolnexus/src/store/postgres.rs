@@ -34,10 +34,13 @@ impl PostgresStore {
         url: impl AsRef<str>,
         timeout: Duration,
     ) -> Result<PostgresStore, StoreError> {
-        let url = url.as_ref();
-        let shown = url.rsplit('@').next().unwrap_or(url);
+        let options = PgConnectOptions::from_str(url.as_ref()).map_err(|e| {
+            // The driver's reason names no part of the URL; the URL is not shown: its
+            // userinfo or its query string (`?password=`) may hold the password.
+            StoreError::unavailable("connecting to PostgreSQL (the URL does not parse)")(e)
+        })?;
+        let shown = shown(&options);
         let doing = || StoreError::unavailable(format!("connecting to PostgreSQL at `{shown}`"));
-        let options = PgConnectOptions::from_str(url).map_err(doing())?;
         // One connection first, tried once: the pool would retry a refused connection until
         // its timeout and then report only that it timed out, not why.
         let first = tokio::time::timeout(timeout, PgConnection::connect_with(&options))
@@ -61,6 +64,16 @@ impl PostgresStore {
         Ok(PostgresStore {
             engine: Engine { pool },
         })
+    }
+}
+
+/// Where `options` connect, for messages: the host (or socket), port and database, never
+/// the user's password, wherever the URL carried it.
+fn shown(options: &PgConnectOptions) -> String {
+    let database = options.get_database().unwrap_or("");
+    match options.get_socket() {
+        Some(socket) => format!("{}/{database}", socket.display()),
+        None => format!("{}:{}/{database}", options.get_host(), options.get_port()),
     }
 }
 

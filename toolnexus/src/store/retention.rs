@@ -1,13 +1,15 @@
-//! Retention: deleting the runs that ended long ago, with their requests, and the MCP
-//! and A2A tasks that ended long ago, so that a store does not grow without bound.
+//! Retention: deleting the runs that ended long ago, with their requests, the MCP and
+//! A2A tasks that ended long ago, and the sessions nobody wrote to for as long, so that a
+//! store does not grow without bound; and, on their own age, the parked runs nobody
+//! answered.
 
 use std::time::Duration;
 
 use crate::agent::journal::StoreError;
 use crate::store::a2a_tasks::ENDED as ENDED_A2A;
-use crate::store::db::Arg;
-use crate::store::db::int;
+use crate::store::db::{Arg, Tx, int};
 use crate::store::runs::Engine;
+use crate::store::tasks::ENDED as ENDED_TASKS;
 
 /// How long [`RunStore::purge`](crate::store::RunStore::purge) is meant to keep ended runs
 /// and tasks: 30 days. Nothing is deleted unless `purge` is called; call
@@ -31,32 +33,30 @@ pub struct Purged {
     /// Conversations (`contextId`) of served A2A agents last continued before the age,
     /// and those past their time to live.
     pub a2a_conversations: u64,
+    /// Sessions (conversations kept by id across runs, a UI's threads among them) last
+    /// written before the age, with all their messages.
+    pub sessions: u64,
+    /// Runs parked (waiting for a human) since before the age of
+    /// [`RunStore::purge_unanswered`](crate::store::RunStore::purge_unanswered), nobody
+    /// having answered them; their requests are counted in `requests`.
+    pub parked: u64,
 }
 
-/// The statuses of a task that ended (`mcp::task::record`).
-const ENDED_TASKS: &str = "('completed', 'failed', 'cancelled')";
+/// The sessions last written at or before `$1` (a cutoff, ms since the epoch).
+const OLD_SESSIONS: &str = "SELECT session_id FROM toolnexus_sessions GROUP BY session_id \
+     HAVING MAX(updated_at) <= $1";
 
 impl Engine {
     /// Deletes, in one transaction, the runs that finished more than `older_than` ago
     /// (by the database's clock) and their requests, the MCP and A2A tasks that ended
     /// more than `older_than` ago, the A2A conversations last continued before then,
-    /// and the tasks and conversations past their time to live. Runs still running or
-    /// parked (waiting for a human), and tasks still working or waiting, are kept.
+    /// the sessions last written before then, and the tasks and conversations past their
+    /// time to live. Runs still running or parked (waiting for a human), and tasks still
+    /// working or waiting, are kept.
     pub(crate) async fn purge(&self, older_than: Duration) -> Result<Purged, StoreError> {
         let doing = || StoreError::unavailable("deleting ended runs and tasks");
-        let age = i64::try_from(older_than.as_millis()).unwrap_or(i64::MAX / 4);
         let mut tx = self.pool.begin().await.map_err(doing())?;
-        // One cutoff for every statement (PostgreSQL's clock moves within a transaction).
-        let rows = tx
-            .fetch("SELECT {now} - $1", &[Arg::Int(age)])
-            .await
-            .map_err(doing())?;
-        let cutoff = rows
-            .first()
-            .map(|row| int(row, 0, "the database's clock"))
-            .transpose()?
-            .flatten()
-            .unwrap_or(i64::MIN);
+        let cutoff = cutoff(&mut tx, older_than).await?;
         let requests = tx
             .exec(
                 "DELETE FROM toolnexus_requests WHERE run_id IN (SELECT id FROM \
@@ -100,6 +100,23 @@ impl Engine {
             )
             .await
             .map_err(doing())?;
+        let sessions = tx
+            .fetch(
+                &format!("SELECT COUNT(*) FROM ({OLD_SESSIONS}) AS old"),
+                &[Arg::Int(cutoff)],
+            )
+            .await
+            .map_err(doing())?;
+        let sessions = match sessions.first() {
+            Some(row) => int(row, 0, "a count of sessions")?.unwrap_or(0),
+            None => 0,
+        };
+        tx.exec(
+            &format!("DELETE FROM toolnexus_sessions WHERE session_id IN ({OLD_SESSIONS})"),
+            &[Arg::Int(cutoff)],
+        )
+        .await
+        .map_err(doing())?;
         tx.commit().await.map_err(doing())?;
         Ok(Purged {
             runs,
@@ -107,6 +124,58 @@ impl Engine {
             tasks,
             a2a_tasks,
             a2a_conversations,
+            sessions: u64::try_from(sessions).unwrap_or(0),
+            parked: 0,
         })
     }
+
+    /// Deletes, in one transaction, the runs parked (waiting for a human) since more than
+    /// `older_than` ago, by the database's clock, with their requests: the questions
+    /// nobody answered. Runs still running, and finished ones, are left to
+    /// [`Engine::purge`].
+    pub(crate) async fn purge_unanswered(
+        &self,
+        older_than: Duration,
+    ) -> Result<Purged, StoreError> {
+        let doing = || StoreError::unavailable("deleting parked runs nobody answered");
+        let mut tx = self.pool.begin().await.map_err(doing())?;
+        let cutoff = cutoff(&mut tx, older_than).await?;
+        let requests = tx
+            .exec(
+                "DELETE FROM toolnexus_requests WHERE run_id IN (SELECT id FROM \
+                 toolnexus_runs WHERE status = 'parked' AND updated_at <= $1)",
+                &[Arg::Int(cutoff)],
+            )
+            .await
+            .map_err(doing())?;
+        let parked = tx
+            .exec(
+                "DELETE FROM toolnexus_runs WHERE status = 'parked' AND updated_at <= $1",
+                &[Arg::Int(cutoff)],
+            )
+            .await
+            .map_err(doing())?;
+        tx.commit().await.map_err(doing())?;
+        Ok(Purged {
+            requests,
+            parked,
+            ..Purged::default()
+        })
+    }
+}
+
+/// The database's clock minus `older_than` (ms since the epoch): one cutoff for every
+/// statement of `tx` (PostgreSQL's clock moves within a transaction).
+async fn cutoff(tx: &mut Tx, older_than: Duration) -> Result<i64, StoreError> {
+    let age = i64::try_from(older_than.as_millis()).unwrap_or(i64::MAX / 4);
+    let rows = tx
+        .fetch("SELECT {now} - $1", &[Arg::Int(age)])
+        .await
+        .map_err(StoreError::unavailable("reading the database's clock"))?;
+    Ok(rows
+        .first()
+        .map(|row| int(row, 0, "the database's clock"))
+        .transpose()?
+        .flatten()
+        .unwrap_or(i64::MIN))
 }

@@ -82,6 +82,8 @@ const MIGRATIONS: &[&str] = &[
     crate::store::tasks::MIGRATION_4,
     // 5: the tasks of served A2A agents, and their conversations (`store/a2a_tasks.rs`).
     crate::store::a2a_tasks::MIGRATION,
+    // 6: when each session row was written, for retention (`store/sessions.rs`).
+    crate::store::sessions::MIGRATION_6,
 ];
 
 /// Brings the database's schema to the newest version, one transaction per migration (a

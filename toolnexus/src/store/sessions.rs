@@ -1,4 +1,13 @@
-//! Session rows: one conversation kept by id across runs, message by message.
+//! Session rows: one conversation kept by id across runs, message by message, each row
+//! stamped with when it was written (for retention, `retention.rs`).
+
+/// Migration 6: when each session row was written (`updated_at`, ms since the epoch, the
+/// database's clock; the rows already there count as written when the migration ran), so
+/// that retention deletes the sessions nobody wrote to for long.
+pub(crate) const MIGRATION_6: &str =
+    "ALTER TABLE toolnexus_sessions ADD COLUMN updated_at BIGINT NOT NULL DEFAULT 0;
+    UPDATE toolnexus_sessions SET updated_at = {now};
+    CREATE INDEX toolnexus_sessions_written ON toolnexus_sessions (session_id, updated_at)";
 
 use crate::agent::message::Message;
 use crate::store::StoreError;
@@ -63,8 +72,8 @@ impl Engine {
         for (i, message) in messages.iter().enumerate() {
             let seq = last + 1 + i as i64;
             tx.exec(
-                "INSERT INTO toolnexus_sessions (session_id, seq, format, message) \
-                 VALUES ($1, $2, $3, $4)",
+                "INSERT INTO toolnexus_sessions (session_id, seq, format, message, updated_at) \
+                 VALUES ($1, $2, $3, $4, {now})",
                 &[
                     Arg::Text(id),
                     Arg::Int(seq),

@@ -13,6 +13,11 @@ use crate::store::{RunStore, schema, sealed};
 /// The embedded run store: one SQLite file in WAL mode (or `:memory:`), the SQLite
 /// library bundled. Cheap to clone; clones share the connections.
 ///
+/// A file it creates is readable and writable by its owner only (mode `0600` on Unix),
+/// and so are the `-wal` and `-shm` files SQLite keeps beside it (SQLite gives them the
+/// database file's mode): the rows hold transcripts, tool results and answers. A file
+/// that already exists keeps its mode.
+///
 /// Several processes may share the file: writes are serialized by SQLite, each in one
 /// transaction. Commits are synchronous in WAL's `NORMAL` mode: a process that dies
 /// loses nothing it committed; an operating-system crash or power loss may lose the last
@@ -39,6 +44,9 @@ impl SqliteStore {
         let path = path.as_ref();
         let doing = || StoreError::unavailable(format!("opening SQLite store `{path}`"));
         let memory = path == ":memory:" || path.is_empty();
+        if !memory {
+            create_private(path).map_err(|e| doing()(sqlx::Error::Io(e)))?;
+        }
         let options = if memory {
             SqliteConnectOptions::from_str("sqlite::memory:").map_err(doing())?
         } else {
@@ -68,6 +76,20 @@ impl SqliteStore {
         Ok(SqliteStore {
             engine: Engine { pool },
         })
+    }
+}
+
+/// Creates the database file at `path`, empty (SQLite reads an empty file as an empty
+/// database), readable and writable by its owner only, unless it exists.
+fn create_private(path: &str) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
     }
 }
 

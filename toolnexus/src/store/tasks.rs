@@ -39,6 +39,9 @@ pub(crate) const MIGRATION_4: &str =
     );
     CREATE INDEX toolnexus_spent_states_expiry ON toolnexus_spent_states (expires_at)";
 
+/// The statuses of a task that ended (`mcp::task::record`), as an SQL list.
+pub(crate) const ENDED: &str = "('completed', 'failed', 'cancelled')";
+
 /// How long a spent state's record outlives the state's own expiry before it is swept:
 /// room for the servers' clocks and the database's to disagree.
 #[cfg(feature = "mcp")]
@@ -53,12 +56,14 @@ mod rows {
 
     use crate::mcp::McpServer;
     use crate::mcp::server::spent::SpentStorage;
+    use crate::mcp::server::task::Finished;
     use crate::mcp::server::task::record::{ORPHANED, Status, TaskRow};
     use crate::mcp::server::task::storage::{Kept, NewTask, TaskStorage};
     use crate::store::RunStore;
     use crate::store::StoreError;
     use crate::store::db::{Arg, Pool, Row};
     use crate::store::db::{FORMAT, int, text};
+    use crate::store::tasks::ENDED;
 
     const WORKING: &str = Status::Working.as_str();
     const INPUT_REQUIRED: &str = Status::InputRequired.as_str();
@@ -123,14 +128,15 @@ mod rows {
         }
 
         /// Records a new task, `working`, held by `owner` and belonging to `caller`
-        /// (`""`: nobody in particular); `None` when `caller` already has `limit` tasks
-        /// that have not ended (counted in the same statement, so on SQLite, one writer
-        /// at a time, two creates cannot both take the last place).
+        /// (`""`: nobody in particular, every such caller counted together); `None` when
+        /// `caller` already has `limit` tasks that have not ended (counted in the same
+        /// statement, so on SQLite, one writer at a time, two creates cannot both take the
+        /// last place).
         async fn create(&self, task: NewTask<'_>) -> Result<Option<TaskRow>, StoreError> {
             let sql = format!(
                 "INSERT INTO toolnexus_tasks ({COLS}, owner) SELECT $1, $2, $3, '{WORKING}', \
                  NULL, NULL, NULL, 0, 0, {{now}} + $5, {{now}}, {{now}}, $6, {{now}} + $6, $7, $8, $4 \
-                 WHERE $8 = '' OR (SELECT COUNT(*) FROM toolnexus_tasks WHERE caller = $8 \
+                 WHERE (SELECT COUNT(*) FROM toolnexus_tasks WHERE caller = $8 \
                  AND status IN ('{WORKING}', '{INPUT_REQUIRED}') AND expires_at >= {{now}}) < $9 \
                  RETURNING {COLS}"
             );
@@ -304,6 +310,29 @@ mod rows {
                 .await
                 .map_err(StoreError::unavailable("sweeping expired tasks"))
         }
+
+        /// Deletes the finished tasks that ended first, past `bound` (by count, and by the
+        /// bytes of their arguments, messages and payloads, newest first; the newest is
+        /// always kept); how many. One statement: replicas trimming together agree.
+        async fn trim(&self, bound: Finished) -> Result<u64, StoreError> {
+            let sql = format!(
+                "DELETE FROM toolnexus_tasks WHERE id IN (SELECT id FROM (SELECT id, \
+                 ROW_NUMBER() OVER (ORDER BY updated_at DESC, id DESC) AS n, \
+                 SUM(octet_length(args) + COALESCE(octet_length(message), 0) \
+                 + COALESCE(octet_length(payload), 0)) \
+                 OVER (ORDER BY updated_at DESC, id DESC ROWS UNBOUNDED PRECEDING) AS bytes \
+                 FROM toolnexus_tasks WHERE status IN {ENDED}) AS ranked \
+                 WHERE n > 1 AND (n > $1 OR bytes > $2))"
+            );
+            let count = i64::try_from(bound.count).unwrap_or(i64::MAX);
+            let bytes = i64::try_from(bound.bytes).unwrap_or(i64::MAX);
+            self.pool
+                .exec(&sql, &[Arg::Int(count), Arg::Int(bytes)])
+                .await
+                .map_err(StoreError::unavailable(
+                    "deleting the oldest finished tasks",
+                ))
+        }
     }
 
     /// The spent-state records of one store: a sealed `requestState` whose retry ran is
@@ -408,6 +437,12 @@ mod rows {
 
         fn sweep(&self) -> Kept<'_, u64> {
             self.sweep().map(|swept| swept.map_err(said)).boxed()
+        }
+
+        fn trim(&self, bound: Finished) -> Kept<'_, u64> {
+            self.trim(bound)
+                .map(|trimmed| trimmed.map_err(said))
+                .boxed()
         }
     }
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::State;
+use axum::http::request::Parts;
 use axum::response::Response;
 use axum::routing::post;
 use futures_util::StreamExt as _;
@@ -18,9 +19,9 @@ use crate::agent::run::{CallStatus, RunResult, RunStatus};
 use crate::agent::stream::EventStream;
 use crate::tool::request::{Answer, Request};
 use crate::tool::toolkit::Toolkit;
-use crate::ui::Shared;
 use crate::ui::sse;
-use crate::ui::threads::{Parked, Threads};
+use crate::ui::threads::{Parked, TooLong};
+use crate::ui::{Caller, Shared, UiOptions};
 
 /// An axum router serving `client`'s runs over [AG-UI](https://docs.ag-ui.com) 1.0.
 ///
@@ -36,33 +37,46 @@ use crate::ui::threads::{Parked, Threads};
 ///
 /// The next run on the thread answers it with a `resume` entry: `resolved` is an
 /// accepting [`Answer`] (its `payload`, when given, the answer's data), `cancelled` a
-/// decline. Interrupt ids are random, bound to the thread they were issued on, and
-/// answerable once: an unknown id, one answered already, one of another thread, a
-/// thread whose open interrupt the input does not answer, and malformed input all get
-/// `RUN_ERROR` (with a `code`) at once.
+/// decline. Interrupt ids are random (128 bits), bound to the thread they were issued
+/// on (and to its user, see [`UiOptions::with_user`]), and answerable once: an unknown
+/// id (another thread's included: `unknown_interrupt`), one answered already, a thread
+/// whose open interrupt the input does not answer (the refusal names no interrupt), and
+/// malformed input all get `RUN_ERROR` (with a `code`) at once.
 ///
 /// The prompt of a new run is the last user message of the input; earlier turns come
-/// from the thread's own transcript, which the endpoint keeps between runs (in memory;
-/// the last 10 000 threads). On a client [with a store](Client::with_store), a thread is
-/// a [session](Client::session) of the store instead, and an interrupt id names the
+/// from the thread's own transcript, which the endpoint keeps between runs (in memory,
+/// bounded: see [`UiOptions`]). On a client [with a store](Client::with_store), a thread
+/// is a [session](Client::session) of the store instead, and an interrupt id names the
 /// stored run and its request: any replica on the same store, or this one after a
 /// restart, answers it, and the store answers each request once.
+///
+/// The router is behind [`UiOptions::new`]'s [`WebGuard`](crate::web::WebGuard): only
+/// loopback `Host` and `Origin` headers, and JSON bodies (`Content-Type:
+/// application/json`), are accepted; [`ag_ui_with`] configures it.
 pub fn ag_ui(client: Client, toolkit: Toolkit) -> Router {
-    let shared = Arc::new(Shared {
-        client,
-        toolkit,
-        threads: Threads::default(),
-    });
-    Router::new().route("/", post(run)).with_state(shared)
+    ag_ui_with(client, toolkit, UiOptions::new())
 }
 
-async fn run(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
-    sse::response(events(&shared, &body), None)
+/// [`ag_ui`] with [`UiOptions`]: the hosts and origins it accepts, the app's users, the
+/// bounds on the threads it keeps.
+pub fn ag_ui_with(client: Client, toolkit: Toolkit, options: UiOptions) -> Router {
+    let shared = Arc::new(Shared::new(client, toolkit, &options));
+    crate::ui::guarded(
+        Router::new().route("/", post(run)).with_state(shared),
+        &options,
+    )
+}
+
+async fn run(State(shared): State<Arc<Shared>>, request: Parts, body: Bytes) -> Response {
+    let caller = shared.caller(&request);
+    sse::response(events(&shared, &caller, &body), None)
 }
 
 /// What the AG-UI input asks, checked.
 struct Input {
     thread: String,
+    /// The thread's key: its id in the caller's namespace.
+    key: String,
     run: String,
     resume: Vec<Value>,
     prompt: Option<String>,
@@ -115,6 +129,7 @@ fn parse(body: &[u8]) -> Result<Input, (Option<(String, String)>, Value)> {
         .find(|m| m.get("role").and_then(Value::as_str) == Some("user"))
         .map(|m| content_text(m.get("content")));
     Ok(Input {
+        key: thread.clone(),
         thread,
         run,
         resume,
@@ -141,9 +156,12 @@ fn started(thread: &str, run: &str) -> Value {
 }
 
 /// The AG-UI events of one request.
-fn events(shared: &Arc<Shared>, body: &[u8]) -> BoxStream<'static, Value> {
+fn events(shared: &Arc<Shared>, caller: &Caller, body: &[u8]) -> BoxStream<'static, Value> {
     let input = match parse(body) {
-        Ok(input) => input,
+        Ok(input) => Input {
+            key: caller.key(&input.thread),
+            ..input
+        },
         Err((ids, error)) => {
             let mut out = Vec::new();
             if let Some((thread, run)) = ids {
@@ -186,23 +204,23 @@ async fn start(shared: &Shared, input: &Input) -> Result<EventStream, Value> {
             ));
         };
         // (With a store, this replica's own interrupts: the store answers any of them.)
-        let open = threads.open_on(&input.thread);
-        if !open.is_empty() {
+        // The refusal names no interrupt: its id is for whoever the run was shown to.
+        if threads.has_open(&input.key) {
             return Err(error(
-                format!(
-                    "the thread has an open interrupt the input does not answer: {}",
-                    open.join(", ")
-                ),
+                "the thread has an open interrupt the input does not answer: resume it \
+                 with the id its run finished with",
                 "interrupt_not_answered",
             ));
         }
         #[cfg(feature = "__store")]
         if stored(shared) {
-            return crate::ui::durable::run(client, &input.thread, prompt, toolkit)
+            return crate::ui::durable::run(client, &input.key, prompt, toolkit)
                 .await
                 .map_err(|e| error(format!("the run store: {e}"), "store"));
         }
-        let transcript = threads.transcript(&input.thread);
+        let transcript = threads
+            .transcript(&input.key)
+            .map_err(|too_long| error(too_long.message(), TooLong::CODE))?;
         return Ok(if transcript.is_empty() {
             client.stream(prompt, toolkit)
         } else {
@@ -235,15 +253,15 @@ async fn start(shared: &Shared, input: &Input) -> Result<EventStream, Value> {
     #[cfg(feature = "__store")]
     if stored(shared) {
         let given = |request: &str| answer(request, status, payload);
-        let run = crate::ui::durable::answer(client, &input.thread, id, given, toolkit)
+        let run = crate::ui::durable::answer(client, &input.key, id, given, toolkit)
             .await
             .map_err(|(message, code)| error(message, code))?;
         // Answered in the store: no longer open here either.
-        let _ = threads.take(&input.thread, id);
+        let _ = threads.take(&input.key, id);
         return Ok(run);
     }
     let Parked { halted, .. } = threads
-        .take(&input.thread, id)
+        .take(&input.key, id)
         .map_err(|refused| error(refused.message(id), refused.code()))?;
     let request = halted
         .pending
@@ -440,10 +458,11 @@ impl Translate {
     /// The run's last event, recording the thread's state.
     fn finish(&mut self, run: &RunResult) -> Value {
         let threads = &self.shared.threads;
-        let (thread, run_id) = (&self.input.thread, &self.input.run);
+        let (thread, run_id, key) = (&self.input.thread, &self.input.run, &self.input.key);
         match &run.status {
             RunStatus::Done => {
-                threads.finished(thread, run, None);
+                // A transcript past the limit refuses the thread's next run.
+                let _ = threads.finished(key, run, None);
                 json!({
                     "type": "RUN_FINISHED", "threadId": thread, "runId": run_id,
                     "result": run.text, "outcome": {"type": "success"},
@@ -454,16 +473,13 @@ impl Translate {
                 let id = match (&run.id, &request) {
                     #[cfg(feature = "__store")]
                     (Some(run_id), Some(request)) if stored(&self.shared) => {
-                        let id = crate::ui::durable::interrupt_id(run_id, &request.id);
-                        threads.finished(thread, run, Some(&id));
-                        id
+                        crate::ui::durable::interrupt_id(run_id, &request.id)
                     }
-                    _ => {
-                        let id = format!("int_{}", uuid::Uuid::new_v4().simple());
-                        threads.finished(thread, run, Some(&id));
-                        id
-                    }
+                    _ => format!("int_{}", uuid::Uuid::new_v4().simple()),
                 };
+                if let Err(too_long) = threads.finished(key, run, Some(&id)) {
+                    return error(too_long.message(), TooLong::CODE);
+                }
                 let call = self
                     .pending
                     .as_ref()
@@ -476,7 +492,7 @@ impl Translate {
                 })
             }
             RunStatus::Incomplete { reason } => {
-                threads.finished(thread, run, None);
+                let _ = threads.finished(key, run, None);
                 error(format!("the run stopped: {reason:?}"), "incomplete")
             }
         }

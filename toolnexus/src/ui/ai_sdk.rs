@@ -8,6 +8,7 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::HeaderValue;
+use axum::http::request::Parts;
 use axum::response::Response;
 use axum::routing::post;
 use futures_util::StreamExt as _;
@@ -20,9 +21,9 @@ use crate::agent::run::{CallStatus, RunResult, RunStatus};
 use crate::agent::stream::EventStream;
 use crate::tool::request::Answer;
 use crate::tool::toolkit::Toolkit;
-use crate::ui::Shared;
 use crate::ui::sse;
-use crate::ui::threads::{Parked, Threads};
+use crate::ui::threads::Parked;
+use crate::ui::{Caller, Shared, UiOptions};
 
 /// An axum router serving `client`'s runs as the [AI SDK](https://ai-sdk.dev)'s UI
 /// message stream (protocol `v1`, what `useChat` and its `DefaultChatTransport` read).
@@ -41,25 +42,37 @@ use crate::ui::threads::{Parked, Threads};
 /// AI SDK's way (`addToolApprovalResponse`, then sending the messages again): the last
 /// assistant message's tool part in state `approval-responded` with its approval's `id`
 /// and `approved` is an accepting [`Answer`] or a decline (with its `reason`), and the
-/// response continues that message. Approval ids are random, bound to the chat they were
-/// issued in, and answerable once; anything else is an `error` chunk at once.
+/// response continues that message. Approval ids are random (128 bits), bound to the
+/// chat they were issued in (and to its user, see [`UiOptions::with_user`]), and
+/// answerable once; anything else is an `error` chunk at once, which names no other
+/// approval (another chat's id is unknown here).
 ///
 /// The prompt of a new run is the text of the last user message; earlier turns come from
-/// the chat's own transcript, which the endpoint keeps between runs (in memory). On a
-/// client [with a store](Client::with_store) a chat is a [session](Client::session) of
-/// the store and an approval id names the stored run and its request, as for
-/// [`ag_ui`](crate::ui::ag_ui): any replica on the store answers it.
+/// the chat's own transcript, which the endpoint keeps between runs (in memory, bounded:
+/// see [`UiOptions`]). On a client [with a store](Client::with_store) a chat is a
+/// [session](Client::session) of the store and an approval id names the stored run and
+/// its request, as for [`ag_ui`](crate::ui::ag_ui): any replica on the store answers it.
+///
+/// The router is behind [`UiOptions::new`]'s [`WebGuard`](crate::web::WebGuard) (loopback
+/// hosts and origins, JSON bodies), as [`ag_ui`](crate::ui::ag_ui) is; [`ai_sdk_with`]
+/// configures it.
 pub fn ai_sdk(client: Client, toolkit: Toolkit) -> Router {
-    let shared = Arc::new(Shared {
-        client,
-        toolkit,
-        threads: Threads::default(),
-    });
-    Router::new().route("/", post(run)).with_state(shared)
+    ai_sdk_with(client, toolkit, UiOptions::new())
 }
 
-async fn run(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
-    let mut response = sse::response(chunks(&shared, &body), Some("[DONE]"));
+/// [`ai_sdk`] with [`UiOptions`]: the hosts and origins it accepts, the app's users, the
+/// bounds on the chats it keeps.
+pub fn ai_sdk_with(client: Client, toolkit: Toolkit, options: UiOptions) -> Router {
+    let shared = Arc::new(Shared::new(client, toolkit, &options));
+    crate::ui::guarded(
+        Router::new().route("/", post(run)).with_state(shared),
+        &options,
+    )
+}
+
+async fn run(State(shared): State<Arc<Shared>>, request: Parts, body: Bytes) -> Response {
+    let caller = shared.caller(&request);
+    let mut response = sse::response(chunks(&shared, &caller, &body), Some("[DONE]"));
     response.headers_mut().insert(
         "x-vercel-ai-ui-message-stream",
         HeaderValue::from_static("v1"),
@@ -72,7 +85,7 @@ fn failed(message: impl Into<String>) -> BoxStream<'static, Value> {
 }
 
 /// The UI message chunks of one request.
-fn chunks(shared: &Arc<Shared>, body: &[u8]) -> BoxStream<'static, Value> {
+fn chunks(shared: &Arc<Shared>, caller: &Caller, body: &[u8]) -> BoxStream<'static, Value> {
     let Ok(input) = serde_json::from_slice::<Value>(body) else {
         return failed("the request is not JSON");
     };
@@ -85,7 +98,7 @@ fn chunks(shared: &Arc<Shared>, body: &[u8]) -> BoxStream<'static, Value> {
     let Some(last) = messages.last().cloned() else {
         return failed("`messages` is empty");
     };
-    let (shared, chat) = (Arc::clone(shared), chat.to_owned());
+    let (shared, chat) = (Arc::clone(shared), caller.key(chat));
     stream::once(async move {
         let started = match last.get("role").and_then(Value::as_str) {
             Some("assistant") => resume(&shared, &chat, &last).await,
@@ -111,12 +124,13 @@ async fn fresh(
     chat: &str,
     user: &Value,
 ) -> Result<(EventStream, Option<String>), String> {
-    let open = shared.threads.open_on(chat);
-    if !open.is_empty() {
-        return Err(format!(
-            "the chat has a tool approval to answer first: {}",
-            open.join(", ")
-        ));
+    // The refusal names no approval: its id is for whoever the run was shown to.
+    if shared.threads.has_open(chat) {
+        return Err(
+            "the chat has a tool approval to answer first (its last assistant message's \
+             approval request)"
+                .to_owned(),
+        );
     }
     let prompt = text_of(user);
     #[cfg(feature = "__store")]
@@ -124,7 +138,10 @@ async fn fresh(
         let run = crate::ui::durable::run(&shared.client, chat, prompt, &shared.toolkit).await;
         return Ok((run.map_err(|e| format!("the run store: {e}"))?, None));
     }
-    let transcript = shared.threads.transcript(chat);
+    let transcript = shared
+        .threads
+        .transcript(chat)
+        .map_err(|too_long| too_long.message().replace("thread", "chat"))?;
     let (client, toolkit) = (&shared.client, &shared.toolkit);
     Ok((
         if transcript.is_empty() {
@@ -177,14 +194,20 @@ async fn resume(
     if crate::ui::durable::stored(&shared.client) {
         let run = crate::ui::durable::answer(&shared.client, chat, id, given, &shared.toolkit)
             .await
-            .map_err(|(message, _)| message.replace("interrupt", "approval"))?;
+            .map_err(|(message, _)| {
+                message
+                    .replace("interrupt", "approval")
+                    .replace("thread", "chat")
+            })?;
         let _ = shared.threads.take(chat, id);
         return Ok((run, message_id));
     }
-    let Parked { halted, .. } = shared
-        .threads
-        .take(chat, id)
-        .map_err(|refused| refused.message(id).replace("interrupt", "approval"))?;
+    let Parked { halted, .. } = shared.threads.take(chat, id).map_err(|refused| {
+        refused
+            .message(id)
+            .replace("interrupt", "approval")
+            .replace("thread", "chat")
+    })?;
     let request = halted
         .pending
         .clone()
@@ -398,7 +421,8 @@ impl Translate {
         let threads = &self.shared.threads;
         match &run.status {
             RunStatus::Done => {
-                threads.finished(&self.chat, run, None);
+                // A transcript past the limit refuses the chat's next run.
+                let _ = threads.finished(&self.chat, run, None);
                 self.finish_step(out);
                 out.push(json!({"type": "finish", "finishReason": "stop"}));
             }
@@ -412,7 +436,12 @@ impl Translate {
                     }
                     _ => format!("apr_{}", uuid::Uuid::new_v4().simple()),
                 };
-                threads.finished(&self.chat, run, Some(&id));
+                if let Err(too_long) = threads.finished(&self.chat, run, Some(&id)) {
+                    self.finish_step(out);
+                    let text = too_long.message().replace("thread", "chat");
+                    out.push(json!({"type": "error", "errorText": text}));
+                    return;
+                }
                 if let Some((call, prompt)) = self.approval.take() {
                     out.push(json!({
                         "type": "tool-approval-request",
@@ -425,7 +454,7 @@ impl Translate {
                 out.push(json!({"type": "finish", "finishReason": "tool-calls"}));
             }
             RunStatus::Incomplete { reason } => {
-                threads.finished(&self.chat, run, None);
+                let _ = threads.finished(&self.chat, run, None);
                 self.finish_step(out);
                 out.push(
                     json!({"type": "error", "errorText": format!("the run stopped: {reason:?}")}),

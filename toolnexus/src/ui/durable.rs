@@ -44,7 +44,8 @@ fn parse<'a>(thread: &str, id: &'a str) -> Result<(&'a str, &'a str), Refused> {
         return Err(Refused::Unknown);
     }
     if session != thread {
-        return Err(Refused::OtherThread);
+        // Another thread's (or user's): as unknown, so that nothing is learnt of it.
+        return Err(Refused::Unknown);
     }
     Ok((run, request))
 }

@@ -8,20 +8,98 @@
 //! .nest("/chat", toolnexus::ui::ai_sdk(client, toolkit))`) and serve that
 //! as you serve the rest. Each `POST` takes one `RunAgentInput` and answers with the run
 //! as server-sent events. See the guide's "User interfaces" chapter.
+//!
+//! Each router is behind a [`WebGuard`](crate::web::WebGuard): by default it answers
+//! only requests to a loopback host name from a loopback page (or from no page), with a
+//! JSON body, so another site's page cannot start a run. [`UiOptions`] (with
+//! [`ag_ui_with`] and [`ai_sdk_with`]) allows other hosts and origins, binds threads to
+//! the app's signed-in users, and bounds what an endpoint keeps.
 
 mod ag_ui;
 mod ai_sdk;
 #[cfg(feature = "__store")]
 mod durable;
+mod options;
 mod sse;
 mod threads;
 
-pub use ag_ui::ag_ui;
-pub use ai_sdk::ai_sdk;
+use std::fmt::Write as _;
+
+use axum::http::request::Parts;
+use sha2::{Digest, Sha256};
+
+pub use ag_ui::{ag_ui, ag_ui_with};
+pub use ai_sdk::{ai_sdk, ai_sdk_with};
+pub use options::{DEFAULT_MAX_THREADS, DEFAULT_MAX_TRANSCRIPT_BYTES, UiOptions, User};
 
 /// What an endpoint's requests share: the client and toolkit it runs, and its threads.
 pub(crate) struct Shared {
     pub(crate) client: crate::Client,
     pub(crate) toolkit: crate::Toolkit,
     pub(crate) threads: threads::Threads,
+    user: Option<User>,
+}
+
+impl Shared {
+    pub(crate) fn new(
+        client: crate::Client,
+        toolkit: crate::Toolkit,
+        options: &UiOptions,
+    ) -> Shared {
+        #[cfg(feature = "__store")]
+        let stored = durable::stored(&client);
+        #[cfg(not(feature = "__store"))]
+        let stored = false;
+        Shared {
+            client,
+            toolkit,
+            threads: threads::Threads::new(
+                options.max_threads,
+                options.max_transcript_bytes,
+                stored,
+            ),
+            user: options.user.clone(),
+        }
+    }
+
+    /// Who sent a request: the namespace of its thread ids.
+    pub(crate) fn caller(&self, request: &Parts) -> Caller {
+        let Some(user) = &self.user else {
+            return Caller(None);
+        };
+        let name = user(request).unwrap_or_default();
+        let digest = Sha256::digest(name.as_bytes());
+        let mut prefix = String::with_capacity(34);
+        prefix.push('u');
+        for byte in &digest[..16] {
+            let _ = write!(prefix, "{byte:02x}");
+        }
+        prefix.push('/');
+        Caller(Some(prefix))
+    }
+}
+
+/// The namespace a request's thread ids live in: none without users, else the user's
+/// (a digest of the name, fixed length, so no thread id of one user names another's).
+#[derive(Debug, Clone)]
+pub(crate) struct Caller(Option<String>);
+
+impl Caller {
+    /// The key of the caller's thread `thread`: the thread's id in the endpoint's map and
+    /// its session's id in a run store.
+    pub(crate) fn key(&self, thread: &str) -> String {
+        match &self.0 {
+            None => thread.to_owned(),
+            Some(prefix) => format!("{prefix}{thread}"),
+        }
+    }
+}
+
+/// `router` (the endpoint's one route) behind the options' guard. The guard bounds the
+/// body, so axum's own bound on it is lifted.
+fn guarded(router: axum::Router, options: &UiOptions) -> axum::Router {
+    crate::web::layer(
+        router.layer(axum::extract::DefaultBodyLimit::disable()),
+        options.guard.clone(),
+    )
 }

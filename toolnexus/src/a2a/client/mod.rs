@@ -2,6 +2,7 @@
 
 pub(crate) mod call;
 pub(crate) mod http;
+mod origin;
 
 use std::fmt;
 use std::sync::Arc;
@@ -107,6 +108,8 @@ impl fmt::Debug for A2aAgent {
 pub struct A2aAgentBuilder {
     card_url: String,
     headers: Vec<(String, String)>,
+    /// Origins besides the card's the headers may go to.
+    header_origins: Vec<String>,
     timeout: Duration,
     poll_every: Duration,
     streaming: bool,
@@ -121,6 +124,7 @@ impl fmt::Debug for A2aAgentBuilder {
                 "headers",
                 &self.headers.iter().map(|(n, _)| n).collect::<Vec<_>>(),
             )
+            .field("header_origins", &self.header_origins)
             .field("timeout", &self.timeout)
             .field("poll_every", &self.poll_every)
             .field("streaming", &self.streaming)
@@ -131,9 +135,25 @@ impl fmt::Debug for A2aAgentBuilder {
 impl A2aAgentBuilder {
     /// Sends `name: value` with every request (the card's too). `${VAR}` in `value` is
     /// read from the environment on every request; values are never logged.
+    ///
+    /// Headers are credentials: they go only to the card's origin (scheme, host and
+    /// port; see [`allow_header_origin`](Self::allow_header_origin) for another), only
+    /// over https or to a loopback host, and never along a redirect to another origin.
+    /// [`connect`](Self::connect) fails, saying why, when the card or the endpoint it
+    /// gives breaks one of these.
     #[must_use]
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Also sends the configured headers to the endpoint at `url`'s origin, when the card
+    /// gives its JSON-RPC endpoint on another origin than its own
+    /// (`https://api.example.com` for a card served from `https://example.com`). Still
+    /// https only (or a loopback host).
+    #[must_use]
+    pub fn allow_header_origin(mut self, url: impl Into<String>) -> Self {
+        self.header_origins.push(url.into());
         self
     }
 
@@ -173,12 +193,20 @@ impl A2aAgentBuilder {
             card: self.card_url.clone(),
             reason,
         };
-        if !(self.card_url.starts_with("http://") || self.card_url.starts_with("https://")) {
-            return Err(fail("the card URL must be http:// or https://".to_owned()));
+        let card_url = origin::parse(&self.card_url, "the card URL").map_err(fail)?;
+        let with_headers = !self.headers.is_empty();
+        let mut allowed = vec![origin::origin(&card_url)];
+        for extra in &self.header_origins {
+            let url = origin::parse(extra, "the header origin").map_err(fail)?;
+            allowed.push(origin::origin(&url));
+        }
+        if with_headers {
+            origin::check(&card_url, &allowed, "the card URL").map_err(fail)?;
         }
         let http = reqwest::Client::builder()
             .user_agent(concat!("toolnexus/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(self.timeout.min(Duration::from_secs(30)))
+            .redirect(origin::redirects(with_headers))
             .build()
             .map_err(|e| fail(format!("could not set up the HTTP client: {e}")))?;
         let (headers, secrets) = expand_headers(&self.headers).map_err(fail)?;
@@ -200,6 +228,11 @@ impl A2aAgentBuilder {
         let card: Value =
             serde_json::from_str(&text).map_err(|e| fail(format!("the card is not JSON: {e}")))?;
         let peer = PeerCard::parse(&card, &self.card_url).map_err(fail)?;
+        if with_headers {
+            let endpoint =
+                origin::parse(&peer.endpoint.url, "the card's endpoint").map_err(fail)?;
+            origin::check(&endpoint, &allowed, "the card's endpoint").map_err(fail)?;
+        }
         let streaming = self.streaming && peer.streaming;
         let transport = Peer::new(http, peer.endpoint.clone(), self.headers);
         Ok(A2aAgent(Arc::new(Shared {
@@ -226,6 +259,7 @@ impl A2aAgent {
         A2aAgentBuilder {
             card_url: card_url.into(),
             headers: Vec::new(),
+            header_origins: Vec::new(),
             timeout: DEFAULT_TIMEOUT,
             poll_every: DEFAULT_POLL_EVERY,
             streaming: true,

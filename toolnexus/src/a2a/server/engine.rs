@@ -8,9 +8,9 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-use super::Config;
 use super::drive::{Work, answer_for};
-use super::store::{self, SharedTasks, TaskRecord};
+use super::store::{self, ListQuery, SharedTasks, TaskRecord};
+use super::{Config, limits};
 use crate::a2a::time::now_ms;
 use crate::a2a::wire::{self, Event, Message, RpcError, Task, TaskState, TaskStatus};
 use crate::agent::message::Message as Turn;
@@ -19,11 +19,13 @@ use crate::agent::run::RunResult;
 /// How many events a slow stream may fall behind before it reads the store instead.
 const EVENT_BUFFER: usize = 64;
 
-/// A task running in this process: its events, and the token that stops its run.
+/// A task running in this process: its events, the token that stops its run, and whose
+/// it is (for the caps on runs in flight).
 #[derive(Clone)]
 pub(super) struct Live {
     pub(super) events: broadcast::Sender<Event>,
     pub(super) cancel: CancellationToken,
+    owner: Option<String>,
 }
 
 /// The server's configuration, its tasks' store, and the tasks running here.
@@ -165,16 +167,25 @@ impl Engine {
         mut message: Message,
     ) -> Result<Started, RpcError> {
         self.sweep().await;
+        self.make_room().await?;
+        let id = uuid::Uuid::new_v4().to_string();
         let given_context = !message.context_id.is_empty();
         if !given_context {
             message.context_id = uuid::Uuid::new_v4().to_string();
         }
-        let id = uuid::Uuid::new_v4().to_string();
+        // Where the conversation is kept: the contextId itself, unless it is one an
+        // anonymous caller chose that this server never issued (see `conversation`).
+        let conversation = if given_context {
+            self.conversation(owner.as_deref(), &message.context_id, &id)
+                .await?
+        } else {
+            message.context_id.clone()
+        };
         message.task_id.clone_from(&id);
         let transcript = if given_context {
             let stored = self
                 .store
-                .context(owner.as_deref(), &message.context_id)
+                .context(owner.as_deref(), &conversation)
                 .await
                 .map_err(RpcError::internal)?;
             stored.and_then(|v| serde_json::from_value::<Vec<Turn>>(v).ok())
@@ -194,7 +205,7 @@ impl Engine {
         let record = TaskRecord {
             id: id.clone(),
             owner: owner.clone(),
-            context_id: task.context_id.clone(),
+            context_id: conversation.clone(),
             state: TaskState::Submitted,
             task: wire::to_value(&task),
             run: None,
@@ -205,20 +216,80 @@ impl Engine {
             lease_until_ms: now.saturating_add(self.lease_ms()),
             cancel_requested: false,
         };
-        let live = self.go_live(&id);
+        let live = self.go_live(&id, owner.as_ref())?;
         let events = live.events.subscribe();
-        if let Err(error) = self.store.insert(record).await {
-            self.live().remove(&id);
-            return Err(RpcError::internal(error));
+        let limit = self.config.limits.unfinished_per_caller;
+        match self.store.insert(record, limit as u64).await {
+            Ok(true) => {}
+            Ok(false) => {
+                self.live().remove(&id);
+                return Err(limits::refused(
+                    format!(
+                        "{} already has {limit} tasks that have not ended, the limit \
+                         (A2aServer::with_max_unfinished_tasks_per_caller): the message \
+                         started no task; answer or cancel one first",
+                        limits::who(owner.as_deref())
+                    ),
+                    "unfinished_per_caller",
+                    limit as u64,
+                ));
+            }
+            Err(error) => {
+                self.live().remove(&id);
+                return Err(RpcError::internal(error));
+            }
         }
         self.spawn(
             id,
             owner,
-            task.context_id.clone(),
+            conversation,
             Work::Start { prompt, transcript },
             live,
         );
         Ok(Started { task, events })
+    }
+
+    /// The key a conversation named `context` is kept under. A caller with a principal
+    /// keeps its conversations under their contextIds (per principal). An anonymous
+    /// caller continues a conversation only by a contextId the server issued (a bearer
+    /// capability: unguessable, told only to whoever started it); a contextId it chose
+    /// itself that names no conversation of anonymous callers starts a fresh one, kept
+    /// under a key of the task's own, so that two callers who pick the same name never
+    /// share a conversation.
+    async fn conversation(
+        &self,
+        owner: Option<&str>,
+        context: &str,
+        task: &str,
+    ) -> Result<String, RpcError> {
+        if owner.is_some() {
+            return Ok(context.to_owned());
+        }
+        let kept = self
+            .store
+            .context(None, context)
+            .await
+            .map_err(RpcError::internal)?
+            .is_some();
+        let known = kept || {
+            let query = ListQuery {
+                now_ms: now_ms(),
+                context: Some(context.to_owned()),
+                limit: 1,
+                ..ListQuery::default()
+            };
+            let page = self
+                .store
+                .list(None, &query)
+                .await
+                .map_err(RpcError::internal)?;
+            page.total > 0
+        };
+        Ok(if known {
+            context.to_owned()
+        } else {
+            format!("{task}/{context}")
+        })
     }
 
     /// The next message of a task that waits for one: the answer to its question.
@@ -229,13 +300,13 @@ impl Engine {
     ) -> Result<Started, RpcError> {
         let id = message.task_id.clone();
         let (record, task) = self.record(owner.as_deref(), &id).await?;
-        if !message.context_id.is_empty() && message.context_id != record.context_id {
+        if !message.context_id.is_empty() && message.context_id != task.context_id {
             return Err(RpcError::invalid_params(format!(
                 "params.message.contextId: `{}` is not the context of task {id}",
                 message.context_id
             )));
         }
-        message.context_id.clone_from(&record.context_id);
+        message.context_id.clone_from(&task.context_id);
         let state = task.status.state;
         if state.is_terminal() {
             return Err(RpcError::unsupported(format!(
@@ -258,7 +329,7 @@ impl Engine {
             return Err(RpcError::internal(format!("task {id} waits on no request")));
         };
         let answer = answer_for(&request, &message);
-        let live = self.go_live(&id);
+        let live = self.go_live(&id, owner.as_ref())?;
         let events = live.events.subscribe();
         let version = record.version;
         let changed = self
@@ -280,11 +351,11 @@ impl Engine {
                 ))),
             };
         };
-        let context = task.context_id.clone();
+        let conversation = record.context_id.clone();
         self.spawn(
             id,
             owner,
-            context,
+            conversation,
             Work::Resume {
                 run: Box::new(run),
                 request: Box::new(request),
@@ -295,14 +366,77 @@ impl Engine {
         Ok(Started { task, events })
     }
 
-    fn go_live(&self, id: &str) -> Live {
+    /// Registers task `id` as running here, within the caps on runs in flight.
+    fn go_live(&self, id: &str, owner: Option<&String>) -> Result<Live, RpcError> {
+        let limits = &self.config.limits;
+        let mut live = self.live();
+        if live.len() >= limits.runs {
+            return Err(limits::refused(
+                format!(
+                    "this agent runs {} tasks at once, its limit (A2aServer::with_max_runs): \
+                     the message started no run; try again when one has ended",
+                    limits.runs
+                ),
+                "runs",
+                limits.runs as u64,
+            ));
+        }
+        let mine = live.values().filter(|l| l.owner.as_ref() == owner).count();
+        if mine >= limits.runs_per_caller {
+            return Err(limits::refused(
+                format!(
+                    "{} already has {} runs in flight, the limit \
+                     (A2aServer::with_max_runs_per_caller): the message started no run; \
+                     try again when one has ended",
+                    limits::who(owner.map(String::as_str)),
+                    limits.runs_per_caller
+                ),
+                "runs_per_caller",
+                limits.runs_per_caller as u64,
+            ));
+        }
         let (events, _) = broadcast::channel(EVENT_BUFFER);
-        let live = Live {
+        let entry = Live {
             events,
             cancel: CancellationToken::new(),
+            owner: owner.cloned(),
         };
-        self.live().insert(id.to_owned(), live.clone());
-        live
+        live.insert(id.to_owned(), entry.clone());
+        Ok(entry)
+    }
+
+    /// Deletes tasks that ended (oldest first) until there is room for one more; refuses
+    /// when the tasks that have not ended fill the store.
+    async fn make_room(&self) -> Result<(), RpcError> {
+        let limits = &self.config.limits;
+        let (tasks, bytes) = (limits.stored_tasks as u64, limits.stored_bytes);
+        let usage = self
+            .store
+            .make_room(now_ms(), tasks, bytes)
+            .await
+            .map_err(RpcError::internal)?;
+        if usage.tasks >= tasks {
+            return Err(limits::refused(
+                format!(
+                    "this agent keeps at most {tasks} tasks (A2aServer::with_max_stored_tasks), \
+                     and none that ended is left to make room: the message started no task"
+                ),
+                "stored_tasks",
+                tasks,
+            ));
+        }
+        if usage.bytes >= bytes {
+            return Err(limits::refused(
+                format!(
+                    "this agent keeps at most {bytes} bytes of tasks \
+                     (A2aServer::with_max_stored_bytes), and none that ended is left to make \
+                     room: the message started no task"
+                ),
+                "stored_bytes",
+                bytes,
+            ));
+        }
+        Ok(())
     }
 
     /// The run's prompt: the configured hook's, else the message's parts one per line

@@ -19,6 +19,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::{A2aServer, CARD_PATH, rpc};
+use crate::web;
 
 /// How long a client has to send a request's headers.
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -32,13 +33,17 @@ async fn card(
     OriginalUri(uri): OriginalUri,
     headers: HeaderMap,
 ) -> Response {
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .filter(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_graphic()))
-        .unwrap_or("localhost");
+    // The endpoint's URL comes from the configuration (`with_url`), else the address
+    // `serve` bound, never from the request: a `Host` header names whatever the caller
+    // wants, and the card is cached (`public`).
     let prefix = uri.path().strip_suffix(CARD_PATH).unwrap_or("");
-    let card = server.card(&format!("http://{host}{prefix}/")).to_string();
+    let base = server
+        .0
+        .config
+        .bound
+        .as_deref()
+        .unwrap_or("http://localhost");
+    let card = server.card(&format!("{base}{prefix}/")).to_string();
     let digest = sha2::Sha256::digest(card.as_bytes());
     let etag: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
     let etag = format!("\"{etag}\"");
@@ -102,13 +107,17 @@ async fn endpoint(State(server): State<A2aServer>, request: axum::extract::Reque
 
 impl A2aServer {
     /// The routes, to serve or to nest in an existing axum app: `GET` [`CARD_PATH`] for
-    /// the card and `POST /` for JSON-RPC. Nested under a path (`.nest("/a2a", …)`), the
-    /// card's endpoint URL says that path.
+    /// the card and `POST /` for JSON-RPC, behind the [`WebGuard`](crate::web::WebGuard)
+    /// of [`with_web_guard`](A2aServer::with_web_guard). Nested under a path
+    /// (`.nest("/a2a", …)`), the card's endpoint URL says that path.
     pub fn router(&self) -> axum::Router {
-        axum::Router::new()
+        let config = &self.0.config;
+        let guard = config.guard.clone().with_max_body(config.max_message_bytes);
+        let routes = axum::Router::new()
             .route(CARD_PATH, axum::routing::get(card))
             .route("/", axum::routing::post(endpoint))
-            .with_state(self.clone())
+            .with_state(self.clone());
+        web::layer(routes, guard)
     }
 
     /// Serves the agent at `addr` (`127.0.0.1:0` picks a free port) until
@@ -118,7 +127,8 @@ impl A2aServer {
         let listener = TcpListener::bind(addr).await?;
         let local_addr = listener.local_addr()?;
         let signal = CancellationToken::new();
-        let router = self.router();
+        let bound = origin_of(local_addr);
+        let router = self.update(|c| c.bound = Some(bound)).router();
         let task = tokio::spawn(accept(listener, router, signal.clone()));
         Ok(ServedA2a {
             local_addr,
@@ -169,6 +179,20 @@ async fn accept(
     Ok(())
 }
 
+/// `http://ADDR` for a server bound at `addr` (the loopback address for every interface).
+fn origin_of(addr: SocketAddr) -> String {
+    let addr = match addr {
+        SocketAddr::V4(v4) if v4.ip().is_unspecified() => {
+            SocketAddr::from((Ipv4Addr::LOCALHOST, v4.port()))
+        }
+        SocketAddr::V6(v6) if v6.ip().is_unspecified() => {
+            SocketAddr::from((Ipv6Addr::LOCALHOST, v6.port()))
+        }
+        addr => addr,
+    };
+    format!("http://{addr}")
+}
+
 /// A running A2A server, made by [`A2aServer::serve`]. Dropping it does not stop the
 /// server: call [`ServedA2a::shutdown`].
 #[derive(Debug)]
@@ -187,16 +211,7 @@ impl ServedA2a {
     /// The JSON-RPC endpoint, `http://ADDR/` (the loopback address for a server bound to
     /// every interface).
     pub fn url(&self) -> String {
-        let addr = match self.local_addr {
-            SocketAddr::V4(v4) if v4.ip().is_unspecified() => {
-                SocketAddr::from((Ipv4Addr::LOCALHOST, v4.port()))
-            }
-            SocketAddr::V6(v6) if v6.ip().is_unspecified() => {
-                SocketAddr::from((Ipv6Addr::LOCALHOST, v6.port()))
-            }
-            addr => addr,
-        };
-        format!("http://{addr}/")
+        format!("{}/", origin_of(self.local_addr))
     }
 
     /// The Agent Card's URL, to give to [`A2aAgent::connect`](crate::a2a::A2aAgent::connect).

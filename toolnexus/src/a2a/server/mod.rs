@@ -3,6 +3,7 @@
 mod drive;
 mod engine;
 mod http;
+pub(crate) mod limits;
 mod rpc;
 pub(crate) mod store;
 mod stream;
@@ -16,7 +17,12 @@ use serde_json::{Value, json};
 
 use crate::agent::client::Client;
 use crate::tool::toolkit::Toolkit;
+use crate::web::WebGuard;
 pub use http::{ServedA2a, ShutdownHandle};
+pub use limits::{
+    DEFAULT_MAX_RUNS, DEFAULT_MAX_RUNS_PER_CALLER, DEFAULT_MAX_STORED_BYTES,
+    DEFAULT_MAX_STORED_TASKS, DEFAULT_MAX_UNFINISHED_TASKS_PER_CALLER,
+};
 
 /// The name the card gives when none is set (the contract's default).
 pub const DEFAULT_NAME: &str = "toolnexus-agent";
@@ -72,6 +78,9 @@ pub(crate) struct Config {
     provider: Option<(String, String)>,
     skills: Vec<SkillConfig>,
     url: Option<String>,
+    /// `http://ADDR` of the address [`A2aServer::serve`] bound: the card's endpoint
+    /// without [`A2aServer::with_url`].
+    bound: Option<String>,
     pub(crate) principal: Option<Principal>,
     pub(crate) prompt: Option<PromptFn>,
     pub(crate) artifact: Option<ArtifactFn>,
@@ -80,6 +89,9 @@ pub(crate) struct Config {
     pub(crate) max_artifact_bytes: usize,
     pub(crate) ttl: Duration,
     pub(crate) lease: Duration,
+    pub(crate) limits: limits::Limits,
+    /// The `Host`, `Origin`, content type and body-time checks of every request.
+    pub(crate) guard: WebGuard,
 }
 
 /// A [`Client`] and its [`Toolkit`] served as an A2A agent: an Agent Card at
@@ -115,7 +127,16 @@ pub(crate) struct Config {
 ///   its artifact; `GetTask`, `ListTasks`, `CancelTask` and `SubscribeToTask` do what
 ///   they say. Errors are JSON-RPC errors with A2A's codes: `-32001` for a task that is
 ///   unknown (or another client's), `-32004` for a message to a task that ended, `-32002`
-///   to cancel one, `-32602` for bad parameters.
+///   to cancel one, `-32602` for bad parameters, and `-32000` for a limit reached (runs
+///   in flight, unfinished tasks per caller, tasks and bytes kept: `with_max_…`).
+/// - Every request first passes a [`WebGuard`] ([`with_web_guard`](A2aServer::with_web_guard)):
+///   loopback `Host`s only unless configured, JSON bodies only, within a size bound and a
+///   body timeout.
+/// - Without a principal ([`with_principal`](A2aServer::with_principal)), callers are
+///   anonymous: task ids and contextIds, issued by the server, are what lets a caller
+///   back in; `ListTasks` lists one conversation, by its `contextId`; a contextId an
+///   anonymous caller chose continues no one's conversation. See the guide's Security
+///   section.
 /// - Tasks are kept in the client's run store when it has one
 ///   ([`Client::with_store`](crate::Client::with_store), features `sqlite` / `postgres`):
 ///   a restarted server still has them, and every server on the same database (replicas
@@ -136,6 +157,8 @@ impl fmt::Debug for A2aServer {
             .field("principal", &config.principal.is_some())
             .field("max_message_bytes", &config.max_message_bytes)
             .field("max_artifact_bytes", &config.max_artifact_bytes)
+            .field("limits", &config.limits)
+            .field("guard", &config.guard)
             .finish_non_exhaustive()
     }
 }
@@ -153,6 +176,7 @@ impl A2aServer {
             provider: None,
             skills: Vec::new(),
             url: None,
+            bound: None,
             principal: None,
             prompt: None,
             artifact: None,
@@ -161,6 +185,8 @@ impl A2aServer {
             max_artifact_bytes: DEFAULT_MAX_ARTIFACT_BYTES,
             ttl: DEFAULT_TASK_TTL,
             lease: DEFAULT_LEASE,
+            limits: limits::Limits::default(),
+            guard: WebGuard::new(),
         };
         A2aServer(Arc::new(engine::Engine::new(config)))
     }
@@ -223,8 +249,12 @@ impl A2aServer {
         self.update(|c| c.skills.push(skill))
     }
 
-    /// The JSON-RPC endpoint's public URL, for the card (behind a proxy, say). Without
-    /// it the card gives `http://<Host>/<where the router is mounted>/`.
+    /// The JSON-RPC endpoint's public URL, for the card (behind a proxy, or for a public
+    /// name). Without it the card gives the address [`serve`](A2aServer::serve) bound
+    /// (`http://127.0.0.1:8080/`), or, for a [`router`](A2aServer::router) you serve
+    /// yourself, `http://localhost/<where the router is mounted>/`: set it then. The
+    /// request's `Host` header is never used (a caller names any host there, and the card
+    /// is cached).
     #[must_use]
     pub fn with_url(self, url: impl Into<String>) -> A2aServer {
         let url = url.into();
@@ -236,7 +266,9 @@ impl A2aServer {
     /// `ListTasks`, `CancelTask`, `SubscribeToTask`, a message to it) only to the
     /// principal that created it; others get `-32001` as for an unknown task.
     /// Conversations (`contextId`) are per principal too. The principal is kept with
-    /// the task (in the run store too), and an empty one counts as none.
+    /// the task (in the run store too), and an empty one counts as none. Requests
+    /// without one are anonymous: they list tasks only by a `contextId` the server
+    /// issued, and count as one caller for the per-caller limits.
     #[must_use]
     pub fn with_principal<F>(self, principal: F) -> A2aServer
     where
@@ -285,10 +317,26 @@ impl A2aServer {
     }
 
     /// The largest request body accepted (default [`DEFAULT_MAX_MESSAGE_BYTES`]); a larger
-    /// one gets `-32600`.
+    /// one gets `413 Payload Too Large`, before it is read whole. (It is the body bound
+    /// of the [`WebGuard`], whatever that says.)
     #[must_use]
     pub fn with_max_message_bytes(self, bytes: usize) -> A2aServer {
         self.update(|c| c.max_message_bytes = bytes)
+    }
+
+    /// What every request must pass before it reaches the agent (default
+    /// [`WebGuard::new`]): its `Host` among the allowed ones (the loopback names unless
+    /// you add the public name a client uses, [`WebGuard::with_allowed_hosts`]: a guard
+    /// against DNS rebinding), its `Origin`, when a browser sends one, among the allowed
+    /// ones, a `POST` body sent as `Content-Type: application/json` (so that no page on
+    /// another site can start a task with a form or a `text/plain` fetch, which need no
+    /// preflight), and all of it arrived within the body timeout
+    /// ([`WebGuard::with_body_read_timeout`], default 30 s; else `408` and the connection
+    /// closed). Refusals are HTTP statuses (`400`, `403`, `408`, `413`, `415`) with a
+    /// short text saying what to change.
+    #[must_use]
+    pub fn with_web_guard(self, guard: WebGuard) -> A2aServer {
+        self.update(|c| c.guard = guard)
     }
 
     /// The largest answer a task may give (default [`DEFAULT_MAX_ARTIFACT_BYTES`]); a run

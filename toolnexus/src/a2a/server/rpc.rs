@@ -126,25 +126,7 @@ pub(super) async fn handle(
     owner: Option<String>,
     body: Result<Bytes, String>,
 ) -> Response {
-    let content_type = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(|v| {
-            v.split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase()
-        });
-    if let Some(kind) = content_type
-        && !(kind == "application/json" || kind.ends_with("+json"))
-    {
-        let error = RpcError::new(
-            codes::CONTENT_TYPE_NOT_SUPPORTED,
-            format!("Content-Type `{kind}` is not supported: send application/json"),
-        );
-        return json_response(&error.response(&Value::Null));
-    }
+    // The content type was checked by the guard (`application/json` only).
     let body = match body {
         Ok(body) => body,
         Err(reason) => {

@@ -44,19 +44,59 @@ pub(crate) struct TaskRecord {
 
 pub(crate) type StoreResult<T> = Result<T, String>;
 
+/// Which of a caller's tasks `ListTasks` asks for, and where its page starts.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct ListQuery {
+    /// Tasks that expired before this are gone.
+    pub(crate) now_ms: i64,
+    /// Only the tasks of this conversation (its stored key).
+    pub(crate) context: Option<String>,
+    pub(crate) state: Option<TaskState>,
+    /// Only the tasks changed after this.
+    pub(crate) updated_after: Option<i64>,
+    /// The page starts after this task (its `updated_ms` and id), in the listing's order:
+    /// newest change first, then by id.
+    pub(crate) cursor: Option<(i64, String)>,
+    /// At most this many records (the store may give one more, to say a page follows).
+    pub(crate) limit: usize,
+}
+
+/// One page of a listing: its records, and how many match in all.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct ListPage {
+    /// Up to `limit + 1` records, newest change first: one over the limit says another
+    /// page follows.
+    pub(crate) records: Vec<TaskRecord>,
+    pub(crate) total: u64,
+}
+
+/// What the stored tasks (and conversations) hold, after [`TaskStore::make_room`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Usage {
+    pub(crate) tasks: u64,
+    /// The bytes of their JSON: tasks, halted runs and conversations' transcripts.
+    pub(crate) bytes: u64,
+}
+
 /// A place to keep tasks and conversations. Times are the serving process's clock (ms
 /// since the Unix epoch); `owner` is the principal that created a task (`None`: the
-/// server knows no principals), and binds it.
+/// caller gave none), and binds it.
 pub(crate) trait TaskStore: Send + Sync + fmt::Debug + 'static {
-    /// Adds a new task.
-    fn insert(&self, record: TaskRecord) -> BoxFuture<'_, StoreResult<()>>;
+    /// Adds a new task, unless its owner already has `max_unfinished` tasks that have not
+    /// ended (nor expired at the record's `created_ms`): `Ok(false)` then, and nothing is
+    /// written.
+    fn insert(&self, record: TaskRecord, max_unfinished: u64) -> BoxFuture<'_, StoreResult<bool>>;
     /// The task with this id.
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, StoreResult<Option<TaskRecord>>>;
     /// Writes `record` if the stored one is still at `expected` (its version); `false`
     /// when another write came first.
     fn replace(&self, record: TaskRecord, expected: u64) -> BoxFuture<'_, StoreResult<bool>>;
-    /// Every task of `owner`.
-    fn list<'a>(&'a self, owner: Option<&'a str>) -> BoxFuture<'a, StoreResult<Vec<TaskRecord>>>;
+    /// One page of the tasks of `owner` that `query` asks for, newest change first.
+    fn list<'a>(
+        &'a self,
+        owner: Option<&'a str>,
+        query: &'a ListQuery,
+    ) -> BoxFuture<'a, StoreResult<ListPage>>;
     /// The transcript of a conversation (`contextId`) of `owner`.
     fn context<'a>(
         &'a self,
@@ -73,6 +113,16 @@ pub(crate) trait TaskStore: Send + Sync + fmt::Debug + 'static {
     ) -> BoxFuture<'a, StoreResult<()>>;
     /// Deletes the tasks (and conversations) that expired before `now_ms`; how many.
     fn sweep(&self, now_ms: i64) -> BoxFuture<'_, StoreResult<u64>>;
+    /// Deletes tasks that ended and conversations, the least recently changed first,
+    /// until fewer than `max_tasks` tasks and `max_bytes` bytes are kept (or nothing
+    /// that ended is left); what is kept then. Tasks that have not ended are never
+    /// deleted here.
+    fn make_room(
+        &self,
+        now_ms: i64,
+        max_tasks: u64,
+        max_bytes: u64,
+    ) -> BoxFuture<'_, StoreResult<Usage>>;
 }
 
 /// The task storage as a client's run store hands it out (see [`for_client`]).
@@ -100,9 +150,33 @@ pub(crate) struct MemoryTasks {
 
 #[derive(Debug, Default)]
 struct Memory {
-    tasks: HashMap<String, TaskRecord>,
-    /// A conversation's transcript and when it expires.
-    contexts: HashMap<(Option<String>, String), (Value, i64)>,
+    /// Each task, and the bytes of its JSON.
+    tasks: HashMap<String, (TaskRecord, u64)>,
+    /// A conversation's transcript, when it expires, and its bytes.
+    contexts: HashMap<(Option<String>, String), (Value, i64, u64)>,
+}
+
+/// The bytes `value` takes as JSON, counted without writing it out.
+pub(crate) fn json_bytes(value: &Value) -> u64 {
+    struct Count(u64);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len() as u64;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing a `Value` into a sink that takes everything cannot fail.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
+/// The bytes a task's record keeps: its task and its halted run, as JSON.
+fn record_bytes(record: &TaskRecord) -> u64 {
+    json_bytes(&record.task) + record.run.as_ref().map_or(0, json_bytes)
 }
 
 impl MemoryTasks {
@@ -114,27 +188,58 @@ impl MemoryTasks {
     }
 }
 
+impl Memory {
+    fn usage(&self, now_ms: i64) -> Usage {
+        let mut usage = Usage::default();
+        for (record, bytes) in self.tasks.values() {
+            if record.expires_ms >= now_ms {
+                usage.tasks += 1;
+                usage.bytes += bytes;
+            }
+        }
+        for (_, expires, bytes) in self.contexts.values() {
+            if *expires >= now_ms {
+                usage.bytes += bytes;
+            }
+        }
+        usage
+    }
+}
+
 impl TaskStore for MemoryTasks {
-    fn insert(&self, record: TaskRecord) -> BoxFuture<'_, StoreResult<()>> {
+    fn insert(&self, record: TaskRecord, max_unfinished: u64) -> BoxFuture<'_, StoreResult<bool>> {
         let mut memory = self.lock();
+        let unfinished = memory
+            .tasks
+            .values()
+            .filter(|(r, _)| {
+                r.owner == record.owner
+                    && !r.state.is_terminal()
+                    && r.expires_ms >= record.created_ms
+            })
+            .count() as u64;
         let outcome = if memory.tasks.contains_key(&record.id) {
             Err(format!("a task `{}` exists already", record.id))
+        } else if unfinished >= max_unfinished {
+            Ok(false)
         } else {
-            memory.tasks.insert(record.id.clone(), record);
-            Ok(())
+            let bytes = record_bytes(&record);
+            memory.tasks.insert(record.id.clone(), (record, bytes));
+            Ok(true)
         };
         Box::pin(std::future::ready(outcome))
     }
 
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, StoreResult<Option<TaskRecord>>> {
-        let found = self.lock().tasks.get(id).cloned();
+        let found = self.lock().tasks.get(id).map(|(r, _)| r.clone());
         Box::pin(std::future::ready(Ok(found)))
     }
 
     fn replace(&self, record: TaskRecord, expected: u64) -> BoxFuture<'_, StoreResult<bool>> {
         let mut memory = self.lock();
         let written = match memory.tasks.get_mut(&record.id) {
-            Some(stored) if stored.version == expected => {
+            Some((stored, bytes)) if stored.version == expected => {
+                *bytes = record_bytes(&record);
                 *stored = record;
                 true
             }
@@ -143,15 +248,41 @@ impl TaskStore for MemoryTasks {
         Box::pin(std::future::ready(Ok(written)))
     }
 
-    fn list<'a>(&'a self, owner: Option<&'a str>) -> BoxFuture<'a, StoreResult<Vec<TaskRecord>>> {
-        let found = self
-            .lock()
+    fn list<'a>(
+        &'a self,
+        owner: Option<&'a str>,
+        query: &'a ListQuery,
+    ) -> BoxFuture<'a, StoreResult<ListPage>> {
+        let memory = self.lock();
+        let mut matching: Vec<&TaskRecord> = memory
             .tasks
             .values()
-            .filter(|r| r.owner.as_deref() == owner)
+            .map(|(r, _)| r)
+            .filter(|r| {
+                r.owner.as_deref() == owner
+                    && r.expires_ms >= query.now_ms
+                    && query.context.as_ref().is_none_or(|c| &r.context_id == c)
+                    && query.state.is_none_or(|s| r.state == s)
+                    && query.updated_after.is_none_or(|t| r.updated_ms > t)
+            })
+            .collect();
+        let total = matching.len() as u64;
+        matching.sort_by(|a, b| {
+            b.updated_ms
+                .cmp(&a.updated_ms)
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        let records = matching
+            .into_iter()
+            .filter(|r| {
+                query.cursor.as_ref().is_none_or(|(ms, id)| {
+                    r.updated_ms < *ms || (r.updated_ms == *ms && r.id.as_str() > id.as_str())
+                })
+            })
+            .take(query.limit.saturating_add(1))
             .cloned()
             .collect();
-        Box::pin(std::future::ready(Ok(found)))
+        Box::pin(std::future::ready(Ok(ListPage { records, total })))
     }
 
     fn context<'a>(
@@ -160,7 +291,7 @@ impl TaskStore for MemoryTasks {
         id: &'a str,
     ) -> BoxFuture<'a, StoreResult<Option<Value>>> {
         let key = (owner.map(str::to_owned), id.to_owned());
-        let found = self.lock().contexts.get(&key).map(|(v, _)| v.clone());
+        let found = self.lock().contexts.get(&key).map(|(v, _, _)| v.clone());
         Box::pin(std::future::ready(Ok(found)))
     }
 
@@ -172,16 +303,71 @@ impl TaskStore for MemoryTasks {
         expires_ms: i64,
     ) -> BoxFuture<'a, StoreResult<()>> {
         let key = (owner.map(str::to_owned), id.to_owned());
-        self.lock().contexts.insert(key, (transcript, expires_ms));
+        let bytes = json_bytes(&transcript);
+        self.lock()
+            .contexts
+            .insert(key, (transcript, expires_ms, bytes));
         Box::pin(std::future::ready(Ok(())))
     }
 
     fn sweep(&self, now_ms: i64) -> BoxFuture<'_, StoreResult<u64>> {
         let mut memory = self.lock();
         let before = memory.tasks.len() + memory.contexts.len();
-        memory.tasks.retain(|_, r| r.expires_ms >= now_ms);
-        memory.contexts.retain(|_, (_, expires)| *expires >= now_ms);
+        memory.tasks.retain(|_, (r, _)| r.expires_ms >= now_ms);
+        memory
+            .contexts
+            .retain(|_, (_, expires, _)| *expires >= now_ms);
         let swept = before - memory.tasks.len() - memory.contexts.len();
         Box::pin(std::future::ready(Ok(swept as u64)))
+    }
+
+    fn make_room(
+        &self,
+        now_ms: i64,
+        max_tasks: u64,
+        max_bytes: u64,
+    ) -> BoxFuture<'_, StoreResult<Usage>> {
+        let mut memory = self.lock();
+        // What expired is gone already: it makes room first.
+        memory.tasks.retain(|_, (r, _)| r.expires_ms >= now_ms);
+        memory
+            .contexts
+            .retain(|_, (_, expires, _)| *expires >= now_ms);
+        let mut usage = memory.usage(now_ms);
+        if usage.tasks < max_tasks && usage.bytes < max_bytes {
+            return Box::pin(std::future::ready(Ok(usage)));
+        }
+        // What may go, least recently changed first (a conversation by its expiry, which
+        // is its last change and the same time to live).
+        enum Evict {
+            Task(String),
+            Context((Option<String>, String)),
+        }
+        let mut evictable: Vec<(i64, Evict, u64, u64)> = memory
+            .tasks
+            .values()
+            .filter(|(r, _)| r.state.is_terminal())
+            .map(|(r, bytes)| (r.updated_ms, Evict::Task(r.id.clone()), 1, *bytes))
+            .chain(memory.contexts.iter().map(|(key, (_, expires, bytes))| {
+                (*expires, Evict::Context(key.clone()), 0, *bytes)
+            }))
+            .collect();
+        evictable.sort_by_key(|(at, ..)| *at);
+        for (_, what, tasks, bytes) in evictable {
+            if usage.tasks < max_tasks && usage.bytes < max_bytes {
+                break;
+            }
+            match what {
+                Evict::Task(id) => {
+                    memory.tasks.remove(&id);
+                }
+                Evict::Context(key) => {
+                    memory.contexts.remove(&key);
+                }
+            }
+            usage.tasks = usage.tasks.saturating_sub(tasks);
+            usage.bytes = usage.bytes.saturating_sub(bytes);
+        }
+        Box::pin(std::future::ready(Ok(usage)))
     }
 }

@@ -1,9 +1,11 @@
-//! `ListTasks`: a principal's tasks, newest change first, a page at a time.
+//! `ListTasks`: a principal's tasks (or, for a caller without one, a conversation's),
+//! newest change first, a page at a time, paged by the store.
 
 use serde_json::{Value, json};
 
 use super::engine::parse;
 use super::rpc::{Call, history_length, member};
+use super::store::ListQuery;
 use crate::a2a::wire::{RpcError, Task, TaskState};
 
 const DEFAULT_PAGE: usize = 50;
@@ -45,13 +47,13 @@ pub(super) async fn list(call: &Call, params: &Value) -> Result<Value, RpcError>
                 ))
             })?,
     };
-    let offset = match string(params, "pageToken")? {
-        None => 0,
-        Some(token) => token.parse::<usize>().map_err(|_| {
+    let cursor = match string(params, "pageToken")? {
+        None => None,
+        Some(token) => Some(parse_token(token).ok_or_else(|| {
             RpcError::invalid_params(format!(
                 "params.pageToken `{token}` is not a page token of this agent"
             ))
-        })?,
+        })?),
     };
     let after = match string(params, "statusTimestampAfter")? {
         None => None,
@@ -61,31 +63,40 @@ pub(super) async fn list(call: &Call, params: &Value) -> Result<Value, RpcError>
             ))
         })?),
     };
+    // A caller without a principal proves nothing but what it knows: it lists the tasks
+    // of a conversation whose contextId it gives, and nothing else.
+    if call.owner.is_none() && context.is_none() {
+        return Err(RpcError::invalid_params(
+            "params.contextId is required: this agent knows no principal for this request \
+             (the server sets one with A2aServer::with_principal, from your authentication), \
+             so it lists only the tasks of the conversation whose contextId you give",
+        ));
+    }
     let history = history_length(member(params, "historyLength"), "params.historyLength")?;
     let artifacts = member(params, "includeArtifacts").and_then(Value::as_bool) == Some(true);
-    let mut records = call
+    let query = ListQuery {
+        now_ms: crate::a2a::time::now_ms(),
+        context: context.map(str::to_owned),
+        state: status,
+        updated_after: after,
+        cursor,
+        limit: page_size,
+    };
+    let mut page = call
         .engine
         .store
-        .list(call.owner.as_deref())
+        .list(call.owner.as_deref(), &query)
         .await
         .map_err(RpcError::internal)?;
-    let now = crate::a2a::time::now_ms();
-    records.retain(|r| {
-        r.expires_ms >= now
-            && context.is_none_or(|c| r.context_id == c)
-            && status.is_none_or(|s| r.state == s)
-            && after.is_none_or(|t| r.updated_ms > t)
-    });
-    records.sort_by(|a, b| {
-        b.updated_ms
-            .cmp(&a.updated_ms)
-            .then_with(|| a.id.cmp(&b.id))
-    });
-    let total = records.len();
-    let page: Vec<Value> = records
+    let more = page.records.len() > page_size;
+    page.records.truncate(page_size);
+    let next_token = match (more, page.records.last()) {
+        (true, Some(last)) => format!("{}:{}", last.updated_ms, last.id),
+        _ => String::new(),
+    };
+    let tasks: Vec<Value> = page
+        .records
         .iter()
-        .skip(offset)
-        .take(page_size)
         .map(|record| {
             let mut task: Task = parse(record)?;
             if !artifacts {
@@ -98,18 +109,21 @@ pub(super) async fn list(call: &Call, params: &Value) -> Result<Value, RpcError>
             Ok(json)
         })
         .collect::<Result<_, RpcError>>()?;
-    let next = offset + page.len();
-    let next_token = if next < total {
-        next.to_string()
-    } else {
-        String::new()
-    };
     Ok(json!({
-        "tasks": page,
+        "tasks": tasks,
         "nextPageToken": next_token,
         "pageSize": page_size,
-        "totalSize": total,
+        "totalSize": page.total,
     }))
+}
+
+/// A page token (`<updated ms>:<task id>`, where the previous page ended) read back.
+fn parse_token(token: &str) -> Option<(i64, String)> {
+    let (ms, id) = token.split_once(':')?;
+    if id.is_empty() {
+        return None;
+    }
+    Some((ms.parse().ok()?, id.to_owned()))
 }
 
 #[cfg(test)]

@@ -16,6 +16,9 @@ pub(crate) mod codes {
     pub(crate) const CONTENT_TYPE_NOT_SUPPORTED: i64 = -32005;
     pub(crate) const EXTENDED_CARD_NOT_CONFIGURED: i64 = -32007;
     pub(crate) const VERSION_NOT_SUPPORTED: i64 = -32009;
+    /// A limit of this server was reached (JSON-RPC's range for a server's own errors;
+    /// A2A names none for it).
+    pub(crate) const LIMIT_REACHED: i64 = -32000;
 }
 
 /// A JSON-RPC error: its code, its message, and (for A2A's own errors) a
@@ -24,6 +27,8 @@ pub(crate) mod codes {
 pub(crate) struct RpcError {
     pub(crate) code: i64,
     pub(crate) message: String,
+    /// The `ErrorInfo`'s `metadata` (a limit's scope and value, say).
+    pub(crate) metadata: Vec<(&'static str, String)>,
 }
 
 impl RpcError {
@@ -31,7 +36,14 @@ impl RpcError {
         RpcError {
             code,
             message: message.into(),
+            metadata: Vec::new(),
         }
+    }
+
+    /// The same error, saying `value` for `key` in its `ErrorInfo`'s metadata.
+    pub(crate) fn with_metadata(mut self, key: &'static str, value: impl Into<String>) -> Self {
+        self.metadata.push((key, value.into()));
+        self
     }
 
     pub(crate) fn invalid_params(message: impl Into<String>) -> RpcError {
@@ -64,21 +76,27 @@ impl RpcError {
             codes::INVALID_REQUEST => "INVALID_REQUEST",
             codes::METHOD_NOT_FOUND => "METHOD_NOT_FOUND",
             codes::PARSE_ERROR => "PARSE_ERROR",
+            codes::LIMIT_REACHED => "RESOURCE_EXHAUSTED",
             _ => "INTERNAL_ERROR",
         }
     }
 
     /// The `error` object of a response.
     pub(crate) fn to_json(&self) -> Value {
-        json!({
-            "code": self.code,
-            "message": self.message,
-            "data": [{
-                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
-                "reason": self.reason(),
-                "domain": "a2a-protocol.org",
-            }],
-        })
+        let mut info = json!({
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            "reason": self.reason(),
+            "domain": "a2a-protocol.org",
+        });
+        if !self.metadata.is_empty() {
+            let metadata: serde_json::Map<String, Value> = self
+                .metadata
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), Value::String(v.clone())))
+                .collect();
+            info["metadata"] = Value::Object(metadata);
+        }
+        json!({"code": self.code, "message": self.message, "data": [info]})
     }
 
     /// The whole response to the request with `id`.

@@ -61,6 +61,14 @@ async fn create(
         .reserve(&id)
         .map_err(|limit| busy(name, "the tool did not run", limit))?
         .unwrap_or_default();
+    let binding = caller.binding();
+    // Callers with no identity cannot be told apart: they share one allowance.
+    let anonymous = binding.is_empty();
+    let limit = if anonymous {
+        tasks.max_anonymous
+    } else {
+        tasks.max_per_caller
+    };
     let created = tasks
         .storage
         .create(NewTask {
@@ -70,15 +78,27 @@ async fn create(
             owner: &tasks.owner,
             lease_ms: ms(tasks.lease),
             ttl_ms: ms(tasks.ttl),
-            caller: &caller.binding(),
-            limit: tasks.max_per_caller,
+            caller: &binding,
+            limit,
         })
         .await;
     let row = match created {
         Ok(Some(row)) => row,
+        Ok(None) if anonymous => {
+            tasks.release(&id);
+            return Err(ErrorData::new(
+                ErrorCode::INVALID_REQUEST,
+                format!(
+                    "{name}: the callers with neither a session nor an authenticated \
+                     principal already have {limit} unfinished tasks between them, their \
+                     limit (McpServer::with_max_anonymous_tasks); the tool did not run: \
+                     wait for one to end, or call with a session or a principal"
+                ),
+                Some(json!({"reason": "task_limit", "scope": "anonymous", "limit": limit})),
+            ));
+        }
         Ok(None) => {
             tasks.release(&id);
-            let limit = tasks.max_per_caller;
             return Err(ErrorData::new(
                 ErrorCode::INVALID_REQUEST,
                 format!(
@@ -272,7 +292,7 @@ pub(in crate::mcp) async fn cancel(
     let caller = Caller::of(server, context);
     lookup(server, id, &caller).await?;
     let tasks = &server.0.tasks;
-    tasks
+    let cancelled = tasks
         .storage
         .cancel(id, "cancelled by the client")
         .await
@@ -281,6 +301,10 @@ pub(in crate::mcp) async fn cancel(
         })?;
     if let Some(token) = tasks.live().get(id) {
         token.cancel();
+    }
+    // A waiting task ends here (a running one when its runner settles it).
+    if cancelled.is_some_and(|row| row.is_terminal()) {
+        tasks.trim_finished().await;
     }
     Ok(())
 }

@@ -20,8 +20,11 @@
 //!
 //! A task belongs to the caller that created it (its session and principal, see
 //! `caller.rs`): `tasks/*` from anyone else is answered as for an unknown id. Each caller
-//! may have [`DEFAULT_MAX_TASKS_PER_CALLER`] unfinished tasks, and the process runs at most
-//! [`DEFAULT_MAX_RUNNING_TASKS`] at once; a timer deletes expired tasks.
+//! may have [`DEFAULT_MAX_TASKS_PER_CALLER`] unfinished tasks, callers with neither a
+//! session nor a principal [`DEFAULT_MAX_ANONYMOUS_TASKS`] between them, and the process
+//! runs at most [`DEFAULT_MAX_RUNNING_TASKS`] at once. Finished tasks are kept up to
+//! [`DEFAULT_MAX_FINISHED_TASKS`] and [`DEFAULT_MAX_FINISHED_TASK_BYTES`] (the oldest go
+//! first), and a timer deletes expired tasks.
 
 mod methods;
 pub(crate) mod record;
@@ -65,6 +68,21 @@ pub const DEFAULT_MAX_TASKS_PER_CALLER: usize = 32;
 /// [`McpServer::with_max_running_tasks`] says otherwise: 256.
 pub const DEFAULT_MAX_RUNNING_TASKS: usize = 256;
 
+/// How many unfinished tasks the callers with neither a session nor a principal may have
+/// between them (they cannot be told apart), unless
+/// [`McpServer::with_max_anonymous_tasks`] says otherwise: 64.
+pub const DEFAULT_MAX_ANONYMOUS_TASKS: usize = 64;
+
+/// How many finished tasks (completed, failed or cancelled) are kept before their time to
+/// live, unless [`McpServer::with_max_finished_tasks`] says otherwise: 1024. Past it, the
+/// oldest finished task is deleted.
+pub const DEFAULT_MAX_FINISHED_TASKS: usize = 1024;
+
+/// How many bytes the finished tasks kept may hold between them (arguments, status
+/// messages and results), unless [`McpServer::with_max_finished_task_bytes`] says
+/// otherwise: 64 MiB. Past it, the oldest finished tasks are deleted.
+pub const DEFAULT_MAX_FINISHED_TASK_BYTES: u64 = 64 * 1024 * 1024;
+
 /// The server's tasks: where they are kept, which ones run here, and their timings.
 #[derive(Clone, Debug)]
 pub(super) struct Tasks {
@@ -79,7 +97,18 @@ pub(super) struct Tasks {
     sweep: Duration,
     max_per_caller: usize,
     max_running: usize,
+    max_anonymous: usize,
+    /// The bound on the finished tasks kept.
+    finished: Finished,
     sweeper: Sweeper,
+}
+
+/// How many finished tasks a storage keeps, and how many bytes they may hold: past
+/// either, the oldest finished are deleted (the newest one is always kept).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Finished {
+    pub(crate) count: usize,
+    pub(crate) bytes: u64,
 }
 
 impl Default for Tasks {
@@ -94,6 +123,11 @@ impl Default for Tasks {
             sweep: DEFAULT_TASK_SWEEP_INTERVAL,
             max_per_caller: DEFAULT_MAX_TASKS_PER_CALLER,
             max_running: DEFAULT_MAX_RUNNING_TASKS,
+            max_anonymous: DEFAULT_MAX_ANONYMOUS_TASKS,
+            finished: Finished {
+                count: DEFAULT_MAX_FINISHED_TASKS,
+                bytes: DEFAULT_MAX_FINISHED_TASK_BYTES,
+            },
             sweeper: Sweeper::default(),
         }
     }
@@ -144,6 +178,15 @@ impl Tasks {
     fn release(&self, id: &str) {
         self.live().remove(id);
     }
+
+    /// Deletes the oldest finished tasks past the bound (after a task ended).
+    async fn trim_finished(&self) {
+        match self.storage.trim(self.finished).await {
+            Ok(0) => {}
+            Ok(trimmed) => tracing::debug!(trimmed, "the oldest finished tasks were deleted"),
+            Err(why) => tracing::warn!(%why, "finished tasks were not trimmed"),
+        }
+    }
 }
 
 impl McpServer {
@@ -182,11 +225,41 @@ impl McpServer {
     /// (default [`DEFAULT_MAX_TASKS_PER_CALLER`]); past it, a call that would start a
     /// task is refused with a JSON-RPC error (`data.reason: "task_limit"`) and the tool
     /// does not run. A caller is a session, an authenticated principal (see
-    /// [`McpServer::with_principal`]), or both; calls with neither (stateless, without a
-    /// principal) are bounded only by [`McpServer::with_max_running_tasks`].
+    /// [`McpServer::with_principal`]), or both; calls with neither (stateless HTTP, or
+    /// MCP 2026-07-28, without a principal) share [`McpServer::with_max_anonymous_tasks`].
     #[must_use]
     pub fn with_max_tasks_per_caller(self, limit: usize) -> Self {
         self.update(|inner| inner.tasks.max_per_caller = limit)
+    }
+
+    /// How many unfinished tasks the callers with neither a session nor a principal may
+    /// have between them (default [`DEFAULT_MAX_ANONYMOUS_TASKS`]): such callers cannot be
+    /// told apart, so they share one allowance. Past it, a call from one of them that would
+    /// start a task is refused with a JSON-RPC error (`data.reason: "task_limit"`,
+    /// `data.scope: "anonymous"`) and the tool does not run. Name the principal
+    /// ([`McpServer::with_principal`]) to give each authenticated caller a limit of its own.
+    #[must_use]
+    pub fn with_max_anonymous_tasks(self, limit: usize) -> Self {
+        self.update(|inner| inner.tasks.max_anonymous = limit)
+    }
+
+    /// How many finished tasks (completed, failed or cancelled) are kept before their time
+    /// to live (default [`DEFAULT_MAX_FINISHED_TASKS`]): when a task ends past it, the
+    /// finished tasks that ended first are deleted, and their ids read as unknown. The task
+    /// that ended last is always kept. With [`McpServer::with_store`] the bound is the
+    /// store's, shared by every replica on it.
+    #[must_use]
+    pub fn with_max_finished_tasks(self, limit: usize) -> Self {
+        self.update(|inner| inner.tasks.finished.count = limit)
+    }
+
+    /// How many bytes the finished tasks kept may hold between them: their arguments,
+    /// status messages and results (default [`DEFAULT_MAX_FINISHED_TASK_BYTES`]). When a
+    /// task ends past it, the finished tasks that ended first are deleted until the rest
+    /// fit; the task that ended last is always kept.
+    #[must_use]
+    pub fn with_max_finished_task_bytes(self, bytes: u64) -> Self {
+        self.update(|inner| inner.tasks.finished.bytes = bytes)
     }
 
     /// How many tasks this process runs at once (default [`DEFAULT_MAX_RUNNING_TASKS`]);

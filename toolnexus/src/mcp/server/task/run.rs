@@ -118,6 +118,7 @@ async fn run(
         )
         .await
     {
+        Ok(true) if status.is_terminal() => tasks.trim_finished().await,
         Ok(true) => {}
         Ok(false) => tracing::debug!(task = %id, "the task was no longer this runner's to settle"),
         // Left `working`: once its lease lapses, the task is reported failed.

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use futures_util::future::BoxFuture;
 
+use super::Finished;
 use super::record::{Status, TaskRow};
 use super::time::now_ms;
 
@@ -28,9 +29,9 @@ pub(crate) struct NewTask<'a> {
     pub(crate) owner: &'a str,
     pub(crate) lease_ms: i64,
     pub(crate) ttl_ms: i64,
-    /// Whom it belongs to (`""`: nobody in particular).
+    /// Whom it belongs to (`""`: nobody in particular, shared by every such caller).
     pub(crate) caller: &'a str,
-    /// How many unfinished tasks `caller` may have.
+    /// How many unfinished tasks `caller` may have (for `""`: all of them together).
     pub(crate) limit: usize,
 }
 
@@ -78,6 +79,17 @@ pub(crate) trait TaskStorage: Send + Sync + fmt::Debug {
 
     /// Deletes the tasks past their time to live; how many.
     fn sweep(&self) -> Kept<'_, u64>;
+
+    /// Deletes the finished tasks that ended first, until at most `bound.count` are kept
+    /// and their bytes (arguments, messages, payloads) fit in `bound.bytes`; the task that
+    /// ended last is always kept. How many were deleted.
+    fn trim(&self, bound: Finished) -> Kept<'_, u64>;
+}
+
+/// The bytes a task's row holds, as [`TaskStorage::trim`] counts them.
+pub(crate) fn size(row: &TaskRow) -> u64 {
+    let len = |text: &Option<String>| text.as_ref().map_or(0, String::len);
+    (row.args.len() + len(&row.message) + len(&row.payload)) as u64
 }
 
 /// The tasks kept in this process's memory (the default): they die with it, and another
@@ -112,7 +124,7 @@ impl TaskStorage for Memory {
         let open = |row: &&TaskRow| {
             row.caller == task.caller && !row.is_terminal() && row.expires_at >= now
         };
-        if !task.caller.is_empty() && map.values().filter(open).count() >= task.limit {
+        if map.values().filter(open).count() >= task.limit {
             return ready(None);
         }
         let row = TaskRow {
@@ -216,4 +228,31 @@ impl TaskStorage for Memory {
         map.retain(|_, row| row.expires_at >= now);
         ready((before - map.len()) as u64)
     }
+
+    fn trim(&self, bound: Finished) -> Kept<'_, u64> {
+        let mut map = self.locked();
+        let mut ended: Vec<(i64, &str, u64)> = map
+            .values()
+            .filter(|row| row.is_terminal())
+            .map(|row| (row.updated_at, row.id.as_str(), size(row)))
+            .collect();
+        // Newest first: keep while both bounds hold (the newest always).
+        ended.sort_unstable_by(|a, b| (b.0, b.1).cmp(&(a.0, a.1)));
+        let mut bytes = 0u64;
+        let mut doomed = Vec::new();
+        for (n, (_, id, size)) in ended.into_iter().enumerate() {
+            bytes = bytes.saturating_add(size);
+            if n > 0 && (n >= bound.count || bytes > bound.bytes) {
+                doomed.push(id.to_owned());
+            }
+        }
+        for id in &doomed {
+            map.remove(id);
+        }
+        ready(doomed.len() as u64)
+    }
 }
+
+#[cfg(test)]
+#[path = "storage_tests.rs"]
+mod tests;

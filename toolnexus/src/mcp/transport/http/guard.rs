@@ -15,23 +15,23 @@
 //! - a session that negotiated a protocol version older than `2025-11-25` gets no priming
 //!   events (events with an id and empty data, which those versions' clients cannot
 //!   parse);
-//! - a body that has not all arrived within the body timeout gets `408` and the connection
-//!   is closed (hyper's header timeout covers only the head);
+//! - the checks every HTTP surface shares (`crate::web`): a `Host` or `Origin` not
+//!   allowed gets `403` before the SDK sees the request, and a body that has not all
+//!   arrived within the body timeout gets `408` and the connection is closed (hyper's
+//!   header timeout covers only the head);
 //! - the limits of `limits.rs`: replays past a client's limit get `429`, and sessions idle
 //!   past the timeout (pings and notifications do not count) are closed.
 
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock};
-use std::time::Duration;
 
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
 use futures_util::StreamExt;
-use http_body_util::{BodyExt, LengthLimitError, Limited};
 use memchr::memmem;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData};
 use rmcp::transport::streamable_http_server::session::SessionManager as _;
@@ -42,6 +42,7 @@ use super::events::stream_of;
 use super::limits::{Limits, TooManyReplays, holding};
 use super::sessions::Sessions;
 use crate::mcp::transport::protocol;
+use crate::web::{self, WebGuard};
 
 const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
 const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
@@ -61,8 +62,8 @@ struct Inner {
     /// `initialize` requests admitted whose session is not yet in the manager's map.
     admitting: AtomicUsize,
     admission: tokio::sync::Mutex<()>,
-    max_body: usize,
-    body_timeout: Duration,
+    /// The `Host` and `Origin` checks, and the body's bound and timeout.
+    web: WebGuard,
     limits: Arc<Limits>,
 }
 
@@ -77,8 +78,7 @@ impl Guard {
             max_sessions: options.max_sessions,
             admitting: AtomicUsize::new(0),
             admission: tokio::sync::Mutex::new(()),
-            max_body,
-            body_timeout: options.body_read_timeout,
+            web: options.web.clone().with_max_body(max_body),
             limits: Limits::new(options.session_idle_timeout, options.max_sessions),
         }))
     }
@@ -136,6 +136,9 @@ impl Drop for Admitted {
 }
 
 pub(super) async fn guard(State(guard): State<Guard>, request: Request, next: Next) -> Response {
+    if let Some(refused) = guard.0.web.refusal(request.uri(), request.headers()) {
+        return refused;
+    }
     let stateful = guard.0.sessions.is_some();
     if stateful {
         guard.close_idle(false).await;
@@ -143,9 +146,9 @@ pub(super) async fn guard(State(guard): State<Guard>, request: Request, next: Ne
     let in_session = request.headers().contains_key(SESSION_HEADER);
     let mut primes = primes(header_str(&request, &VERSION_HEADER).unwrap_or(UNSTATED_VERSION));
     let request = match *request.method() {
-        Method::POST if is_json(&request) => {
+        Method::POST if web::is_json(request.headers()) => {
             let (parts, body) = request.into_parts();
-            let bytes = match read_body(body, guard.0.max_body, guard.0.body_timeout).await {
+            let bytes = match guard.0.web.read(body).await {
                 Ok(bytes) => bytes,
                 Err(response) => return response,
             };
@@ -341,47 +344,8 @@ fn too_many_replays(refused: &TooManyReplays) -> Response {
     response
 }
 
-/// The body, read within `timeout` and up to `max` bytes: `408` (and the connection
-/// closed) for a body that trickles in, `413` for one too large.
-async fn read_body(body: Body, max: usize, timeout: Duration) -> Result<Bytes, Response> {
-    let Ok(read) = tokio::time::timeout(timeout, Limited::new(body, max).collect()).await else {
-        let mut response = text_response(
-            StatusCode::REQUEST_TIMEOUT,
-            &format!(
-                "Request Timeout: the request body did not arrive within {} ms \
-                 (HttpOptions::with_body_read_timeout)",
-                timeout.as_millis()
-            ),
-        );
-        response
-            .headers_mut()
-            .insert(header::CONNECTION, HeaderValue::from_static("close"));
-        return Err(response);
-    };
-    match read {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(error) if error.is::<LengthLimitError>() => Err(text_response(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            &format!(
-                "Payload Too Large: the request body exceeds the server's limit of {max} bytes"
-            ),
-        )),
-        Err(error) => Err(text_response(
-            StatusCode::BAD_REQUEST,
-            &format!("Bad Request: reading the request body failed: {error}"),
-        )),
-    }
-}
-
 fn header_str<'a>(request: &'a Request, name: &HeaderName) -> Option<&'a str> {
     request.headers().get(name).and_then(|v| v.to_str().ok())
-}
-
-fn is_json(request: &Request) -> bool {
-    header_str(request, &header::CONTENT_TYPE).is_some_and(|value| {
-        let essence = value.split(';').next().unwrap_or_default().trim();
-        essence.eq_ignore_ascii_case("application/json")
-    })
 }
 
 fn is_event_stream(response: &Response) -> bool {

@@ -5,19 +5,8 @@ use std::time::Duration;
 
 use rmcp::transport::StreamableHttpServerConfig;
 
-/// The `Origin`s accepted unless configured: browser pages served from the loopback
-/// interface, on any port.
-pub const LOOPBACK_ORIGINS: &[&str] = &[
-    "http://localhost:*",
-    "http://127.0.0.1:*",
-    "http://[::1]:*",
-    "https://localhost:*",
-    "https://127.0.0.1:*",
-    "https://[::1]:*",
-];
-
-/// The `Host`s accepted unless configured (DNS-rebinding protection).
-pub const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "::1"];
+use crate::web::WebGuard;
+pub use crate::web::{DEFAULT_BODY_READ_TIMEOUT, LOOPBACK_HOSTS, LOOPBACK_ORIGINS};
 
 /// The default cap on open sessions ([`HttpOptions::with_max_sessions`]).
 pub const DEFAULT_MAX_SESSIONS: usize = 256;
@@ -26,9 +15,6 @@ pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 /// The default time a client has to send a request's headers
 /// ([`HttpOptions::with_header_read_timeout`]).
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
-/// The default time a client has to send a request's body once its headers are in
-/// ([`HttpOptions::with_body_read_timeout`]): a 1 MiB body at 300 kbit/s.
-pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
 /// The default cap on open connections ([`HttpOptions::with_max_connections`]).
 pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
 
@@ -57,22 +43,15 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
     pub(super) config: StreamableHttpServerConfig,
-    pub(super) hosts: Allowed,
-    pub(super) origins: Allowed,
+    /// The `Host` and `Origin` allow lists and the body timeout, checked by the guard
+    /// every HTTP surface of the crate shares.
+    pub(super) web: WebGuard,
     pub(super) max_sessions: usize,
     pub(super) session_idle_timeout: Duration,
     pub(super) header_read_timeout: Duration,
-    pub(super) body_read_timeout: Duration,
     pub(super) max_connections: usize,
     pub(super) stateless: bool,
     pub(crate) state_key: Option<crate::mcp::StateKey>,
-}
-
-#[derive(Debug, Clone)]
-pub(super) enum Allowed {
-    /// The loopback defaults plus these.
-    LoopbackAnd(Vec<String>),
-    Any,
 }
 
 impl Default for HttpOptions {
@@ -87,18 +66,16 @@ impl From<StreamableHttpServerConfig> for HttpOptions {
     /// defaults (an empty list accepts any `Host`); its `allowed_origins`, when not empty,
     /// are accepted beside the loopback origins.
     fn from(config: StreamableHttpServerConfig) -> Self {
-        let hosts = if config.allowed_hosts.is_empty() {
-            Allowed::Any
+        let mut options = HttpOptions::new();
+        options.web = if config.allowed_hosts.is_empty() {
+            options.web.with_any_host()
         } else {
-            Allowed::LoopbackAnd(config.allowed_hosts.clone())
+            options.web.with_allowed_hosts(config.allowed_hosts.clone())
         };
-        let origins = Allowed::LoopbackAnd(config.allowed_origins.clone());
-        HttpOptions {
-            config,
-            hosts,
-            origins,
-            ..HttpOptions::new()
-        }
+        options.web = options
+            .web
+            .with_allowed_origins(config.allowed_origins.clone());
+        HttpOptions { config, ..options }
     }
 }
 
@@ -107,12 +84,10 @@ impl HttpOptions {
     pub fn new() -> Self {
         HttpOptions {
             config: StreamableHttpServerConfig::default(),
-            hosts: Allowed::LoopbackAnd(Vec::new()),
-            origins: Allowed::LoopbackAnd(Vec::new()),
+            web: WebGuard::new().named("HttpOptions"),
             max_sessions: DEFAULT_MAX_SESSIONS,
             session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
-            body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             stateless: false,
             state_key: None,
@@ -128,11 +103,7 @@ impl HttpOptions {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let extra = hosts.into_iter().map(Into::into);
-        match &mut self.hosts {
-            Allowed::LoopbackAnd(list) => list.extend(extra),
-            Allowed::Any => self.hosts = Allowed::LoopbackAnd(extra.collect()),
-        }
+        self.web = self.web.with_allowed_hosts(hosts);
         self
     }
 
@@ -140,7 +111,7 @@ impl HttpOptions {
     /// it gives up the protection against DNS rebinding.
     #[must_use]
     pub fn with_any_host(mut self) -> Self {
-        self.hosts = Allowed::Any;
+        self.web = self.web.with_any_host();
         self
     }
 
@@ -154,11 +125,7 @@ impl HttpOptions {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let extra = origins.into_iter().map(Into::into);
-        match &mut self.origins {
-            Allowed::LoopbackAnd(list) => list.extend(extra),
-            Allowed::Any => self.origins = Allowed::LoopbackAnd(extra.collect()),
-        }
+        self.web = self.web.with_allowed_origins(origins);
         self
     }
 
@@ -166,7 +133,7 @@ impl HttpOptions {
     /// a server that authenticates its callers by other means.
     #[must_use]
     pub fn with_any_origin(mut self) -> Self {
-        self.origins = Allowed::Any;
+        self.web = self.web.with_any_origin();
         self
     }
 
@@ -203,7 +170,7 @@ impl HttpOptions {
     /// cannot hold a connection for longer. Default [`DEFAULT_BODY_READ_TIMEOUT`].
     #[must_use]
     pub fn with_body_read_timeout(mut self, timeout: Duration) -> Self {
-        self.body_read_timeout = timeout;
+        self.web = self.web.with_body_read_timeout(timeout);
         self
     }
 
@@ -253,24 +220,16 @@ impl HttpOptions {
     pub(super) fn sdk_config(&self, max_body: usize) -> StreamableHttpServerConfig {
         let mut config = self.config.clone();
         config.max_request_body_bytes = config.max_request_body_bytes.min(max_body);
-        config = match &self.hosts {
-            Allowed::Any => config.disable_allowed_hosts(),
-            Allowed::LoopbackAnd(extra) => config.with_allowed_hosts(
-                LOOPBACK_HOSTS
-                    .iter()
-                    .map(|h| (*h).to_owned())
-                    .chain(extra.iter().cloned()),
-            ),
+        // The guard in front of the SDK checks them first (`web`); the SDK checks the
+        // same lists again.
+        config = match self.web.hosts.entries(LOOPBACK_HOSTS) {
+            None => config.disable_allowed_hosts(),
+            Some(hosts) => config.with_allowed_hosts(hosts),
         };
-        config = match &self.origins {
-            Allowed::Any => config.disable_allowed_origins(),
-            Allowed::LoopbackAnd(extra) => config
-                .with_allowed_origins(
-                    LOOPBACK_ORIGINS
-                        .iter()
-                        .map(|o| (*o).to_owned())
-                        .chain(extra.iter().cloned()),
-                )
+        config = match self.web.origins.entries(LOOPBACK_ORIGINS) {
+            None => config.disable_allowed_origins(),
+            Some(origins) => config
+                .with_allowed_origins(origins)
                 .enforce_origin_validation(),
         };
         if self.stateless {
