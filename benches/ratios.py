@@ -100,6 +100,8 @@ COMPARISONS = [
     ("Provider turn, OpenAI Responses: build + parse / serde_json with the tools as ready text", "providers/openai_responses/toolnexus", "providers/openai_responses/serde_json_shared_tools", None),
     ("Request body, 50 tools, 40 messages: Responses / Chat Completions", "providers/openai_responses/body", "providers/openai/body", None),
     ("Request body, Responses with 12 reasoning items sent back / without", "providers/openai_responses_reasoning/body", "providers/openai_responses/body", None),
+    ("Code mode, 20 lookups + report, scripted model, in-process time: code / direct, one call a turn", "code_mode/code", "code_mode/direct_sequential", None),
+    ("Code mode, 20 lookups + report, scripted model, in-process time: code / direct, calls in one turn", "code_mode/code", "code_mode/direct_parallel", None),
 ]
 
 

@@ -37,6 +37,7 @@ const LAYERS: &[&str] = &[
     "source", // tools from MCP configs, skills folders, HTTP endpoints: mcp, tool, builtins, a2a
     "dispatch", // a facade over the tool layer's plumbing and the loop's resume: tool, agent
     "ui",     // runs a web page drives (AG-UI, the AI SDK's stream): agent, tool, web
+    "code",   // code mode, scripts that call the toolkit's tools: agent, tool, schema
     "guide",  // documentation
     "lib",    // the crate root
 ];

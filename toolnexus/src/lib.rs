@@ -91,6 +91,8 @@
 //!   out; no loop, no tool runs.
 //! - `web` (features `mcp`, `a2a`, `ui`): the `Host`, `Origin` and body checks every
 //!   HTTP surface makes, configured with `WebGuard`.
+//! - `code` (feature `code-mode`): code mode, one `run_code` tool whose JavaScript
+//!   script, run in-process by QuickJS under limits, calls the toolkit's tools.
 //! - [`trace`]: the spans' names and attributes; `otel` (feature `otel`) exports them.
 //!
 //! Optional modules carry the feature they need on docs.rs.
@@ -108,6 +110,9 @@ pub mod a2a;
 pub mod agent;
 #[cfg(feature = "builtins")]
 pub mod builtins;
+#[cfg(feature = "code-mode")]
+#[cfg_attr(docsrs, doc(cfg(feature = "code-mode")))]
+pub mod code;
 pub mod dispatch;
 // `${NAME}` expansion of header values (MCP configs, HTTP tools, model configs, A2A).
 #[cfg(any(

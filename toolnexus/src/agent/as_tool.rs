@@ -351,9 +351,18 @@ impl Agent {
 }
 
 /// Whether `request` carries the state of a halted inner run (an answer to it, even a
-/// decline, goes back to the agent tool, which takes it down to the call that asked).
+/// decline, goes back to the agent tool, which takes it down to the call that asked), or
+/// of a suspended script (code mode: the decline goes back to `run_code` likewise).
 pub(crate) fn carries_state(request: Option<&Request>) -> bool {
-    request.is_some_and(Request::carries_agent_state)
+    request.is_some_and(|r| r.carries_agent_state() || r.carries_code_state())
+}
+
+/// Whether a call re-run with the answer to request `answered` parks again rightly: a
+/// script (code mode) replayed with the answer, on its next request.
+pub(crate) fn parks_again(result: &ToolResult, answered: &str) -> bool {
+    result
+        .pending_request()
+        .is_some_and(|next| next.carries_code_state() && next.id != answered)
 }
 
 /// Whether an inner run's transcript has a call parked on the request `id`.

@@ -9,6 +9,7 @@ use futures_util::FutureExt as _;
 use futures_util::future::{BoxFuture, join_all};
 use rustc_hash::FxHashSet;
 
+use crate::agent::as_tool;
 use crate::agent::events::{Event, Events, Listener, events};
 use crate::agent::hooks::{Gate, HookChain};
 use crate::agent::journal::record::RunRecord;
@@ -404,7 +405,13 @@ async fn suspended(slot: &mut Slot, turn: u32, env: &Env<'_>) -> Played {
         return Played::Halted(request);
     };
     match wait(wait_for.as_ref(), &request, env.opts.wait_timeout).await {
-        Waited::Answer(answer) => resolve(slot, answer, turn, env).await,
+        Waited::Answer(answer) => {
+            resolve(slot, answer, turn, env).await;
+            if let SlotState::Parked(_) = slot.state {
+                // A script (code mode) parks again, on its next request.
+                return Box::pin(suspended(slot, turn, env)).await;
+            }
+        }
         Waited::Panicked => {
             let text = format!("unresolved: {} (wait_for panicked)", slot.prompt());
             slot.finish(
@@ -476,14 +483,14 @@ async fn resolve(slot: &mut Slot, answer: Answer, turn: u32, env: &Env<'_>) {
             turn,
             events,
         );
-    } else if !answer.ok && !crate::agent::as_tool::carries_state(slot.request.as_ref()) {
+    } else if !answer.ok && !as_tool::carries_state(slot.request.as_ref()) {
         // (An agent run as a tool takes its decline down to the inner call that asked.)
         let text = format!("declined/expired: {prompt}");
         slot.finish(ToolResult::error(text), CallStatus::Declined, turn, events);
     } else {
         let resumed = Box::new((answer, slot.request.clone()));
         let (result, denied) = run_call(&slot.call, Some(resumed), turn, env).await;
-        if result.is_pending() && !denied {
+        if result.is_pending() && !denied && !as_tool::parks_again(&result, &expected) {
             let text = format!("unresolved: {prompt}");
             slot.finish(
                 ToolResult::error(text),

@@ -16,6 +16,7 @@
 //! | [`builtins`] | the contract's ten built-in tools (bash, read, write, edit, grep, …), their toggles and safety options |
 //! | [`observability`] | `tracing` spans and OpenTelemetry export |
 //! | [`tool_search`] | many tools: BM25 tool search in the loop |
+//! | [`code_mode`] | code mode: one script calls the tools, in a sandboxed QuickJS; suspensions replayed |
 //! | [`reliability`] | the benchmarks, property tests, fuzzing and the MCP soak |
 //!
 //! The chapters live in `toolnexus/docs/guide/` of the repository, where they read as
@@ -59,6 +60,9 @@ pub mod observability {}
 
 #[doc = include_str!("../../docs/guide/tool_search.md")]
 pub mod tool_search {}
+
+#[doc = include_str!("../../docs/guide/code_mode.md")]
+pub mod code_mode {}
 
 #[doc = include_str!("../../docs/guide/reliability.md")]
 pub mod reliability {}

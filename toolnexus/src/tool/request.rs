@@ -10,6 +10,10 @@ use serde_json::{Map, Value};
 /// halted agent runs it came up through (see [`Client::as_tool`](crate::Client::as_tool)).
 pub const AGENT_STATE_KEY: &str = "toolnexus.agent";
 
+/// The key under which a request's `data` carries a suspended script's state (code mode:
+/// `toolnexus::code::CODE_STATE_KEY`).
+pub(crate) const CODE_STATE_KEY: &str = "toolnexus.code";
+
 /// Something a tool needs from outside before it can finish: typed input, a login, an
 /// approval, an answer to a question.
 ///
@@ -145,6 +149,16 @@ impl Request {
     /// decline, goes back to the agent tool, which takes it down to the call that asked).
     pub(crate) fn carries_agent_state(&self) -> bool {
         self.agent_state().is_some()
+    }
+
+    /// Whether this request carries a suspended script's state (code mode, see
+    /// `toolnexus::code`): an answer to it, even a decline, goes back to `run_code`,
+    /// which replays the script; and the replay may suspend again, on the script's next
+    /// request.
+    pub(crate) fn carries_code_state(&self) -> bool {
+        self.data
+            .as_ref()
+            .is_some_and(|data| data.get(CODE_STATE_KEY).is_some())
     }
 
     /// This request carrying `state`, the state of the halted agent run it came up

@@ -351,6 +351,13 @@ impl Tool {
         self.0.output.as_ref().map(|output| &output.schema)
     }
 
+    /// Whether the structured value wraps a non-object value as `{"result": …}` (see
+    /// [`Tool::output_schema`]).
+    #[cfg(feature = "code-mode")]
+    pub(crate) fn output_wrapped(&self) -> bool {
+        self.0.output.as_ref().is_some_and(|output| output.wrapped)
+    }
+
     /// Where the tool comes from: `"native"` for `#[tool]` functions, `"custom"` for
     /// closures given to [`Tool::new`].
     pub fn source(&self) -> &str {
