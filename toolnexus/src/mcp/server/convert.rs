@@ -24,6 +24,17 @@ pub const PENDING_META_KEY: &str = "toolnexus/pending";
 /// the root, which MCP clients require); a tool whose schema has no MCP form is listed as
 /// accepting any object.
 pub fn mcp_tool(tool: &Tool) -> rmcp::model::Tool {
+    let mut listed = mcp_entry(tool);
+    // An MCP Apps view and visibility (see `Tool::with_ui`), in `_meta`.
+    if let Some(ui) = tool.ui() {
+        let mut meta = listed.meta.take().map(|m| m.0).unwrap_or_default();
+        meta.extend(ui.meta());
+        listed.meta = Some(MetaObject(meta));
+    }
+    listed
+}
+
+fn mcp_entry(tool: &Tool) -> rmcp::model::Tool {
     let entry = tool
         .entry(crate::schema::profile::Profile::Mcp)
         .value
