@@ -144,3 +144,35 @@ fn serve_host(modules: &str) -> String {
     });
     url
 }
+
+/// `McpClient` keeps the view of a remote tool and leaves the tool listed for views only
+/// out of the model's list.
+#[tokio::test]
+async fn the_client_keeps_views_and_hides_app_only_tools_from_the_model() {
+    let server = Listening::start("mcp_app", &["--http", "127.0.0.1:0"]);
+    let client = toolnexus::mcp::McpClient::connect(server.url.clone())
+        .await
+        .expect("connects");
+    let tools = client.tools().await.expect("tools/list");
+    let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+    assert_eq!(names, ["budget"]);
+    assert_eq!(
+        tools[0].ui().and_then(|ui| ui.resource_uri.as_deref()),
+        Some("ui://budget/view.html")
+    );
+    let all = client.view_tools().await.expect("tools/list");
+    let add_line = all.iter().find(|t| t.name() == "add_line").expect("listed");
+    assert_eq!(
+        add_line.ui().map(|ui| ui.visibility.clone()),
+        Some(vec!["app".to_owned()])
+    );
+    // The view reads with its `_meta.ui`.
+    let read = client
+        .read_resource("ui://budget/view.html")
+        .await
+        .expect("resources/read");
+    let contents = &read[0];
+    assert_eq!(contents.mime_type(), Some("text/html;profile=mcp-app"));
+    assert_eq!(contents.meta().unwrap()["ui"]["prefersBorder"], true);
+    client.close().await;
+}
