@@ -339,7 +339,7 @@ impl Tool {
     }
 
     /// The same tool with an MCP Apps view (what `#[tool(ui = "…")]` does): its listing
-    /// on an [`McpServer`](crate::McpServer) carries `_meta.ui.resourceUri = uri`, and a
+    /// on an MCP server (`McpServer`) carries `_meta.ui.resourceUri = uri`, and a
     /// host that speaks the `io.modelcontextprotocol/ui` extension renders the resource at
     /// `uri` (see [`McpApp`](crate::primitive::McpApp)) with the call's arguments and result.
     ///

@@ -18,7 +18,8 @@ pub const PENDING_META_KEY: &str = "toolnexus/pending";
 /// [`Toolkit::to_mcp`](crate::Toolkit::to_mcp): the name verbatim, the description, the
 /// input schema in MCP's profile (a hand-written schema's `"format": "uint32"`, say, is
 /// listed as `to_mcp` lists it) and, for a tool that has one, the output schema
-/// ([`Tool::output_schema`]).
+/// ([`Tool::output_schema`]). Beside that entry, a tool with an MCP Apps view or
+/// visibility ([`Tool::ui`]) carries them in `_meta` (which `to_mcp` leaves out).
 ///
 /// The schema is the tool's [`mcp`](crate::schema::profile::mcp) profile (`"type": "object"` at
 /// the root, which MCP clients require); a tool whose schema has no MCP form is listed as
