@@ -15,6 +15,10 @@ pub(crate) struct ToolAttr {
     pub(crate) approval: Option<Approval>,
     /// `task`, kept for its span.
     pub(crate) task: Option<Path>,
+    /// `ui = "ui://…"`: the URI of the tool's MCP Apps view.
+    pub(crate) ui: Option<LitStr>,
+    /// `ui_visibility = "app"`: who may call the tool.
+    pub(crate) ui_visibility: Option<LitStr>,
 }
 
 /// `approval` alone (the default prompt), or `approval = "…"` (this prompt).
@@ -80,6 +84,12 @@ impl ToolAttr {
                 }
                 set(&mut self.task, meta, meta.path.clone())
             }
+            symbol::UI => set(
+                &mut self.ui,
+                meta,
+                string(meta, "ui://my-server/view.html")?,
+            ),
+            symbol::UI_VISIBILITY => set(&mut self.ui_visibility, meta, string(meta, "app")?),
             symbol::CRATE => {
                 let lit = string(meta, "my_crate::toolnexus")?;
                 let path = lit.parse::<Path>().map_err(|_| {

@@ -200,6 +200,17 @@ pub(crate) fn with_approval(krate: &syn::Path, attr: &ToolAttr, built: TokenStre
         None => built,
         Some(path) => quote_spanned! {path.span()=> #krate::Tool::with_task(#built) },
     };
+    let built = match &attr.ui {
+        None => built,
+        Some(uri) => quote_spanned! {uri.span()=> #krate::Tool::with_ui(#built, #uri) },
+    };
+    let built = match &attr.ui_visibility {
+        None => built,
+        Some(lit) => {
+            let list = crate::valid::visibility_list(&lit.value()).unwrap_or_default();
+            quote_spanned! {lit.span()=> #krate::Tool::with_ui_visibility(#built, [#(#list),*]) }
+        }
+    };
     match &attr.approval {
         None => built,
         Some(Approval::Default(path)) => {

@@ -13,8 +13,14 @@ pub(crate) const APPROVAL: &str = "approval";
 /// `#[tool(task)]`: long-running; an MCP server may run its calls as tasks.
 pub(crate) const TASK: &str = "task";
 
+/// `#[tool(ui = "ui://…")]`: the MCP Apps view that renders the tool's calls.
+pub(crate) const UI: &str = "ui";
+/// `#[tool(ui_visibility = "app")]`: who may call the tool, the model or a view.
+pub(crate) const UI_VISIBILITY: &str = "ui_visibility";
+
 /// The keys accepted inside `#[tool(…)]`, for error messages and suggestions.
-pub(crate) const TOOL_KEYS: &[&str] = &[NAME, DESCRIPTION, APPROVAL, TASK, CRATE];
+pub(crate) const TOOL_KEYS: &[&str] =
+    &[NAME, DESCRIPTION, APPROVAL, TASK, UI, UI_VISIBILITY, CRATE];
 
 /// `#[args]` on the one parameter that stands for the whole argument object.
 pub(crate) const ARGS: &str = "args";

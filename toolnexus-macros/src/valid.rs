@@ -43,7 +43,46 @@ pub(crate) fn check(
              for the default prompt (it names the tool and shows its arguments)",
         );
     }
+    if let Some(ui) = &attr.ui
+        && let Err(why) = check_ui_uri(&ui.value())
+    {
+        fail(ui, &why);
+    }
+    if let Some(visibility) = &attr.ui_visibility
+        && visibility_list(&visibility.value()).is_none()
+    {
+        fail(
+            visibility,
+            "`ui_visibility` is \"app\" (only the tool's MCP Apps views may call it), \
+             \"model\" (only the model may) or \"model, app\" (both, the default)",
+        );
+    }
     check_signature(Kind::Tool, tool, place, errors);
+}
+
+/// A view's URI is a `ui://` URI with something after the scheme.
+fn check_ui_uri(uri: &str) -> Result<(), String> {
+    match uri.strip_prefix("ui://") {
+        Some(rest) if !rest.trim().is_empty() && !rest.contains(char::is_whitespace) => Ok(()),
+        Some(_) => Err(format!(
+            "`ui = \"{uri}\"` names no view: write the view's resource URI, e.g. \
+             `ui = \"ui://my-server/view.html\"`"
+        )),
+        None => Err(format!(
+            "`ui = \"{uri}\"` is not a `ui://` URI: an MCP Apps view is a resource whose URI \
+             starts with `ui://`, e.g. `ui = \"ui://my-server/view.html\"`"
+        )),
+    }
+}
+
+/// `"app"`, `"model"` or both, comma-separated, as the list `_meta.ui.visibility` holds.
+pub(crate) fn visibility_list(value: &str) -> Option<Vec<String>> {
+    let list: Vec<String> = value.split(',').map(|v| v.trim().to_owned()).collect();
+    let valid = !list.is_empty()
+        && list.iter().all(|v| v == "app" || v == "model")
+        && (list.len() == 1 || list[0] != list[1])
+        && list.len() <= 2;
+    valid.then_some(list)
 }
 
 /// The rules of the signature every kind of function shares: not generic, one context at

@@ -8,7 +8,7 @@
 //! | [`agent_loop`] | `Client`, the tool-calling loop: hooks, events, cancellation, guardrails, suspensions |
 //! | [`context`] | a run's typed output, the context budget (compaction), usage caps, spend in money and its caps, conversations by id |
 //! | [`durable`] | durable runs in SQLite or PostgreSQL, and agents run as tools |
-//! | [`mcp_server`] | serving a `Toolkit` over MCP (stdio, HTTP, replicas), resources and prompts, human in the loop over MCP |
+//! | [`mcp_server`] | serving a `Toolkit` over MCP (stdio, HTTP, replicas), resources and prompts, human in the loop over MCP, MCP Apps views |
 //! | [`mcp_client`] | other MCP servers' tools through `McpClient`, and servers that require a login |
 //! | [`a2a`] | A2A both ways: remote agents as tools, and a `Client` served as an A2A agent |
 //! | [`ui`] | user interfaces: a run as an event stream, AG-UI and the AI SDK's UI stream, approvals from a page |

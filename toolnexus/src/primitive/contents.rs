@@ -39,6 +39,8 @@ pub struct ResourceContents {
     uri: String,
     mime_type: Option<String>,
     body: Body,
+    /// The contents' `_meta` object (an MCP Apps view's `ui` settings, say).
+    meta: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 #[derive(Clone, PartialEq, Eq)]
@@ -54,6 +56,7 @@ impl ResourceContents {
             uri: String::new(),
             mime_type: None,
             body: Body::Text(text.into()),
+            meta: None,
         }
     }
 
@@ -63,6 +66,7 @@ impl ResourceContents {
             uri: String::new(),
             mime_type: None,
             body: Body::Blob(bytes.into().into()),
+            meta: None,
         }
     }
 
@@ -78,6 +82,19 @@ impl ResourceContents {
     pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
         self.mime_type = Some(mime_type.into());
         self
+    }
+
+    /// The same contents with a `_meta` object (MCP's `_meta` of resource contents: an
+    /// MCP Apps view puts its `ui` settings there, see [`McpApp`](crate::primitive::McpApp)).
+    #[must_use]
+    pub fn with_meta(mut self, meta: serde_json::Map<String, serde_json::Value>) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+
+    /// The contents' `_meta` object, if they have one.
+    pub fn meta(&self) -> Option<&serde_json::Map<String, serde_json::Value>> {
+        self.meta.as_ref()
     }
 
     /// The URI the contents were read from (empty until a read fills it in).
@@ -169,6 +186,8 @@ struct Wire<'a> {
     text: Option<std::borrow::Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     blob: Option<String>,
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 impl Serialize for ResourceContents {
@@ -178,6 +197,7 @@ impl Serialize for ResourceContents {
             mime_type: self.mime_type.as_deref().map(Into::into),
             text: self.as_text().map(Into::into),
             blob: self.base64(),
+            meta: self.meta.clone(),
         }
         .serialize(serializer)
     }
@@ -212,6 +232,7 @@ impl<'de> Deserialize<'de> for ResourceContents {
             uri: wire.uri.into_owned(),
             mime_type: wire.mime_type.map(std::borrow::Cow::into_owned),
             body,
+            meta: wire.meta,
         })
     }
 }

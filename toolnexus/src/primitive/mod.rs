@@ -7,6 +7,7 @@
 //! program that serves them turns `mcp` on. It builds on the tool layer (arguments,
 //! context, state, content parts) and knows nothing of MCP's wire types.
 
+mod app;
 pub(crate) mod complete;
 pub(crate) mod contents;
 pub(crate) mod expansion;
@@ -18,6 +19,7 @@ pub(crate) mod returns;
 pub(crate) mod strings;
 pub(crate) mod template;
 
+pub use app::{MCP_APP_MIME_TYPE, MCP_APPS_EXTENSION, McpApp};
 pub use complete::{Completion, CompletionRequest, MAX_COMPLETIONS};
 pub use contents::ResourceContents;
 pub use message::{PromptContent, PromptMessage, PromptReply, PromptRole, ResourceLink};

@@ -55,6 +55,6 @@ pub use request::{Answer, Request, Suspend};
 pub use result::ToolResult;
 pub use returns::{Error, IntoToolError, IntoToolOutput, IntoToolResult, Json};
 pub use state::{MissingState, State, StateType};
-pub use tool::Tool;
+pub use tool::{Tool, ToolUi};
 pub use toolkit::Toolkit;
 pub use toolset::{IntoToolset, Toolset};

@@ -37,6 +37,40 @@ pub(super) struct Inner {
     approval: Option<(Option<String>, Arc<Handler>)>,
     /// Long-running: may run as a task (see `Tool::with_task`).
     task: bool,
+    /// The MCP Apps view and visibility: the tool's `_meta.ui` (see `Tool::with_ui`).
+    ui: Option<ToolUi>,
+}
+
+/// What a tool says about its MCP Apps view (the `io.modelcontextprotocol/ui` extension):
+/// the `ui://` resource that renders its calls, and who may call it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ToolUi {
+    /// The `ui://` URI of the view's resource (`_meta.ui.resourceUri`).
+    pub resource_uri: Option<String>,
+    /// Who may call the tool: `"model"`, `"app"` (a view of the same server), or both when
+    /// empty (`_meta.ui.visibility`).
+    pub visibility: Vec<String>,
+}
+
+impl ToolUi {
+    /// The tool's `_meta` object: `{"ui": {"resourceUri", "visibility"}}`, plus the flat
+    /// `"ui/resourceUri"` key that hosts written before the nested form still read.
+    pub fn meta(&self) -> serde_json::Map<String, Value> {
+        let mut ui = serde_json::Map::new();
+        let mut meta = serde_json::Map::new();
+        if let Some(uri) = &self.resource_uri {
+            ui.insert("resourceUri".to_owned(), Value::from(uri.as_str()));
+            meta.insert("ui/resourceUri".to_owned(), Value::from(uri.as_str()));
+        }
+        if !self.visibility.is_empty() {
+            ui.insert(
+                "visibility".to_owned(),
+                Value::from(self.visibility.clone()),
+            );
+        }
+        meta.insert("ui".to_owned(), Value::Object(ui));
+        meta
+    }
 }
 
 /// A tool: a name, a description, a JSON schema for its arguments, and a handler.
@@ -155,6 +189,7 @@ impl Tool {
             states: Vec::new(),
             approval: None,
             task: false,
+            ui: None,
         }))
     }
 
@@ -219,6 +254,7 @@ impl Tool {
                 states: shared.states.clone(),
                 approval: shared.approval.clone(),
                 task: shared.task,
+                ui: shared.ui.clone(),
             },
         };
         change(&mut inner);
@@ -300,6 +336,51 @@ impl Tool {
     /// Whether the tool is marked long-running (see [`Tool::with_task`]).
     pub fn is_task(&self) -> bool {
         self.0.task
+    }
+
+    /// The same tool with an MCP Apps view (what `#[tool(ui = "…")]` does): its listing
+    /// on an MCP server (`McpServer`) carries `_meta.ui.resourceUri = uri`, and a
+    /// host that speaks the `io.modelcontextprotocol/ui` extension renders the resource at
+    /// `uri` (see [`McpApp`](crate::primitive::McpApp)) with the call's arguments and result.
+    ///
+    /// `uri` should start with `ui://` (the macro checks it at compile time); any other
+    /// is listed as given, and hosts ignore it.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolnexus::{Tool, ToolResult};
+    ///
+    /// let chart = Tool::new_sync("chart", "Draws a chart.", json!({"type": "object"}), |_, _| {
+    ///     ToolResult::ok("drawn")
+    /// })
+    /// .with_ui("ui://charts/view.html");
+    /// assert_eq!(chart.ui().unwrap().resource_uri.as_deref(), Some("ui://charts/view.html"));
+    /// ```
+    #[must_use]
+    pub fn with_ui(self, uri: impl Into<String>) -> Tool {
+        let uri = uri.into();
+        self.modified(|inner| {
+            inner.ui.get_or_insert_with(ToolUi::default).resource_uri = Some(uri);
+        })
+    }
+
+    /// The same tool, callable only by those in `visibility`: `"app"` for a tool only a
+    /// view of the same server calls (hosts keep it from the model), `"model"` for one the
+    /// model calls and views do not (what `#[tool(ui_visibility = "app")]` does).
+    #[must_use]
+    pub fn with_ui_visibility<S: Into<String>>(
+        self,
+        visibility: impl IntoIterator<Item = S>,
+    ) -> Tool {
+        let visibility: Vec<String> = visibility.into_iter().map(Into::into).collect();
+        self.modified(|inner| {
+            inner.ui.get_or_insert_with(ToolUi::default).visibility = visibility;
+        })
+    }
+
+    /// The tool's MCP Apps view and visibility, if it has either (see [`Tool::with_ui`]).
+    pub fn ui(&self) -> Option<&ToolUi> {
+        self.0.ui.as_ref()
     }
 
     /// Declares that the tool reads a shared state of type `T` (through

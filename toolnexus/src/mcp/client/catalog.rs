@@ -144,27 +144,31 @@ fn failed(client: &McpClient, method: &str, error: impl std::fmt::Display) -> Mc
 }
 
 fn contents(wire: rmcp::model::ResourceContents) -> Result<ResourceContents, String> {
-    let (made, uri, mime) = match wire {
+    let (made, uri, mime, meta) = match wire {
         rmcp::model::ResourceContents::TextResourceContents {
             uri,
             mime_type,
             text,
-            ..
-        } => (ResourceContents::text(text), uri, mime_type),
+            meta,
+        } => (ResourceContents::text(text), uri, mime_type, meta),
         rmcp::model::ResourceContents::BlobResourceContents {
             uri,
             mime_type,
             blob,
-            ..
+            meta,
         } => {
             let bytes = STANDARD
                 .decode(blob.trim())
                 .map_err(|e| format!("the contents of {uri} are not base64 ({e})"))?;
-            (ResourceContents::blob(bytes), uri, mime_type)
+            (ResourceContents::blob(bytes), uri, mime_type, meta)
         }
         _ => return Err("contents of a kind this client does not know".to_owned()),
     };
-    let made = made.with_uri(uri);
+    // `_meta` travels with the contents (an MCP Apps view's `ui` settings).
+    let made = match meta {
+        Some(meta) => made.with_uri(uri).with_meta(meta.0),
+        None => made.with_uri(uri),
+    };
     Ok(match mime {
         Some(mime) => made.with_mime_type(mime),
         None => made,

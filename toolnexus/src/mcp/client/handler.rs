@@ -296,10 +296,17 @@ impl ClientHandler for Handler {
                 .with_url(UrlElicitationCapability::default()),
         );
         // Calls follow tasks (SEP-2663) to their end, so a server may make one of any call.
-        capabilities.extensions = Some(ExtensionCapabilities::from_iter([(
-            TASKS_EXTENSION_ID.to_owned(),
-            JsonObject::new(),
-        )]));
+        // MCP Apps: the client keeps each tool's view (`Tool::ui`) and reads `ui://`
+        // resources, for a host that renders them (the chat page does).
+        let mut apps = JsonObject::new();
+        apps.insert(
+            "mimeTypes".to_owned(),
+            serde_json::json!([crate::primitive::MCP_APP_MIME_TYPE]),
+        );
+        capabilities.extensions = Some(ExtensionCapabilities::from_iter([
+            (TASKS_EXTENSION_ID.to_owned(), JsonObject::new()),
+            (crate::primitive::MCP_APPS_EXTENSION.to_owned(), apps),
+        ]));
         let mut config = ClientConfig::new(
             capabilities,
             Implementation::new("toolnexus", env!("CARGO_PKG_VERSION")),

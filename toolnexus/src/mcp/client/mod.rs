@@ -1,5 +1,6 @@
 //! Use another MCP server's tools: [`McpClient`].
 
+mod apps;
 #[cfg(feature = "mcp-auth")]
 mod auth;
 mod call;
@@ -267,7 +268,23 @@ impl McpClient {
     /// Each is a [`Tool`] with [`source`](Tool::source) `"mcp"`, named as the server names
     /// it (sanitized, and after the [prefix](McpClientBuilder::prefix) if there is one),
     /// whose execution calls the server.
+    ///
+    /// A tool with an MCP Apps view keeps it ([`Tool::ui`]); a tool the server lists for
+    /// its views only (`_meta.ui.visibility` without `"model"`) is left out, as the
+    /// extension asks of hosts: the model never sees it ([`McpClient::view_tools`] has it).
     pub async fn tools(&self) -> Result<Vec<Tool>, McpClientError> {
+        let tools = self.all_tools().await?;
+        Ok(tools.into_iter().filter(apps::model_may_call).collect())
+    }
+
+    /// Every tool of the server, those listed for its MCP Apps views only included: what
+    /// a host that renders the server's views calls for them. Never hand these to a model
+    /// ([`McpClient::tools`] is the model's list).
+    pub async fn view_tools(&self) -> Result<Vec<Tool>, McpClientError> {
+        self.all_tools().await
+    }
+
+    async fn all_tools(&self) -> Result<Vec<Tool>, McpClientError> {
         let shared = &self.shared;
         let peer = shared.peer().await?;
         let limit = shared.options.connect_timeout;
@@ -309,7 +326,7 @@ impl McpClient {
         let schema = Value::Object((*listed.input_schema).clone());
         let shared = Arc::clone(&self.shared);
         let label = name.clone();
-        Tool::from_handler(
+        let tool = Tool::from_handler(
             name,
             description,
             schema,
@@ -323,7 +340,8 @@ impl McpClient {
                 ))),
                 Err(error) => Dispatch::Ready(error.into()),
             }),
-        )
+        );
+        apps::with_listed_ui(tool, listed)
     }
 
     /// `toolkit` with this client's tools replaced by the server's current listing: the

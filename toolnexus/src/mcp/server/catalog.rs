@@ -457,5 +457,26 @@ impl Live {
         if catalog.serves_resources || catalog.serves_prompts {
             capabilities.completions = Some(rmcp::model::JsonObject::new());
         }
+        // MCP Apps: a server with a view declares the extension, with the view type.
+        if catalog
+            .resources
+            .iter()
+            .any(|r| r.mime_type() == Some(crate::primitive::MCP_APP_MIME_TYPE))
+        {
+            declare_apps(capabilities);
+        }
     }
+}
+
+/// Declares the MCP Apps extension (`io.modelcontextprotocol/ui`) in `capabilities`.
+pub(super) fn declare_apps(capabilities: &mut rmcp::model::ServerCapabilities) {
+    let mut settings = rmcp::model::JsonObject::new();
+    settings.insert(
+        "mimeTypes".to_owned(),
+        serde_json::json!([crate::primitive::MCP_APP_MIME_TYPE]),
+    );
+    capabilities
+        .extensions
+        .get_or_insert_with(Default::default)
+        .insert(crate::primitive::MCP_APPS_EXTENSION.to_owned(), settings);
 }

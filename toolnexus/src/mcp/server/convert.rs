@@ -18,12 +18,24 @@ pub const PENDING_META_KEY: &str = "toolnexus/pending";
 /// [`Toolkit::to_mcp`](crate::Toolkit::to_mcp): the name verbatim, the description, the
 /// input schema in MCP's profile (a hand-written schema's `"format": "uint32"`, say, is
 /// listed as `to_mcp` lists it) and, for a tool that has one, the output schema
-/// ([`Tool::output_schema`]).
+/// ([`Tool::output_schema`]). Beside that entry, a tool with an MCP Apps view or
+/// visibility ([`Tool::ui`]) carries them in `_meta` (which `to_mcp` leaves out).
 ///
 /// The schema is the tool's [`mcp`](crate::schema::profile::mcp) profile (`"type": "object"` at
 /// the root, which MCP clients require); a tool whose schema has no MCP form is listed as
 /// accepting any object.
 pub fn mcp_tool(tool: &Tool) -> rmcp::model::Tool {
+    let mut listed = mcp_entry(tool);
+    // An MCP Apps view and visibility (see `Tool::with_ui`), in `_meta`.
+    if let Some(ui) = tool.ui() {
+        let mut meta = listed.meta.take().map(|m| m.0).unwrap_or_default();
+        meta.extend(ui.meta());
+        listed.meta = Some(MetaObject(meta));
+    }
+    listed
+}
+
+fn mcp_entry(tool: &Tool) -> rmcp::model::Tool {
     let entry = tool
         .entry(crate::schema::profile::Profile::Mcp)
         .value

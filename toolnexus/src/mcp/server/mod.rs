@@ -310,6 +310,15 @@ impl ServerHandler for McpServer {
         };
         // Resources, prompts and completions, when the server was given some.
         self.0.live.declare(&mut capabilities);
+        // MCP Apps: a tool that names a view declares the extension too.
+        if self.0.listing.iter().any(|t| {
+            t.meta.as_ref().is_some_and(|m| {
+                m.0.get("ui")
+                    .is_some_and(|ui| ui.get("resourceUri").is_some())
+            })
+        }) {
+            catalog::declare_apps(&mut capabilities);
+        }
         let info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(&self.0.name, &self.0.version));
         match &self.0.instructions {

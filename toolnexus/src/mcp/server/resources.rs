@@ -76,8 +76,12 @@ pub(super) fn wire_contents(contents: &ResourceContents) -> rmcp::model::Resourc
             rmcp::model::ResourceContents::blob(blob.unwrap_or_default(), contents.uri())
         }
     };
-    match contents.mime_type() {
+    let wire = match contents.mime_type() {
         Some(mime) => wire.with_mime_type(mime),
+        None => wire,
+    };
+    match contents.meta() {
+        Some(meta) => wire.with_meta(rmcp::model::MetaObject(meta.clone())),
         None => wire,
     }
 }
