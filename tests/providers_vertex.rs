@@ -3,7 +3,9 @@
 //! (`openssl`); the stand-in checks the signed token request with Google's own library
 //! (`google-auth`, in the `TOOLNEXUS_PYTHON` venv beside `google-genai`), issues a token,
 //! and refuses a request that does not carry it, with Vertex AI's error body. Every
-//! request body is checked by `google-genai`'s types.
+//! Gemini request body is checked by `google-genai`'s types in Vertex mode (its own Vertex
+//! request converter rebuilds it); Claude on Vertex (`VertexAnthropic`) is checked by the
+//! `anthropic` SDK's `AnthropicVertex` request preparation and its `MessageCreateParams`.
 
 #[allow(dead_code)]
 #[path = "providers/harness.rs"]
@@ -21,8 +23,8 @@ use axum::body::Bytes;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
-use toolnexus::providers::Vertex;
-use toolnexus::{Client, RunStatus, StopReason, Toolkit};
+use toolnexus::providers::{Vertex, VertexAnthropic};
+use toolnexus::{Client, ModelSettings, Reasoning, RunStatus, StopReason, Toolkit};
 
 #[derive(Default)]
 struct Seen {
@@ -137,6 +139,62 @@ async fn generate(State(stand): State<Stand>, request: Request) -> axum::respons
                         https://developers.google.com/identity/sign-in/web/devconsole-project.",
             "status": "UNAUTHENTICATED"}});
         return reply(StatusCode::UNAUTHORIZED, body);
+    }
+    if parts.uri.path().ends_with(":rawPredict") {
+        return reply(
+            StatusCode::OK,
+            json!({"id": "msg_01", "type": "message", "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [{"type": "thinking", "thinking": "A greeting.", "signature": "sig-1"},
+                            {"type": "text", "text": "Hello from Claude on Vertex."}],
+                "stop_reason": "end_turn", "stop_sequence": null,
+                "usage": {"input_tokens": 5, "output_tokens": 6}}),
+        );
+    }
+    if parts.uri.path().ends_with(":streamRawPredict") {
+        let events = [
+            (
+                "message_start",
+                json!({"type": "message_start", "message": {"id": "msg_02",
+                "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+                "content": [], "stop_reason": null, "stop_sequence": null,
+                "usage": {"input_tokens": 5, "output_tokens": 1}}}),
+            ),
+            (
+                "content_block_start",
+                json!({"type": "content_block_start", "index": 0,
+                "content_block": {"type": "text", "text": ""}}),
+            ),
+            (
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": 0,
+                "delta": {"type": "text_delta", "text": "Hello from "}}),
+            ),
+            (
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": 0,
+                "delta": {"type": "text_delta", "text": "Claude on Vertex."}}),
+            ),
+            (
+                "content_block_stop",
+                json!({"type": "content_block_stop", "index": 0}),
+            ),
+            (
+                "message_delta",
+                json!({"type": "message_delta",
+                "delta": {"stop_reason": "end_turn", "stop_sequence": null},
+                "usage": {"output_tokens": 6}}),
+            ),
+            ("message_stop", json!({"type": "message_stop"})),
+        ];
+        let body: String = events
+            .iter()
+            .map(|(name, data)| format!("event: {name}\ndata: {data}\n\n"))
+            .collect();
+        return axum::response::Response::builder()
+            .header("content-type", "text/event-stream")
+            .body(axum::body::Body::from(body))
+            .unwrap();
     }
     if parts.uri.path().ends_with(":streamGenerateContent") {
         let chunk = |text: &str, last: bool| {
@@ -267,7 +325,7 @@ async fn vertex_signs_in_with_a_service_account_and_is_refused_with_a_wrong_toke
             seen.claims[0]["scope"],
             "https://www.googleapis.com/auth/cloud-platform"
         );
-        harness::validate("gemini", &seen.bodies);
+        harness::validate("gemini-vertex", &seen.bodies);
     }
 
     // Streamed (`:streamGenerateContent`), on a token of its own.
@@ -287,7 +345,53 @@ async fn vertex_signs_in_with_a_service_account_and_is_refused_with_a_wrong_toke
     {
         let seen = stand.seen.lock().unwrap();
         assert!(seen.paths[1].ends_with("gemini-2.5-flash:streamGenerateContent?alt=sse"));
-        harness::validate("gemini", &seen.bodies);
+        harness::validate("gemini-vertex", &seen.bodies);
+    }
+
+    // Claude on Vertex AI (`:rawPredict`, then `:streamRawPredict`): Anthropic's body
+    // without `model`, with Vertex's `anthropic_version`, thinking and caching kept.
+    let claude = || {
+        VertexAnthropic::new("test-project", "us-east5", "claude-sonnet-4-5")
+            .with_base_url(&url)
+            .with_retry(toolnexus::providers::Retry::none())
+            .with_settings(ModelSettings::default().reasoning(Reasoning::budget(2048)))
+            .with_service_account_key(&account(&private, &token_uri))
+            .unwrap()
+    };
+    let run = Client::new(claude())
+        .system("Be brief.")
+        .run("Hello?", &Toolkit::new())
+        .await;
+    assert!(run.is_done(), "{:?}", run.status);
+    assert_eq!(run.text, "Hello from Claude on Vertex.");
+    let deltas = Arc::new(Mutex::new(String::new()));
+    let seen = deltas.clone();
+    let run = Client::new(claude())
+        .on_event(move |event| {
+            if let toolnexus::Event::TextDelta { text, .. } = event {
+                seen.lock().unwrap().push_str(text);
+            }
+        })
+        .run("Hello again?", &Toolkit::new())
+        .await;
+    assert!(run.is_done(), "{:?}", run.status);
+    assert_eq!(*deltas.lock().unwrap(), "Hello from Claude on Vertex.");
+    {
+        let seen = stand.seen.lock().unwrap();
+        let path = "/v1/projects/test-project/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5";
+        assert_eq!(seen.paths[2], format!("{path}:rawPredict"));
+        assert_eq!(seen.paths[3], format!("{path}:streamRawPredict"));
+        let claude = &seen.bodies[2..4];
+        assert_eq!(claude[0]["anthropic_version"], "vertex-2023-10-16");
+        assert!(claude[0].get("model").is_none());
+        assert_eq!(claude[0]["thinking"]["budget_tokens"], 2048);
+        assert_eq!(claude[1]["stream"], true);
+        assert!(
+            claude[0].to_string().contains("cache_control"),
+            "{}",
+            claude[0]
+        );
+        harness::validate("anthropic-vertex", claude);
     }
 
     // A key the account does not have: the token endpoint refuses it, nothing is asked.
@@ -306,7 +410,7 @@ async fn vertex_signs_in_with_a_service_account_and_is_refused_with_a_wrong_toke
     );
     assert_eq!(
         stand.seen.lock().unwrap().bodies.len(),
-        2,
+        4,
         "nothing was asked"
     );
 

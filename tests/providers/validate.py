@@ -11,6 +11,11 @@ Request bodies:
   Streaming,NonStreaming}`, what `client.responses.create(**body)` is typed with.
 - anthropic: `anthropic.types.message_create_params.MessageCreateParams{Streaming,
   NonStreaming}` (`thinking`, `cache_control` and `output_config` included).
+- gemini-vertex: the `gemini` check, then google-genai's Vertex request converter rebuilds
+  the body from its own types (`vertexai=True`); it must come out the same.
+- anthropic-vertex: an `AnthropicVertex` client (offline) builds the request; the body
+  must be what `MessageCreateParams` accepts once the client has moved `model` to the URL
+  and added `anthropic_version`.
 - gemini: google-genai's pydantic models (`Content`, `Tool`, `ToolConfig`,
   `GenerationConfig` with its `ThinkingConfig`), which forbid unknown fields, for each
   field of a `generateContent` body.
@@ -282,6 +287,87 @@ def validate_gemini(bodies):
     return {"google-genai": genai.__version__}, errors
 
 
+def validate_gemini_vertex(bodies):
+    """Vertex AI's `generateContent` body: each body passes the `gemini` check, then is
+    rebuilt as the SDK's own request (`GenerateContentConfig`, `vertexai=True`) through
+    google-genai's Vertex request converter (`_GenerateContentParameters_to_vertex`); the
+    dict it would send must be ours, key for key (the API reads either key spelling)."""
+    import re
+
+    import google.auth.credentials
+    import pydantic
+    from google import genai
+    from google.genai import _api_client, _common, models
+    from google.genai import types as t
+
+    class Offline(google.auth.credentials.Credentials):
+        def refresh(self, request):
+            pass
+
+    client = _api_client.BaseApiClient(vertexai=True, project="p", location="us-central1", credentials=Offline())
+
+    def camel(value):
+        if isinstance(value, dict):
+            return {re.sub(r"_([a-z])", lambda m: m.group(1).upper(), k): camel(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [camel(v) for v in value]
+        return value
+
+    versions, errors = validate_gemini(bodies)
+    for i, body in enumerate(bodies):
+        path = f"body {i}: "
+        config = dict(body.get("generationConfig", {}))
+        for key in ("systemInstruction", "tools", "toolConfig"):
+            if key in body:
+                config[key] = body[key]
+        try:
+            params = t._GenerateContentParameters(
+                model="gemini-2.5-flash",
+                contents=body.get("contents"),
+                config=t.GenerateContentConfig.model_validate(config),
+            )
+            built = models._GenerateContentParameters_to_vertex(client, params)
+        except (pydantic.ValidationError, ValueError, TypeError) as error:
+            errors.append((path, f"the Vertex request converter refuses it: {error}"))
+            continue
+        built.pop("_url", None)
+        if not built.get("generationConfig") and "generationConfig" not in body:
+            built.pop("generationConfig", None)  # the SDK's empty config, nothing set
+        built = camel(json.loads(json.dumps(_common.convert_to_dict(built), default=str)))
+        ours = camel(body)
+        for key in sorted(set(built) | set(ours)):
+            if built.get(key) != ours.get(key):
+                errors.append((path + f"/{key}", f"the SDK in Vertex mode sends {json.dumps(built.get(key))[:300]}"))
+    return versions, errors
+
+
+def validate_anthropic_vertex(bodies):
+    """Anthropic's Messages body as Vertex AI takes it (`:rawPredict`): the `AnthropicVertex`
+    client's own request preparation (`_prepare_options`), given the body with its `model`,
+    must send ours; and that body with `model` must pass the `anthropic` check."""
+    from anthropic._models import FinalRequestOptions
+    from anthropic.lib.vertex import _client
+
+    with_model = []
+    errors = []
+    for i, body in enumerate(bodies):
+        path = f"body {i}: "
+        if "model" in body:
+            errors.append((path + "/model", "Vertex AI takes the model in the URL, not the body"))
+        if not isinstance(body.get("anthropic_version"), str):
+            errors.append((path + "/anthropic_version", "missing: Vertex AI requires it"))
+        sent = dict(body)
+        sent["model"] = "claude-sonnet-4-5"
+        with_model.append(sent)
+        options = FinalRequestOptions.construct(method="post", url="/v1/messages", json_data=json.loads(json.dumps(sent)))
+        prepared = _client._prepare_options(options, project_id="p", region="us-east5")
+        for key in sorted(set(prepared.json_data) | set(body)):
+            if prepared.json_data.get(key) != body.get(key):
+                errors.append((path + f"/{key}", f"AnthropicVertex sends {json.dumps(prepared.json_data.get(key))[:200]}"))
+    versions, more = validate_anthropic([{k: v for k, v in b.items() if k != "anthropic_version"} for b in with_model])
+    return versions, errors + more
+
+
 def main():
     provider, file = sys.argv[1], sys.argv[2]
     with open(file, encoding="utf-8") as handle:
@@ -296,6 +382,8 @@ def main():
         "anthropic-stream": validate_anthropic_stream,
         "gemini": validate_gemini,
         "gemini-response": validate_gemini_response,
+        "gemini-vertex": validate_gemini_vertex,
+        "anthropic-vertex": validate_anthropic_vertex,
     }[provider]
     try:
         versions, errors = validate(bodies)

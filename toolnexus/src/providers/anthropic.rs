@@ -82,7 +82,7 @@ impl Anthropic {
     /// The default [`Anthropic::with_max_tokens`]: the Messages API requires a cap.
     pub const DEFAULT_MAX_TOKENS: u32 = DEFAULT_MAX_TOKENS;
 
-    fn over(http: Transport, model: String) -> Self {
+    pub(super) fn over(http: Transport, model: String) -> Self {
         Anthropic {
             http,
             model,

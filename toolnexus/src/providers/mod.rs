@@ -107,6 +107,8 @@ mod skeleton;
 mod sse;
 #[cfg(feature = "vertex")]
 mod vertex;
+#[cfg(all(feature = "vertex", feature = "anthropic"))]
+mod vertex_anthropic;
 mod wire;
 
 #[cfg(feature = "acp")]
@@ -129,6 +131,8 @@ pub use responses::OpenAiResponses;
 pub use retry::Retry;
 #[cfg(feature = "vertex")]
 pub use vertex::Vertex;
+#[cfg(all(feature = "vertex", feature = "anthropic"))]
+pub use vertex_anthropic::VertexAnthropic;
 
 /// The builder methods every provider has: key, base URL, timeouts, retries.
 macro_rules! http_settings {

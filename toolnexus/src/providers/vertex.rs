@@ -33,6 +33,9 @@ const SCOPE: &str = "https://www.googleapis.com/auth/cloud-platform";
 /// `https://{location}-aiplatform.googleapis.com` (`https://aiplatform.googleapis.com` for
 /// the `global` location) unless set.
 ///
+/// Anthropic's Claude models on Vertex AI are [`VertexAnthropic`](crate::providers::VertexAnthropic)
+/// (features `vertex` and `anthropic`).
+///
 /// ```no_run
 /// # async fn demo() -> Result<(), toolnexus::ModelError> {
 /// use toolnexus::providers::Vertex;
@@ -50,7 +53,7 @@ pub struct Vertex {
     project: String,
     location: String,
     gemini: Gemini,
-    credentials: Arc<OnceCell<Arc<dyn TokenProvider>>>,
+    credentials: Credentials,
 }
 
 http_settings!(Vertex);
@@ -69,21 +72,7 @@ impl Vertex {
         model: impl Into<String>,
     ) -> Self {
         let location = location.into();
-        let base = match location.as_str() {
-            "global" => "https://aiplatform.googleapis.com".to_owned(),
-            region => format!("https://{region}-aiplatform.googleapis.com"),
-        };
-        let mut http = Transport::new(
-            "Vertex AI",
-            "GOOGLE_APPLICATION_CREDENTIALS",
-            base,
-            None,
-            Auth::Bearer,
-        );
-        http.auth_hint = Some(
-            "the access token was refused; check the service account's key and its roles \
-             (Vertex AI User) on the project",
-        );
+        let http = transport(&location);
         let model = model.into();
         Vertex {
             http,
@@ -102,12 +91,7 @@ impl Vertex {
     /// Authenticates as the service account of this key (the JSON file Google Cloud
     /// gives), signing its token requests with the key.
     pub fn with_service_account_key(mut self, key_json: &str) -> Result<Self, ModelError> {
-        let account = gcp_auth::CustomServiceAccount::from_json(key_json).map_err(|e| {
-            ModelError::with_source("Vertex AI: the service-account key is not valid", e)
-                .with_kind(ModelErrorKind::Auth)
-        })?;
-        let provider: Arc<dyn TokenProvider> = Arc::new(account);
-        self.credentials = Arc::new(OnceCell::new_with(Some(provider)));
+        self.credentials = service_account(key_json)?;
         Ok(self)
     }
 
@@ -119,21 +103,60 @@ impl Vertex {
     }
 
     async fn token(&self) -> Result<String, ModelError> {
-        let auth = |e: gcp_auth::Error| {
-            ModelError::with_source("Vertex AI: could not get an access token", e)
-                .with_kind(ModelErrorKind::Auth)
-        };
-        let provider = self
-            .credentials
-            .get_or_try_init(|| async { gcp_auth::provider().await.map_err(auth) })
-            .await?;
-        let token = provider.token(&[SCOPE]).await.map_err(auth)?;
-        Ok(token.as_str().to_owned())
+        access_token(&self.credentials).await
     }
 }
 
+/// The credentials a Vertex AI model signs in with: set once, or the application default
+/// credentials found on first use.
+pub(super) type Credentials = Arc<OnceCell<Arc<dyn TokenProvider>>>;
+
+/// The transport to Vertex AI at `location`: `https://{location}-aiplatform.googleapis.com`
+/// (`https://aiplatform.googleapis.com` for `global`), bearer tokens.
+pub(super) fn transport(location: &str) -> Transport {
+    let base = match location {
+        "global" => "https://aiplatform.googleapis.com".to_owned(),
+        region => format!("https://{region}-aiplatform.googleapis.com"),
+    };
+    let mut http = Transport::new(
+        "Vertex AI",
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        base,
+        None,
+        Auth::Bearer,
+    );
+    http.auth_hint = Some(
+        "the access token was refused; check the service account's key and its roles \
+         (Vertex AI User) on the project",
+    );
+    http
+}
+
+/// The credentials of a service-account key (the JSON file Google Cloud gives).
+pub(super) fn service_account(key_json: &str) -> Result<Credentials, ModelError> {
+    let account = gcp_auth::CustomServiceAccount::from_json(key_json).map_err(|e| {
+        ModelError::with_source("Vertex AI: the service-account key is not valid", e)
+            .with_kind(ModelErrorKind::Auth)
+    })?;
+    let provider: Arc<dyn TokenProvider> = Arc::new(account);
+    Ok(Arc::new(OnceCell::new_with(Some(provider))))
+}
+
+/// An access token for Vertex AI's scope (gcp_auth caches and refreshes it).
+pub(super) async fn access_token(credentials: &Credentials) -> Result<String, ModelError> {
+    let auth = |e: gcp_auth::Error| {
+        ModelError::with_source("Vertex AI: could not get an access token", e)
+            .with_kind(ModelErrorKind::Auth)
+    };
+    let provider = credentials
+        .get_or_try_init(|| async { gcp_auth::provider().await.map_err(auth) })
+        .await?;
+    let token = provider.token(&[SCOPE]).await.map_err(auth)?;
+    Ok(token.as_str().to_owned())
+}
+
 /// Adds the access token to each attempt.
-struct Bearer(String);
+pub(super) struct Bearer(pub(super) String);
 
 impl Sign for Bearer {
     fn sign(

@@ -1,0 +1,183 @@
+//! [`VertexAnthropic`]: Anthropic's Claude models through Google Cloud's Vertex AI.
+
+use std::fmt;
+use std::sync::Arc;
+
+use gcp_auth::TokenProvider;
+use serde_json::Value;
+use tokio::sync::OnceCell;
+
+use crate::agent::message::Message;
+use crate::agent::model::{DeltaSink, ModelError, Reply};
+use crate::agent::settings::ModelSettings;
+use crate::providers::anthropic::Anthropic;
+use crate::providers::http::{Auth, Sign, Transport};
+use crate::providers::skeleton::{Protocol, model_settings};
+use crate::providers::vertex::{Bearer, Credentials, access_token, service_account, transport};
+use crate::providers::{http_settings, turn_model};
+use crate::tool::toolkit::Toolkit;
+
+/// The `anthropic_version` Vertex AI's Anthropic endpoint takes in the body.
+const VERTEX_ANTHROPIC_VERSION: &str = "vertex-2023-10-16";
+
+/// Anthropic's Claude models through Google Cloud's Vertex AI: `POST {base}/v1/projects/
+/// {project}/locations/{location}/publishers/anthropic/models/{model}:rawPredict` (and
+/// `:streamRawPredict` when streamed), with an OAuth access token from Google Cloud
+/// credentials, as [`Vertex`](crate::providers::Vertex) gets them (a service-account key,
+/// or the application default credentials).
+///
+/// The body is the [`Anthropic`](crate::providers::Anthropic) provider's Messages request,
+/// built by the same code, without `model` (it is in the URL) and with
+/// `"anthropic_version": "vertex-2023-10-16"`; the response and the streamed events are
+/// Anthropic's. So the settings, extended thinking (its blocks kept across tool calls)
+/// and prompt caching are the Anthropic provider's. The base URL is
+/// `https://{location}-aiplatform.googleapis.com` (`https://aiplatform.googleapis.com` for
+/// the `global` location) unless set.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), toolnexus::ModelError> {
+/// use toolnexus::providers::VertexAnthropic;
+///
+/// let key = std::fs::read_to_string("service-account.json").unwrap();
+/// let model = VertexAnthropic::new("my-project", "us-east5", "claude-sonnet-4-5")
+///     .with_service_account_key(&key)?;
+/// # let _ = model; Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct VertexAnthropic {
+    http: Transport,
+    model: String,
+    settings: ModelSettings,
+    project: String,
+    location: String,
+    anthropic: Anthropic,
+    credentials: Credentials,
+}
+
+http_settings!(VertexAnthropic);
+model_settings!(
+    VertexAnthropic,
+    "Caps the tokens of each turn (`max_tokens`, default [`Anthropic::DEFAULT_MAX_TOKENS`], or the thinking budget plus that); the same as [`ModelSettings::max_tokens`]."
+);
+turn_model!(VertexAnthropic, "gcp.vertex_ai");
+
+impl VertexAnthropic {
+    /// Anthropic's `model` (`claude-sonnet-4-5`, …) in Google Cloud project `project` at
+    /// `location` (`us-east5`, `europe-west1`, `global`, …), with the application default
+    /// credentials.
+    pub fn new(
+        project: impl Into<String>,
+        location: impl Into<String>,
+        model: impl Into<String>,
+    ) -> Self {
+        let location = location.into();
+        let model = model.into();
+        VertexAnthropic {
+            http: transport(&location),
+            anthropic: Anthropic::over(
+                Transport::new("Vertex AI", "", "", None, Auth::Bearer),
+                model.clone(),
+            ),
+            model,
+            settings: ModelSettings::default(),
+            project: project.into(),
+            location,
+            credentials: Arc::default(),
+        }
+    }
+
+    /// Authenticates as the service account of this key (the JSON file Google Cloud
+    /// gives), signing its token requests with the key.
+    pub fn with_service_account_key(mut self, key_json: &str) -> Result<Self, ModelError> {
+        self.credentials = service_account(key_json)?;
+        Ok(self)
+    }
+
+    /// Authenticates with this token provider (any of gcp_auth's).
+    #[must_use]
+    pub fn with_token_provider(mut self, provider: Arc<dyn TokenProvider>) -> Self {
+        self.credentials = Arc::new(OnceCell::new_with(Some(provider)));
+        self
+    }
+
+    /// Turns prompt caching on (the default) or off, as
+    /// [`Anthropic::with_prompt_caching`] does.
+    #[must_use]
+    pub fn with_prompt_caching(mut self, on: bool) -> Self {
+        self.anthropic = self.anthropic.with_prompt_caching(on);
+        self
+    }
+}
+
+impl Protocol for VertexAnthropic {
+    const OUTPUT: Option<crate::providers::output::Dialect> =
+        Some(crate::providers::output::Dialect::Anthropic);
+
+    fn url(&self, stream: bool) -> String {
+        let (base, project, location, model) = (
+            &self.http.base_url,
+            &self.project,
+            &self.location,
+            &self.model,
+        );
+        let path = format!(
+            "{base}/v1/projects/{project}/locations/{location}/publishers/anthropic/models/{model}"
+        );
+        match stream {
+            false => format!("{path}:rawPredict"),
+            true => format!("{path}:streamRawPredict"),
+        }
+    }
+
+    fn body(
+        &self,
+        transcript: &[Message],
+        toolkit: &Toolkit,
+        settings: &ModelSettings,
+        stream: bool,
+    ) -> Result<Vec<u8>, ModelError> {
+        let body = self.anthropic.body(transcript, toolkit, settings, stream)?;
+        let mut body: serde_json::Map<String, Value> = serde_json::from_slice(&body)
+            .map_err(|e| ModelError::with_source("Vertex AI: the Anthropic body is not JSON", e))?;
+        body.remove("model");
+        body.insert(
+            "anthropic_version".to_owned(),
+            Value::from(VERTEX_ANTHROPIC_VERSION),
+        );
+        serde_json::to_vec(&body)
+            .map_err(|e| ModelError::with_source("Vertex AI: the body could not be written", e))
+    }
+
+    fn parse(&self, body: &[u8]) -> Result<Reply, ModelError> {
+        self.anthropic.parse(body)
+    }
+
+    async fn stream(
+        &self,
+        response: reqwest::Response,
+        sink: DeltaSink<'_>,
+    ) -> Result<Reply, ModelError> {
+        self.anthropic.stream(response, sink).await
+    }
+
+    async fn signer(&self) -> Result<Option<Box<dyn Sign>>, ModelError> {
+        // An API key given with `with_api_key` goes as it is, in place of a token.
+        if self.http.key.is_some() {
+            return Ok(None);
+        }
+        Ok(Some(Box::new(Bearer(
+            access_token(&self.credentials).await?,
+        ))))
+    }
+}
+
+impl fmt::Debug for VertexAnthropic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("VertexAnthropic")
+            .field("project", &self.project)
+            .field("location", &self.location)
+            .field("model", &self.model)
+            .field("http", &self.http)
+            .finish_non_exhaustive()
+    }
+}
