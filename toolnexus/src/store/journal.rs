@@ -36,10 +36,11 @@ macro_rules! journal_methods {
             token: &'a str,
             transcript: &'a [Message],
             at: usize,
+            from: usize,
             calls: &'a [&'a str],
         ) -> Stored<'a, ()> {
             self.engine()
-                .checkpoint(run, token, transcript, at, calls)
+                .checkpoint(run, token, transcript, at, from, calls)
                 .boxed()
         }
 

@@ -66,6 +66,7 @@
 //! ```
 
 mod a2a_tasks;
+mod appended;
 mod db;
 mod inbox;
 mod journal;

@@ -82,6 +82,9 @@ const MIGRATIONS: &[&str] = &[
     crate::store::tasks::MIGRATION_4,
     // 5: the tasks of served A2A agents, and their conversations (`store/a2a_tasks.rs`).
     crate::store::a2a_tasks::MIGRATION,
+    // 6: a running run's messages appended one row each, not its transcript rewritten
+    // at every checkpoint (`store/appended.rs`).
+    crate::store::appended::MIGRATION,
 ];
 
 /// Brings the database's schema to the newest version, one transaction per migration (a

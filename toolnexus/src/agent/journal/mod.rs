@@ -70,7 +70,9 @@ pub trait Journal: sealed::Sealed + Send + Sync + fmt::Debug + 'static {
     fn renew<'a>(&'a self, run: &'a str, token: &'a str, lease: Duration) -> Stored<'a, ()>;
 
     /// Records the transcript, whose message at `at` is a model turn that asked for
-    /// tools, with that turn's `calls` as started, all at once.
+    /// tools, with that turn's `calls` as started, all at once. The messages before
+    /// `from` are recorded already and unchanged since: a store may write only the
+    /// others.
     #[doc(hidden)]
     fn checkpoint<'a>(
         &'a self,
@@ -78,6 +80,7 @@ pub trait Journal: sealed::Sealed + Send + Sync + fmt::Debug + 'static {
         token: &'a str,
         transcript: &'a [Message],
         at: usize,
+        from: usize,
         calls: &'a [&'a str],
     ) -> Stored<'a, ()>;
 
