@@ -36,6 +36,7 @@ const LAYERS: &[&str] = &[
     "source", // tools from MCP configs, skills folders, HTTP endpoints: mcp, tool, builtins, a2a
     "dispatch", // a facade over the tool layer's plumbing and the loop's resume: tool, agent
     "ui",     // runs a web page drives (AG-UI, the AI SDK's stream): agent, tool
+    "restate", // a Client and Toolkit served as a Restate virtual object: agent, tool
     "guide",  // documentation
     "lib",    // the crate root
 ];
