@@ -8,7 +8,7 @@
 //!   each model turn answered before the crash is not asked again and each settled call
 //!   ran once (the call in flight at the crash runs again, as with the built-in store);
 //! - the restate-server itself restarted while a run waits for approval: the answer,
-//!   given by the request's id, still resumes it;
+//!   given by the request's id alone, still resumes it;
 //! - two runs of one conversation sent at once: the second runs after the first.
 //!
 //! Every wait is bounded.
@@ -253,12 +253,14 @@ async fn runs_on_restate_survive_crashes_restarts_and_are_serialized() {
     assert_eq!(pending[0].id, "deploy-approval");
     server.kill();
     server.spawn();
+    // By the request's id alone: the conversation is found through the admin API.
     let accept = Answer::accept("deploy-approval");
+    let admin = server.admin();
     let answered = retry("answering after the restart", || {
-        ingress.answer("k-approve", &accept)
+        ingress.answer_request(&admin, &accept)
     })
     .await;
-    assert!(answered, "the run no longer waited");
+    assert_eq!(answered, "k-approve");
     let run = attach(&ingress, &invocation).await;
     assert!(run.is_done(), "{:?}", run.status);
     assert_eq!(lines(&log, "deployed").len(), 1);

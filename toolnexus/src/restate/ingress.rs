@@ -105,6 +105,68 @@ impl Ingress {
         self.call(&what, conversation, "answer", body).await
     }
 
+    /// Answers request `answer.id` by its id alone, whichever conversation's run waits
+    /// on it: the conversation is found through the admin API at `admin` (Restate's SQL
+    /// over the objects' state), and the run's awakeable resolved through the ingress.
+    /// Gives back the conversation resumed. Errors when no run waits on that id, or
+    /// when several do (then [`answer`](Ingress::answer) names the conversation).
+    pub async fn answer_request(
+        &self,
+        admin: &str,
+        answer: &Answer,
+    ) -> Result<String, IngressError> {
+        let what = format!("answering `{}`", answer.id);
+        let key = format!("request:{}", answer.id).replace('\'', "''");
+        let query = json!({
+            "query": format!(
+                "SELECT service_key, value_utf8 FROM state \
+                 WHERE service_name = 'Agent' AND key = '{key}'"
+            )
+        });
+        let url = format!("{}/query", admin.trim_end_matches('/'));
+        let request = json_body(self.http.post(&url), &query).header("accept", "application/json");
+        let found: Value = read(&what, request.send().await).await?;
+        let rows = found["rows"].as_array().cloned().unwrap_or_default();
+        let row = match rows.as_slice() {
+            [row] => row,
+            [] => return Err(IngressError::new(&what, "no run waits on this request")),
+            _ => {
+                let conversations: Vec<_> =
+                    rows.iter().map(|r| r["service_key"].to_string()).collect();
+                return Err(IngressError::new(
+                    &what,
+                    format!(
+                        "several conversations wait on it ({}): name one",
+                        conversations.join(", ")
+                    ),
+                ));
+            }
+        };
+        let conversation = row["service_key"].as_str().unwrap_or_default().to_owned();
+        let awakeable: String = row["value_utf8"]
+            .as_str()
+            .and_then(|v| serde_json::from_str(v).ok())
+            .ok_or_else(|| {
+                IngressError::new(&what, format!("an unreadable awakeable id in {row}"))
+            })?;
+        let url = format!(
+            "{}/restate/awakeables/{}/resolve",
+            self.url,
+            segment(&awakeable)
+        );
+        let body = serde_json::to_value(answer).map_err(|e| IngressError::new(&what, e))?;
+        let response = json_body(self.http.post(&url), &body)
+            .send()
+            .await
+            .map_err(|e| IngressError::new(&what, e))?;
+        if !response.status().is_success() {
+            let status = response.status();
+            let text = response.text().await.unwrap_or_default();
+            return Err(IngressError::new(&what, format!("{status}: {text}")));
+        }
+        Ok(conversation)
+    }
+
     async fn call<T: DeserializeOwned>(
         &self,
         what: &str,

@@ -14,8 +14,10 @@
 //! A suspension (a tool's `Err(Suspend::…)`, an approval) is a Restate awakeable: the run
 //! records which awakeable stands for which request id in the object's state, and awaits
 //! it; the invocation suspends and holds no worker while it waits. The `answer` handler
-//! (or [`answer`], its client through the ingress) resolves it; Restate's own
-//! `/restate/awakeables/{id}/resolve` does too, given the awakeable id.
+//! ([`Ingress::answer`], given the conversation) resolves it; so does
+//! [`Ingress::answer_request`] given the request's id alone (it finds the conversation
+//! through Restate's admin API), and Restate's own `/restate/awakeables/{id}/resolve`,
+//! given the awakeable id.
 //!
 //! Retries, timeouts and cancellation are Restate's: a step that fails with a model
 //! error is retried by Restate with its retry policy (a tool's error result is a result,
