@@ -417,7 +417,9 @@ async fn schema_2(raw: &Raw) {
 
 async fn migrated<S: RunStore + Clone>(store: S, raw: Raw) {
     let version = raw.int("SELECT MAX(version) FROM toolnexus_schema").await;
-    assert_eq!(version, Some(6));
+    assert_eq!(version, Some(7));
+    // Migration 7: no appended messages.
+    assert_eq!(count(&raw, "toolnexus_run_messages").await, 0);
     // Migration 5: the tables of served A2A tasks, empty.
     assert_eq!(count(&raw, "toolnexus_a2a_tasks").await, 0);
     assert_eq!(count(&raw, "toolnexus_a2a_contexts").await, 0);

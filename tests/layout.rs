@@ -38,6 +38,7 @@ const LAYERS: &[&str] = &[
     "dispatch", // a facade over the tool layer's plumbing and the loop's resume: tool, agent
     "ui",     // runs a web page drives (AG-UI, the AI SDK's stream): agent, tool, web
     "code",   // code mode, scripts that call the toolkit's tools: agent, tool, schema
+    "restate", // a Client and Toolkit served as a Restate virtual object: agent, tool
     "guide",  // documentation
     "lib",    // the crate root
 ];

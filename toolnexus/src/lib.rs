@@ -139,6 +139,9 @@ pub mod primitive;
     )))
 )]
 pub mod providers;
+#[cfg(feature = "restate")]
+#[cfg_attr(docsrs, doc(cfg(feature = "restate")))]
+pub mod restate;
 pub mod schema;
 #[cfg(feature = "search")]
 pub mod search;

@@ -69,13 +69,13 @@ pub use conversation::{ConversationStore, InMemoryConversations};
 pub use events::{Borrowed, Event, Form, Owned, OwnedEvent};
 pub use guardrail::{Check, Guardrail, Stage};
 pub use hooks::{HookFuture, Hooks, ToolDecision};
-#[cfg(feature = "__store")]
-#[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
-pub use journal::Journal;
 pub use journal::StoreError;
 #[cfg(feature = "__store")]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
 pub use journal::session::Session;
+#[cfg(feature = "__store")]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
+pub use journal::{Answered, Journal, Loaded, Parked, Stored};
 pub use limits::UsageLimits;
 pub use message::{Message, NativeTurn, ToolCall};
 pub use model::{

@@ -7,7 +7,7 @@ use std::time::Duration;
 use futures_util::FutureExt as _;
 
 use crate::agent::conversation::ConversationStore;
-use crate::agent::journal::{Answered, Journal, Loaded, Parked, Stored, sealed};
+use crate::agent::journal::{Answered, Journal, Loaded, Parked, Stored};
 use crate::agent::message::Message;
 use crate::agent::run::RunResult;
 use crate::store::sealed::Sealed as Store;
@@ -36,10 +36,11 @@ macro_rules! journal_methods {
             token: &'a str,
             transcript: &'a [Message],
             at: usize,
+            from: usize,
             calls: &'a [&'a str],
         ) -> Stored<'a, ()> {
             self.engine()
-                .checkpoint(run, token, transcript, at, calls)
+                .checkpoint(run, token, transcript, at, from, calls)
                 .boxed()
         }
 
@@ -132,8 +133,6 @@ macro_rules! journal_methods {
 /// sessions as a [`ConversationStore`] (what `Client::ask` keeps conversations in).
 macro_rules! journal {
     ($store:ty) => {
-        impl sealed::Sealed for $store {}
-
         impl Journal for $store {
             journal_methods!();
         }

@@ -70,6 +70,7 @@
 //! ```
 
 mod a2a_tasks;
+mod appended;
 mod db;
 mod inbox;
 mod journal;

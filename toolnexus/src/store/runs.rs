@@ -5,6 +5,7 @@ use crate::agent::journal::{Loaded, Parked};
 use crate::agent::message::Message;
 use crate::agent::run::RunResult;
 use crate::store::StoreError;
+use crate::store::appended;
 use crate::store::db::{Arg, FORMAT, Pool, Tx, check_format, from_json, int, text, to_json};
 
 /// The store's engine: one pool, the SQL shared by both backends.
@@ -115,8 +116,9 @@ impl Engine {
         };
         let what = format!("run `{id}`");
         check_format(row, 0, &what)?;
-        let mut transcript: Vec<Message> = from_json(&what, &text(row, 1, &what)?)?;
+        let head: Vec<Message> = from_json(&what, &text(row, 1, &what)?)?;
         let turn_at = int(row, 2, &what)?.unwrap_or(-1);
+        let mut transcript = appended::load(tx, id, head, &what).await?;
         let mut in_flight = 0;
         if let Ok(at) = usize::try_from(turn_at) {
             let calls = tx
@@ -215,7 +217,9 @@ impl Engine {
 
     /// Records the transcript after a model turn that asked for tools (the assistant
     /// message at `at` is its last), forgets the calls of the turns before it, and records
-    /// the new turn's `calls` as started, all in one transaction. Recording a call as
+    /// the new turn's `calls` as started, all in one transaction. Only the messages from
+    /// `from` on are written (those before it are recorded already, unchanged): the
+    /// bytes a checkpoint writes are its turn's, however long the run. Recording a call as
     /// started before it runs only says it may have run: until its result is settled, a
     /// recovery runs it (again), as for any call in flight at a crash.
     pub(crate) async fn checkpoint(
@@ -224,26 +228,25 @@ impl Engine {
         token: &str,
         transcript: &[Message],
         at: usize,
+        from: usize,
         calls: &[&str],
     ) -> Result<(), StoreError> {
         let doing = || StoreError::unavailable(format!("checkpointing run `{id}`"));
-        let json = to_json(transcript);
+        let from = from.min(transcript.len());
         let at = i64::try_from(at).unwrap_or(i64::MAX);
         let mut tx = self.pool.begin().await.map_err(doing())?;
         let changed = tx
             .exec(
-                "UPDATE toolnexus_runs SET transcript = $3, turn_at = $4, updated_at = {now} \
+                "UPDATE toolnexus_runs SET turn_at = $3, updated_at = {now} \
                  WHERE id = $1 AND lease_token = $2 AND status = 'running'",
-                &[
-                    Arg::Text(id),
-                    Arg::Text(token),
-                    Arg::Text(&json),
-                    Arg::Int(at),
-                ],
+                &[Arg::Text(id), Arg::Text(token), Arg::Int(at)],
             )
             .await
             .map_err(doing())?;
         lease_held(changed, id)?;
+        appended::append(&mut tx, id, from, &transcript[from..])
+            .await
+            .map_err(doing())?;
         tx.exec(
             "DELETE FROM toolnexus_calls WHERE run_id = $1 AND turn_at < $2",
             &[Arg::Text(id), Arg::Int(at)],
@@ -373,8 +376,9 @@ impl Engine {
         lease_held(rows.len() as u64, id)
     }
 
-    /// Records how the run ended, in one transaction: the whole transcript, the result,
-    /// its requests if it parked; the lease is released.
+    /// Records how the run ended, in one transaction: the whole transcript (as the row's
+    /// head, its appended messages forgotten), the result, its requests if it parked; the
+    /// lease is released.
     pub(crate) async fn finish(
         &self,
         id: &str,
@@ -413,6 +417,7 @@ impl Engine {
         )
         .await
         .map_err(doing())?;
+        appended::clear(&mut tx, id).await.map_err(doing())?;
         for p in parked {
             let request = to_json(p.request);
             let expires = p

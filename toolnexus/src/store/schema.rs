@@ -84,6 +84,9 @@ const MIGRATIONS: &[&str] = &[
     crate::store::a2a_tasks::MIGRATION,
     // 6: when each session row was written, for retention (`store/sessions.rs`).
     crate::store::sessions::MIGRATION_6,
+    // 7: a running run's messages appended one row each, not its transcript rewritten
+    // at every checkpoint (`store/appended.rs`).
+    crate::store::appended::MIGRATION,
 ];
 
 /// Brings the database's schema to the newest version, one transaction per migration (a

@@ -41,7 +41,7 @@ pub(crate) struct Durable {
 }
 
 /// What a [`Journal`] method gives back, once the store answered.
-pub(crate) type Stored<'a, T> = BoxFuture<'a, Result<T, StoreError>>;
+pub type Stored<'a, T> = BoxFuture<'a, Result<T, StoreError>>;
 
 /// Where durable runs are kept: the seam between the loop and a run store.
 ///
@@ -51,12 +51,30 @@ pub(crate) type Stored<'a, T> = BoxFuture<'a, Result<T, StoreError>>;
 /// and takes runs up from it again (answering a parked run, recovering an orphaned one,
 /// continuing a session).
 ///
-/// The trait is sealed: the run stores of `toolnexus::store` (`SqliteStore`,
-/// `PostgresStore`, features `sqlite` and `postgres`) implement it, and its methods are
-/// the loop's own protocol with them, not API.
-pub trait Journal: sealed::Sealed + Send + Sync + fmt::Debug + 'static {
+/// The run stores of `toolnexus::store` (`SqliteStore`, `PostgresStore`, features
+/// `sqlite` and `postgres`) implement it; another engine implements it the same way. The
+/// protocol an implementation keeps:
+///
+/// - **One writer per run.** `create`, `answer` and `take_over` give the run's lease to
+///   the caller's `token` for `lease`; every other write names the token and fails with
+///   [`StoreError::LeaseLost`] once another token holds the run (or it ended), writing
+///   nothing. `renew` extends it; `finish` releases it.
+/// - **Atomic writes.** Each method is all or nothing: a `checkpoint` records the
+///   transcript and its turn's calls as started together; `finish` records the end and
+///   the requests it parked on together; `answer` records the answer and takes the lease
+///   together (each request is answered once: [`StoreError::AlreadyAnswered`]).
+/// - **Loading gives back what was written.** `take_over` and `answer` give the
+///   transcript as of the last checkpoint or end, with the result message of each call
+///   settled since appended in the order of its turn's calls, how many calls were started
+///   and not settled (they run again), and the answers recorded for the run's requests.
+/// - **Appending is allowed.** The messages of a checkpoint before its `from` are the
+///   ones already recorded, unchanged: a store may write only the others.
+///
+/// An engine whose own journal replays model turns and tool calls (Restate,
+/// `toolnexus::restate`, feature `restate`) needs no `Journal`: it wraps the client's
+/// model and tools instead, each turn and call one step of its journal.
+pub trait Journal: Send + Sync + fmt::Debug + 'static {
     /// Records a new run `run` on `transcript`, leased to `token` for `lease`.
-    #[doc(hidden)]
     fn create<'a>(
         &'a self,
         run: &'a str,
@@ -66,23 +84,23 @@ pub trait Journal: sealed::Sealed + Send + Sync + fmt::Debug + 'static {
     ) -> Stored<'a, ()>;
 
     /// Extends the lease `token` holds on run `run`.
-    #[doc(hidden)]
     fn renew<'a>(&'a self, run: &'a str, token: &'a str, lease: Duration) -> Stored<'a, ()>;
 
     /// Records the transcript, whose message at `at` is a model turn that asked for
-    /// tools, with that turn's `calls` as started, all at once.
-    #[doc(hidden)]
+    /// tools, with that turn's `calls` as started, all at once. The messages before
+    /// `from` are recorded already and unchanged since: a store may write only the
+    /// others.
     fn checkpoint<'a>(
         &'a self,
         run: &'a str,
         token: &'a str,
         transcript: &'a [Message],
         at: usize,
+        from: usize,
         calls: &'a [&'a str],
     ) -> Stored<'a, ()>;
 
     /// Records that call `call` of the turn at `at` is about to run.
-    #[doc(hidden)]
     fn started<'a>(
         &'a self,
         run: &'a str,
@@ -92,7 +110,6 @@ pub trait Journal: sealed::Sealed + Send + Sync + fmt::Debug + 'static {
     ) -> Stored<'a, ()>;
 
     /// Records the tool message of call `call` of the turn at `at`: the call is settled.
-    #[doc(hidden)]
     fn settled<'a>(
         &'a self,
         run: &'a str,
@@ -104,7 +121,6 @@ pub trait Journal: sealed::Sealed + Send + Sync + fmt::Debug + 'static {
 
     /// Records how the run ended (parked on `parked`, when there are any) and releases
     /// its lease.
-    #[doc(hidden)]
     fn finish<'a>(
         &'a self,
         run: &'a str,
@@ -115,7 +131,6 @@ pub trait Journal: sealed::Sealed + Send + Sync + fmt::Debug + 'static {
 
     /// Records `answer` for the request of its id and takes the lease of the run that
     /// asked, in one step: the run `run` when given, else the one run waiting on that id.
-    #[doc(hidden)]
     fn answer<'a>(
         &'a self,
         run: Option<&'a str>,
@@ -125,20 +140,16 @@ pub trait Journal: sealed::Sealed + Send + Sync + fmt::Debug + 'static {
     ) -> Stored<'a, Answered>;
 
     /// Runs whose worker lost its lease, oldest first, at most `limit`.
-    #[doc(hidden)]
     fn orphans(&self, limit: i64) -> Stored<'_, Vec<String>>;
 
     /// Takes the lease of run `run`, whose worker lost it, and loads the run.
-    #[doc(hidden)]
     fn take_over<'a>(&'a self, run: &'a str, token: &'a str, lease: Duration)
     -> Stored<'a, Loaded>;
 
     /// The messages of session `session`, oldest first.
-    #[doc(hidden)]
     fn session_messages<'a>(&'a self, session: &'a str) -> Stored<'a, Vec<Message>>;
 
     /// Keeps the first `keep` messages of session `session` and appends `messages`.
-    #[doc(hidden)]
     fn session_replace_tail<'a>(
         &'a self,
         session: &'a str,
@@ -148,7 +159,6 @@ pub trait Journal: sealed::Sealed + Send + Sync + fmt::Debug + 'static {
     ) -> Stored<'a, ()>;
 
     /// Keeps the last `keep` messages of session `session`.
-    #[doc(hidden)]
     fn session_trim<'a>(&'a self, session: &'a str, keep: usize) -> Stored<'a, ()>;
 
     /// Another part of the same store, asked for by its type: what a layer above the
@@ -156,7 +166,6 @@ pub trait Journal: sealed::Sealed + Send + Sync + fmt::Debug + 'static {
     /// the store a client was given while the loop names none of it. The part comes back
     /// boxed as the type asked for (`TypeId::of::<T>()` gives a `Box<T>`); `None` when
     /// this store has no such part.
-    #[doc(hidden)]
     fn part(&self, of: std::any::TypeId) -> Option<Box<dyn std::any::Any + Send>> {
         let _ = of;
         None
@@ -166,7 +175,6 @@ pub trait Journal: sealed::Sealed + Send + Sync + fmt::Debug + 'static {
 /// A run as a worker takes it up: the transcript rebuilt from the checkpoint and the
 /// settled calls, the calls that were started and not settled, and the answers recorded
 /// for its requests.
-#[doc(hidden)]
 #[derive(Debug)]
 pub struct Loaded {
     pub(crate) transcript: Vec<Message>,
@@ -174,9 +182,21 @@ pub struct Loaded {
     pub(crate) answers: Vec<Answer>,
 }
 
+impl Loaded {
+    /// The run standing at `transcript` (the settled calls' messages appended after their
+    /// turn), with `in_flight` calls started and not settled, and the `answers` recorded
+    /// for its requests.
+    pub fn new(transcript: Vec<Message>, in_flight: usize, answers: Vec<Answer>) -> Self {
+        Loaded {
+            transcript,
+            in_flight,
+            answers,
+        }
+    }
+}
+
 /// A run taken up by an answer: its id, the run, and the answer given (an expired
 /// request's is a decline saying so).
-#[doc(hidden)]
 #[derive(Debug)]
 pub struct Answered {
     pub(crate) run: String,
@@ -185,14 +205,13 @@ pub struct Answered {
 }
 
 impl Answered {
-    /// A run taken up by `given`.
-    pub(crate) fn new(run: String, loaded: Loaded, given: Answer) -> Self {
+    /// Run `run`, loaded as `loaded`, taken up by `given`.
+    pub fn new(run: String, loaded: Loaded, given: Answer) -> Self {
         Answered { run, loaded, given }
     }
 }
 
 /// A parked call: which call, which tool, what it waits on.
-#[doc(hidden)]
 #[derive(Debug)]
 pub struct Parked<'a> {
     pub(crate) call_id: &'a str,
@@ -200,7 +219,19 @@ pub struct Parked<'a> {
     pub(crate) request: &'a Request,
 }
 
-pub(crate) mod sealed {
-    /// Only this crate's run stores implement [`Journal`](super::Journal).
-    pub trait Sealed {}
+impl<'a> Parked<'a> {
+    /// The id of the parked call.
+    pub fn call_id(&self) -> &'a str {
+        self.call_id
+    }
+
+    /// The name of the tool called.
+    pub fn tool(&self) -> &'a str {
+        self.tool
+    }
+
+    /// The request the call waits on.
+    pub fn request(&self) -> &'a Request {
+        self.request
+    }
 }

@@ -20,6 +20,9 @@ pub(crate) struct RunRecord {
     lease: Duration,
     /// The transcript position of the assistant message whose calls are running.
     at: AtomicUsize,
+    /// How many messages of the transcript are recorded and never change again (those
+    /// before the running turn's tool messages): the next checkpoint writes the rest.
+    kept: AtomicUsize,
     /// The first failed write; the run stops at the end of the turn with it.
     failure: Mutex<Option<String>>,
     /// The calls of the running turn whose start its checkpoint recorded, and that have
@@ -36,16 +39,17 @@ impl RunRecord {
         token: String,
         transcript: &[Message],
     ) -> RunRecord {
-        let at = transcript
+        let last = transcript
             .iter()
-            .rposition(|m| !matches!(m, Message::Tool { .. }))
-            .unwrap_or(0);
+            .rposition(|m| !matches!(m, Message::Tool { .. }));
+        let at = last.unwrap_or(0);
         RunRecord {
             store: Arc::clone(store),
             run_id,
             token,
             lease,
             at: AtomicUsize::new(at),
+            kept: AtomicUsize::new(last.map_or(0, |at| at + 1)),
             failure: Mutex::new(None),
             prestarted: Mutex::new(Vec::new()),
         }
@@ -87,13 +91,15 @@ impl RunRecord {
             .last()
             .map(|m| m.calls().iter().map(|c| c.id.as_str()).collect())
             .unwrap_or_default();
+        let from = self.kept.load(Ordering::Relaxed);
         let written = self
             .store
-            .checkpoint(&self.run_id, &self.token, transcript, at, &calls)
+            .checkpoint(&self.run_id, &self.token, transcript, at, from, &calls)
             .await;
         match written {
             Ok(()) => {
                 self.at.store(at, Ordering::Relaxed);
+                self.kept.store(transcript.len(), Ordering::Relaxed);
                 *self.prestarted.lock().unwrap_or_else(|e| e.into_inner()) =
                     calls.into_iter().map(str::to_owned).collect();
                 Ok(())
