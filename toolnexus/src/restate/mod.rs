@@ -6,7 +6,7 @@
 //! ends), and the conversation's transcript is kept in the object's state. Its handlers:
 //!
 //! - `run` (exclusive): takes a prompt, runs the client on the conversation, and returns
-//!   the [`RunResult`](crate::RunResult) as JSON. Each model turn and each tool call is
+//!   the [`RunResult`] as JSON. Each model turn and each tool call is
 //!   one journaled step (`ctx.run`): after a crash Restate replays the invocation, and a
 //!   turn or call whose result is in the journal is not asked or run again.
 //! - `answer` (shared): answers a request the run waits on, by the request's id alone.
