@@ -96,14 +96,19 @@ fn first_byte(c: &mut Criterion) {
         tokio::spawn(async move { axum::serve(listener, app).await });
         addr
     });
-    let body =
-        r#"{"threadId":"t","runId":"r","messages":[{"id":"m","role":"user","content":"hi"}]}"#;
-    let request = format!(
-        "POST /agui HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-        body.len()
-    );
+    // A thread of its own for each run: a reused thread would grow to its transcript
+    // bound and answer every later run with an error instead of a stream.
+    let mut thread = 0u64;
     c.bench_function("sse/first_byte", |b| {
         b.iter(|| {
+            thread += 1;
+            let body = format!(
+                r#"{{"threadId":"t{thread}","runId":"r","messages":[{{"id":"m","role":"user","content":"hi"}}]}}"#
+            );
+            let request = format!(
+                "POST /agui HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
             rt.block_on(async {
                 let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
                 socket.write_all(request.as_bytes()).await.unwrap();
