@@ -24,72 +24,14 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use toolnexus::store::{PostgresStore, SqliteStore};
-use toolnexus::{
-    Answer, Client, FnModel, Message, Reply, Request, Tool, ToolCall, ToolResult, Toolkit,
-};
+use toolnexus::{Answer, Client, FnModel, Message, Reply, Request, Tool, ToolResult, Toolkit};
 
 #[path = "../tests/common/postgres.rs"]
 mod postgres;
 
-const TURNS: usize = 10;
-const CALLS: usize = 3;
-
-/// Ten turns of three calls (`add`, `upper`, `echo`), then `done`; scripted by the
-/// transcript alone.
-fn model() -> FnModel {
-    FnModel::new_sync(|transcript, _| {
-        let done = transcript
-            .iter()
-            .filter(|m| matches!(m, Message::Tool { .. }))
-            .count();
-        let turn = done / CALLS;
-        Ok(if turn < TURNS {
-            Reply::calls([
-                ToolCall::new(format!("a{turn}"), "add", r#"{"a":20,"b":22}"#),
-                ToolCall::new(format!("u{turn}"), "upper", r#"{"s":"abc"}"#),
-                ToolCall::new(format!("e{turn}"), "echo", r#"{"s":"hi"}"#),
-            ])
-        } else {
-            Reply::text("done")
-        })
-    })
-}
-
-fn tools() -> Toolkit {
-    let obj = json!({"type": "object"});
-    Toolkit::new()
-        .with(Tool::new_sync("add", "Adds.", obj.clone(), |a, _| {
-            let sum = a["a"].as_i64().unwrap_or(0) + a["b"].as_i64().unwrap_or(0);
-            ToolResult::ok(sum.to_string())
-        }))
-        .with(Tool::new_sync(
-            "upper",
-            "Upper-cases.",
-            obj.clone(),
-            |a, _| ToolResult::ok(a["s"].as_str().unwrap_or("").to_uppercase()),
-        ))
-        .with(Tool::new_sync("echo", "Echoes.", obj, |a, _| {
-            ToolResult::ok(a["s"].as_str().unwrap_or("").to_owned())
-        }))
-}
-
-fn temp_db(name: &str) -> String {
-    let path =
-        std::env::temp_dir().join(format!("toolnexus-bench-{}-{name}.db", std::process::id()));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
-    path.display().to_string()
-}
-
-/// One worker thread: the store's driver threads get the other core.
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap()
-}
+#[path = "common/workload.rs"]
+mod workload;
+use workload::{CALLS, TURNS, model, runtime, temp_db, tools};
 
 fn checkpointing(c: &mut Criterion) {
     let rt = runtime();

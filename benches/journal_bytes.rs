@@ -24,6 +24,10 @@ use serde_json::json;
 use toolnexus::store::SqliteStore;
 use toolnexus::{Client, FnModel, Message, Reply, Tool, ToolCall, ToolResult, Toolkit};
 
+#[path = "common/workload.rs"]
+mod workload;
+use workload::{runtime, temp_db};
+
 const TURNS: usize = 1_001;
 const AT: [usize; 2] = [10, 1_000];
 
@@ -92,23 +96,6 @@ fn toolkit() -> Toolkit {
         json!({"type": "object"}),
         |_, _| ToolResult::ok("ticked: the clock moved one step"),
     ))
-}
-
-fn temp_db(name: &str) -> String {
-    let path =
-        std::env::temp_dir().join(format!("toolnexus-bench-{}-{name}.db", std::process::id()));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
-    path.display().to_string()
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap()
 }
 
 /// One run of `TURNS` turns on a fresh SQLite file, `at` called at each model turn.

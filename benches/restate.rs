@@ -23,54 +23,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use serde_json::json;
+use toolnexus::Client;
 use toolnexus::restate::{Agent, Ingress, register};
 use toolnexus::store::SqliteStore;
-use toolnexus::{Client, FnModel, Message, Reply, Tool, ToolCall, ToolResult, Toolkit};
 
-const TURNS: usize = 10;
-const CALLS: usize = 3;
-
-fn model() -> FnModel {
-    FnModel::new_sync(|transcript, _| {
-        let at = transcript
-            .iter()
-            .rposition(|m| matches!(m, Message::User { .. }))
-            .unwrap_or(0);
-        let done = transcript[at..]
-            .iter()
-            .filter(|m| matches!(m, Message::Tool { .. }))
-            .count();
-        let turn = done / CALLS;
-        Ok(if turn < TURNS {
-            Reply::calls([
-                ToolCall::new(format!("a{turn}"), "add", r#"{"a":20,"b":22}"#),
-                ToolCall::new(format!("u{turn}"), "upper", r#"{"s":"abc"}"#),
-                ToolCall::new(format!("e{turn}"), "echo", r#"{"s":"hi"}"#),
-            ])
-        } else {
-            Reply::text("done")
-        })
-    })
-}
-
-fn tools() -> Toolkit {
-    let obj = json!({"type": "object"});
-    Toolkit::new()
-        .with(Tool::new_sync("add", "Adds.", obj.clone(), |a, _| {
-            let sum = a["a"].as_i64().unwrap_or(0) + a["b"].as_i64().unwrap_or(0);
-            ToolResult::ok(sum.to_string())
-        }))
-        .with(Tool::new_sync(
-            "upper",
-            "Upper-cases.",
-            obj.clone(),
-            |a, _| ToolResult::ok(a["s"].as_str().unwrap_or("").to_uppercase()),
-        ))
-        .with(Tool::new_sync("echo", "Echoes.", obj, |a, _| {
-            ToolResult::ok(a["s"].as_str().unwrap_or("").to_owned())
-        }))
-}
+#[path = "common/workload.rs"]
+mod workload;
+use workload::{CALLS, TURNS, model, runtime, temp_db, tools};
 
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
@@ -124,29 +83,12 @@ fn server(binary: &str) -> (Server, u16, u16) {
     (Server(child, dir), ingress, admin)
 }
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
-fn temp_db() -> String {
-    let path =
-        std::env::temp_dir().join(format!("toolnexus-bench-{}-restate.db", std::process::id()));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
-    path.display().to_string()
-}
-
 fn overhead(c: &mut Criterion) {
     let rt = runtime();
     let toolkit = tools();
     let client = || Client::new(model()).max_turns(TURNS as u32 + 1);
     let bare = client();
-    let sqlite = rt.block_on(SqliteStore::open(temp_db())).unwrap();
+    let sqlite = rt.block_on(SqliteStore::open(temp_db("restate"))).unwrap();
     let on_sqlite = client().with_store(sqlite);
 
     let mut group = c.benchmark_group("restate_overhead");
