@@ -447,7 +447,7 @@ impl toolnexus::Model for Named {
 #[tokio::test]
 async fn guardrails_and_fallback_attempts_are_traced_as_spans() {
     let collector = otel::Collector::new();
-    let _guard = tracing::subscriber::set_default(collector.subscriber());
+    let _guard = collector.scoped();
     let busy = Named(
         "busy",
         ScriptedModel::default().then_fail(

@@ -114,7 +114,7 @@ fn calls(calls: &[(&str, &str)]) -> Reply {
 async fn a_run_is_one_trace_of_agent_chat_and_tool_spans() {
     let _capture = CAPTURE.lock().await;
     let collector = Collector::new();
-    let _guard = tracing::subscriber::set_default(collector.subscriber());
+    let _guard = collector.scoped();
 
     let model = Named(ScriptedModel::new([
         calls(&[
@@ -194,7 +194,7 @@ async fn a_run_is_one_trace_of_agent_chat_and_tool_spans() {
 async fn a_suspension_is_an_event_and_the_resume_names_its_request() {
     let _capture = CAPTURE.lock().await;
     let collector = Collector::new();
-    let _guard = tracing::subscriber::set_default(collector.subscriber());
+    let _guard = collector.scoped();
 
     let toolkit = toolkit();
     let client = Client::new(ScriptedModel::new([
@@ -244,7 +244,7 @@ async fn a_suspension_is_an_event_and_the_resume_names_its_request() {
 async fn a_call_cut_off_by_the_run_deadline_is_cancelled_and_the_run_incomplete() {
     let _capture = CAPTURE.lock().await;
     let collector = Collector::new();
-    let _guard = tracing::subscriber::set_default(collector.subscriber());
+    let _guard = collector.scoped();
 
     let client = Client::new(ScriptedModel::new([calls(&[("c1", "slow")])]))
         .run_timeout(Duration::from_secs(5));
@@ -264,7 +264,7 @@ async fn a_call_cut_off_by_the_run_deadline_is_cancelled_and_the_run_incomplete(
 async fn a_direct_execute_is_an_execute_tool_span_and_content_is_opt_in() {
     let _capture = CAPTURE.lock().await;
     let collector = Collector::new();
-    let _guard = tracing::subscriber::set_default(collector.subscriber());
+    let _guard = collector.scoped();
     let toolkit = toolkit();
 
     toolnexus::trace::capture_content(true);
@@ -294,7 +294,7 @@ async fn a_direct_execute_is_an_execute_tool_span_and_content_is_opt_in() {
 async fn cache_and_reasoning_tokens_and_request_settings_are_on_the_spans() {
     let _capture = CAPTURE.lock().await;
     let collector = Collector::new();
-    let _guard = tracing::subscriber::set_default(collector.subscriber());
+    let _guard = collector.scoped();
 
     let model = Named(ScriptedModel::new([
         calls(&[("c1", "add")])
@@ -344,7 +344,7 @@ async fn cache_and_reasoning_tokens_and_request_settings_are_on_the_spans() {
 async fn metrics_count_model_turns_tokens_and_tool_calls() {
     let _capture = CAPTURE.lock().await;
     let collector = Collector::new();
-    let _guard = tracing::subscriber::set_default(collector.subscriber());
+    let _guard = collector.scoped();
 
     let model = Named(ScriptedModel::new([
         calls(&[("c1", "add"), ("c2", "fail")]),
@@ -402,7 +402,7 @@ async fn metrics_count_model_turns_tokens_and_tool_calls() {
 async fn an_agent_run_as_a_tool_nests_its_spans_under_the_outer_call() {
     let _capture = CAPTURE.lock().await;
     let collector = Collector::new();
-    let _guard = tracing::subscriber::set_default(collector.subscriber());
+    let _guard = collector.scoped();
 
     let ops = Client::new(ScriptedModel::new([
         calls(&[("a1", "add")]),

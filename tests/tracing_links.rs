@@ -58,7 +58,7 @@ fn links(span: &SpanData) -> Vec<SpanContext> {
 /// Runs until the halt under its own collector; the halted run and its span's context.
 async fn halt() -> (RunResult, SpanContext) {
     let collector = Collector::new();
-    let _guard = tracing::subscriber::set_default(collector.subscriber());
+    let _guard = collector.scoped();
     let halted = client().run("go", &toolkit()).await;
     assert_eq!(halted.status, RunStatus::Pending);
     let spans = collector.finished();
@@ -71,7 +71,7 @@ async fn halt() -> (RunResult, SpanContext) {
 /// under a fresh collector, as another process would; the resumed run's span links.
 async fn resume_elsewhere(halted: serde_json::Value) -> Vec<SpanContext> {
     let collector = Collector::new();
-    let _guard = tracing::subscriber::set_default(collector.subscriber());
+    let _guard = collector.scoped();
     let halted: RunResult = serde_json::from_value(halted).expect("the run reads back");
     let request = halted.pending.clone().expect("the request");
     let answer = request.answer(json!({"ok": true}));
@@ -86,7 +86,7 @@ async fn resume_elsewhere(halted: serde_json::Value) -> Vec<SpanContext> {
 #[tokio::test(start_paused = true)]
 async fn an_in_process_resume_links_to_the_run_it_continues() {
     let collector = Collector::new();
-    let _guard = tracing::subscriber::set_default(collector.subscriber());
+    let _guard = collector.scoped();
     let toolkit = toolkit();
     let client = client();
     let halted = client.run("go", &toolkit).await;
@@ -178,7 +178,7 @@ async fn a_resume_from_the_run_store_links_to_the_run_that_halted() {
 
     let first = {
         let collector = Collector::new();
-        let _guard = tracing::subscriber::set_default(collector.subscriber());
+        let _guard = collector.scoped();
         let store = SqliteStore::open(&path).await.expect("the store opens");
         let halted = client().with_store(store).run("go", &toolkit()).await;
         assert!(halted.is_pending(), "{:?}", halted.status);
@@ -190,7 +190,7 @@ async fn a_resume_from_the_run_store_links_to_the_run_that_halted() {
     // The store opened afresh, under another tracer provider: only the checkpoint in
     // the database connects the two runs.
     let collector = Collector::new();
-    let _guard = tracing::subscriber::set_default(collector.subscriber());
+    let _guard = collector.scoped();
     let store = SqliteStore::open(&path).await.expect("the store reopens");
     let resumed = resumer()
         .with_store(store)

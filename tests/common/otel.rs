@@ -45,6 +45,22 @@ impl Collector {
         ))
     }
 
+    /// This collector as the thread's default subscriber, until the guard drops.
+    ///
+    /// Tracing caches each callsite's interest globally. A test that meets a callsite
+    /// first, on a thread with no subscriber, would cache "never" while another test's
+    /// scoped collector is being installed, and that collector would then miss the span.
+    /// A global subscriber that answers "sometimes" keeps every callsite asking the
+    /// thread's current subscriber, whichever test meets it first.
+    pub(crate) fn scoped(&self) -> tracing::subscriber::DefaultGuard {
+        static UNDECIDED: std::sync::Once = std::sync::Once::new();
+        UNDECIDED.call_once(|| {
+            // Fails only when the binary already has a global subscriber, which decides.
+            let _ = tracing::subscriber::set_global_default(Undecided);
+        });
+        tracing::subscriber::set_default(self.subscriber())
+    }
+
     /// Every span finished so far.
     pub(crate) fn finished(&self) -> Vec<SpanData> {
         self.spans
@@ -123,4 +139,27 @@ pub(crate) fn is_error(span: &SpanData) -> bool {
 
 pub(crate) fn kind(span: &SpanData) -> SpanKind {
     span.span_kind.clone()
+}
+
+/// A global subscriber that records nothing and leaves every callsite's interest open.
+struct Undecided;
+
+impl tracing::Subscriber for Undecided {
+    fn register_callsite(
+        &self,
+        _: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        tracing::subscriber::Interest::sometimes()
+    }
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        false
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, _: &tracing::Event<'_>) {}
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
 }
