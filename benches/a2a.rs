@@ -27,7 +27,8 @@ use std::process::{Command, Stdio};
 use criterion::Criterion;
 use serde_json::json;
 use toolnexus::a2a::{A2aAgent, A2aServer};
-use toolnexus::{Client, Context, FnModel, Message, Reply, Toolkit};
+use toolnexus::agent::FnModel;
+use toolnexus::{Client, Context, Message, Reply, Toolkit};
 
 fn echo_client() -> Client {
     Client::new(FnModel::new_sync(|transcript, _| {

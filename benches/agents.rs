@@ -17,7 +17,8 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
-use toolnexus::{Client, Context, FnModel, Message, Reply, Tool, ToolResult, Toolkit};
+use toolnexus::agent::FnModel;
+use toolnexus::{Client, Context, Message, Reply, Tool, ToolResult, Toolkit};
 
 fn add() -> Tool {
     Tool::new_sync("add", "Adds.", json!({"type": "object"}), |args, _| {

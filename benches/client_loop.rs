@@ -30,10 +30,8 @@ use std::hint::black_box;
 use std::sync::Mutex;
 
 use criterion::{BatchSize, Criterion, criterion_group};
-use toolnexus::{
-    Client, Context, Event, FnModel, Hooks, Reply, ScriptedModel, ToolCall, ToolDecision, Toolkit,
-    tool,
-};
+use toolnexus::agent::{FnModel, Hooks, ToolDecision};
+use toolnexus::{Client, Context, Event, Reply, ScriptedModel, ToolCall, Toolkit, tool};
 
 const CALLS: usize = 1000;
 

@@ -29,8 +29,9 @@ use criterion::{BatchSize, Criterion, criterion_group};
 use rmcp::model::CallToolResponse;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use toolnexus::profile::Profile;
-use toolnexus::{Context, Listing, State, Tool, Toolkit, tool, toolset};
+use toolnexus::schema::Listing;
+use toolnexus::schema::profile::Profile;
+use toolnexus::{Context, State, Tool, Toolkit, tool, toolset};
 
 // Every tool here is synchronous, on both sides: each call finishes on its first poll.
 #[path = "../tests/common/poll.rs"]

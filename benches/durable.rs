@@ -23,8 +23,9 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
+use toolnexus::agent::FnModel;
 use toolnexus::store::{PostgresStore, SqliteStore};
-use toolnexus::{Answer, Client, FnModel, Message, Reply, Request, Tool, ToolResult, Toolkit};
+use toolnexus::{Answer, Client, Message, Reply, Request, Tool, ToolResult, Toolkit};
 
 #[path = "../tests/common/postgres.rs"]
 mod postgres;

@@ -21,8 +21,9 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
+use toolnexus::agent::FnModel;
 use toolnexus::store::SqliteStore;
-use toolnexus::{Client, FnModel, Message, Reply, Tool, ToolCall, ToolResult, Toolkit};
+use toolnexus::{Client, Message, Reply, Tool, ToolCall, ToolResult, Toolkit};
 
 #[path = "common/workload.rs"]
 mod workload;

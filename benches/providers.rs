@@ -31,8 +31,9 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::{Value, json};
+use toolnexus::agent::NativeTurn;
 use toolnexus::providers::{Anthropic, Gemini, OpenAi, OpenAiResponses};
-use toolnexus::{Message, NativeTurn, Tool, ToolCall, ToolResult, Toolkit};
+use toolnexus::{Message, Tool, ToolCall, ToolResult, Toolkit};
 
 const TOOLS: usize = 50;
 

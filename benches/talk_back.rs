@@ -20,7 +20,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use criterion::{Criterion, criterion_group};
 use serde_json::json;
-use toolnexus::{Caller, Context, LogLevel, Toolkit, tool};
+use toolnexus::tool::{Caller, LogLevel};
+use toolnexus::{Context, Toolkit, tool};
 
 #[path = "../tests/common/poll.rs"]
 mod poll;

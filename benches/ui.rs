@@ -20,9 +20,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use criterion::{Criterion, criterion_group, criterion_main};
 use futures_util::StreamExt as _;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-use toolnexus::{
-    Client, Delta, DeltaSink, Message, Model, ModelFuture, Reply, ScriptedModel, Toolkit,
-};
+use toolnexus::agent::{Delta, DeltaSink, ModelFuture};
+use toolnexus::{Client, Message, Model, Reply, ScriptedModel, Toolkit};
 
 const DELTAS: usize = 1_000;
 

@@ -26,7 +26,8 @@ use std::convert::Infallible;
 use std::io::Read as _;
 
 use serde_json::json;
-use toolnexus::{Client, FnModel, Message, Reply, Toolkit, tool};
+use toolnexus::agent::FnModel;
+use toolnexus::{Client, Message, Reply, Toolkit, tool};
 
 /// Deploy a service.
 #[tool(approval = "Deploy this service?")]

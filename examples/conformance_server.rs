@@ -332,7 +332,7 @@ fn static_text() -> &'static str {
 
 /// A static binary resource (a 1x1 PNG).
 #[resource(uri = "test://static-binary", name = "static-binary")]
-fn static_binary() -> Result<ContentPart, toolnexus::ContentError> {
+fn static_binary() -> Result<ContentPart, toolnexus::tool::ContentError> {
     ContentPart::image_bytes(PNG)
 }
 
@@ -393,7 +393,7 @@ fn test_prompt_with_embedded_resource(
 
 /// A prompt with an image.
 #[prompt]
-fn test_prompt_with_image() -> Result<Vec<PromptMessage>, toolnexus::ContentError> {
+fn test_prompt_with_image() -> Result<Vec<PromptMessage>, toolnexus::tool::ContentError> {
     Ok(vec![
         PromptMessage::user(ContentPart::image_bytes(PNG)?),
         PromptMessage::user("Please analyze the image above."),

@@ -28,10 +28,8 @@ use std::io::Read as _;
 
 use serde_json::json;
 use toolnexus::mcp::{HttpOptions, McpServer};
-use toolnexus::{
-    Json, PromptMessage, ResourceContents, ResourceError, Toolkit, prompt, prompts, resource,
-    resources,
-};
+use toolnexus::primitive::{PromptMessage, ResourceContents, ResourceError};
+use toolnexus::{Json, Toolkit, prompt, prompts, resource, resources};
 
 /// Every tool the server exposes: the quickstart's `#[tool]` functions.
 fn toolkit() -> Toolkit {

@@ -16,8 +16,9 @@
 //! The model is a stand-in (`FnModel`) that asks for a deploy, then reports the result.
 
 use serde_json::json;
+use toolnexus::agent::FnModel;
 use toolnexus::restate::{Agent, register};
-use toolnexus::{Client, FnModel, Message, Reply, Request, Tool, ToolResult, Toolkit};
+use toolnexus::{Client, Message, Reply, Request, Tool, ToolResult, Toolkit};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

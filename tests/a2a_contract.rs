@@ -12,7 +12,8 @@ use std::time::Duration;
 use a2a::{Served, http, json_of};
 use serde_json::{Value, json};
 use toolnexus::a2a::{A2aAgent, A2aServer};
-use toolnexus::{Client, Context, FnModel, Message, ModelError, Reply, Tool, ToolResult, Toolkit};
+use toolnexus::agent::FnModel;
+use toolnexus::{Client, Context, Message, ModelError, Reply, Tool, ToolResult, Toolkit};
 
 fn port_python() -> String {
     std::env::var("TOOLNEXUS_PYTHON_TOOLNEXUS").unwrap_or_else(|_| {

@@ -10,7 +10,8 @@ use std::time::Duration;
 use a2a::{events, http, rpc};
 use serde_json::{Value, json};
 use toolnexus::a2a::A2aServer;
-use toolnexus::{Client, Context, FnModel, Message, Reply, Suspend, Tool, ToolResult, Toolkit};
+use toolnexus::agent::FnModel;
+use toolnexus::{Client, Context, Message, Reply, Suspend, Tool, ToolResult, Toolkit};
 
 const V1: (&str, &str) = ("A2A-Version", "1.0");
 

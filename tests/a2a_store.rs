@@ -28,8 +28,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolnexus::a2a::{A2aServer, ServedA2a};
+use toolnexus::agent::FnModel;
 use toolnexus::store::{DEFAULT_RETENTION, RunStore};
-use toolnexus::{Client, Context, FnModel, Message, Reply, Suspend, Tool, ToolResult, Toolkit};
+use toolnexus::{Client, Context, Message, Reply, Suspend, Tool, ToolResult, Toolkit};
 
 const V1: (&str, &str) = ("A2A-Version", "1.0");
 const ANN: (&str, &str) = ("x-user", "ann");

@@ -16,9 +16,10 @@ use std::time::Duration;
 
 use serde_json::json;
 use stack::{APPROVAL, APPROVED, Effects, PROMPT};
+use toolnexus::agent::{AGENT_STATE_KEY, CallStatus, DEFAULT_MAX_DEPTH, FnModel, StopReason};
 use toolnexus::{
-    AGENT_STATE_KEY, Answer, CallStatus, Client, Context, DEFAULT_MAX_DEPTH, Event, FnModel, Reply,
-    Request, RunResult, RunStatus, ScriptedModel, StopReason, Tool, ToolResult, Toolkit, Usage,
+    Answer, Client, Context, Event, Reply, Request, RunResult, RunStatus, ScriptedModel, Tool,
+    ToolResult, Toolkit, Usage,
 };
 
 fn sorted(mut effects: Vec<String>) -> Vec<String> {

@@ -7,9 +7,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
+use toolnexus::agent::{CallStatus, FnModel, ResumeError, StopReason};
 use toolnexus::{
-    Answer, CallStatus, Client, ContentPart, FnModel, Message, ModelError, Reply, Request,
-    ResumeError, RunResult, RunStatus, ScriptedModel, StopReason, Tool, ToolResult, Toolkit, Usage,
+    Answer, Client, ContentPart, Message, ModelError, Reply, Request, RunResult, RunStatus,
+    ScriptedModel, Tool, ToolResult, Toolkit, Usage,
 };
 
 #[path = "common/agent.rs"]
@@ -690,18 +691,6 @@ async fn resume_rejects_an_answer_for_another_request() {
         .await
         .unwrap_err();
     assert!(matches!(err, ResumeError::UnknownRequest { .. }), "{err:?}");
-    // The first form, the request beside its answer, still tells the two apart.
-    #[allow(deprecated)]
-    let err = toolnexus::resume(&toolkit, halted.transcript.clone(), &request, wrong)
-        .await
-        .unwrap_err();
-    assert_eq!(
-        err,
-        ResumeError::AnswerMismatch {
-            request: request.id.clone(),
-            answer: "req-someone-else".into()
-        }
-    );
     assert_eq!(runs.load(Ordering::SeqCst), 1, "nothing ran");
 
     // A request the transcript is not waiting on, and a transcript with nothing halted.

@@ -14,10 +14,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::sync::{Barrier, mpsc, oneshot};
-use toolnexus::{
-    CancellationToken, Client, Context, Reply, ScriptedModel, Tool, ToolCall, ToolResult, Toolkit,
-    tool,
-};
+use toolnexus::tool::CancellationToken;
+use toolnexus::{Client, Context, Reply, ScriptedModel, Tool, ToolCall, ToolResult, Toolkit, tool};
 
 /// Hang protection only.
 const PATIENCE: Duration = Duration::from_secs(120);

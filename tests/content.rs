@@ -2,7 +2,8 @@
 
 use std::path::PathBuf;
 
-use toolnexus::{ContentPart, PartKind};
+use toolnexus::ContentPart;
+use toolnexus::tool::PartKind;
 
 const PNG: &[u8] = include_bytes!("../examples/media/fixture.png");
 

@@ -17,11 +17,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
+use toolnexus::agent::FnModel;
 use toolnexus::agent::{SUMMARY_PREFIX, StopReason, UsageLimits, estimate_tokens};
 use toolnexus::providers::{Anthropic, Gemini, OpenAi};
 use toolnexus::{
-    Client, Compaction, Context, Event, FnModel, Message, Reply, RunStatus, ScriptedModel, Suspend,
-    Tool, ToolCall, ToolResult, Toolkit, Usage,
+    Client, Compaction, Context, Event, Message, Reply, RunStatus, ScriptedModel, Suspend, Tool,
+    ToolCall, ToolResult, Toolkit, Usage,
 };
 
 const TURNS: usize = 300;

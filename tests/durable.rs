@@ -9,10 +9,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::json;
+use toolnexus::agent::{CallStatus, FnModel, StopReason};
 use toolnexus::store::{PostgresStore, RunStore, SqliteStore, StoreError};
 use toolnexus::{
-    Answer, CallStatus, Client, FnModel, Message, Reply, Request, RunStatus, ScriptedModel,
-    StopReason, Tool, ToolCall, ToolResult, Toolkit,
+    Answer, Client, Message, Reply, Request, RunStatus, ScriptedModel, Tool, ToolCall, ToolResult,
+    Toolkit,
 };
 
 #[path = "durable/fixture.rs"]

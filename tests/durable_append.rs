@@ -9,8 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::json;
+use toolnexus::agent::FnModel;
 use toolnexus::store::RunStore;
-use toolnexus::{Client, FnModel, Message, Reply, Tool, ToolCall, ToolResult, Toolkit};
+use toolnexus::{Client, Message, Reply, Tool, ToolCall, ToolResult, Toolkit};
 
 #[path = "common/postgres.rs"]
 mod postgres;

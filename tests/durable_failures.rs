@@ -10,8 +10,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use toolnexus::agent::StopReason;
 use toolnexus::store::{PostgresStore, RunStore, SqliteStore, StoreError};
-use toolnexus::{Answer, Client, RunResult, RunStatus, StopReason, Toolkit};
+use toolnexus::{Answer, Client, RunResult, RunStatus, Toolkit};
 
 #[path = "durable/fixture.rs"]
 mod fixture;

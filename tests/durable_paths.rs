@@ -7,8 +7,9 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
+use toolnexus::agent::StopReason;
 use toolnexus::store::{PostgresStore, RunStore, SqliteStore};
-use toolnexus::{Answer, Client, Message, RunStatus, StopReason, Tool, ToolResult, Toolkit};
+use toolnexus::{Answer, Client, Message, RunStatus, Tool, ToolResult, Toolkit};
 
 #[path = "durable/fixture.rs"]
 mod fixture;
@@ -295,8 +296,8 @@ fn ops(client: Client, ran: Arc<Mutex<Vec<String>>>, asks: &'static str) -> Tool
     client.as_tool("ops", "Deploys things.", Toolkit::new().with(deploy))
 }
 
-fn calls_ops() -> toolnexus::FnModel {
-    toolnexus::FnModel::new_sync(|transcript: &[Message], _| {
+fn calls_ops() -> toolnexus::agent::FnModel {
+    toolnexus::agent::FnModel::new_sync(|transcript: &[Message], _| {
         Ok(match transcript.last() {
             Some(Message::User { .. }) => toolnexus::Reply::calls([toolnexus::ToolCall::new(
                 "o1",

@@ -8,9 +8,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::json;
+use toolnexus::agent::ToolDecision;
+use toolnexus::agent::{FnModel, StopReason};
 use toolnexus::store::RunStore;
-use toolnexus::{Client, FnModel, Message, Reply, RunStatus, StopReason, Tool, ToolCall};
-use toolnexus::{ToolDecision, ToolResult, Toolkit};
+use toolnexus::{Client, Message, Reply, RunStatus, Tool, ToolCall};
+use toolnexus::{ToolResult, Toolkit};
 
 #[path = "common/postgres.rs"]
 mod postgres;

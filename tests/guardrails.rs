@@ -20,11 +20,11 @@ use std::time::Duration;
 use futures_util::StreamExt as _;
 use serde_json::json;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use toolnexus::agent::{CallStatus, StopReason};
 use toolnexus::agent::{Check, FnModel, Guardrail, OwnedEvent, Stage};
 use toolnexus::providers::OpenAiResponses;
 use toolnexus::{
-    CallStatus, Client, Event, Message, Reply, RunStatus, ScriptedModel, StopReason, Tool,
-    ToolCall, ToolResult, Toolkit,
+    Client, Event, Message, Reply, RunStatus, ScriptedModel, Tool, ToolCall, ToolResult, Toolkit,
 };
 
 use harness::SECRET;

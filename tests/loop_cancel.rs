@@ -8,10 +8,9 @@ use std::time::Duration;
 
 use serde_json::json;
 use tokio::time::Instant;
-use toolnexus::{
-    CallStatus, CancellationToken, Client, FnModel, Message, ModelError, Reply, RunStatus,
-    ScriptedModel, StopReason, Tool, ToolResult,
-};
+use toolnexus::agent::{CallStatus, FnModel, StopReason};
+use toolnexus::tool::CancellationToken;
+use toolnexus::{Client, Message, ModelError, Reply, RunStatus, ScriptedModel, Tool, ToolResult};
 
 #[path = "common/agent.rs"]
 #[allow(dead_code)]

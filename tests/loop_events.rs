@@ -3,10 +3,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use toolnexus::{
-    Client, Delta, DeltaSink, Event, Message, Model, ModelFuture, Reply, Request, RunStatus,
-    ScriptedModel, Toolkit,
-};
+use toolnexus::agent::{Delta, DeltaSink, ModelFuture};
+use toolnexus::{Client, Event, Message, Model, Reply, Request, RunStatus, ScriptedModel, Toolkit};
 
 #[path = "common/agent.rs"]
 #[allow(dead_code)]

@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use serde_json::json;
 use tokio::time::Instant;
+use toolnexus::agent::{CallStatus, HookFuture, Hooks, StopReason, ToolDecision};
 use toolnexus::{
-    CallStatus, Client, HookFuture, Hooks, Message, Reply, Request, RunStatus, ScriptedModel,
-    StopReason, Tool, ToolCall, ToolDecision, ToolResult, Usage,
+    Client, Message, Reply, Request, RunStatus, ScriptedModel, Tool, ToolCall, ToolResult, Usage,
 };
 
 #[path = "common/agent.rs"]

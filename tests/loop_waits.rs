@@ -6,7 +6,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::time::Instant;
-use toolnexus::{Answer, CallStatus, Client, Reply, Request, RunStatus, ScriptedModel, StopReason};
+use toolnexus::agent::{CallStatus, StopReason};
+use toolnexus::{Answer, Client, Reply, Request, RunStatus, ScriptedModel};
 
 #[path = "common/agent.rs"]
 #[allow(dead_code)]

@@ -341,7 +341,7 @@ mod returns {
 
     /// Crate error type with ?.
     #[tool]
-    pub fn r_error(text: String, ask: bool) -> Result<i64, toolnexus::Error> {
+    pub fn r_error(text: String, ask: bool) -> Result<i64, toolnexus::tool::Error> {
         if ask {
             Err(Suspend::approval("Parse it?"))?;
         }

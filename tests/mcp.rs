@@ -20,7 +20,8 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::mpsc;
 use toolnexus::mcp::{McpServer, call_tool_result};
-use toolnexus::{CancellationToken, ContentPart, Request, Tool, ToolResult, Toolkit};
+use toolnexus::tool::CancellationToken;
+use toolnexus::{ContentPart, Request, Tool, ToolResult, Toolkit};
 
 /// Hang protection only: no assertion depends on how long anything takes.
 const PATIENCE: Duration = Duration::from_secs(60);

@@ -27,10 +27,11 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader as AsyncBufReader, DuplexStream};
 use toolnexus::mcp::{McpClient, McpServer, ResourceUpdates, ServerHandle};
-use toolnexus::{
-    CompletionRequest, ContentPart, Json, Prompt, PromptContent, PromptMessage, Resource,
-    ResourceContents, ResourceError, State, Toolkit, prompt, prompts, resource, resources,
+use toolnexus::primitive::{
+    CompletionRequest, Prompt, PromptContent, PromptMessage, Resource, ResourceContents,
+    ResourceError,
 };
+use toolnexus::{ContentPart, Json, State, Toolkit, prompt, prompts, resource, resources};
 
 /// Hang protection only: no assertion depends on how long anything takes.
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -128,7 +129,7 @@ fn profile(
 
 /// The logo.
 #[resource(uri = "images://logo")]
-fn logo() -> Result<ContentPart, toolnexus::ContentError> {
+fn logo() -> Result<ContentPart, toolnexus::tool::ContentError> {
     ContentPart::image_bytes(GIF)
 }
 
@@ -138,7 +139,7 @@ fn describe(
     /// How long the description may be.
     #[complete(values = ["short", "long"])]
     length: Option<String>,
-) -> Result<Vec<PromptMessage>, toolnexus::ContentError> {
+) -> Result<Vec<PromptMessage>, toolnexus::tool::ContentError> {
     Ok(vec![
         PromptMessage::user(ContentPart::image_bytes(GIF)?),
         PromptMessage::user(ResourceContents::text("a pixel").with_uri("notes://pixel")),

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 use toolnexus::mcp::McpServer;
-use toolnexus::profile::Profile;
+use toolnexus::schema::profile::Profile;
 use toolnexus::{Tool, ToolResult, Toolkit};
 
 /// Short: every answer here is due at once, and a missing one must fail the test, not

@@ -27,7 +27,8 @@ use node::node_command;
 use serde_json::json;
 use toolnexus::dispatch::resume;
 use toolnexus::mcp::McpClient;
-use toolnexus::{CancellationToken, Client, Context, Request, RunStatus, Toolkit};
+use toolnexus::tool::CancellationToken;
+use toolnexus::{Client, Context, Request, RunStatus, Toolkit};
 
 /// The task server, polled every 20 ms (clamped to the client's 50 ms floor).
 fn server() -> Listening {

@@ -12,8 +12,9 @@ mod rules;
 mod sdks;
 
 use serde_json::{Value, json};
-use toolnexus::profile::{self, Profile};
-use toolnexus::{Context, Rejection, Tool, ToolResult, Toolkit};
+use toolnexus::schema::profile::{self, Profile};
+use toolnexus::tool::Rejection;
+use toolnexus::{Context, Tool, ToolResult, Toolkit};
 
 use corpus::corpus;
 

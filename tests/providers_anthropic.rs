@@ -8,8 +8,9 @@ mod harness;
 mod server;
 
 use serde_json::{Value, json};
+use toolnexus::agent::FinishReason;
 use toolnexus::providers::{Anthropic, Retry};
-use toolnexus::{FinishReason, Message, Model, ToolCall, Toolkit, Usage};
+use toolnexus::{Message, Model, ToolCall, Toolkit, Usage};
 
 use harness::{Fake, SECRET};
 use server::{Canned, Server};
@@ -123,7 +124,7 @@ async fn full_loop_with_parallel_calls_errors_images_and_suspensions() {
     let toolkit = harness::toolkit(Default::default());
     assert_eq!(
         second["tools"],
-        *toolkit.listing(toolnexus::profile::Profile::Anthropic)
+        *toolkit.listing(toolnexus::schema::profile::Profile::Anthropic)
     );
 }
 

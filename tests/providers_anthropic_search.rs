@@ -252,7 +252,7 @@ async fn small_toolkits_and_other_providers_turns_are_left_alone() {
     .unwrap();
     assert_eq!(
         body["tools"],
-        *toolkit.listing(toolnexus::profile::Profile::Anthropic),
+        *toolkit.listing(toolnexus::schema::profile::Profile::Anthropic),
         "3 tools are not more than 3: listed as they are"
     );
     let regex = DeferLoading::regex().above(2).tools(&toolkit);
@@ -264,7 +264,7 @@ async fn small_toolkits_and_other_providers_turns_are_left_alone() {
     let foreign = Message::Assistant {
         content: Some("hm".into()),
         tool_calls: vec![call.clone()],
-        native: Some(Box::new(toolnexus::NativeTurn::new(
+        native: Some(Box::new(toolnexus::agent::NativeTurn::new(
             "other",
             json!([{"type": "weird"}]),
         ))),

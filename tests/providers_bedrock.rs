@@ -17,10 +17,10 @@ mod harness;
 mod server;
 
 use serde_json::{Value, json};
+use toolnexus::agent::{Delta, FinishReason};
 use toolnexus::providers::{Bedrock, Retry};
 use toolnexus::{
-    Delta, FinishReason, Message, Model, ModelSettings, Reasoning, ToolCall, ToolChoice,
-    ToolResult, Toolkit,
+    Message, Model, ModelSettings, Reasoning, ToolCall, ToolChoice, ToolResult, Toolkit,
 };
 
 use harness::Fake;

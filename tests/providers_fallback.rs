@@ -17,11 +17,12 @@ mod server;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
+use toolnexus::agent::StopReason;
 use toolnexus::agent::{FallbackModel, ModelErrorKind, Router};
 use toolnexus::providers::{Anthropic, Gemini, OpenAiResponses, Retry};
 use toolnexus::{
     Client, Event, Message, ModelError, ModelSettings, Reasoning, Reply, RunStatus, ScriptedModel,
-    StopReason, Tool, ToolResult, Toolkit,
+    Tool, ToolResult, Toolkit,
 };
 
 use harness::SECRET;

@@ -8,8 +8,9 @@ mod harness;
 mod server;
 
 use serde_json::{Value, json};
+use toolnexus::agent::FinishReason;
 use toolnexus::providers::{Gemini, Retry};
-use toolnexus::{FinishReason, Message, Model, ToolCall, Toolkit, Usage};
+use toolnexus::{Message, Model, ToolCall, Toolkit, Usage};
 
 use harness::{Fake, SECRET};
 use server::{Canned, Server};
@@ -121,7 +122,7 @@ async fn full_loop_with_parallel_calls_errors_images_and_suspensions() {
     let toolkit = harness::toolkit(Default::default());
     assert_eq!(
         second["tools"],
-        *toolkit.listing(toolnexus::profile::Profile::Gemini)
+        *toolkit.listing(toolnexus::schema::profile::Profile::Gemini)
     );
 }
 

@@ -8,8 +8,9 @@ mod harness;
 mod server;
 
 use serde_json::{Value, json};
+use toolnexus::agent::{Delta, FinishReason};
 use toolnexus::providers::{OpenAi, Retry};
-use toolnexus::{Delta, FinishReason, Message, Model, ToolCall, Toolkit, Usage};
+use toolnexus::{Message, Model, ToolCall, Toolkit, Usage};
 
 use harness::{Fake, SECRET};
 use server::{Canned, Server};
@@ -126,7 +127,7 @@ async fn full_loop_with_parallel_calls_errors_images_and_suspensions() {
     let toolkit = harness::toolkit(Default::default());
     assert_eq!(
         second["tools"],
-        *toolkit.listing(toolnexus::profile::Profile::OpenAi)
+        *toolkit.listing(toolnexus::schema::profile::Profile::OpenAi)
     );
     assert_eq!(second["model"], "gpt-test");
     assert!(second.get("stream").is_none());
@@ -237,7 +238,7 @@ async fn strict_mode_lists_the_strict_tools() {
     let body = &server.bodies()[0];
     assert_eq!(
         body["tools"],
-        *toolkit.listing(toolnexus::profile::Profile::OpenAiStrict)
+        *toolkit.listing(toolnexus::schema::profile::Profile::OpenAiStrict)
     );
     assert_eq!(body["tools"][0]["function"]["strict"], true);
     assert_eq!(body["max_completion_tokens"], 100);

@@ -19,10 +19,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
+use toolnexus::agent::StopReason;
 use toolnexus::providers::{Anthropic, Bedrock, Gemini, OpenAi, OpenAiResponses};
 use toolnexus::{
     Answer, Client, Event, Message, Model, ModelSettings, Reasoning, Request, RunResult, RunStatus,
-    StopReason, Tool, ToolResult, Toolkit,
+    Tool, ToolResult, Toolkit,
 };
 
 use harness::SECRET;

@@ -9,10 +9,10 @@ mod harness;
 mod server;
 
 use serde_json::{Value, json};
+use toolnexus::agent::{Delta, FinishReason};
 use toolnexus::providers::{OpenAiResponses, Retry};
 use toolnexus::{
-    Delta, FinishReason, Message, Model, ModelSettings, Reasoning, ToolCall, ToolChoice,
-    ToolResult, Toolkit, Usage,
+    Message, Model, ModelSettings, Reasoning, ToolCall, ToolChoice, ToolResult, Toolkit, Usage,
 };
 
 use harness::{Fake, SECRET};
@@ -264,7 +264,7 @@ async fn compatible_server_and_strict_tools() {
     assert_eq!(strict, [true, true, true, true]);
     assert_eq!(
         body["tools"][0]["parameters"],
-        toolkit.listing(toolnexus::profile::Profile::OpenAiStrict)[0]["function"]["parameters"]
+        toolkit.listing(toolnexus::schema::profile::Profile::OpenAiStrict)[0]["function"]["parameters"]
     );
     harness::validate("openai-responses", &server.bodies());
 }

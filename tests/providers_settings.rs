@@ -15,10 +15,11 @@ mod rules;
 mod server;
 
 use serde_json::{Value, json};
+use toolnexus::agent::{FnModel, StopReason};
 use toolnexus::providers::{Anthropic, Gemini, OpenAi, OpenAiResponses};
 use toolnexus::{
-    Client, FnModel, Message, Model, ModelSettings, Reasoning, Reply, RunStatus, ScriptedModel,
-    StopReason, Tool, ToolChoice, ToolResult, Toolkit,
+    Client, Message, Model, ModelSettings, Reasoning, Reply, RunStatus, ScriptedModel, Tool,
+    ToolChoice, ToolResult, Toolkit,
 };
 
 use harness::SECRET;

@@ -23,8 +23,9 @@ use axum::body::Bytes;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
+use toolnexus::agent::StopReason;
 use toolnexus::providers::{Vertex, VertexAnthropic};
-use toolnexus::{Client, ModelSettings, Reasoning, RunStatus, StopReason, Toolkit};
+use toolnexus::{Client, ModelSettings, Reasoning, RunStatus, Toolkit};
 
 #[derive(Default)]
 struct Seen {

@@ -5,7 +5,8 @@
 use std::convert::Infallible;
 
 use serde_json::json;
-use toolnexus::{Context, Rejection, Tool, ToolResult, Toolkit, tool, tools};
+use toolnexus::tool::Rejection;
+use toolnexus::{Context, Tool, ToolResult, Toolkit, tool, tools};
 
 mod alpha {
     /// Lookup, from alpha.

@@ -18,7 +18,7 @@ use common::*;
 use serde_json::{Value, json};
 use toolnexus::dispatch::resume;
 use toolnexus::mcp::{McpClient, McpClientError, McpServer};
-use toolnexus::profile::Profile;
+use toolnexus::schema::profile::Profile;
 use toolnexus::{Client, Context, RunStatus, Toolkit};
 
 async fn quickstart(prefix: Option<&str>) -> McpClient {

@@ -379,9 +379,9 @@ fn deploy(
 }
 
 /// The chat example's model: deploys what it is asked to.
-fn model() -> toolnexus::FnModel {
+fn model() -> toolnexus::agent::FnModel {
     use toolnexus::{Message, Reply as ModelReply};
-    toolnexus::FnModel::new_sync(|transcript, _tools| {
+    toolnexus::agent::FnModel::new_sync(|transcript, _tools| {
         Ok(match transcript.last() {
             Some(Message::User { content }) => ModelReply::call(
                 format!("call_{}", transcript.len()),

@@ -30,7 +30,7 @@ mod judges;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
-use toolnexus::profile::Profile;
+use toolnexus::schema::profile::Profile;
 use toolnexus::{Context, Tool, Toolkit};
 
 use judges::{as_json_schema, dir, judge, normalize, python, valid};

@@ -14,9 +14,10 @@ mod rules;
 mod server;
 
 use serde_json::{Value, json};
+use toolnexus::agent::StopReason;
 use toolnexus::agent::{Cost, Price, PriceTable, SpendScope, UsageLimits};
 use toolnexus::providers::OpenAiResponses;
-use toolnexus::{Client, RunStatus, StopReason, Tool, ToolResult, Toolkit};
+use toolnexus::{Client, RunStatus, Tool, ToolResult, Toolkit};
 
 use harness::SECRET;
 use rules::{Rules, Step};

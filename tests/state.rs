@@ -8,10 +8,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use toolnexus::profile::Profile;
-use toolnexus::{
-    Context, Json, State, StateType, Tool, ToolResult, Toolkit, Toolset, tool, toolset,
-};
+use toolnexus::schema::profile::Profile;
+use toolnexus::tool::StateType;
+use toolnexus::{Context, Json, State, Tool, ToolResult, Toolkit, Toolset, tool, toolset};
 
 // ---- a toolset over a shared store ------------------------------------------------
 

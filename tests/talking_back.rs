@@ -12,10 +12,8 @@ use std::time::Duration;
 
 use serde_json::json;
 use toolnexus::mcp::McpClient;
-use toolnexus::{
-    Client, Context, Event, LogLevel, Reply, SamplingError, ScriptedModel, Tool, ToolResult,
-    Toolkit, tool,
-};
+use toolnexus::tool::{LogLevel, SamplingError};
+use toolnexus::{Client, Context, Event, Reply, ScriptedModel, Tool, ToolResult, Toolkit, tool};
 
 #[path = "common/example.rs"]
 mod common_example;

@@ -11,11 +11,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::json;
+use toolnexus::agent::ModelFuture;
 use toolnexus::mcp::McpClient;
 use toolnexus::search::{SEARCH_TOOL, ToolIndex, ToolSearch};
 use toolnexus::{
-    Answer, Client, Message, Model, ModelFuture, Reply, Request, RunResult, RunStatus,
-    ScriptedModel, Tool, ToolResult, Toolkit,
+    Answer, Client, Message, Model, Reply, Request, RunResult, RunStatus, ScriptedModel, Tool,
+    ToolResult, Toolkit,
 };
 
 /// A scripted model that records the names of the tools listed on each turn.

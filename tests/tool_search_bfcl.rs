@@ -16,8 +16,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use serde_json::{Map, Value, json};
+use toolnexus::agent::FnModel;
 use toolnexus::search::{SEARCH_TOOL, ToolIndex, ToolSearch};
-use toolnexus::{Client, FnModel, Reply, Tool, ToolResult, Toolkit};
+use toolnexus::{Client, Reply, Tool, ToolResult, Toolkit};
 
 struct Question {
     text: String,

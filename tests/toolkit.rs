@@ -4,8 +4,10 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolnexus::profile::Profile;
-use toolnexus::{CancellationToken, Context, Listing, Tool, ToolResult, Toolkit};
+use toolnexus::schema::Listing;
+use toolnexus::schema::profile::Profile;
+use toolnexus::tool::CancellationToken;
+use toolnexus::{Context, Tool, ToolResult, Toolkit};
 
 fn add_schema() -> Value {
     json!({
@@ -164,7 +166,7 @@ fn duplicate_names_keep_the_first_and_report_the_clash() {
     assert_eq!(err.name(), "add");
     assert_eq!(
         err.reason(),
-        &toolnexus::Rejection::Duplicate {
+        &toolnexus::tool::Rejection::Duplicate {
             kept_source: "custom".into()
         }
     );

@@ -5,7 +5,8 @@
 #![allow(dead_code)]
 
 use serde_json::json;
-use toolnexus::{FnModel, Message, Reply, Tool, ToolCall, ToolResult, Toolkit};
+use toolnexus::agent::FnModel;
+use toolnexus::{Message, Reply, Tool, ToolCall, ToolResult, Toolkit};
 
 /// Model turns that call tools before the answer.
 pub const TURNS: usize = 10;

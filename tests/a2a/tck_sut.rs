@@ -12,9 +12,8 @@ use std::time::Duration;
 
 use serde_json::json;
 use toolnexus::a2a::{A2aServer, DEFAULT_MAX_RUNS, DEFAULT_MAX_STORED_TASKS};
-use toolnexus::{
-    Client, Context, FnModel, Message, ModelError, Reply, Suspend, Tool, ToolResult, Toolkit,
-};
+use toolnexus::agent::FnModel;
+use toolnexus::{Client, Context, Message, ModelError, Reply, Suspend, Tool, ToolResult, Toolkit};
 
 fn answer(prefix_and_text: &str) -> Result<Reply, ModelError> {
     let id = prefix_and_text.lines().next().unwrap_or_default();

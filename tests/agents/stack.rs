@@ -12,9 +12,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use toolnexus::{
-    Client, FnModel, Message, Reply, Request, Tool, ToolCall, ToolResult, Toolkit, Usage,
-};
+use toolnexus::agent::FnModel;
+use toolnexus::{Client, Message, Reply, Request, Tool, ToolCall, ToolResult, Toolkit, Usage};
 
 /// The id of the approval `deploy` asks for.
 pub const APPROVAL: &str = "approve-deploy";

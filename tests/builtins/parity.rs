@@ -270,7 +270,8 @@ fn listings_agree(py: &Value, rs: &Value) -> bool {
         .map(|declaration| {
             let mut declaration = declaration.clone();
             declaration["parameters"] =
-                toolnexus::profile::gemini(&declaration["parameters"]).expect("a Gemini schema");
+                toolnexus::schema::profile::gemini(&declaration["parameters"])
+                    .expect("a Gemini schema");
             declaration
         })
         .collect();

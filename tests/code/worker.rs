@@ -11,9 +11,10 @@ use std::io::Write as _;
 use std::time::Duration;
 
 use serde_json::json;
+use toolnexus::agent::FnModel;
 use toolnexus::code::CodeMode;
 use toolnexus::store::SqliteStore;
-use toolnexus::{Answer, Client, FnModel, Message, Reply, Tool, ToolResult, Toolkit};
+use toolnexus::{Answer, Client, Message, Reply, Tool, ToolResult, Toolkit};
 
 /// The script: counts 1 and 2, sends (approval), counts their sum.
 const SCRIPT: &str = "const a = await tools.count({n: 1});\n\

@@ -4,8 +4,9 @@
 //! answers with the user turns it is shown, so the answer says what the conversation
 //! held. Prints the run as JSON.
 
+use toolnexus::agent::FnModel;
 use toolnexus::store::SqliteStore;
-use toolnexus::{Client, FnModel, Message, Reply, Toolkit};
+use toolnexus::{Client, Message, Reply, Toolkit};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {

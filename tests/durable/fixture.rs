@@ -6,7 +6,8 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use toolnexus::{FnModel, Message, Reply, Request, Tool, ToolCall, ToolResult};
+use toolnexus::agent::FnModel;
+use toolnexus::{Message, Reply, Request, Tool, ToolCall, ToolResult};
 
 /// A model that makes one call of `tool` per turn, `calls` turns in all (`{"n": i}` for
 /// the i-th), then answers `"done"`; it reads only the transcript, so a run it began can

@@ -14,8 +14,9 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use toolnexus::dispatch::Dispatch;
-use toolnexus::profile::Profile;
-use toolnexus::{IntoToolResult, Json, Tool, ToolResult};
+use toolnexus::schema::profile::Profile;
+use toolnexus::tool::IntoToolResult;
+use toolnexus::{Json, Tool, ToolResult};
 
 /// One corpus entry.
 pub(crate) struct Case {

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::Command;
 
 use serde_json::{Map, Value};
-use toolnexus::profile::Profile;
+use toolnexus::schema::profile::Profile;
 
 use crate::corpus::Case;
 

@@ -9,9 +9,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use toolnexus::agent::CallStatus;
 use toolnexus::{
-    Answer, CallStatus, Client, ContentPart, Model, Reply, Request, RunResult, RunStatus, Tool,
-    ToolResult, Toolkit,
+    Answer, Client, ContentPart, Model, Reply, Request, RunResult, RunStatus, Tool, ToolResult,
+    Toolkit,
 };
 
 use crate::server::{Canned, Server};
@@ -321,9 +322,12 @@ pub async fn dropped_turn_is_cancelled<F: Fake>(fake: &F) {
 }
 
 /// Streams a turn, collecting its deltas; checks they add up to the reply.
-pub async fn stream(model: &impl Model, toolkit: &Toolkit) -> (Reply, Vec<toolnexus::Delta>) {
+pub async fn stream(
+    model: &impl Model,
+    toolkit: &Toolkit,
+) -> (Reply, Vec<toolnexus::agent::Delta>) {
     let deltas = std::sync::Mutex::new(Vec::new());
-    let sink = |delta: toolnexus::Delta| deltas.lock().unwrap().push(delta);
+    let sink = |delta: toolnexus::agent::Delta| deltas.lock().unwrap().push(delta);
     let reply = model
         .complete_streaming(&[toolnexus::Message::user("hi")], toolkit, &sink)
         .await
@@ -332,7 +336,7 @@ pub async fn stream(model: &impl Model, toolkit: &Toolkit) -> (Reply, Vec<toolne
     let text: String = deltas
         .iter()
         .filter_map(|d| match d {
-            toolnexus::Delta::Text(t) => Some(t.as_str()),
+            toolnexus::agent::Delta::Text(t) => Some(t.as_str()),
             _ => None,
         })
         .collect();
@@ -341,7 +345,7 @@ pub async fn stream(model: &impl Model, toolkit: &Toolkit) -> (Reply, Vec<toolne
         let arguments: String = deltas
             .iter()
             .filter_map(|d| match d {
-                toolnexus::Delta::ToolCall {
+                toolnexus::agent::Delta::ToolCall {
                     index: i,
                     arguments,
                     ..

@@ -9,8 +9,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::json;
+use toolnexus::agent::FnModel;
 use toolnexus::restate::Agent;
-use toolnexus::{Client, FnModel, Message, Reply, Request, Tool, ToolCall, ToolResult, Toolkit};
+use toolnexus::{Client, Message, Reply, Request, Tool, ToolCall, ToolResult, Toolkit};
 
 fn log(line: &str) {
     let path = std::env::var("RESTATE_TEST_LOG").expect("RESTATE_TEST_LOG");

@@ -4,7 +4,7 @@
 use std::process::Command;
 
 use serde_json::{Map, Value, json};
-use toolnexus::profile::Profile;
+use toolnexus::schema::profile::Profile;
 
 /// The folder of the judge scripts.
 pub(crate) fn dir() -> String {

@@ -8,11 +8,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt as _;
+use toolnexus::agent::{HookFuture, Hooks, ToolDecision};
 use toolnexus::providers::{Anthropic, OpenAi};
 use toolnexus::translate::{TranslateError, TranslateRequest, TranslateResult, translate};
-use toolnexus::{
-    HookFuture, Hooks, Message, Model, Reply, Tool, ToolCall, ToolDecision, ToolResult, Toolkit,
-};
+use toolnexus::{Message, Model, Reply, Tool, ToolCall, ToolResult, Toolkit};
 
 use crate::cases::Case;
 use crate::server::{Canned, Recorded, Server};

@@ -6,7 +6,8 @@ use std::collections::{BTreeSet, HashMap};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::json;
-use toolnexus::{IntoToolResult, Json, Tool};
+use toolnexus::{Json, Tool};
+use toolnexus::tool::IntoToolResult;
 
 use super::{Category, Hit};
 

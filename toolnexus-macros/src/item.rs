@@ -326,7 +326,7 @@ fn expansion(
                     description: #description,
                     mime_type: #mime,
                 }),
-                quote!(#krate::Resource),
+                quote!(#krate::primitive::Resource),
                 quote!(#krate::__private::ReadFuture),
                 quote!(cached_resource),
                 quote!(resource),
@@ -340,7 +340,7 @@ fn expansion(
                 title: #title,
                 description: #description,
             }),
-            quote!(#krate::Prompt),
+            quote!(#krate::primitive::Prompt),
             quote!(#krate::__private::GetFuture),
             quote!(cached_prompt),
             quote!(prompt),
@@ -433,8 +433,12 @@ fn fallback(kind: Kind, attr: &ItemAttr, item: &ItemFn, errors: TokenStream) -> 
     let fn_ident = &item.sig.ident;
     let vis = &item.vis;
     let (constructor, made, what) = match kind {
-        Kind::Resource => (quote!(resource), quote!(#krate::Resource), "resource"),
-        _ => (quote!(prompt), quote!(#krate::Prompt), "prompt"),
+        Kind::Resource => (
+            quote!(resource),
+            quote!(#krate::primitive::Resource),
+            "resource",
+        ),
+        _ => (quote!(prompt), quote!(#krate::primitive::Prompt), "prompt"),
     };
     let doc = format!("The toolnexus {what} made from the function `{fn_ident}`.");
     quote! {

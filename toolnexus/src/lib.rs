@@ -181,55 +181,6 @@ pub use tool::{
     Answer, ContentPart, Context, Json, Request, State, Suspend, Tool, ToolResult, Toolkit, Toolset,
 };
 
-// The root paths of earlier versions, kept so that code written against them compiles;
-// hidden from the front page, whose names are the ones above.
-#[doc(hidden)]
-pub use agent::{
-    AGENT_KEY, AGENT_STATE_KEY, CallRecord, CallStatus, DEFAULT_MAX_DEPTH, DEFAULT_MAX_TURNS,
-    Delta, DeltaSink, FinishReason, FnModel, HookFuture, Hooks, IntoWaitOutcome, ModelFuture,
-    NativeTurn, ResumeError, StopReason, ToolDecision,
-};
-#[doc(hidden)]
-pub use dispatch::Resumed;
-#[doc(hidden)]
-pub use primitive::{
-    Completion, CompletionRequest, GetResult, IntoPromptReply, IntoResourceContents,
-    MAX_COMPLETIONS, Prompt, PromptArgument, PromptContent, PromptError, PromptMessage,
-    PromptReply, PromptRequest, PromptRole, ReadResult, Resource, ResourceContents, ResourceError,
-    ResourceLink, ResourceRequest, TemplateError,
-};
-#[doc(hidden)]
-pub use schema::{Listing, profile};
-#[doc(hidden)]
-pub use tool::{
-    Call, Caller, CancellationToken, ContentError, DEFAULT_SAMPLING_MAX_TOKENS, Error,
-    IntoToolError, IntoToolOutput, IntoToolResult, IntoToolset, LogLevel, MissingState, PartKind,
-    RejectedTool, Rejection, Sampled, Sampling, SamplingError, SamplingMessage, SamplingRole,
-    StateType,
-};
-
-/// The tools-only resume of a halted turn, in its first form: the toolkit first, and the
-/// request beside its answer (whose ids must match).
-#[doc(hidden)]
-#[deprecated(
-    note = "use `toolnexus::dispatch::resume(halted, answer, &toolkit)`: the toolkit last, \
-            the request found by the answer's id"
-)]
-pub async fn resume(
-    toolkit: &Toolkit,
-    transcript: Vec<Message>,
-    request: &Request,
-    answer: Answer,
-) -> Result<dispatch::Resumed, agent::ResumeError> {
-    if answer.id != request.id {
-        return Err(agent::ResumeError::AnswerMismatch {
-            request: request.id.clone(),
-            answer: answer.id,
-        });
-    }
-    dispatch::resume(transcript, answer, toolkit).await
-}
-
 /// Turns a function into a tool.
 ///
 /// ```
@@ -446,7 +397,7 @@ pub use toolnexus_macros::resource;
 /// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
 /// let reply = rt.block_on(prompt.get([("code", "fn main() {}"), ("focus", "style")], Context::default()));
 /// assert_eq!(reply.unwrap().messages[1].text(), Some("Review the code above, style."));
-/// let offered = prompt.complete(&toolnexus::CompletionRequest::new("focus", "s"));
+/// let offered = prompt.complete(&toolnexus::primitive::CompletionRequest::new("focus", "s"));
 /// assert_eq!(offered.values, ["style", "speed"]);
 /// ```
 ///

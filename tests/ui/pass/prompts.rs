@@ -1,8 +1,6 @@
 // Every accepted `#[prompt]` form, and what a get of each gives.
-use toolnexus::{
-    prompt, prompts, Context, ContentPart, Prompt, PromptError, PromptMessage, PromptReply,
-    ResourceContents,
-};
+use toolnexus::{prompt, prompts, Context, ContentPart};
+use toolnexus::primitive::{Prompt, PromptError, PromptMessage, PromptReply, ResourceContents};
 
 /// Text: one user message.
 #[prompt]
@@ -23,7 +21,7 @@ async fn with_args(
 
 /// An image and an embedded resource.
 #[prompt]
-fn media(uri: String) -> Result<Vec<PromptMessage>, toolnexus::ContentError> {
+fn media(uri: String) -> Result<Vec<PromptMessage>, toolnexus::tool::ContentError> {
     let gif = ContentPart::image_bytes(b"GIF89a\x01\x00\x01\x00\x00\x00\x00;".to_vec())?;
     Ok(vec![
         PromptMessage::user(gif),

@@ -1,10 +1,8 @@
 // Every accepted `#[resource]` form, and what a read of each gives.
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use toolnexus::{
-    resource, resources, Context, ContentPart, Json, Resource, ResourceContents, ResourceError,
-    State,
-};
+use toolnexus::{resource, resources, Context, ContentPart, Json, State};
+use toolnexus::primitive::{Resource, ResourceContents, ResourceError};
 
 /// A fixed URI, text.
 #[resource(uri = "docs://readme", mime_type = "text/markdown")]
@@ -28,7 +26,7 @@ enum Size {
     Large,
 }
 
-fn sizes(request: &toolnexus::CompletionRequest) -> Vec<&'static str> {
+fn sizes(request: &toolnexus::primitive::CompletionRequest) -> Vec<&'static str> {
     ["small", "large"]
         .into_iter()
         .filter(|s| s.starts_with(&request.value))
@@ -63,7 +61,7 @@ fn hits(counter: State<Hits>) -> Vec<ResourceContents> {
 
 /// A content part, with `?`.
 #[resource(uri = "images://pixel")]
-fn pixel() -> Result<ContentPart, toolnexus::ContentError> {
+fn pixel() -> Result<ContentPart, toolnexus::tool::ContentError> {
     ContentPart::image_bytes(b"GIF89a\x01\x00\x01\x00\x00\x00\x00;".to_vec())
 }
 
@@ -97,9 +95,9 @@ fn main() {
     let image = image::resource();
     let bytes = read(&image, "images://logo/large", Context::default()).unwrap();
     assert_eq!(bytes[0].as_bytes(), Some(&[1u8, 2][..]));
-    let request = toolnexus::CompletionRequest::new("name", "l");
+    let request = toolnexus::primitive::CompletionRequest::new("name", "l");
     assert_eq!(image.complete(&request).values, ["logo"]);
-    let request = toolnexus::CompletionRequest::new("size", "s");
+    let request = toolnexus::primitive::CompletionRequest::new("size", "s");
     assert_eq!(image.complete(&request).values, ["small"]);
 
     let ctx = Context::new().with_state(Hits(AtomicU32::new(5)));

@@ -22,9 +22,9 @@ fn suspends() -> Result<String, Suspend> {
     Err(Suspend(Request::input("Which one?")))
 }
 
-/// `Result<T, toolnexus::Error>`, with `?` on any `Display` error.
+/// `Result<T, toolnexus::tool::Error>`, with `?` on any `Display` error.
 #[tool]
-fn error(text: String) -> Result<i64, toolnexus::Error> {
+fn error(text: String) -> Result<i64, toolnexus::tool::Error> {
     Ok(text.parse::<i64>()?)
 }
 

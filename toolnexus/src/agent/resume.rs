@@ -70,14 +70,6 @@ pub struct Resumed {
 /// Why a halted run could not be resumed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ResumeError {
-    /// The answer's id is not the request's id (only the deprecated
-    /// `toolnexus::resume`, which takes the request beside its answer, can tell).
-    AnswerMismatch {
-        /// The id of the request being resumed.
-        request: String,
-        /// The id the answer carries.
-        answer: String,
-    },
     /// The transcript does not end in a turn of tool calls, so nothing is halted.
     NotHalted,
     /// No call of the transcript's last turn is waiting on this request.
@@ -90,10 +82,6 @@ pub enum ResumeError {
 impl fmt::Display for ResumeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ResumeError::AnswerMismatch { request, answer } => write!(
-                f,
-                "the answer is for request `{answer}`, but the run is waiting on request `{request}`"
-            ),
             ResumeError::NotHalted => f.write_str(
                 "the transcript does not end in a turn of tool calls: nothing to resume",
             ),

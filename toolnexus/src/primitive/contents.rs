@@ -23,7 +23,7 @@ use crate::tool::content::ContentPart;
 /// "blob": <base64>}`.
 ///
 /// ```
-/// use toolnexus::ResourceContents;
+/// use toolnexus::primitive::ResourceContents;
 ///
 /// let text = ResourceContents::text("# Readme").with_mime_type("text/markdown");
 /// assert_eq!(text.as_text(), Some("# Readme"));

@@ -482,12 +482,5 @@ mod rows {
                 Arc::new(SpentRows::of(store)),
             )
         }
-
-        /// Keeps tasks (and spent `requestState`s) in `store`: see [`McpServer::with_store`].
-        #[deprecated(note = "use `with_store`, which also keeps the spent `requestState`s")]
-        #[must_use]
-        pub fn with_task_store<S: RunStore>(self, store: &S) -> Self {
-            self.with_store(store)
-        }
     }
 }

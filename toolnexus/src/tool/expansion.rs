@@ -229,7 +229,7 @@ pub fn assert_state<T: StateParam>() -> StateType {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a return type a #[tool] function can have",
     label = "unsupported #[tool] return type",
-    note = "a #[tool] function returns `Result<T, E>`, `()`, `ToolResult`, `Suspend` or `Json<T>`; in `Result<T, E>`, `T` is `Display`, `()`, `ToolResult` or `Json<T>`, and `E` is `Display`, `Suspend` or `toolnexus::Error`",
+    note = "a #[tool] function returns `Result<T, E>`, `()`, `ToolResult`, `Suspend` or `Json<T>`; in `Result<T, E>`, `T` is `Display`, `()`, `ToolResult` or `Json<T>`, and `E` is `Display`, `Suspend` or `toolnexus::tool::Error`",
     note = "to return structured data (a `Vec`, a map, a struct), wrap it in `toolnexus::Json(..)`: `-> Result<Json<T>, E>`, then `Ok(Json(value))`",
     note = "`Json<T>` needs `T: serde::Serialize + schemars::JsonSchema`: add `#[derive(serde::Serialize, schemars::JsonSchema)]` to the wrapped type"
 )]

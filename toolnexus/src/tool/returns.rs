@@ -40,7 +40,7 @@ use crate::tool::result::ToolResult;
     message = "`{Self}` is not a return type a #[tool] function can have",
     label = "unsupported #[tool] return type",
     note = "a #[tool] function returns `Result<T, E>`, `ToolResult`, `Suspend` or `Json<T>` (with `T: Serialize + JsonSchema`)",
-    note = "in `Result<T, E>`, `T` is `Display`, `Json<T>` or `ToolResult`, and `E` is `Display`, `Suspend` or `toolnexus::Error`",
+    note = "in `Result<T, E>`, `T` is `Display`, `Json<T>` or `ToolResult`, and `E` is `Display`, `Suspend` or `toolnexus::tool::Error`",
     note = "for a tool that cannot fail, return `Result<T, std::convert::Infallible>`"
 )]
 pub trait IntoToolResult {
@@ -85,7 +85,7 @@ pub trait IntoToolOutput {
 /// What the `Err` side of a returned `Result` may be.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the `Err` value of a #[tool] function",
-    label = "`Err` value must be `Display`, `Suspend` or `toolnexus::Error`"
+    label = "`Err` value must be `Display`, `Suspend` or `toolnexus::tool::Error`"
 )]
 pub trait IntoToolError {
     /// Converts the failure into a result (an error, or a suspension).

@@ -64,16 +64,6 @@ pub enum StoreError {
         /// The run.
         run: String,
     },
-    /// Another run already waits on a request with this id. No longer returned: since
-    /// schema version 3 each run parks on its own requests, whatever their ids (several
-    /// runs may wait on the same one; see [`StoreError::AmbiguousRequest`]).
-    #[deprecated(note = "no longer returned: runs may park on the same request id")]
-    RequestIdTaken {
-        /// The request id.
-        request: String,
-        /// The run that tried to park on it.
-        run: String,
-    },
     /// Several runs wait on a request with this id (a deterministic approval id, asked by
     /// runs that made the same call): answer it for one of them with
     /// [`Client::answer_run`](crate::Client::answer_run).
@@ -119,7 +109,6 @@ impl StoreError {
     }
 }
 
-#[allow(deprecated)] // `RequestIdTaken` keeps its words, though nothing returns it now.
 impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -151,11 +140,6 @@ impl fmt::Display for StoreError {
             StoreError::LeaseLost { run } => write!(
                 f,
                 "this worker's lease on run `{run}` expired and another worker took it over"
-            ),
-            StoreError::RequestIdTaken { request, run } => write!(
-                f,
-                "run `{run}` cannot park on request `{request}`: another run waits on a \
-                 request with that id (request ids must be unique)"
             ),
             StoreError::AmbiguousRequest { request, runs } => write!(
                 f,

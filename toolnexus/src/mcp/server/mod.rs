@@ -212,22 +212,12 @@ impl McpServer {
     }
 
     /// The server as a stateless HTTP replica serves it: no requests to the client during
-    /// a call, and the key of `options` if it has one.
+    /// a call.
     pub(crate) fn for_http(self, options: &HttpOptions) -> Self {
-        // The key of `HttpOptions::with_state_key` (deprecated), for servers still set so.
-        let key = options.state_key.clone();
-        let stateless = options.is_stateless();
-        if key.is_none() && !stateless {
+        if !options.is_stateless() {
             return self;
         }
-        self.update(|inner| {
-            if let Some(key) = key {
-                inner.state_key = Some(key);
-            }
-            if stateless {
-                inner.mid_call_requests = false;
-            }
-        })
+        self.update(|inner| inner.mid_call_requests = false)
     }
 
     /// The toolkit being served.

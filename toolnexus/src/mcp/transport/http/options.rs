@@ -51,7 +51,6 @@ pub struct HttpOptions {
     pub(super) header_read_timeout: Duration,
     pub(super) max_connections: usize,
     pub(super) stateless: bool,
-    pub(crate) state_key: Option<crate::mcp::StateKey>,
 }
 
 impl Default for HttpOptions {
@@ -90,7 +89,6 @@ impl HttpOptions {
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             stateless: false,
-            state_key: None,
         }
     }
 
@@ -191,24 +189,6 @@ impl HttpOptions {
     pub fn stateless(mut self) -> Self {
         self.stateless = true;
         self
-    }
-
-    /// Seals the `requestState` of suspended calls with `key`, replacing the server's own
-    /// for this HTTP server. The key belongs to the server: set it once there, with
-    /// [`McpServer::with_state_key`](crate::mcp::McpServer::with_state_key), which every
-    /// transport uses.
-    #[deprecated(note = "set the key on the server: `McpServer::with_state_key`")]
-    #[must_use]
-    pub fn with_state_key(mut self, key: crate::mcp::StateKey) -> Self {
-        self.state_key = Some(key);
-        self
-    }
-
-    /// The `requestState` key these options set, if any (see
-    /// [`McpServer::state_key`](crate::mcp::McpServer::state_key) for the key in use).
-    #[deprecated(note = "the key belongs to the server: `McpServer::state_key`")]
-    pub fn state_key(&self) -> Option<&crate::mcp::StateKey> {
-        self.state_key.as_ref()
     }
 
     /// Whether the server keeps no sessions (see [`HttpOptions::stateless`]).
