@@ -455,3 +455,58 @@ fn no_source_file_is_over_600_lines() {
         long.join(", ")
     );
 }
+
+/// The rows of ARCHITECTURE.md's layer table: each module and the modules it imports.
+fn architecture() -> Vec<(String, BTreeSet<String>)> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md");
+    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let ticked = |cell: &str| -> Vec<String> {
+        cell.split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_owned)
+            .collect()
+    };
+    text.lines()
+        .filter(|line| line.starts_with("| `"))
+        .map(|line| {
+            let cells: Vec<&str> = line.split('|').collect();
+            let module = ticked(cells[1]).remove(0);
+            (module, ticked(cells[3]).into_iter().collect())
+        })
+        .collect()
+}
+
+#[test]
+fn architecture_md_shows_the_layers_as_the_code_has_them() {
+    let table = architecture();
+    let order: Vec<&str> = table.iter().map(|(m, _)| m.as_str()).collect();
+    assert_eq!(
+        order, LAYERS,
+        "ARCHITECTURE.md's table lists the modules of LAYERS, in its order"
+    );
+    let graph = Graph::of(&crate_src("toolnexus"));
+    let mut actual: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    for (file, imports) in &graph.files {
+        let from = layer(file);
+        let entry = actual.entry(from).or_default();
+        for target in imports {
+            let to = layer(target);
+            if to != from {
+                entry.insert(to.to_owned());
+            }
+        }
+    }
+    let wrong: Vec<String> = table
+        .iter()
+        .filter_map(|(module, said)| {
+            let has = actual.remove(module.as_str()).unwrap_or_default();
+            (has != *said).then(|| format!("`{module}` imports {has:?}, the table says {said:?}"))
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "update ARCHITECTURE.md's imports column:\n{}",
+        wrong.join("\n")
+    );
+}
