@@ -230,7 +230,7 @@ pub use tool::{
 /// - A `&Context` or `Context` parameter is injected, never part of the schema
 ///   (`#[context]` marks one whose type is an alias); so is a [`State<T>`] parameter,
 ///   from [`Toolkit::with_state`].
-/// - Return types: see [`IntoToolResult`]; `()` and `Result<(), E>` are accepted too (an
+/// - Return types: see [`IntoToolResult`](tool::IntoToolResult); `()` and `Result<(), E>` are accepted too (an
 ///   empty success).
 /// - `#[tool(crate = "path::to::toolnexus")]` when toolnexus is re-exported.
 ///
@@ -361,11 +361,11 @@ pub use toolnexus_macros::tools;
 ///   values.
 /// - A `&Context` / `Context` parameter and `State<T>` parameters are injected, as for
 ///   tools (`McpServer` hands the toolkit's states to every read).
-/// - Return types: see [`IntoResourceContents`]: text, bytes, `Json<T>`,
-///   [`ResourceContents`], and `Result`s of them.
+/// - Return types: see [`IntoResourceContents`](primitive::IntoResourceContents): text, bytes, `Json<T>`,
+///   [`ResourceContents`](primitive::ResourceContents), and `Result`s of them.
 ///
-/// `NAME::resource()` returns the [`Resource`]; [`resources!`] gathers several, and
-/// [`Resource::registered`] collects every `#[resource]` function linked into the program.
+/// `NAME::resource()` returns the [`Resource`](primitive::Resource); [`resources!`] gathers several, and
+/// [`Resource::registered`](primitive::Resource::registered) collects every `#[resource]` function linked into the program.
 pub use toolnexus_macros::resource;
 
 /// Turns a function into an MCP prompt: a message template a client fills in, whose
@@ -409,18 +409,18 @@ pub use toolnexus_macros::resource;
 /// - `#[complete(values = ["…", …])]` or `#[complete(with = function)]` on a parameter
 ///   completes its argument; an enum parameter completes from its values.
 /// - A `&Context` / `Context` parameter and `State<T>` parameters are injected.
-/// - Return types: see [`IntoPromptReply`]: text (one user message), [`PromptMessage`]s
-///   (text, images, embedded resources), [`PromptReply`], and `Result`s of them.
+/// - Return types: see [`IntoPromptReply`](primitive::IntoPromptReply): text (one user message), [`PromptMessage`](primitive::PromptMessage)s
+///   (text, images, embedded resources), [`PromptReply`](primitive::PromptReply), and `Result`s of them.
 ///
-/// `NAME::prompt()` returns the [`Prompt`]; [`prompts!`] gathers several, and
-/// [`Prompt::registered`] collects every `#[prompt]` function linked into the program.
+/// `NAME::prompt()` returns the [`Prompt`](primitive::Prompt); [`prompts!`] gathers several, and
+/// [`Prompt::registered`](primitive::Prompt::registered) collects every `#[prompt]` function linked into the program.
 pub use toolnexus_macros::prompt;
 
 /// `resources![f, module::g]` is `vec![f::resource(), module::g::resource()]`: the
-/// [`Resource`]s of several `#[resource]` functions.
+/// [`Resource`](primitive::Resource)s of several `#[resource]` functions.
 pub use toolnexus_macros::resources;
 
-/// `prompts![f, module::g]` is `vec![f::prompt(), module::g::prompt()]`: the [`Prompt`]s
+/// `prompts![f, module::g]` is `vec![f::prompt(), module::g::prompt()]`: the [`Prompt`](primitive::Prompt)s
 /// of several `#[prompt]` functions.
 pub use toolnexus_macros::prompts;
 

@@ -109,7 +109,7 @@ type CheckFn = dyn Fn(Subject) -> BoxFuture<'static, Check> + Send + Sync;
 /// `_async` forms), or a model call ([`Guardrail::model`]). Its [`Check`] passes,
 /// rewrites what it checked, or trips.
 ///
-/// A trip stops the run: its status is `Incomplete` with [`StopReason::Guardrail`](crate::StopReason::Guardrail)
+/// A trip stops the run: its status is `Incomplete` with [`StopReason::Guardrail`](crate::agent::StopReason::Guardrail)
 /// (the guardrail's name, stage and reason), the
 /// [`GuardrailTripped`](crate::Event::GuardrailTripped) event says so, and nothing
 /// after it runs:

@@ -14,7 +14,7 @@ use crate::tool::result::ToolResult;
 ///
 /// The transcript is always balanced except where a run halted: every tool call of every
 /// assistant turn has exactly one tool message, and the calls of a halted turn that are
-/// not finished are the ones [`resume`](crate::resume) completes.
+/// not finished are the ones [`resume`](crate::dispatch::resume) completes.
 ///
 /// It is serde-serializable, so a run that halted on a suspension can be written to disk,
 /// read back in another process and resumed with

@@ -336,7 +336,7 @@ impl Client {
     /// model's own field by field (see [`ModelSettings::over`]). Setting them again
     /// merges the new ones over these.
     ///
-    /// A model that takes no settings (a [`FnModel`](crate::FnModel), a model of your
+    /// A model that takes no settings (a [`FnModel`](crate::agent::FnModel), a model of your
     /// own that does not implement [`Model::complete_with`](crate::Model::complete_with))
     /// fails its turns while any is set, rather than ignore them.
     #[must_use]

@@ -14,7 +14,7 @@ use crate::tool::content::ContentPart;
 /// type.
 ///
 /// A resource function returns them (or something that becomes them, see
-/// [`IntoResourceContents`](crate::IntoResourceContents)); `McpClient` gives them back for
+/// [`IntoResourceContents`](crate::primitive::IntoResourceContents)); `McpClient` gives them back for
 /// another server's resources. Contents made without a URI get the URI that was read, and
 /// contents without a MIME type get the resource's (`text/plain` for text when it has
 /// none, and the type the bytes show for bytes, else `application/octet-stream`).

@@ -105,7 +105,7 @@ impl Anthropic {
     /// Lets Anthropic search the toolkit itself: the tools are listed with
     /// `defer_loading: true` next to the tool-search server tool (see [`DeferLoading`]).
     /// The turns that searched keep their `server_tool_use` and `tool_search_tool_result`
-    /// blocks in the transcript ([`NativeTurn`](crate::NativeTurn)), and later requests
+    /// blocks in the transcript ([`NativeTurn`](crate::agent::NativeTurn)), and later requests
     /// send them back.
     #[must_use]
     pub fn with_defer_loading(mut self, defer: DeferLoading) -> Self {

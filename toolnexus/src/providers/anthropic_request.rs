@@ -153,7 +153,7 @@ pub(crate) enum WireBlock<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         cache_control: Option<CacheControl>,
     },
-    /// A block of a kept [`NativeTurn`](crate::NativeTurn), as it came (thinking blocks
+    /// A block of a kept [`NativeTurn`](crate::agent::NativeTurn), as it came (thinking blocks
     /// with their signatures, tool search's blocks).
     #[serde(untagged)]
     Native(&'a Value),

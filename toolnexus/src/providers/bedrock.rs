@@ -68,7 +68,7 @@ const KEY_VAR: &str = "AWS_BEARER_TOKEN_BEDROCK";
 /// **Reasoning** ([`ModelSettings::reasoning`]): Claude thinks within a budget
 /// (`Reasoning::budget(n)` → `additionalModelRequestFields.thinking`), Amazon Nova and
 /// gpt-oss at an effort (`low`, `medium`, `high`). The turn's `reasoningContent` blocks,
-/// with their signatures, are kept in the transcript ([`NativeTurn`](crate::NativeTurn))
+/// with their signatures, are kept in the transcript ([`NativeTurn`](crate::agent::NativeTurn))
 /// and sent back before the turn's tool calls, as Claude requires.
 ///
 /// **Prompt caching** is on for the models that take cache points (Claude 3.5 Haiku, 3.7

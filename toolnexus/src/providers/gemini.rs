@@ -48,7 +48,7 @@ provider_spec!(Gemini {
 /// Gemini signs the turns of thinking models (`thoughtSignature`, on the first function
 /// call of each step) and wants each signature back on the part that carried it. A turn
 /// with signatures or thoughts keeps its parts in the transcript
-/// ([`NativeTurn`](crate::NativeTurn)), and later requests send them back as they came,
+/// ([`NativeTurn`](crate::agent::NativeTurn)), and later requests send them back as they came,
 /// the calls with the ids the loop gave them; a run serialized while halted keeps them.
 #[derive(Clone)]
 pub struct Gemini {

@@ -41,10 +41,10 @@
 //! - **Reasoning across tool calls**: OpenAI's reasoning items (encrypted, as nothing is
 //!   stored on the server), Anthropic's thinking blocks with their signatures and
 //!   Gemini's thought signatures are kept in the transcript
-//!   ([`NativeTurn`](crate::NativeTurn)) and sent back as the provider requires, also
+//!   ([`NativeTurn`](crate::agent::NativeTurn)) and sent back as the provider requires, also
 //!   after a halted run was serialized and resumed elsewhere.
 //! - **Responses**: text, any number of tool calls, token usage (with cache reads and
-//!   writes and reasoning tokens) and the [`FinishReason`](crate::FinishReason) (length
+//!   writes and reasoning tokens) and the [`FinishReason`](crate::agent::FinishReason) (length
 //!   cut-offs and refusals included).
 //! - **Errors** say what happened and what to do: a missing key names its variable, a
 //!   refused key, an unknown model, a transcript too long for the context window, a rate

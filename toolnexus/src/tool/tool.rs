@@ -269,7 +269,7 @@ impl Tool {
     /// not approved; an answer to anything else asks again. What `#[tool(approval)]` does.
     ///
     /// The request's id is derived from the tool's name, the call's arguments and its call
-    /// id, so the gate keeps no state: the loop, [`resume`](crate::resume), a halted run
+    /// id, so the gate keeps no state: the loop, [`resume`](crate::dispatch::resume), a halted run
     /// resumed in another process and both eras of MCP clients all reach the tool only
     /// through an approval of that call. The tool itself runs without the approval in its
     /// [`Context::answer`]; a tool that suspends again after its approval is asked for the

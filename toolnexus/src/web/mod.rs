@@ -11,6 +11,7 @@
 
 mod allow;
 mod guard;
+mod shutdown;
 
 use std::time::Duration;
 
@@ -18,6 +19,7 @@ pub(crate) use allow::Allowed;
 pub use allow::{LOOPBACK_HOSTS, LOOPBACK_ORIGINS};
 #[allow(unused_imports)] // Each HTTP surface uses the part it needs.
 pub(crate) use guard::{guard, is_json, layer, read_body};
+pub use shutdown::ShutdownHandle;
 
 /// The default time a client has to send a request's body once its headers are in
 /// ([`WebGuard::with_body_read_timeout`]): a 1 MiB body at 300 kbit/s.

@@ -18,6 +18,8 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::web::ShutdownHandle;
+
 use super::{A2aServer, CARD_PATH, rpc};
 use crate::web;
 
@@ -132,7 +134,7 @@ impl A2aServer {
         let task = tokio::spawn(accept(listener, router, signal.clone()));
         Ok(ServedA2a {
             local_addr,
-            shutdown: ShutdownHandle(signal),
+            shutdown: ShutdownHandle::new(signal),
             task,
         })
     }
@@ -237,16 +239,5 @@ impl ServedA2a {
             Ok(result) => result,
             Err(join) => Err(io::Error::other(join)),
         }
-    }
-}
-
-/// Stops a [`ServedA2a`]; cheap to clone.
-#[derive(Debug, Clone)]
-pub struct ShutdownHandle(CancellationToken);
-
-impl ShutdownHandle {
-    /// Starts the shutdown (idempotent).
-    pub fn shutdown(&self) {
-        self.0.cancel();
     }
 }

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use crate::agent::client::Client;
 use crate::tool::toolkit::Toolkit;
 use crate::web::WebGuard;
-pub use http::{ServedA2a, ShutdownHandle};
+pub use http::ServedA2a;
 pub use limits::{
     DEFAULT_MAX_RUNS, DEFAULT_MAX_RUNS_PER_CALLER, DEFAULT_MAX_STORED_BYTES,
     DEFAULT_MAX_STORED_TASKS, DEFAULT_MAX_UNFINISHED_TASKS_PER_CALLER,

@@ -242,7 +242,7 @@ pub enum Event<'a, F: Form<'a> = Borrowed> {
         tokens_after: usize,
     },
     /// A [guardrail](crate::agent::Guardrail) tripped: the run stops there, with
-    /// [`StopReason::Guardrail`](crate::StopReason::Guardrail); nothing it guarded runs or
+    /// [`StopReason::Guardrail`](crate::agent::StopReason::Guardrail); nothing it guarded runs or
     /// is shown (a tripped output guardrail's text never reaches a stream).
     GuardrailTripped {
         /// The model turn it guarded (0 for the prompt, before the first turn).

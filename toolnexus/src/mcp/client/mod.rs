@@ -147,7 +147,7 @@ impl Shared {
 /// result: a [`Request`](crate::Request) of kind `"input"` (a form: `data` holds the
 /// `requestedSchema`) or `"authorization"` (a URL). The server keeps waiting. When the
 /// tool runs again with the [`Answer`](crate::Answer) in [`Context::answer`] — as
-/// [`Client::wait_for`](crate::Client::wait_for) and [`resume`](crate::resume) do — the
+/// [`Client::wait_for`](crate::Client::wait_for) and [`resume`](crate::dispatch::resume) do — the
 /// answer goes to the server (accept with the answer's data, or decline) and the same call
 /// carries on. An answer whose data is a lone value fills a form's only field. A call
 /// nobody answers within the [elicitation timeout](McpClientBuilder::elicitation_timeout)

@@ -340,7 +340,7 @@ impl McpServer {
     /// Serves `resources` beside the tools (added to any already given; one at the same
     /// URI is replaced), and declares the `resources` capability (subscriptions and list
     /// changes included) even when the list is empty, so a [`ServerHandle`] may add some
-    /// later. [`Resource::registered`](crate::Resource::registered) gives every
+    /// later. [`Resource::registered`](crate::primitive::Resource::registered) gives every
     /// `#[resource]` function of the program. The catalog is shared with the server's
     /// clones and handles.
     #[must_use]
@@ -359,7 +359,7 @@ impl McpServer {
 
     /// Serves `prompts` beside the tools (added to any already given; one of the same
     /// name is replaced), and declares the `prompts` capability even when the list is
-    /// empty. [`Prompt::registered`](crate::Prompt::registered) gives every `#[prompt]`
+    /// empty. [`Prompt::registered`](crate::primitive::Prompt::registered) gives every `#[prompt]`
     /// function of the program. The catalog is shared with the server's clones and
     /// handles.
     #[must_use]

@@ -26,10 +26,10 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::mcp::McpServer;
+use crate::web::ShutdownHandle;
 pub use options::{
-    DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
-    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, LOOPBACK_HOSTS,
-    LOOPBACK_ORIGINS,
+    DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS,
+    DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions,
 };
 
 /// The path the MCP endpoint is mounted at.
@@ -80,7 +80,7 @@ pub(in crate::mcp) async fn serve(
     let task = tokio::spawn(accept_loop(listener, router, options, signal));
     Ok(HttpServer {
         local_addr,
-        shutdown: ShutdownHandle(shutdown),
+        shutdown: ShutdownHandle::new(shutdown),
         task,
     })
 }
@@ -194,21 +194,5 @@ impl HttpServer {
             Ok(result) => result,
             Err(join) => Err(io::Error::other(join)),
         }
-    }
-}
-
-/// Stops an [`HttpServer`]; cheap to clone.
-#[derive(Debug, Clone)]
-pub struct ShutdownHandle(CancellationToken);
-
-impl ShutdownHandle {
-    /// Starts the shutdown (idempotent). Does not wait for it: see [`HttpServer::wait`].
-    pub fn shutdown(&self) {
-        self.0.cancel();
-    }
-
-    /// Whether the shutdown has been started.
-    pub fn is_shutdown(&self) -> bool {
-        self.0.is_cancelled()
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use rmcp::transport::StreamableHttpServerConfig;
 
 use crate::web::WebGuard;
-pub use crate::web::{DEFAULT_BODY_READ_TIMEOUT, LOOPBACK_HOSTS, LOOPBACK_ORIGINS};
+use crate::web::{LOOPBACK_HOSTS, LOOPBACK_ORIGINS};
 
 /// The default cap on open sessions ([`HttpOptions::with_max_sessions`]).
 pub const DEFAULT_MAX_SESSIONS: usize = 256;
@@ -27,7 +27,7 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
 /// accepted), at most [`DEFAULT_MAX_SESSIONS`] sessions expiring after
 /// [`DEFAULT_SESSION_IDLE_TIMEOUT`] idle, [`DEFAULT_MAX_CONNECTIONS`] connections,
 /// [`DEFAULT_HEADER_READ_TIMEOUT`] to send a request's headers and
-/// [`DEFAULT_BODY_READ_TIMEOUT`] its body.
+/// [`DEFAULT_BODY_READ_TIMEOUT`](crate::web::DEFAULT_BODY_READ_TIMEOUT) its body.
 ///
 /// ```
 /// use std::time::Duration;
@@ -165,7 +165,7 @@ impl HttpOptions {
 
     /// Answers `408 Request Timeout`, and closes the connection, when a request's body has
     /// not all arrived this long after its headers: a client that trickles its body in
-    /// cannot hold a connection for longer. Default [`DEFAULT_BODY_READ_TIMEOUT`].
+    /// cannot hold a connection for longer. Default [`DEFAULT_BODY_READ_TIMEOUT`](crate::web::DEFAULT_BODY_READ_TIMEOUT).
     #[must_use]
     pub fn with_body_read_timeout(mut self, timeout: Duration) -> Self {
         self.web = self.web.with_body_read_timeout(timeout);
