@@ -27,7 +27,7 @@ use std::process::{Command, Stdio};
 use criterion::Criterion;
 use serde_json::json;
 use toolnexus::a2a::{A2aAgent, A2aServer};
-use toolnexus::agent::FnModel;
+use toolnexus::model::FnModel;
 use toolnexus::{Client, Context, Message, Reply, Toolkit};
 
 fn echo_client() -> Client {

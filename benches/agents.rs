@@ -17,7 +17,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
-use toolnexus::agent::FnModel;
+use toolnexus::model::FnModel;
 use toolnexus::{Client, Context, Message, Reply, Tool, ToolResult, Toolkit};
 
 fn add() -> Tool {

@@ -30,7 +30,8 @@ use std::hint::black_box;
 use std::sync::Mutex;
 
 use criterion::{BatchSize, Criterion, criterion_group};
-use toolnexus::agent::{FnModel, Hooks, ToolDecision};
+use toolnexus::agent::{Hooks, ToolDecision};
+use toolnexus::model::FnModel;
 use toolnexus::{Client, Context, Event, Reply, ScriptedModel, ToolCall, Toolkit, tool};
 
 const CALLS: usize = 1000;

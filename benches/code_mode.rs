@@ -32,8 +32,8 @@ use criterion::{BatchSize, Criterion, criterion_group};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use toolnexus::agent::FnModel;
 use toolnexus::code::CodeMode;
+use toolnexus::model::FnModel;
 use toolnexus::{Client, Json, Message, Reply, Tool, ToolCall, Toolkit, tool};
 
 const RECORDS: i64 = 20;

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
-use toolnexus::agent::FnModel;
+use toolnexus::model::FnModel;
 use toolnexus::store::{PostgresStore, SqliteStore};
 use toolnexus::{Answer, Client, Message, Reply, Request, Tool, ToolResult, Toolkit};
 

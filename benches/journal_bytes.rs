@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
-use toolnexus::agent::FnModel;
+use toolnexus::model::FnModel;
 use toolnexus::store::SqliteStore;
 use toolnexus::{Client, Message, Reply, Tool, ToolCall, ToolResult, Toolkit};
 

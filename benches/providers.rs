@@ -31,7 +31,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::{Value, json};
-use toolnexus::agent::NativeTurn;
+use toolnexus::model::NativeTurn;
 use toolnexus::providers::{Anthropic, Gemini, OpenAi, OpenAiResponses};
 use toolnexus::{Message, Tool, ToolCall, ToolResult, Toolkit};
 

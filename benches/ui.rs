@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use criterion::{Criterion, criterion_group, criterion_main};
 use futures_util::StreamExt as _;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-use toolnexus::agent::{Delta, DeltaSink, ModelFuture};
+use toolnexus::model::{Delta, DeltaSink, ModelFuture};
 use toolnexus::{Client, Message, Model, Reply, ScriptedModel, Toolkit};
 
 const DELTAS: usize = 1_000;

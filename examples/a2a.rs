@@ -32,7 +32,7 @@ use std::io::{BufRead as _, Read as _};
 
 use serde_json::json;
 use toolnexus::a2a::{A2aAgent, A2aServer};
-use toolnexus::agent::FnModel;
+use toolnexus::model::FnModel;
 use toolnexus::store::SqliteStore;
 use toolnexus::web::WebGuard;
 use toolnexus::{Client, Context, Message, Reply, Toolkit, tool};

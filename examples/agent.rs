@@ -25,7 +25,7 @@
 
 use std::error::Error;
 
-use toolnexus::agent::{Delta, DeltaSink, ModelFuture};
+use toolnexus::model::{Delta, DeltaSink, ModelFuture};
 use toolnexus::providers::{Anthropic, AzureOpenAi, Bedrock, Gemini, OpenAi, OpenAiResponses};
 use toolnexus::{
     Answer, Client, Message, Model, ModelSettings, Reasoning, Reply, ScriptedModel, ToolCall,

@@ -26,7 +26,7 @@ use std::convert::Infallible;
 use std::io::Read as _;
 
 use serde_json::json;
-use toolnexus::agent::FnModel;
+use toolnexus::model::FnModel;
 use toolnexus::{Client, Message, Reply, Toolkit, tool};
 
 /// Deploy a service.

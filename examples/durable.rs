@@ -13,7 +13,7 @@
 
 use std::error::Error;
 
-use toolnexus::agent::FnModel;
+use toolnexus::model::FnModel;
 use toolnexus::store::SqliteStore;
 use toolnexus::{Answer, Client, Context, Message, Reply, Suspend, Toolkit, tool};
 

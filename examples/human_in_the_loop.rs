@@ -16,7 +16,7 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
-use toolnexus::agent::FnModel;
+use toolnexus::model::FnModel;
 use toolnexus::{
     Answer, Client, Context, Message, Reply, Request, RunResult, Suspend, Toolkit, tool,
 };

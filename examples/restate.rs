@@ -16,7 +16,7 @@
 //! The model is a stand-in (`FnModel`) that asks for a deploy, then reports the result.
 
 use serde_json::json;
-use toolnexus::agent::FnModel;
+use toolnexus::model::FnModel;
 use toolnexus::restate::{Agent, register};
 use toolnexus::{Client, Message, Reply, Request, Tool, ToolResult, Toolkit};
 

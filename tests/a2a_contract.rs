@@ -12,7 +12,7 @@ use std::time::Duration;
 use a2a::{Served, http, json_of};
 use serde_json::{Value, json};
 use toolnexus::a2a::{A2aAgent, A2aServer};
-use toolnexus::agent::FnModel;
+use toolnexus::model::FnModel;
 use toolnexus::{Client, Context, Message, ModelError, Reply, Tool, ToolResult, Toolkit};
 
 fn port_python() -> String {

@@ -10,7 +10,7 @@ use std::time::Duration;
 use a2a::{events, http, rpc};
 use serde_json::{Value, json};
 use toolnexus::a2a::A2aServer;
-use toolnexus::agent::FnModel;
+use toolnexus::model::FnModel;
 use toolnexus::{Client, Context, Message, Reply, Suspend, Tool, ToolResult, Toolkit};
 
 const V1: (&str, &str) = ("A2A-Version", "1.0");

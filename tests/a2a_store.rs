@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolnexus::a2a::{A2aServer, ServedA2a};
-use toolnexus::agent::FnModel;
+use toolnexus::model::FnModel;
 use toolnexus::store::{DEFAULT_RETENTION, RunStore};
 use toolnexus::{Client, Context, Message, Reply, Suspend, Tool, ToolResult, Toolkit};
 

@@ -16,7 +16,8 @@ use std::time::Duration;
 
 use serde_json::json;
 use stack::{APPROVAL, APPROVED, Effects, PROMPT};
-use toolnexus::agent::{AGENT_STATE_KEY, CallStatus, DEFAULT_MAX_DEPTH, FnModel, StopReason};
+use toolnexus::agent::{AGENT_STATE_KEY, CallStatus, DEFAULT_MAX_DEPTH, StopReason};
+use toolnexus::model::FnModel;
 use toolnexus::{
     Answer, Client, Context, Event, Reply, Request, RunResult, RunStatus, ScriptedModel, Tool,
     ToolResult, Toolkit, Usage,

@@ -7,7 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use toolnexus::agent::{CallStatus, FnModel, ResumeError, StopReason};
+use toolnexus::agent::{CallStatus, ResumeError, StopReason};
+use toolnexus::model::FnModel;
 use toolnexus::{
     Answer, Client, ContentPart, Message, ModelError, Reply, Request, RunResult, RunStatus,
     ScriptedModel, Tool, ToolResult, Toolkit, Usage,

@@ -375,7 +375,7 @@ fn the_python_port_compacts_the_same_transcripts_the_same_way() {
 fn the_loop_compacts_as_the_python_port_does() {
     use std::sync::{Arc, Mutex};
     use toolnexus::agent::CONTINUE;
-    use toolnexus::agent::FnModel;
+    use toolnexus::model::FnModel;
     use toolnexus::{Client, Reply, Tool, ToolCall, ToolResult, Toolkit};
 
     let mut start = messages(&fixture_transcript(&fixture()));

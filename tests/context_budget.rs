@@ -17,8 +17,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use toolnexus::agent::FnModel;
 use toolnexus::agent::{SUMMARY_PREFIX, StopReason, UsageLimits, estimate_tokens};
+use toolnexus::model::FnModel;
 use toolnexus::providers::{Anthropic, Gemini, OpenAi};
 use toolnexus::{
     Client, Compaction, Context, Event, Message, Reply, RunStatus, ScriptedModel, Suspend, Tool,

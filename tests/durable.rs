@@ -9,7 +9,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::json;
-use toolnexus::agent::{CallStatus, FnModel, StopReason};
+use toolnexus::agent::{CallStatus, StopReason};
+use toolnexus::model::FnModel;
 use toolnexus::store::{PostgresStore, RunStore, SqliteStore, StoreError};
 use toolnexus::{
     Answer, Client, Message, Reply, Request, RunStatus, ScriptedModel, Tool, ToolCall, ToolResult,

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::json;
-use toolnexus::agent::FnModel;
+use toolnexus::model::FnModel;
 use toolnexus::store::RunStore;
 use toolnexus::{Client, Message, Reply, Tool, ToolCall, ToolResult, Toolkit};
 

@@ -296,8 +296,8 @@ fn ops(client: Client, ran: Arc<Mutex<Vec<String>>>, asks: &'static str) -> Tool
     client.as_tool("ops", "Deploys things.", Toolkit::new().with(deploy))
 }
 
-fn calls_ops() -> toolnexus::agent::FnModel {
-    toolnexus::agent::FnModel::new_sync(|transcript: &[Message], _| {
+fn calls_ops() -> toolnexus::model::FnModel {
+    toolnexus::model::FnModel::new_sync(|transcript: &[Message], _| {
         Ok(match transcript.last() {
             Some(Message::User { .. }) => toolnexus::Reply::calls([toolnexus::ToolCall::new(
                 "o1",

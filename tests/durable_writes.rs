@@ -8,8 +8,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::json;
+use toolnexus::agent::StopReason;
 use toolnexus::agent::ToolDecision;
-use toolnexus::agent::{FnModel, StopReason};
+use toolnexus::model::FnModel;
 use toolnexus::store::RunStore;
 use toolnexus::{Client, Message, Reply, RunStatus, Tool, ToolCall};
 use toolnexus::{ToolResult, Toolkit};

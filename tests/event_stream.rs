@@ -8,7 +8,8 @@ use std::time::Duration;
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 use toolnexus::agent::OwnedEvent;
-use toolnexus::agent::{Delta, DeltaSink, ModelFuture, StopReason};
+use toolnexus::agent::StopReason;
+use toolnexus::model::{Delta, DeltaSink, ModelFuture};
 use toolnexus::store::SqliteStore;
 use toolnexus::{
     Answer, Client, Event, Message, Model, Reply, RunStatus, ScriptedModel, Tool, ToolCall,
@@ -188,8 +189,8 @@ async fn a_halted_run_streams_its_pending_request_and_resumes_as_a_stream() {
 }
 
 /// A model whose second turn never comes: it waits until the run is cancelled.
-fn stalls_after_first_turn(asked: Arc<AtomicUsize>) -> toolnexus::agent::FnModel {
-    toolnexus::agent::FnModel::new(move |transcript, _| {
+fn stalls_after_first_turn(asked: Arc<AtomicUsize>) -> toolnexus::model::FnModel {
+    toolnexus::model::FnModel::new(move |transcript, _| {
         let n = asked.fetch_add(1, Ordering::SeqCst);
         let done = transcript.iter().any(|m| matches!(m, Message::Tool { .. }));
         Box::pin(async move {
@@ -282,7 +283,7 @@ async fn dropping_the_stream_cancels_the_run_and_a_store_keeps_it_recoverable() 
 #[tokio::test]
 async fn a_slow_reader_holds_the_run_back() {
     let turns = Arc::new(AtomicUsize::new(0));
-    let model = toolnexus::agent::FnModel::new_sync({
+    let model = toolnexus::model::FnModel::new_sync({
         let turns = turns.clone();
         move |transcript, _| {
             turns.fetch_add(1, Ordering::SeqCst);

@@ -21,7 +21,8 @@ use futures_util::StreamExt as _;
 use serde_json::json;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use toolnexus::agent::{CallStatus, StopReason};
-use toolnexus::agent::{Check, FnModel, Guardrail, OwnedEvent, Stage};
+use toolnexus::agent::{Check, Guardrail, OwnedEvent, Stage};
+use toolnexus::model::FnModel;
 use toolnexus::providers::OpenAiResponses;
 use toolnexus::{
     Client, Event, Message, Reply, RunStatus, ScriptedModel, Tool, ToolCall, ToolResult, Toolkit,
@@ -431,7 +432,7 @@ impl toolnexus::Model for Named {
         &'a self,
         transcript: &'a [Message],
         toolkit: &'a Toolkit,
-    ) -> toolnexus::agent::ModelFuture<'a> {
+    ) -> toolnexus::model::ModelFuture<'a> {
         self.1.complete(transcript, toolkit)
     }
 
@@ -452,7 +453,7 @@ async fn guardrails_and_fallback_attempts_are_traced_as_spans() {
         "busy",
         ScriptedModel::default().then_fail(
             toolnexus::ModelError::new("slow down")
-                .with_kind(toolnexus::agent::ModelErrorKind::RateLimited),
+                .with_kind(toolnexus::model::ModelErrorKind::RateLimited),
         ),
     );
     let spare = Named(
@@ -460,7 +461,7 @@ async fn guardrails_and_fallback_attempts_are_traced_as_spans() {
         ScriptedModel::new([Reply::call("c1", "deploy", r#"{"env":"prod"}"#)]),
     );
     let client =
-        Client::new(toolnexus::agent::FallbackModel::new(busy).then(spare)).guardrail(no_prod());
+        Client::new(toolnexus::model::FallbackModel::new(busy).then(spare)).guardrail(no_prod());
     let run = client
         .run("Deploy to prod.", &counting_toolkit(Arc::default()))
         .await;

@@ -25,6 +25,7 @@ const LAYERS: &[&str] = &[
     "otel",      // exporting the spans: trace
     "search",    // tool search: tool
     "builtins",  // the contract's built-in tools: tool
+    "model",     // messages, the Model trait, usage, settings, prices: tool, trace
     "agent", // the loop, and the journal durable runs are written to: tool, schema, trace, otel, search
     "providers", // models over HTTP: agent, tool, schema
     "translate", // one provider call, no loop: agent, tool, schema

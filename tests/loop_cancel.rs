@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use serde_json::json;
 use tokio::time::Instant;
-use toolnexus::agent::{CallStatus, FnModel, StopReason};
+use toolnexus::agent::{CallStatus, StopReason};
+use toolnexus::model::FnModel;
 use toolnexus::tool::CancellationToken;
 use toolnexus::{Client, Message, ModelError, Reply, RunStatus, ScriptedModel, Tool, ToolResult};
 

@@ -3,7 +3,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use toolnexus::agent::{Delta, DeltaSink, ModelFuture};
+use toolnexus::model::{Delta, DeltaSink, ModelFuture};
 use toolnexus::{Client, Event, Message, Model, Reply, Request, RunStatus, ScriptedModel, Toolkit};
 
 #[path = "common/agent.rs"]

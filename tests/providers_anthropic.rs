@@ -8,7 +8,7 @@ mod harness;
 mod server;
 
 use serde_json::{Value, json};
-use toolnexus::agent::FinishReason;
+use toolnexus::model::FinishReason;
 use toolnexus::providers::{Anthropic, Retry};
 use toolnexus::{Message, Model, ToolCall, Toolkit, Usage};
 

@@ -264,7 +264,7 @@ async fn small_toolkits_and_other_providers_turns_are_left_alone() {
     let foreign = Message::Assistant {
         content: Some("hm".into()),
         tool_calls: vec![call.clone()],
-        native: Some(Box::new(toolnexus::agent::NativeTurn::new(
+        native: Some(Box::new(toolnexus::model::NativeTurn::new(
             "other",
             json!([{"type": "weird"}]),
         ))),

@@ -17,7 +17,7 @@ mod harness;
 mod server;
 
 use serde_json::{Value, json};
-use toolnexus::agent::{Delta, FinishReason};
+use toolnexus::model::{Delta, FinishReason};
 use toolnexus::providers::{Bedrock, Retry};
 use toolnexus::{
     Message, Model, ModelSettings, Reasoning, ToolCall, ToolChoice, ToolResult, Toolkit,

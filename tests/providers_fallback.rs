@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use toolnexus::agent::StopReason;
-use toolnexus::agent::{FallbackModel, ModelErrorKind, Router};
+use toolnexus::model::{FallbackModel, ModelErrorKind, Router};
 use toolnexus::providers::{Anthropic, Gemini, OpenAiResponses, Retry};
 use toolnexus::{
     Client, Event, Message, ModelError, ModelSettings, Reasoning, Reply, RunStatus, ScriptedModel,

@@ -8,7 +8,7 @@ mod harness;
 mod server;
 
 use serde_json::{Value, json};
-use toolnexus::agent::{Delta, FinishReason};
+use toolnexus::model::{Delta, FinishReason};
 use toolnexus::providers::{OpenAi, Retry};
 use toolnexus::{Message, Model, ToolCall, Toolkit, Usage};
 

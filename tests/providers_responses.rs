@@ -9,7 +9,7 @@ mod harness;
 mod server;
 
 use serde_json::{Value, json};
-use toolnexus::agent::{Delta, FinishReason};
+use toolnexus::model::{Delta, FinishReason};
 use toolnexus::providers::{OpenAiResponses, Retry};
 use toolnexus::{
     Message, Model, ModelSettings, Reasoning, ToolCall, ToolChoice, ToolResult, Toolkit, Usage,

@@ -15,7 +15,8 @@ mod rules;
 mod server;
 
 use serde_json::{Value, json};
-use toolnexus::agent::{FnModel, StopReason};
+use toolnexus::agent::StopReason;
+use toolnexus::model::FnModel;
 use toolnexus::providers::{Anthropic, Gemini, OpenAi, OpenAiResponses};
 use toolnexus::{
     Client, Message, Model, ModelSettings, Reasoning, Reply, RunStatus, ScriptedModel, Tool,

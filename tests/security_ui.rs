@@ -379,9 +379,9 @@ fn deploy(
 }
 
 /// The chat example's model: deploys what it is asked to.
-fn model() -> toolnexus::agent::FnModel {
+fn model() -> toolnexus::model::FnModel {
     use toolnexus::{Message, Reply as ModelReply};
-    toolnexus::agent::FnModel::new_sync(|transcript, _tools| {
+    toolnexus::model::FnModel::new_sync(|transcript, _tools| {
         Ok(match transcript.last() {
             Some(Message::User { content }) => ModelReply::call(
                 format!("call_{}", transcript.len()),

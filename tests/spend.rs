@@ -15,7 +15,8 @@ mod server;
 
 use serde_json::{Value, json};
 use toolnexus::agent::StopReason;
-use toolnexus::agent::{Cost, Price, PriceTable, SpendScope, UsageLimits};
+use toolnexus::agent::{SpendScope, UsageLimits};
+use toolnexus::model::{Cost, Price, PriceTable};
 use toolnexus::providers::OpenAiResponses;
 use toolnexus::{Client, RunStatus, Tool, ToolResult, Toolkit};
 

@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::json;
-use toolnexus::agent::ModelFuture;
 use toolnexus::mcp::McpClient;
+use toolnexus::model::ModelFuture;
 use toolnexus::search::{SEARCH_TOOL, ToolIndex, ToolSearch};
 use toolnexus::{
     Answer, Client, Message, Model, Reply, Request, RunResult, RunStatus, ScriptedModel, Tool,

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use serde_json::{Map, Value, json};
-use toolnexus::agent::FnModel;
+use toolnexus::model::FnModel;
 use toolnexus::search::{SEARCH_TOOL, ToolIndex, ToolSearch};
 use toolnexus::{Client, Reply, Tool, ToolResult, Toolkit};
 

@@ -21,7 +21,7 @@ use opentelemetry_semantic_conventions::metric::{
     GEN_AI_CLIENT_OPERATION_DURATION, GEN_AI_CLIENT_TOKEN_USAGE,
 };
 use serde_json::json;
-use toolnexus::agent::{DeltaSink, FinishReason, ModelFuture};
+use toolnexus::model::{DeltaSink, FinishReason, ModelFuture};
 use toolnexus::trace::{OUTCOME, REQUEST_ID, REQUEST_KIND, RESUMED_REQUEST_ID};
 use toolnexus::{
     Client, Context, Message, Model, ModelSettings, Reply, Request, RunStatus, ScriptedModel, Tool,

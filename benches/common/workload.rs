@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use serde_json::json;
-use toolnexus::agent::FnModel;
+use toolnexus::model::FnModel;
 use toolnexus::{Message, Reply, Tool, ToolCall, ToolResult, Toolkit};
 
 /// Model turns that call tools before the answer.

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use toolnexus::a2a::{A2aServer, DEFAULT_MAX_RUNS, DEFAULT_MAX_STORED_TASKS};
-use toolnexus::agent::FnModel;
+use toolnexus::model::FnModel;
 use toolnexus::{Client, Context, Message, ModelError, Reply, Suspend, Tool, ToolResult, Toolkit};
 
 fn answer(prefix_and_text: &str) -> Result<Reply, ModelError> {

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use toolnexus::agent::FnModel;
+use toolnexus::model::FnModel;
 use toolnexus::{Client, Message, Reply, Request, Tool, ToolCall, ToolResult, Toolkit, Usage};
 
 /// The id of the approval `deploy` asks for.

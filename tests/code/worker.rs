@@ -11,8 +11,8 @@ use std::io::Write as _;
 use std::time::Duration;
 
 use serde_json::json;
-use toolnexus::agent::FnModel;
 use toolnexus::code::CodeMode;
+use toolnexus::model::FnModel;
 use toolnexus::store::SqliteStore;
 use toolnexus::{Answer, Client, Message, Reply, Tool, ToolResult, Toolkit};
 

@@ -4,7 +4,7 @@
 //! answers with the user turns it is shown, so the answer says what the conversation
 //! held. Prints the run as JSON.
 
-use toolnexus::agent::FnModel;
+use toolnexus::model::FnModel;
 use toolnexus::store::SqliteStore;
 use toolnexus::{Client, Message, Reply, Toolkit};
 

@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use toolnexus::agent::FnModel;
+use toolnexus::model::FnModel;
 use toolnexus::{Message, Reply, Request, Tool, ToolCall, ToolResult};
 
 /// A model that makes one call of `tool` per turn, `calls` turns in all (`{"n": i}` for

@@ -325,9 +325,9 @@ pub async fn dropped_turn_is_cancelled<F: Fake>(fake: &F) {
 pub async fn stream(
     model: &impl Model,
     toolkit: &Toolkit,
-) -> (Reply, Vec<toolnexus::agent::Delta>) {
+) -> (Reply, Vec<toolnexus::model::Delta>) {
     let deltas = std::sync::Mutex::new(Vec::new());
-    let sink = |delta: toolnexus::agent::Delta| deltas.lock().unwrap().push(delta);
+    let sink = |delta: toolnexus::model::Delta| deltas.lock().unwrap().push(delta);
     let reply = model
         .complete_streaming(&[toolnexus::Message::user("hi")], toolkit, &sink)
         .await
@@ -336,7 +336,7 @@ pub async fn stream(
     let text: String = deltas
         .iter()
         .filter_map(|d| match d {
-            toolnexus::agent::Delta::Text(t) => Some(t.as_str()),
+            toolnexus::model::Delta::Text(t) => Some(t.as_str()),
             _ => None,
         })
         .collect();
@@ -345,7 +345,7 @@ pub async fn stream(
         let arguments: String = deltas
             .iter()
             .filter_map(|d| match d {
-                toolnexus::agent::Delta::ToolCall {
+                toolnexus::model::Delta::ToolCall {
                     index: i,
                     arguments,
                     ..

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::json;
-use toolnexus::agent::FnModel;
+use toolnexus::model::FnModel;
 use toolnexus::restate::Agent;
 use toolnexus::{Client, Message, Reply, Request, Tool, ToolCall, ToolResult, Toolkit};
 

@@ -125,6 +125,7 @@ mod env;
 pub mod guide;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+pub mod model;
 #[cfg(feature = "otel")]
 pub mod otel;
 pub mod primitive;
@@ -172,10 +173,11 @@ pub mod ui;
 pub mod web;
 
 // What a first program needs; everything else is in the module whose path matches its
-// folder (`agent`, `tool`, `schema`, `dispatch`, …).
-pub use agent::{
-    Client, Compaction, Event, Message, Model, ModelError, ModelSettings, Reasoning, Reply,
-    RunResult, RunStatus, ScriptedModel, ToolCall, ToolChoice, Usage,
+// folder (`tool`, `model`, `agent`, `schema`, `dispatch`, …).
+pub use agent::{Client, Compaction, Event, RunResult, RunStatus};
+pub use model::{
+    Message, Model, ModelError, ModelSettings, Reasoning, Reply, ScriptedModel, ToolCall,
+    ToolChoice, Usage,
 };
 pub use tool::{
     Answer, ContentPart, Context, Json, Request, State, Suspend, Tool, ToolResult, Toolkit, Toolset,

@@ -10,9 +10,9 @@ use serde_json::{Value, json};
 
 use crate::agent::client::Client;
 use crate::agent::events::{Event, Listener};
-use crate::agent::message::Message;
-use crate::agent::model::Usage;
 use crate::agent::run::{RunResult, RunStatus};
+use crate::model::Usage;
+use crate::model::message::Message;
 use crate::schema::canonical::schema_for;
 use crate::tool::args::Args;
 use crate::tool::context::Context;

@@ -16,10 +16,10 @@ use crate::agent::hooks::{
 };
 #[cfg(feature = "__store")]
 use crate::agent::journal::Durable;
-use crate::agent::message::{Message, ToolCall};
-use crate::agent::model::{Model, Reply};
 use crate::agent::talk::LoopCaller;
 use crate::agent::turn::ToolOptions;
+use crate::model::message::{Message, ToolCall};
+use crate::model::{Model, Reply};
 use crate::tool::context::CancellationToken;
 use crate::tool::request::{Answer, Request};
 use crate::tool::result::ToolResult;
@@ -112,7 +112,7 @@ pub struct Client {
     /// The agent's name in its spans (see [`Client::agent_name`]).
     pub(crate) name: Option<String>,
     /// The settings every turn is asked with (see [`Client::settings`]).
-    pub(crate) settings: Arc<crate::agent::settings::ModelSettings>,
+    pub(crate) settings: Arc<crate::model::settings::ModelSettings>,
     /// Tool search, when on (see [`Client::tool_search`]).
     #[cfg(feature = "search")]
     pub(crate) search: Option<crate::search::ToolSearch>,
@@ -131,7 +131,7 @@ impl Client {
     /// Any model goes: a provider, an `Arc<dyn Model>` or a `Box<dyn Model>` chosen at
     /// run time (taken as it is, not wrapped again).
     pub fn new(model: impl Model + 'static) -> Self {
-        let model: Arc<dyn Model> = crate::agent::model::shared(model);
+        let model: Arc<dyn Model> = crate::model::shared(model);
         Client {
             tools: ToolOptions {
                 caller: Some(LoopCaller::shared(None, Arc::clone(&model))),

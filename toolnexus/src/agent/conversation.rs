@@ -11,8 +11,8 @@ use futures_util::future::BoxFuture;
 use crate::agent::client::Client;
 use crate::agent::compaction::SUMMARY_PREFIX;
 use crate::agent::journal::StoreError;
-use crate::agent::message::Message;
 use crate::agent::run::RunResult;
+use crate::model::message::Message;
 use crate::tool::toolkit::Toolkit;
 
 /// The start of a conversation run's id: `session:<id>/run_<uuid>`, as a durable

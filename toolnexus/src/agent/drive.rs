@@ -21,13 +21,13 @@ use crate::agent::events::{Event, Events, events};
 use crate::agent::guarded::Held;
 use crate::agent::journal::record::RunRecord;
 use crate::agent::listed::Listed;
-use crate::agent::message::Message;
-use crate::agent::model::{Delta, DeltaSink, ModelError, Reply, Usage};
 use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::agent::spend::Spend;
 use crate::agent::trace;
 use crate::agent::turn::{Env, Played, ToolTurn};
 use crate::agent::typed::{OutputCheck, Verdict};
+use crate::model::message::Message;
+use crate::model::{Delta, DeltaSink, ModelError, Reply, Usage};
 use crate::tool::context::CancellationToken;
 use crate::tool::request::Answer;
 use crate::tool::toolkit::Toolkit;
@@ -293,7 +293,7 @@ impl Client {
                 .ask_model(turn, transcript, toolkit, events, held)
                 .await?;
             if reply.model.is_none() {
-                reply.model = crate::agent::routing::model_id(&*self.model);
+                reply.model = crate::model::routing::model_id(&*self.model);
             }
             self.price(&mut reply);
             Ok(reply)

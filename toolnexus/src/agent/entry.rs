@@ -6,10 +6,10 @@
 use crate::agent::client::Client;
 use crate::agent::conversation::is_summary;
 use crate::agent::drive::Opened;
-use crate::agent::message::Message;
 use crate::agent::resume::{Halted, ResumeError, halted_turn};
 use crate::agent::run::RunResult;
 use crate::agent::turn::ToolTurn;
+use crate::model::message::Message;
 use crate::tool::request::Answer;
 use crate::tool::toolkit::Toolkit;
 

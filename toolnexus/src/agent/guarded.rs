@@ -9,9 +9,9 @@ use futures_util::future::{Either, select};
 use crate::agent::client::Client;
 use crate::agent::events::{Event, events};
 use crate::agent::guardrail::{Check, Guardrail, Stage, Subject};
-use crate::agent::message::{Message, ToolCall};
-use crate::agent::model::Reply;
 use crate::agent::run::{RunResult, StopReason};
+use crate::model::Reply;
+use crate::model::message::{Message, ToolCall};
 
 /// A trip: the guardrail's name and why.
 type Tripped = (Arc<str>, String);

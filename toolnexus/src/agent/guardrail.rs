@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 use tracing::Instrument as _;
 use tracing::field::Empty;
 
-use crate::agent::message::{Message, ToolCall};
-use crate::agent::model::Model;
+use crate::model::Model;
+use crate::model::message::{Message, ToolCall};
 use crate::tool::result::ToolResult;
 use crate::tool::toolkit::Toolkit;
 
@@ -297,7 +297,7 @@ impl Guardrail {
         model: M,
         instructions: impl Into<String>,
     ) -> Guardrail {
-        let model: Arc<dyn Model> = crate::agent::model::shared(model);
+        let model: Arc<dyn Model> = crate::model::shared(model);
         let instructions: Arc<str> = Arc::from(instructions.into());
         let check = move |s: Subject| {
             let model = Arc::clone(&model);

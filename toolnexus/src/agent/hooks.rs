@@ -11,8 +11,8 @@ use std::task::{Context, Poll};
 
 use futures_util::FutureExt as _;
 
-use crate::agent::message::{Message, ToolCall};
-use crate::agent::model::Reply;
+use crate::model::Reply;
+use crate::model::message::{Message, ToolCall};
 use crate::tool::result::ToolResult;
 
 /// The future a [`Hooks`] method returns: [`HookFuture::ready`] for a hook that decides

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::client::Client;
 use crate::agent::run::{RunResult, StopReason};
-use crate::agent::spend::Cost;
+use crate::model::price::Cost;
 
 /// Caps on what one run may spend. A run past one stops
 /// [incomplete](crate::RunStatus::Incomplete), with a [`StopReason`] naming the cap,
@@ -88,7 +88,7 @@ impl UsageLimits {
     /// conversation's cap is already reached). A request dearer than every one before
     /// it can therefore pass the cap by the difference: a transcript grows by what the
     /// last turn and its tool results added. Turns are priced by the client's
-    /// [`PriceTable`](crate::agent::PriceTable) ([`Client::prices`]; the shipped list
+    /// [`PriceTable`](crate::model::PriceTable) ([`Client::prices`]; the shipped list
     /// prices when none is set); a model it has no price for counts nothing. The
     /// summarizing model of [compaction](Client::compaction) is not priced.
     #[must_use]

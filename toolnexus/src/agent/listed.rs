@@ -6,7 +6,7 @@
 use std::ops::Deref;
 
 use crate::agent::client::Client;
-use crate::agent::message::Message;
+use crate::model::message::Message;
 use crate::tool::Tool;
 use crate::tool::toolkit::Toolkit;
 
@@ -79,7 +79,7 @@ impl Deref for Offered<'_> {
 mod searching {
     use rustc_hash::{FxHashMap, FxHashSet};
 
-    use crate::agent::message::Message;
+    use crate::model::message::Message;
     use crate::search::{SEARCH_TOOL, ToolSearch, named};
     use crate::tool::Tool;
     use crate::tool::toolkit::Toolkit;

@@ -1,20 +1,15 @@
-//! The agent loop: a [`Client`] drives a [`Model`] through turns, runs the tool calls it
-//! asks for, and returns a [`RunResult`].
+//! The agent loop: a [`Client`] drives a [`Model`](crate::Model) through turns, runs the
+//! tool calls it asks for, and returns a [`RunResult`]. What a model is, and what it is
+//! given and answers, is [`crate::model`].
 //!
-//! The crate root re-exports what a first program needs ([`Client`], [`Model`],
-//! [`Reply`], [`Message`], [`ToolCall`], [`RunResult`], [`RunStatus`], [`Event`],
-//! [`ScriptedModel`], [`Usage`], [`ModelError`]); the rest of the loop is here:
+//! The crate root re-exports what a first program needs ([`Client`], [`RunResult`],
+//! [`RunStatus`], [`Event`], [`Compaction`]); the rest of the loop is here:
 //!
 //! - guardrails that pass, rewrite or trip: [`Guardrail`], its [`Check`] and [`Stage`];
 //! - steering a run: [`Hooks`] and [`ToolDecision`] (with [`HookFuture`]), and
 //!   [`IntoWaitOutcome`] for what a `wait_for` slot gives;
 //! - what a run reports: [`CallRecord`] and [`CallStatus`] per call, [`StopReason`] for a
 //!   run that stopped early;
-//! - models: [`FnModel`] (a closure as a model), [`ModelFuture`], streamed [`Delta`]s and
-//!   their [`DeltaSink`], [`FinishReason`], and a provider's own form of a turn,
-//!   [`NativeTurn`]; what kind of failure a [`ModelError`] is, [`ModelErrorKind`];
-//! - models made of models: [`FallbackModel`] (the next on failure) and [`Router`] (a
-//!   hook picks one per turn);
 //! - resuming: [`Halted`] (what [`Client::resume`] takes) and [`ResumeError`];
 //! - agents run as tools ([`Client::as_tool`]): [`DEFAULT_MAX_DEPTH`], [`AGENT_KEY`],
 //!   [`AGENT_STATE_KEY`];
@@ -26,8 +21,7 @@
 //!   [`Compacted`], [`estimate_tokens`], [`contract_json`], [`SUMMARY_PREFIX`],
 //!   [`FLUSH_REMINDER`], [`CONTINUE`];
 //! - caps per run: [`UsageLimits`];
-//! - spend in money: [`Cost`], [`Price`], [`PriceTable`] (with the providers' list
-//!   prices of [`LIST_PRICES_DATE`]), [`SpendScope`];
+//! - spend caps: [`SpendScope`] (prices are [`crate::model::PriceTable`]);
 //! - conversations by id ([`Client::ask`]): [`ConversationStore`],
 //!   [`InMemoryConversations`], and the [`StoreError`] its methods give.
 
@@ -44,12 +38,8 @@ pub(crate) mod hooks;
 pub(crate) mod journal;
 pub(crate) mod limits;
 pub(crate) mod listed;
-pub(crate) mod message;
-pub(crate) mod model;
-pub(crate) mod model_error;
 pub(crate) mod options;
 pub(crate) mod resume;
-pub(crate) mod routing;
 pub(crate) mod run;
 pub(crate) mod settings;
 pub(crate) mod spend;
@@ -58,7 +48,6 @@ pub(crate) mod talk;
 pub(crate) mod trace;
 pub(crate) mod turn;
 pub(crate) mod typed;
-pub(crate) mod usage;
 
 pub use as_tool::{AGENT_KEY, AGENT_STATE_KEY, DEFAULT_MAX_DEPTH};
 pub use client::{Client, DEFAULT_MAX_TURNS, IntoWaitOutcome};
@@ -77,16 +66,9 @@ pub use journal::session::Session;
 #[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
 pub use journal::{Answered, Journal, Loaded, Parked, Stored};
 pub use limits::UsageLimits;
-pub use message::{Message, NativeTurn, ToolCall};
-pub use model::{
-    Delta, DeltaSink, FinishReason, FnModel, Model, ModelError, ModelErrorKind, ModelFuture, Reply,
-    ScriptedModel, Usage,
-};
 pub use options::DEFAULT_OUTPUT_RETRIES;
 pub use resume::{Halted, ResumeError};
-pub use routing::{FallbackModel, Router};
 pub use run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
-pub use settings::{ModelSettings, OutputFormat, Reasoning, ToolChoice};
-pub use spend::{Cost, LIST_PRICES_DATE, Price, PriceTable, SpendScope};
+pub use spend::SpendScope;
 pub use stream::{EventStream, STREAM_BUFFER};
 pub use typed::{OUTPUT_TOOL, OutputMode, Typed, TypedError};

@@ -9,8 +9,9 @@ use crate::agent::compaction::Compaction;
 use crate::agent::conversation::{ConversationStore, InMemoryConversations};
 use crate::agent::guardrail::Guardrail;
 use crate::agent::limits::UsageLimits;
-use crate::agent::spend::{Ledger, PriceTable};
+use crate::agent::spend::Ledger;
 use crate::agent::typed::{OutputMode, OutputSpec};
+use crate::model::price::PriceTable;
 
 /// The default for [`Client::output_retries`](crate::Client::output_retries).
 pub const DEFAULT_OUTPUT_RETRIES: u32 = 1;

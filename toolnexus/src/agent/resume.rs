@@ -4,9 +4,9 @@
 use std::fmt;
 
 use crate::agent::compaction::Compacted;
-use crate::agent::message::Message;
 use crate::agent::run::{CallRecord, RunResult};
 use crate::agent::turn::{Env, Played, ToolOptions, ToolTurn};
+use crate::model::message::Message;
 use crate::tool::request::Answer;
 use crate::tool::toolkit::Toolkit;
 

@@ -4,8 +4,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::message::{Message, ToolCall};
-use crate::agent::model::Usage;
+use crate::model::Usage;
+use crate::model::message::{Message, ToolCall};
 use crate::tool::request::{Answer, Request};
 use crate::tool::result::ToolResult;
 
@@ -53,8 +53,8 @@ pub struct RunResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compacted: Option<crate::agent::compaction::Compacted>,
     /// The model that answered this run's last model turn, as [`Reply::model`](crate::Reply::model)
-    /// names it (`provider/model`): with a [`FallbackModel`](crate::agent::FallbackModel)
-    /// or a [`Router`](crate::agent::Router), the one of theirs that answered. Each
+    /// names it (`provider/model`): with a [`FallbackModel`](crate::model::FallbackModel)
+    /// or a [`Router`](crate::model::Router), the one of theirs that answered. Each
     /// turn's is on its [`ModelTurnFinished`](crate::Event::ModelTurnFinished) event.
     /// `None` before the first turn, or when nothing names the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -191,9 +191,9 @@ pub enum StopReason {
     /// for a conversation): the model was not asked again.
     SpendLimit {
         /// The cap.
-        limit: crate::agent::spend::Cost,
+        limit: crate::model::price::Cost,
         /// What the run (or the conversation, run included) had spent.
-        spent: crate::agent::spend::Cost,
+        spent: crate::model::price::Cost,
         /// Which cap.
         scope: crate::agent::spend::SpendScope,
     },

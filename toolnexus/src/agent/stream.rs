@@ -12,10 +12,10 @@ use futures_util::Stream;
 
 use crate::agent::client::Client;
 use crate::agent::events::{Event, Listener, OwnedEvent};
-use crate::agent::message::Message;
 use crate::agent::resume::{Halted, ResumeError, halted_turn};
 use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::agent::talk::LoopCaller;
+use crate::model::message::Message;
 use crate::tool::context::CancellationToken;
 use crate::tool::request::Answer;
 use crate::tool::toolkit::Toolkit;

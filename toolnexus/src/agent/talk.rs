@@ -13,8 +13,8 @@
 use std::sync::Arc;
 
 use crate::agent::events::{Event, Events, Listener};
-use crate::agent::message::Message;
-use crate::agent::model::Model;
+use crate::model::Model;
+use crate::model::message::Message;
 use crate::tool::caller::{LogLevel, Sampled, Sampling, SamplingError, SamplingRole};
 use crate::tool::context::Caller;
 use crate::tool::context::Context;

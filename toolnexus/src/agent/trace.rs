@@ -9,9 +9,9 @@ use tracing::field::Empty;
 use tracing::{Instrument as _, Span};
 
 use crate::agent::client::Client;
-use crate::agent::model::{FinishReason, Model, ModelError, Reply, Usage};
 use crate::agent::run::{RunResult, RunStatus, StopReason};
-use crate::agent::settings::ModelSettings;
+use crate::model::settings::ModelSettings;
+use crate::model::{FinishReason, Model, ModelError, Reply, Usage};
 
 impl Client {
     /// Names the agent this client runs: its runs' spans are `invoke_agent {name}`, with

@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::agent::client::Client;
 use crate::agent::resume::{Halted, ResumeError};
 use crate::agent::run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
-use crate::agent::settings::{ModelSettings, OutputFormat};
+use crate::model::settings::{ModelSettings, OutputFormat};
 use crate::schema::output::{OutputSchema, WRAP_KEY};
 use crate::tool::Tool;
 use crate::tool::request::Answer;

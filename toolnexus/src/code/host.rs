@@ -7,10 +7,11 @@ use std::collections::BTreeMap;
 use futures_util::future::join_all;
 use serde_json::{Value, json};
 
-use crate::agent::{ToolCall, ToolDecision};
+use crate::agent::ToolDecision;
 use crate::code::CodeMode;
 use crate::code::engine::{self, Event, Failure, Finished, Queued};
 use crate::code::record::{Made, Suspended};
+use crate::model::ToolCall;
 use crate::tool::{Answer, Context, LogLevel, Request, ToolResult};
 
 /// The metadata key of a script's result: how many calls it made, and how many of them

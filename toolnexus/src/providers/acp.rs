@@ -13,8 +13,8 @@ use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::agent::message::Message;
-use crate::agent::model::{Model, ModelError, ModelErrorKind, ModelFuture, Reply};
+use crate::model::message::Message;
+use crate::model::{Model, ModelError, ModelErrorKind, ModelFuture, Reply};
 use crate::tool::toolkit::Toolkit;
 
 /// The marker naming the current turn as superseding the rest of the prompt, as the

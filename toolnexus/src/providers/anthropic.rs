@@ -3,9 +3,9 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::agent::message::{Message, NativeTurn, ToolCall};
-use crate::agent::model::{Delta, DeltaSink, FinishReason, ModelError, Reply, Usage};
-use crate::agent::settings::ModelSettings;
+use crate::model::message::{Message, NativeTurn, ToolCall};
+use crate::model::settings::ModelSettings;
+use crate::model::{Delta, DeltaSink, FinishReason, ModelError, Reply, Usage};
 use crate::providers::anthropic_request::{
     self as request, Body, DEFAULT_MAX_TOKENS, PROVIDER, asked, cache_deferred, cached_tools,
     mark_tail, messages,
@@ -105,7 +105,7 @@ impl Anthropic {
     /// Lets Anthropic search the toolkit itself: the tools are listed with
     /// `defer_loading: true` next to the tool-search server tool (see [`DeferLoading`]).
     /// The turns that searched keep their `server_tool_use` and `tool_search_tool_result`
-    /// blocks in the transcript ([`NativeTurn`](crate::agent::NativeTurn)), and later requests
+    /// blocks in the transcript ([`NativeTurn`](crate::model::NativeTurn)), and later requests
     /// send them back.
     #[must_use]
     pub fn with_defer_loading(mut self, defer: DeferLoading) -> Self {

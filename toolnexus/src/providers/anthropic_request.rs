@@ -8,9 +8,9 @@ use serde::Serialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::agent::message::{Message, ToolCall};
-use crate::agent::model::ModelError;
-use crate::agent::settings::{ModelSettings, ToolChoice};
+use crate::model::ModelError;
+use crate::model::message::{Message, ToolCall};
+use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::providers::anthropic_search::{Replayed, replay};
 use crate::providers::settings::{check_common, refuse};
 use crate::providers::wire::{arguments_object, omitted, pending_text};
@@ -153,7 +153,7 @@ pub(crate) enum WireBlock<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         cache_control: Option<CacheControl>,
     },
-    /// A block of a kept [`NativeTurn`](crate::agent::NativeTurn), as it came (thinking blocks
+    /// A block of a kept [`NativeTurn`](crate::model::NativeTurn), as it came (thinking blocks
     /// with their signatures, tool search's blocks).
     #[serde(untagged)]
     Native(&'a Value),

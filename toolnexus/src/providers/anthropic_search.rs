@@ -9,7 +9,7 @@
 
 use serde_json::{Value, json};
 
-use crate::agent::message::{NativeTurn, ToolCall};
+use crate::model::message::{NativeTurn, ToolCall};
 use crate::providers::wire::PartialCall;
 use crate::schema::profile::Profile;
 use crate::tool::toolkit::Toolkit;

@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use crate::agent::message::Message;
-use crate::agent::model::{DeltaSink, Model, ModelError, ModelFuture};
-use crate::agent::settings::ModelSettings;
+use crate::model::message::Message;
+use crate::model::settings::ModelSettings;
+use crate::model::{DeltaSink, Model, ModelError, ModelFuture};
 use crate::providers::http::{ApiKey, Auth, Transport, base_from_env, key_from_env};
 use crate::providers::retry::Retry;
 use crate::providers::{OpenAi, OpenAiResponses};

@@ -6,9 +6,9 @@ use aws_credential_types::provider::{ProvideCredentials, SharedCredentialsProvid
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::value::RawValue;
 
-use crate::agent::message::Message;
-use crate::agent::model::{DeltaSink, ModelError, Reply};
-use crate::agent::settings::ModelSettings;
+use crate::model::message::Message;
+use crate::model::settings::ModelSettings;
+use crate::model::{DeltaSink, ModelError, Reply};
 use crate::providers::bedrock_auth::{
     CredentialSource, PROVIDER, SigV4, no_region, region_from_env,
 };
@@ -68,7 +68,7 @@ const KEY_VAR: &str = "AWS_BEARER_TOKEN_BEDROCK";
 /// **Reasoning** ([`ModelSettings::reasoning`]): Claude thinks within a budget
 /// (`Reasoning::budget(n)` → `additionalModelRequestFields.thinking`), Amazon Nova and
 /// gpt-oss at an effort (`low`, `medium`, `high`). The turn's `reasoningContent` blocks,
-/// with their signatures, are kept in the transcript ([`NativeTurn`](crate::agent::NativeTurn))
+/// with their signatures, are kept in the transcript ([`NativeTurn`](crate::model::NativeTurn))
 /// and sent back before the turn's tool calls, as Claude requires.
 ///
 /// **Prompt caching** is on for the models that take cache points (Claude 3.5 Haiku, 3.7

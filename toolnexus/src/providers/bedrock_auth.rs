@@ -13,7 +13,7 @@ use aws_sigv4::http_request::{SignableBody, SignableRequest, SigningSettings, si
 use aws_sigv4::sign::v4;
 use futures_util::FutureExt as _;
 
-use crate::agent::model::ModelError;
+use crate::model::ModelError;
 use crate::providers::http::Sign;
 
 pub(crate) const PROVIDER: &str = "Bedrock";

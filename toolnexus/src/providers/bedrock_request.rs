@@ -8,9 +8,9 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use crate::agent::message::{Message, NativeTurn, ToolCall};
-use crate::agent::model::ModelError;
-use crate::agent::settings::{ModelSettings, ToolChoice};
+use crate::model::ModelError;
+use crate::model::message::{Message, NativeTurn, ToolCall};
+use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::providers::bedrock_auth::PROVIDER;
 use crate::providers::settings::{check_common, refuse};
 use crate::providers::wire::{arguments_object, omitted, pending_text};

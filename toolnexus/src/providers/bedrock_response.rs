@@ -5,8 +5,8 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::agent::message::{NativeTurn, ToolCall};
-use crate::agent::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
+use crate::model::message::{NativeTurn, ToolCall};
+use crate::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
 use crate::providers::bedrock_auth::PROVIDER;
 use crate::providers::bedrock_request::NATIVE;
 use crate::providers::sse::parse_body;

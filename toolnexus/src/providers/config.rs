@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use crate::agent::client::Client;
-use crate::agent::model::{Model, ModelError};
 use crate::env::Unexpanded;
+use crate::model::{Model, ModelError};
 
 /// Which API a [`ModelConfig`] speaks: the contract's `openai` (Chat Completions) and
 /// `anthropic` (Messages), and this port's own `gemini`, `responses` (OpenAI's Responses

@@ -1,6 +1,6 @@
 //! [`ModelConfig::build`]: one provider per style, each behind its cargo feature.
 
-use crate::agent::model::{Model, ModelError};
+use crate::model::{Model, ModelError};
 use crate::providers::config::{ModelConfig, Style};
 
 /// The key the contract reads when `apiKey` is left out: `OPENROUTER_API_KEY`, then the
@@ -55,7 +55,7 @@ pub(crate) fn build(
     match config.style {
         #[cfg(feature = "openai")]
         Style::OpenAi => {
-            use crate::agent::settings::{ModelSettings, ToolChoice};
+            use crate::model::settings::{ModelSettings, ToolChoice};
             let base = base.unwrap_or("https://api.openai.com/v1");
             let model = crate::providers::OpenAi::compatible(base, &config.model)
                 .with_api_key(key(config, "OPENAI_API_KEY")?)

@@ -6,9 +6,9 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::agent::message::{Message, NativeTurn};
-use crate::agent::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
-use crate::agent::settings::ModelSettings;
+use crate::model::message::{Message, NativeTurn};
+use crate::model::settings::ModelSettings;
+use crate::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
 use crate::providers::gemini_request::{
     Body, Content, LOCAL_ID, NATIVE, PROVIDER, Part, config, contents,
 };
@@ -48,7 +48,7 @@ provider_spec!(Gemini {
 /// Gemini signs the turns of thinking models (`thoughtSignature`, on the first function
 /// call of each step) and wants each signature back on the part that carried it. A turn
 /// with signatures or thoughts keeps its parts in the transcript
-/// ([`NativeTurn`](crate::agent::NativeTurn)), and later requests send them back as they came,
+/// ([`NativeTurn`](crate::model::NativeTurn)), and later requests send them back as they came,
 /// the calls with the ids the loop gave them; a run serialized while halted keeps them.
 #[derive(Clone)]
 pub struct Gemini {

@@ -9,9 +9,9 @@ use serde::Serialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::agent::message::{Message, NativeTurn, ToolCall};
-use crate::agent::model::ModelError;
-use crate::agent::settings::{ModelSettings, ToolChoice};
+use crate::model::ModelError;
+use crate::model::message::{Message, NativeTurn, ToolCall};
+use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::providers::settings::{check_common, refuse};
 use crate::providers::wire::{arguments_object, pending_text};
 use crate::tool::content::{ContentPart, PartKind};

@@ -9,7 +9,7 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use serde_json::Value;
 
-use crate::agent::model::{ModelError, ModelErrorKind};
+use crate::model::{ModelError, ModelErrorKind};
 use crate::providers::retry::{Retry, retry_after, retryable};
 
 /// An API key. Its `Debug` never shows it, and error messages never include it.

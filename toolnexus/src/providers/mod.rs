@@ -41,10 +41,10 @@
 //! - **Reasoning across tool calls**: OpenAI's reasoning items (encrypted, as nothing is
 //!   stored on the server), Anthropic's thinking blocks with their signatures and
 //!   Gemini's thought signatures are kept in the transcript
-//!   ([`NativeTurn`](crate::agent::NativeTurn)) and sent back as the provider requires, also
+//!   ([`NativeTurn`](crate::model::NativeTurn)) and sent back as the provider requires, also
 //!   after a halted run was serialized and resumed elsewhere.
 //! - **Responses**: text, any number of tool calls, token usage (with cache reads and
-//!   writes and reasoning tokens) and the [`FinishReason`](crate::agent::FinishReason) (length
+//!   writes and reasoning tokens) and the [`FinishReason`](crate::model::FinishReason) (length
 //!   cut-offs and refusals included).
 //! - **Errors** say what happened and what to do: a missing key names its variable, a
 //!   refused key, an unknown model, a transcript too long for the context window, a rate
@@ -233,21 +233,21 @@ macro_rules! turn_model {
             }
         }
 
-        impl $crate::agent::model::Model for $ty {
+        impl $crate::model::Model for $ty {
             fn complete<'a>(
                 &'a self,
-                transcript: &'a [$crate::agent::message::Message],
+                transcript: &'a [$crate::model::message::Message],
                 toolkit: &'a $crate::tool::toolkit::Toolkit,
-            ) -> $crate::agent::model::ModelFuture<'a> {
+            ) -> $crate::model::ModelFuture<'a> {
                 Box::pin(self.skeleton().run(transcript, toolkit, None, None))
             }
 
             fn complete_streaming<'a>(
                 &'a self,
-                transcript: &'a [$crate::agent::message::Message],
+                transcript: &'a [$crate::model::message::Message],
                 toolkit: &'a $crate::tool::toolkit::Toolkit,
-                on_delta: $crate::agent::model::DeltaSink<'a>,
-            ) -> $crate::agent::model::ModelFuture<'a> {
+                on_delta: $crate::model::DeltaSink<'a>,
+            ) -> $crate::model::ModelFuture<'a> {
                 Box::pin(
                     self.skeleton()
                         .run(transcript, toolkit, None, Some(on_delta)),
@@ -256,11 +256,11 @@ macro_rules! turn_model {
 
             fn complete_with<'a>(
                 &'a self,
-                transcript: &'a [$crate::agent::message::Message],
+                transcript: &'a [$crate::model::message::Message],
                 toolkit: &'a $crate::tool::toolkit::Toolkit,
-                settings: &'a $crate::agent::settings::ModelSettings,
-                on_delta: Option<$crate::agent::model::DeltaSink<'a>>,
-            ) -> $crate::agent::model::ModelFuture<'a> {
+                settings: &'a $crate::model::settings::ModelSettings,
+                on_delta: Option<$crate::model::DeltaSink<'a>>,
+            ) -> $crate::model::ModelFuture<'a> {
                 Box::pin(
                     self.skeleton()
                         .run(transcript, toolkit, Some(settings), on_delta),
@@ -275,7 +275,7 @@ macro_rules! turn_model {
                 Some($provider)
             }
 
-            fn settings(&self) -> Option<&$crate::agent::settings::ModelSettings> {
+            fn settings(&self) -> Option<&$crate::model::settings::ModelSettings> {
                 Some(&self.settings)
             }
 

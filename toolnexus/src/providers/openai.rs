@@ -5,9 +5,9 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::agent::message::{Message, ToolCall};
-use crate::agent::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
-use crate::agent::settings::{ModelSettings, ToolChoice};
+use crate::model::message::{Message, ToolCall};
+use crate::model::settings::{ModelSettings, ToolChoice};
+use crate::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
 use crate::providers::http::{Auth, Transport, describe_error};
 use crate::providers::openai_family::{check, mode};
 use crate::providers::settings::refuse;

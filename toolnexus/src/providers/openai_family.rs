@@ -2,8 +2,8 @@
 //! [`ModelSettings`]: which models take no sampling settings, the reasoning efforts the
 //! API knows, and the checks every turn of either makes.
 
-use crate::agent::model::ModelError;
-use crate::agent::settings::{ModelSettings, ToolChoice};
+use crate::model::ModelError;
+use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::providers::settings::{check_common, refuse};
 use crate::tool::toolkit::Toolkit;
 

@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::agent::model::ModelError;
-use crate::agent::settings::OutputFormat;
+use crate::model::ModelError;
+use crate::model::settings::OutputFormat;
 use crate::providers::settings::refuse;
 use crate::schema::profile;
 

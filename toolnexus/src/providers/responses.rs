@@ -5,9 +5,9 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use crate::agent::message::Message;
-use crate::agent::model::{DeltaSink, ModelError, Reply};
-use crate::agent::settings::{ModelSettings, ToolChoice};
+use crate::model::message::Message;
+use crate::model::settings::{ModelSettings, ToolChoice};
+use crate::model::{DeltaSink, ModelError, Reply};
 use crate::providers::http::{Auth, Transport, describe_error};
 use crate::providers::openai_family::{check, is_reasoning_model, mode};
 use crate::providers::responses_wire::{
@@ -55,7 +55,7 @@ const ENCRYPTED_REASONING: [&str; 1] = ["reasoning.encrypted_content"];
 /// **No state on the server.** Requests go with `store: false`, and, for reasoning models
 /// (the o-series, GPT-5; or any model asked for reasoning), with `include:
 /// ["reasoning.encrypted_content"]`: each turn's reasoning items come back encrypted,
-/// are kept in the transcript ([`NativeTurn`](crate::agent::NativeTurn)), and go back in the
+/// are kept in the transcript ([`NativeTurn`](crate::model::NativeTurn)), and go back in the
 /// next request's `input` before the function calls they led to, as the API requires. A
 /// halted run serialized with its transcript resumes in any process.
 /// [`OpenAiResponses::store`] turns storage on.
@@ -63,7 +63,7 @@ const ENCRYPTED_REASONING: [&str; 1] = ["reasoning.encrypted_content"];
 /// The system messages become `instructions`; tool results are `function_call_output`
 /// items whose images (`input_image`) and PDFs (`input_file`) travel inside them; a failed
 /// result's text starts with `Error: `. Refusals, `incomplete` responses (the token cap:
-/// [`FinishReason::Length`](crate::agent::FinishReason::Length)), errors and rate limits map as
+/// [`FinishReason::Length`](crate::model::FinishReason::Length)), errors and rate limits map as
 /// for [`OpenAi`](crate::providers::OpenAi).
 #[derive(Clone, Debug)]
 pub struct OpenAiResponses {

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::agent::message::{Message, NativeTurn, ToolCall};
-use crate::agent::model::{FinishReason, ModelError, Reply, Usage};
+use crate::model::message::{Message, NativeTurn, ToolCall};
+use crate::model::{FinishReason, ModelError, Reply, Usage};
 use crate::providers::http::describe_error;
 use crate::providers::sse::parse_body;
 use crate::providers::wire::{data_url, omitted, tool_text};

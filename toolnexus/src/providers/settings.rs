@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::agent::model::ModelError;
-use crate::agent::settings::{ModelSettings, ToolChoice};
+use crate::model::ModelError;
+use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::tool::toolkit::Toolkit;
 
 /// The error for a setting `provider` cannot honour: it names both and says why.

@@ -8,9 +8,9 @@ use std::future::Future;
 
 use serde::Serialize;
 
-use crate::agent::message::Message;
-use crate::agent::model::{DeltaSink, ModelError, Reply};
-use crate::agent::settings::ModelSettings;
+use crate::model::message::Message;
+use crate::model::settings::ModelSettings;
+use crate::model::{DeltaSink, ModelError, Reply};
 use crate::providers::http::{ApiKey, Auth, Sign, Transport, base_from_env, key_from_env};
 use crate::providers::settings::{extra_fields, with_extra};
 use crate::providers::sse::read_body;
@@ -196,7 +196,7 @@ macro_rules! provider_spec {
                     )]
             pub fn from_env(
                 model: impl Into<String>,
-            ) -> Result<Self, $crate::agent::model::ModelError> {
+            ) -> Result<Self, $crate::model::ModelError> {
                 Ok($ty::over(SPEC.env_transport()?, model.into()))
             }
         }
@@ -216,7 +216,7 @@ macro_rules! model_settings {
             #[must_use]
             pub fn with_settings(
                 mut self,
-                settings: $crate::agent::settings::ModelSettings,
+                settings: $crate::model::settings::ModelSettings,
             ) -> Self {
                 self.settings = settings.over(&self.settings);
                 self
@@ -230,7 +230,7 @@ macro_rules! model_settings {
             }
 
             /// The settings the model is asked with (before a client's are merged over).
-            pub fn settings(&self) -> &$crate::agent::settings::ModelSettings {
+            pub fn settings(&self) -> &$crate::model::settings::ModelSettings {
                 &self.settings
             }
         }

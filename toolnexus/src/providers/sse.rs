@@ -5,7 +5,7 @@ use std::pin::Pin;
 use futures_util::{Stream, StreamExt as _};
 use serde::de::DeserializeOwned;
 
-use crate::agent::model::ModelError;
+use crate::model::ModelError;
 
 type Inner = Pin<Box<dyn Stream<Item = Result<sse_stream::Sse, sse_stream::Error>> + Send>>;
 

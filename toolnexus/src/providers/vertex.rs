@@ -6,9 +6,9 @@ use std::sync::Arc;
 use gcp_auth::TokenProvider;
 use tokio::sync::OnceCell;
 
-use crate::agent::message::Message;
-use crate::agent::model::{DeltaSink, ModelError, ModelErrorKind, Reply};
-use crate::agent::settings::ModelSettings;
+use crate::model::message::Message;
+use crate::model::settings::ModelSettings;
+use crate::model::{DeltaSink, ModelError, ModelErrorKind, Reply};
 use crate::providers::gemini::Gemini;
 use crate::providers::http::{Auth, Sign, Transport};
 use crate::providers::skeleton::{Protocol, model_settings};

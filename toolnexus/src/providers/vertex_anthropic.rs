@@ -7,9 +7,9 @@ use gcp_auth::TokenProvider;
 use serde_json::Value;
 use tokio::sync::OnceCell;
 
-use crate::agent::message::Message;
-use crate::agent::model::{DeltaSink, ModelError, Reply};
-use crate::agent::settings::ModelSettings;
+use crate::model::message::Message;
+use crate::model::settings::ModelSettings;
+use crate::model::{DeltaSink, ModelError, Reply};
 use crate::providers::anthropic::Anthropic;
 use crate::providers::http::{Auth, Sign, Transport};
 use crate::providers::skeleton::{Protocol, model_settings};

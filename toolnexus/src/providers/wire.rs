@@ -5,8 +5,8 @@ use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 
-use crate::agent::message::ToolCall;
-use crate::agent::model::{Delta, DeltaSink, FinishReason, Reply, Usage};
+use crate::model::message::ToolCall;
+use crate::model::{Delta, DeltaSink, FinishReason, Reply, Usage};
 use crate::tool::content::ContentPart;
 use crate::tool::request::Request;
 

@@ -45,8 +45,8 @@ use restate_sdk::prelude::*;
 use serde_json::Value;
 
 use crate::agent::client::Client;
-use crate::agent::message::Message;
 use crate::agent::run::RunResult;
+use crate::model::message::Message;
 use crate::tool::request::{Answer, Request};
 use crate::tool::toolkit::Toolkit;
 

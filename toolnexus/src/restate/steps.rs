@@ -9,8 +9,8 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::agent::message::Message;
-use crate::agent::model::{Model, ModelError, ModelFuture, Reply};
+use crate::model::message::Message;
+use crate::model::{Model, ModelError, ModelFuture, Reply};
 use crate::tool::result::ToolResult;
 use crate::tool::tool::Tool;
 use crate::tool::toolkit::Toolkit;

@@ -11,7 +11,7 @@
 //! rows after it. A row written before this table existed has no appended messages and
 //! loads as its head alone, as it always did.
 
-use crate::agent::message::Message;
+use crate::model::message::Message;
 use crate::store::StoreError;
 use crate::store::db::{Arg, Tx, from_json, int, text, to_json};
 

@@ -8,8 +8,8 @@ use futures_util::FutureExt as _;
 
 use crate::agent::conversation::ConversationStore;
 use crate::agent::journal::{Answered, Journal, Loaded, Parked, Stored};
-use crate::agent::message::Message;
 use crate::agent::run::RunResult;
+use crate::model::message::Message;
 use crate::store::sealed::Sealed as Store;
 use crate::tool::request::Answer;
 

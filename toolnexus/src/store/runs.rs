@@ -2,8 +2,8 @@
 //! each tool call, its end, and the lease that lets one worker at a time drive it.
 
 use crate::agent::journal::{Loaded, Parked};
-use crate::agent::message::Message;
 use crate::agent::run::RunResult;
+use crate::model::message::Message;
 use crate::store::StoreError;
 use crate::store::appended;
 use crate::store::db::{Arg, FORMAT, Pool, Tx, check_format, from_json, int, text, to_json};

@@ -9,7 +9,7 @@ pub(crate) const MIGRATION_6: &str =
     UPDATE toolnexus_sessions SET updated_at = {now};
     CREATE INDEX toolnexus_sessions_written ON toolnexus_sessions (session_id, updated_at)";
 
-use crate::agent::message::Message;
+use crate::model::message::Message;
 use crate::store::StoreError;
 use crate::store::db::{Arg, FORMAT, check_format, from_json, int, text, to_json};
 use crate::store::runs::Engine;

@@ -3,7 +3,7 @@
 use std::error::Error as StdError;
 use std::fmt;
 
-use crate::agent::model::ModelError;
+use crate::model::ModelError;
 
 /// Why [`translate`](super::translate) gave no result.
 #[derive(Debug, Clone)]

@@ -9,9 +9,9 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Map, Value, json};
 
 use super::error::TranslateError;
-use crate::agent::message::{Message, ToolCall};
-use crate::agent::model::Model;
-use crate::agent::settings::ToolChoice;
+use crate::model::Model;
+use crate::model::message::{Message, ToolCall};
+use crate::model::settings::ToolChoice;
 use crate::schema::profile::Profile;
 use crate::tool::content::{ContentPart, PartKind};
 use crate::tool::handler::Dispatch;

@@ -62,7 +62,7 @@ use std::panic::AssertUnwindSafe;
 use futures_util::FutureExt as _;
 
 use crate::agent::hooks::HookFuture;
-use crate::agent::model::Model;
+use crate::model::Model;
 
 pub use error::TranslateError;
 pub use request::TranslateRequest;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::agent::hooks::Hooks;
-use crate::agent::settings::ModelSettings;
+use crate::model::settings::ModelSettings;
 use crate::tool::toolkit::Toolkit;
 
 /// What one [`translate`](super::translate) call sends: OpenAI's `messages`, `tools` and

@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Value, json};
 
-use crate::agent::message::ToolCall;
-use crate::agent::model::{FinishReason, Reply, Usage};
+use crate::model::message::ToolCall;
+use crate::model::{FinishReason, Reply, Usage};
 
 /// The turn a [`translate`](super::translate) call got back, in OpenAI's shapes.
 ///
@@ -118,7 +118,7 @@ fn usage_with_total<S: Serializer>(usage: &Usage, serializer: S) -> Result<S::Ok
 #[cfg(test)]
 mod tests {
     use super::finish_reason;
-    use crate::agent::model::FinishReason;
+    use crate::model::FinishReason;
 
     #[test]
     fn a_turn_with_calls_is_tool_calls_whatever_the_provider_said() {

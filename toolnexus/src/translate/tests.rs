@@ -9,9 +9,9 @@ use serde_json::{Value, json};
 
 use super::{TranslateError, TranslateRequest, translate};
 use crate::agent::hooks::{HookFuture, Hooks, ToolDecision};
-use crate::agent::message::{Message, ToolCall};
-use crate::agent::model::{FinishReason, Reply, ScriptedModel, Usage};
-use crate::agent::settings::{ModelSettings, ToolChoice};
+use crate::model::message::{Message, ToolCall};
+use crate::model::settings::{ModelSettings, ToolChoice};
+use crate::model::{FinishReason, Reply, ScriptedModel, Usage};
 use crate::tool::result::ToolResult;
 use crate::tool::tool::Tool;
 use crate::tool::toolkit::Toolkit;
@@ -139,7 +139,7 @@ fn the_toolkit_is_listed_first_and_nothing_runs() {
     );
     let listed = Arc::new(std::sync::Mutex::new(Vec::<Vec<String>>::new()));
     let seen = listed.clone();
-    let model = crate::agent::model::FnModel::new_sync(move |_, toolkit: &Toolkit| {
+    let model = crate::model::FnModel::new_sync(move |_, toolkit: &Toolkit| {
         let names = toolkit
             .tools()
             .iter()

@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Mutex, PoisonError};
 
-use crate::agent::message::Message;
 use crate::agent::run::RunResult;
+use crate::model::message::Message;
 
 /// How many answered interrupt ids a thread remembers (to tell "answered already" from
 /// "unknown"); older ones are then unknown, which refuses them all the same.
@@ -262,8 +262,8 @@ fn json_len(messages: &[Message]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::{Refused, Threads};
-    use crate::agent::message::Message;
     use crate::agent::run::{RunResult, RunStatus};
+    use crate::model::message::Message;
 
     fn run(text: &str) -> RunResult {
         let mut run = RunResult::empty(vec![Message::User {

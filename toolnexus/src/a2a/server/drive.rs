@@ -10,8 +10,8 @@ use crate::a2a::wire::{self, Artifact, Event, Message, Part, Task, TaskState, Ta
 use crate::agent::client::Client;
 #[cfg(feature = "__store")]
 use crate::agent::journal::StoreError;
-use crate::agent::message::Message as Turn;
 use crate::agent::run::{RunResult, RunStatus, StopReason};
+use crate::model::message::Message as Turn;
 use crate::tool::request::{Answer, Request};
 use crate::tool::toolkit::Toolkit;
 

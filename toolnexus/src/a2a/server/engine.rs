@@ -13,8 +13,8 @@ use super::store::{self, ListQuery, SharedTasks, TaskRecord};
 use super::{Config, limits};
 use crate::a2a::time::now_ms;
 use crate::a2a::wire::{self, Event, Message, RpcError, Task, TaskState, TaskStatus};
-use crate::agent::message::Message as Turn;
 use crate::agent::run::RunResult;
+use crate::model::message::Message as Turn;
 
 /// How many events a slow stream may fall behind before it reads the store instead.
 const EVENT_BUFFER: usize = 64;

@@ -13,8 +13,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::agent::client::Client;
-use crate::agent::message::Message;
-use crate::agent::model::{Model, ModelError, Usage};
+use crate::model::message::Message;
+use crate::model::{Model, ModelError, Usage};
 
 pub use split::{FLUSH_REMINDER, SUMMARY_PREFIX, contract_json, estimate_tokens};
 pub(crate) use window::Window;
@@ -123,7 +123,7 @@ impl Compaction {
     /// ([`StopReason::Compaction`](crate::agent::StopReason::Compaction)).
     #[must_use]
     pub fn summarize_with(mut self, model: impl Model + 'static) -> Self {
-        self.summarizer = Summarizer::Model(crate::agent::model::shared(model));
+        self.summarizer = Summarizer::Model(crate::model::shared(model));
         self
     }
 

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::agent::message::Message;
+use crate::model::message::Message;
 
 /// The prefix of the summary message's content (SPEC §7F, `examples/compaction`).
 pub const SUMMARY_PREFIX: &str = "[Summary of earlier conversation]\n";
@@ -183,7 +183,7 @@ pub fn contract_json(message: &Message) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::message::ToolCall;
+    use crate::model::message::ToolCall;
 
     #[test]
     fn the_estimate_counts_the_contract_form() {

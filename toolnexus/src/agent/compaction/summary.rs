@@ -3,9 +3,9 @@
 
 use std::fmt::Write as _;
 
-use crate::agent::message::Message;
-use crate::agent::model::{Model, ModelError, Usage};
-use crate::agent::settings::ModelSettings;
+use crate::model::message::Message;
+use crate::model::settings::ModelSettings;
+use crate::model::{Model, ModelError, Usage};
 use crate::tool::toolkit::Toolkit;
 
 /// The longest digest, in characters.
@@ -161,7 +161,7 @@ pub(crate) async fn by_model(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::message::ToolCall;
+    use crate::model::message::ToolCall;
 
     #[test]
     fn the_digest_is_bounded_and_keeps_the_latest() {

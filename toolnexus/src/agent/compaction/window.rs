@@ -7,9 +7,9 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 
 use crate::agent::compaction::Compaction;
-use crate::agent::message::Message;
-use crate::agent::model::Usage;
 use crate::agent::run::StopReason;
+use crate::model::Usage;
+use crate::model::message::Message;
 
 /// The user turn a compacted transcript gets after its summary when what follows does
 /// not start with one (the tail is empty, or starts with the model's own turn after an
@@ -167,7 +167,7 @@ impl<'c> Window<'c> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::message::ToolCall;
+    use crate::model::message::ToolCall;
     use crate::tool::result::ToolResult;
 
     fn agentic(turns: usize) -> Vec<Message> {

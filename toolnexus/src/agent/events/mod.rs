@@ -6,9 +6,9 @@
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
-use crate::agent::message::ToolCall;
-use crate::agent::model::Reply;
 use crate::agent::run::{CallStatus, RunResult};
+use crate::model::Reply;
+use crate::model::message::ToolCall;
 use crate::tool::caller::LogLevel;
 use crate::tool::request::Request;
 use crate::tool::result::ToolResult;

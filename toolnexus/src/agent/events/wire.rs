@@ -6,8 +6,8 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::agent::events::{Event, Form};
-use crate::agent::message::ToolCall;
 use crate::agent::run::{CallStatus, RunResult};
+use crate::model::message::ToolCall;
 use crate::tool::caller::LogLevel;
 use crate::tool::request::Request;
 use crate::tool::result::ToolResult;
@@ -198,9 +198,9 @@ enum Wire<'w, 'a, F: Form<'a>> {
         #[serde(skip_serializing_if = "Option::is_none")]
         text: Option<&'w str>,
         tool_calls: Vec<WireCall<'w>>,
-        usage: &'w crate::agent::usage::Usage,
+        usage: &'w crate::model::usage::Usage,
         #[serde(skip_serializing_if = "Option::is_none")]
-        finish_reason: Option<&'w crate::agent::model::FinishReason>,
+        finish_reason: Option<&'w crate::model::FinishReason>,
         #[serde(skip_serializing_if = "Option::is_none")]
         model: Option<&'w str>,
     },

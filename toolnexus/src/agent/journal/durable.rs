@@ -13,9 +13,9 @@ use crate::agent::drive::Opened;
 use crate::agent::journal::record::{RunRecord, new_id, refused};
 use crate::agent::journal::session::{Session, session_of, sync};
 use crate::agent::journal::{DEFAULT_LEASE, Durable, Journal, Loaded, StoreError};
-use crate::agent::message::Message;
 use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::agent::turn::ToolTurn;
+use crate::model::message::Message;
 use crate::tool::request::Answer;
 use crate::tool::toolkit::Toolkit;
 

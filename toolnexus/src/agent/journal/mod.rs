@@ -23,8 +23,8 @@ use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 
-use crate::agent::message::Message;
 use crate::agent::run::RunResult;
+use crate::model::message::Message;
 use crate::tool::request::{Answer, Request};
 
 pub use error::StoreError;

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::agent::journal::{Journal, Parked, StoreError};
-use crate::agent::message::Message;
 use crate::agent::run::{RunResult, RunStatus, StopReason};
+use crate::model::message::Message;
 use crate::tool::result::ToolResult;
 
 /// One run being driven under a lease: what the loop records through.

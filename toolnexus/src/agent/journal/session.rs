@@ -8,8 +8,8 @@ use crate::agent::client::Client;
 use crate::agent::conversation::{after_run, without_system};
 use crate::agent::journal::record::{RunRecord, new_id};
 use crate::agent::journal::{Journal, StoreError};
-use crate::agent::message::Message;
 use crate::agent::run::RunResult;
+use crate::model::message::Message;
 use crate::tool::toolkit::Toolkit;
 
 /// The start of a session run's id: `session:<session id>/run_<uuid>`.

@@ -95,7 +95,7 @@ pub struct NativeTurn {
     /// Gemini: the `parts`; OpenAI Responses: the `output` items).
     pub content: serde_json::Value,
     /// The model that wrote it, as `provider/model`, when a model made of others
-    /// ([`FallbackModel`](crate::agent::FallbackModel), [`Router`](crate::agent::Router))
+    /// ([`FallbackModel`](crate::model::FallbackModel), [`Router`](crate::model::Router))
     /// said so. Those send a turn's native form back only to the model that wrote it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,

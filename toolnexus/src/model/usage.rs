@@ -5,7 +5,7 @@ use std::ops::{Add, AddAssign};
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::spend::Cost;
+use crate::model::price::Cost;
 
 /// Tokens spent: in the prompt, and in the completion, with the parts of each the
 /// providers report on their own (read from or written to their prompt cache, spent
@@ -47,7 +47,7 @@ pub struct Usage {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub reasoning_tokens: u64,
     /// What the tokens cost, for a client that [prices](crate::Client::prices) its turns
-    /// (see [`PriceTable`](crate::agent::PriceTable)); `None` when no turn had a price.
+    /// (see [`PriceTable`](crate::model::PriceTable)); `None` when no turn had a price.
     /// Adds up as the tokens do (a priced usage plus an unpriced one is the priced one's
     /// cost).
     #[serde(default, skip_serializing_if = "Option::is_none")]

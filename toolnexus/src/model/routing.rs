@@ -9,9 +9,9 @@ use std::sync::Arc;
 use tracing::Instrument as _;
 use tracing::field::Empty;
 
-use crate::agent::message::Message;
-use crate::agent::model::{DeltaSink, Model, ModelError, ModelErrorKind, ModelFuture, Reply};
-use crate::agent::settings::ModelSettings;
+use crate::model::message::Message;
+use crate::model::settings::ModelSettings;
+use crate::model::{DeltaSink, Model, ModelError, ModelErrorKind, ModelFuture, Reply};
 use crate::tool::toolkit::Toolkit;
 
 type ErrorFilter = dyn Fn(&ModelError) -> bool + Send + Sync;
@@ -30,7 +30,7 @@ type ErrorFilter = dyn Fn(&ModelError) -> bool + Send + Sync;
 ///   ([`Retry`](crate::providers::Retry)); give them fewer to fall back sooner.
 /// - **Settings**: each model keeps its own (a provider's `with_settings`); the client's
 ///   [`settings`](crate::Client::settings), when set, are merged over each in turn.
-/// - **Reasoning**: a turn's provider-native form ([`NativeTurn`](crate::agent::NativeTurn):
+/// - **Reasoning**: a turn's provider-native form ([`NativeTurn`](crate::model::NativeTurn):
 ///   encrypted reasoning items, signed thinking blocks, thought signatures) goes back
 ///   only to the model that wrote it: the others are shown the turn's text and calls
 ///   alone. (A provider that requires its own reasoning on the last turn of a tool loop,
@@ -67,7 +67,7 @@ impl FallbackModel {
     /// A fallback list that starts with `first`.
     pub fn new<M: Model + 'static>(first: M) -> Self {
         FallbackModel {
-            models: vec![crate::agent::model::shared(first)],
+            models: vec![crate::model::seam::shared(first)],
             on: Arc::new(|error: &ModelError| ModelErrorKind::TRANSIENT.contains(&error.kind())),
         }
     }
@@ -75,7 +75,7 @@ impl FallbackModel {
     /// Adds `model` after the others.
     #[must_use]
     pub fn then<M: Model + 'static>(mut self, model: M) -> Self {
-        self.models.push(crate::agent::model::shared(model));
+        self.models.push(crate::model::seam::shared(model));
         self
     }
 
@@ -204,7 +204,7 @@ type Route = dyn Fn(&[Message]) -> usize + Send + Sync;
 /// names no model fails the turn with an error that says so.
 ///
 /// ```
-/// use toolnexus::agent::Router;
+/// use toolnexus::model::Router;
 /// use toolnexus::{Client, Message, Reply, ScriptedModel};
 ///
 /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
@@ -241,7 +241,7 @@ impl Router {
     /// Adds `model`, at the next position.
     #[must_use]
     pub fn with<M: Model + 'static>(mut self, model: M) -> Self {
-        self.models.push(crate::agent::model::shared(model));
+        self.models.push(crate::model::seam::shared(model));
         self
     }
 

@@ -10,10 +10,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use futures_util::FutureExt as _;
 use serde::{Deserialize, Serialize};
 
-use crate::agent::message::{Message, NativeTurn, ToolCall};
-pub use crate::agent::model_error::{ModelError, ModelErrorKind};
-use crate::agent::settings::ModelSettings;
-pub use crate::agent::usage::Usage;
+use crate::model::error::ModelError;
+use crate::model::message::{Message, NativeTurn, ToolCall};
+use crate::model::settings::ModelSettings;
+use crate::model::usage::Usage;
 use crate::tool::handler::BoxFuture;
 use crate::tool::toolkit::Toolkit;
 
@@ -34,7 +34,7 @@ pub type ModelFuture<'a> = BoxFuture<'a, Result<Reply, ModelError>>;
 /// behind one type).
 ///
 /// ```
-/// use toolnexus::agent::ModelFuture;
+/// use toolnexus::model::ModelFuture;
 /// use toolnexus::{Message, Model, Reply, Toolkit};
 ///
 /// /// Repeats the last user message.
@@ -279,7 +279,7 @@ pub struct Reply {
     pub native: Option<Box<NativeTurn>>,
     /// The model that wrote the turn, as `provider/model` (`anthropic/claude-sonnet-4-5`)
     /// or the model's name alone when it names no provider. A model made of others
-    /// ([`FallbackModel`](crate::agent::FallbackModel), [`Router`](crate::agent::Router))
+    /// ([`FallbackModel`](crate::model::FallbackModel), [`Router`](crate::model::Router))
     /// sets it to the one that answered; for any other model the loop fills it in from
     /// [`Model::model_name`] and [`Model::provider_name`]. `None` when nothing names the
     /// model.
@@ -375,7 +375,7 @@ type TurnFn = dyn Fn(&[Message], &Toolkit) -> ModelFuture<'static> + Send + Sync
 /// around some other client.
 ///
 /// ```
-/// use toolnexus::agent::FnModel;
+/// use toolnexus::model::FnModel;
 /// use toolnexus::{Message, Reply};
 ///
 /// // Async: the closure gets its own copy of the transcript and toolkit.

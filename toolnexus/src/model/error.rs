@@ -1,5 +1,5 @@
 //! [`ModelError`]: a model turn that failed, and [`ModelErrorKind`], what kind of failure
-//! it was (for a [`FallbackModel`](crate::agent::FallbackModel) to decide whether to try
+//! it was (for a [`FallbackModel`](crate::model::FallbackModel) to decide whether to try
 //! the next model).
 
 use std::error::Error as StdError;
@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 /// and says what [kind](ModelErrorKind) of failure it was.
 ///
 /// ```
-/// use toolnexus::agent::ModelErrorKind;
+/// use toolnexus::model::ModelErrorKind;
 /// use toolnexus::ModelError;
 ///
 /// let error = ModelError::new("openai: rate limited (HTTP 429)")
@@ -62,7 +62,7 @@ pub enum ModelErrorKind {
 }
 
 impl ModelErrorKind {
-    /// The kinds a [`FallbackModel`](crate::agent::FallbackModel) moves on after by
+    /// The kinds a [`FallbackModel`](crate::model::FallbackModel) moves on after by
     /// default: the ones another provider is likely to answer (rate limit, overload,
     /// timeout, server error, connection).
     pub const TRANSIENT: [ModelErrorKind; 5] = [
