@@ -429,7 +429,7 @@ fn the_import_reader_sees_what_it_should() {
     let graph = Graph::of(&crate_src("toolnexus"));
     let entry = &graph.files["agent/entry.rs"];
     assert!(entry.contains("agent/drive.rs"), "{entry:?}");
-    assert!(entry.contains("tool/toolkit.rs"), "{entry:?}");
+    assert!(entry.contains("tool/kit.rs"), "{entry:?}");
     // A root re-export stands for its module: `crate::ToolResult` is the tool layer's.
     let state = &graph.files["tool/state.rs"];
     assert!(state.contains("tool/mod.rs"), "{state:?}");

@@ -10,6 +10,6 @@
 pub use crate::agent::resume::{Resumed, resume};
 pub use crate::tool::args::{Args, ArgsError};
 pub use crate::tool::call::ready;
+pub use crate::tool::def::sanitize_name;
 pub use crate::tool::handler::{BoxFuture, Dispatch, Handler};
 pub use crate::tool::result::{PENDING_KEY, STRUCTURED_KEY};
-pub use crate::tool::tool::sanitize_name;

@@ -16,10 +16,10 @@ use crate::model::message::Message;
 use crate::schema::canonical::schema_for;
 use crate::tool::args::Args;
 use crate::tool::context::Context;
+use crate::tool::def::Tool;
+use crate::tool::kit::Toolkit;
 use crate::tool::request::{Answer, Request};
 use crate::tool::result::ToolResult;
-use crate::tool::tool::Tool;
-use crate::tool::toolkit::Toolkit;
 
 /// How deep agents run as tools may nest (an agent that reaches itself stops here). Each
 /// level's run is polled from inside the level above it, on the same thread's stack; four
@@ -107,7 +107,7 @@ impl Client {
             "properties": {"input": {"type": "string", "description": "The task for the agent."}},
             "required": ["input"],
         });
-        let name = crate::tool::tool::sanitize_name(&name.into());
+        let name = crate::tool::def::sanitize_name(&name.into());
         let label = name.clone();
         let prompt: Prompt = Box::new(move |args: Value| match args.get("input") {
             Some(Value::String(input)) => Ok(input.clone()),
@@ -154,7 +154,7 @@ impl Client {
         T: DeserializeOwned + JsonSchema + 'static,
         F: Fn(T) -> String + Send + Sync + 'static,
     {
-        let name = crate::tool::tool::sanitize_name(&name.into());
+        let name = crate::tool::def::sanitize_name(&name.into());
         let label = name.clone();
         let prompt: Prompt = Box::new(move |args: Value| {
             Args::Value(args)

@@ -13,7 +13,7 @@ use crate::agent::compaction::SUMMARY_PREFIX;
 use crate::agent::journal::StoreError;
 use crate::agent::run::RunResult;
 use crate::model::message::Message;
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 /// The start of a conversation run's id: `session:<id>/run_<uuid>`, as a durable
 /// session's runs are named.

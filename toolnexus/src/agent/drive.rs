@@ -29,8 +29,8 @@ use crate::agent::typed::{OutputCheck, Verdict};
 use crate::model::message::Message;
 use crate::model::{Delta, DeltaSink, ModelError, Reply, Usage};
 use crate::tool::context::CancellationToken;
+use crate::tool::kit::Toolkit;
 use crate::tool::request::Answer;
-use crate::tool::toolkit::Toolkit;
 
 /// A turn left open by an earlier run, to finish before the model is asked again; with
 /// the answer to give its parked call `usize` first, when resuming.

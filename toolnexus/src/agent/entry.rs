@@ -10,8 +10,8 @@ use crate::agent::resume::{Halted, ResumeError, halted_turn};
 use crate::agent::run::RunResult;
 use crate::agent::turn::ToolTurn;
 use crate::model::message::Message;
+use crate::tool::kit::Toolkit;
 use crate::tool::request::Answer;
-use crate::tool::toolkit::Toolkit;
 
 impl Client {
     /// Runs the loop on a new transcript: the system prompt, then `prompt`.

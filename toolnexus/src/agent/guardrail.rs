@@ -14,8 +14,8 @@ use tracing::field::Empty;
 
 use crate::model::Model;
 use crate::model::message::{Message, ToolCall};
+use crate::tool::kit::Toolkit;
 use crate::tool::result::ToolResult;
-use crate::tool::toolkit::Toolkit;
 
 /// What a [`Guardrail`] checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

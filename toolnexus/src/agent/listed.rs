@@ -8,7 +8,7 @@ use std::ops::Deref;
 use crate::agent::client::Client;
 use crate::model::message::Message;
 use crate::tool::Tool;
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 /// The tools of one run: the toolkit the calls run against, what each turn lists, and the
 /// loop's own tools (run before the toolkit's).
@@ -82,7 +82,7 @@ mod searching {
     use crate::model::message::Message;
     use crate::search::{SEARCH_TOOL, ToolSearch, named};
     use crate::tool::Tool;
-    use crate::tool::toolkit::Toolkit;
+    use crate::tool::kit::Toolkit;
 
     /// Tool search for one run over one toolkit.
     pub(crate) struct Searching {

@@ -7,8 +7,8 @@ use crate::agent::compaction::Compacted;
 use crate::agent::run::{CallRecord, RunResult};
 use crate::agent::turn::{Env, Played, ToolOptions, ToolTurn};
 use crate::model::message::Message;
+use crate::tool::kit::Toolkit;
 use crate::tool::request::Answer;
-use crate::tool::toolkit::Toolkit;
 
 /// A run that halted on a request, to resume with the answer to it
 /// ([`Client::resume`](crate::Client::resume), [`dispatch::resume`](crate::dispatch::resume)):

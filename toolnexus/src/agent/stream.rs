@@ -17,8 +17,8 @@ use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::agent::talk::LoopCaller;
 use crate::model::message::Message;
 use crate::tool::context::CancellationToken;
+use crate::tool::kit::Toolkit;
 use crate::tool::request::Answer;
-use crate::tool::toolkit::Toolkit;
 
 /// How many events may wait in a stream's buffer before the progress and log lines
 /// that tools send from tasks of their own are dropped (the run's own events never are:
@@ -396,8 +396,8 @@ mod durable {
     use crate::agent::client::Client;
     use crate::agent::journal::StoreError;
     use crate::agent::journal::session::Session;
+    use crate::tool::kit::Toolkit;
     use crate::tool::request::Answer;
-    use crate::tool::toolkit::Toolkit;
 
     impl Client {
         /// [`Client::answer`] as a stream of its events: the answer is recorded and the

@@ -19,7 +19,7 @@ use crate::tool::caller::{LogLevel, Sampled, Sampling, SamplingError, SamplingRo
 use crate::tool::context::Caller;
 use crate::tool::context::Context;
 use crate::tool::handler::BoxFuture;
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 /// The loop's caller: the client's listener and model.
 pub(crate) struct LoopCaller {

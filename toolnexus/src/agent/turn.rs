@@ -18,9 +18,9 @@ use crate::model::message::{Message, ToolCall};
 use crate::tool::Tool;
 use crate::tool::context::Caller;
 use crate::tool::context::{CancellationToken, Context};
+use crate::tool::kit::Toolkit;
 use crate::tool::request::{Answer, Request};
 use crate::tool::result::ToolResult;
-use crate::tool::toolkit::Toolkit;
 
 /// The host slot that answers a [`Request`] while the run waits; `Err` ends the run.
 pub(crate) type WaitFor =

@@ -15,9 +15,9 @@ use crate::agent::run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason
 use crate::model::settings::{ModelSettings, OutputFormat};
 use crate::schema::output::{OutputSchema, WRAP_KEY};
 use crate::tool::Tool;
+use crate::tool::kit::Toolkit;
 use crate::tool::request::Answer;
 use crate::tool::result::ToolResult;
-use crate::tool::toolkit::Toolkit;
 
 /// The name of the output tool a typed run ends by calling, where the model has no
 /// native structured output.

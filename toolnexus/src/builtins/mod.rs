@@ -59,8 +59,8 @@ use serde_json::Value;
 use crate::tool::Tool;
 use crate::tool::context::Context;
 use crate::tool::handler::{Dispatch, Handler};
+use crate::tool::kit::Toolkit;
 use crate::tool::result::ToolResult;
-use crate::tool::toolkit::Toolkit;
 
 pub use config::BuiltinsConfigError;
 

@@ -12,7 +12,7 @@ use tracing::field::Empty;
 use crate::model::message::Message;
 use crate::model::settings::ModelSettings;
 use crate::model::{DeltaSink, Model, ModelError, ModelErrorKind, ModelFuture, Reply};
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 type ErrorFilter = dyn Fn(&ModelError) -> bool + Send + Sync;
 

@@ -15,7 +15,7 @@ use crate::model::message::{Message, NativeTurn, ToolCall};
 use crate::model::settings::ModelSettings;
 use crate::model::usage::Usage;
 use crate::tool::handler::BoxFuture;
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 /// The future a [`Model`] returns for one turn.
 pub type ModelFuture<'a> = BoxFuture<'a, Result<Reply, ModelError>>;

@@ -15,7 +15,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::model::message::Message;
 use crate::model::{Model, ModelError, ModelErrorKind, ModelFuture, Reply};
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 /// The marker naming the current turn as superseding the rest of the prompt, as the
 /// contract's Python port (0.21.0, `acp.py`) writes it.

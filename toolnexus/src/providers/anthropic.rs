@@ -19,7 +19,7 @@ use crate::providers::sse::{Events, parse_body};
 use crate::providers::wire::Assembly;
 use crate::providers::{http_settings, turn_model};
 use crate::schema::profile::Profile;
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 provider_spec!(Anthropic {
     provider: PROVIDER,
     key_var: "ANTHROPIC_API_KEY",

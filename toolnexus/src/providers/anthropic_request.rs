@@ -194,7 +194,7 @@ pub(crate) struct Asked<'a> {
 /// naming it.
 pub(crate) fn asked<'a>(
     settings: &'a ModelSettings,
-    toolkit: &crate::tool::toolkit::Toolkit,
+    toolkit: &crate::tool::kit::Toolkit,
     tools: bool,
 ) -> Result<Asked<'a>, ModelError> {
     check_common(PROVIDER, settings, toolkit)?;

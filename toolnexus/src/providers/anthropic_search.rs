@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::model::message::{NativeTurn, ToolCall};
 use crate::providers::wire::PartialCall;
 use crate::schema::profile::Profile;
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 /// The name [`NativeTurn::provider`] has for Anthropic's turns.
 pub(crate) const NATIVE: &str = "anthropic";

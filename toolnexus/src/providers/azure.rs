@@ -9,7 +9,7 @@ use crate::model::{DeltaSink, Model, ModelError, ModelFuture};
 use crate::providers::http::{ApiKey, Auth, Transport, base_from_env, key_from_env};
 use crate::providers::retry::Retry;
 use crate::providers::{OpenAi, OpenAiResponses};
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 const PROVIDER: &str = "Azure OpenAI";
 /// The latest generally available version of the data-plane inference API (the REST

@@ -20,7 +20,7 @@ use crate::providers::bedrock_response;
 use crate::providers::http::{ApiKey, Auth, Sign, Transport, base_from_env};
 use crate::providers::skeleton::{Protocol, encode, model_settings};
 use crate::providers::{http_settings, turn_model};
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 /// What a model id keeps unescaped in the URL path (RFC 3986's unreserved characters).
 const PATH_SEGMENT: &AsciiSet = &NON_ALPHANUMERIC

@@ -17,7 +17,7 @@ use crate::providers::wire::{arguments_object, omitted, pending_text};
 use crate::schema::listing::Listing;
 use crate::schema::profile::Profile;
 use crate::tool::content::{ContentPart, PartKind};
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 /// The wire format a kept turn is in ([`NativeTurn::provider`]).
 pub(crate) const NATIVE: &str = "aws.bedrock";

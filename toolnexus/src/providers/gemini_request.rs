@@ -15,7 +15,7 @@ use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::providers::settings::{check_common, refuse};
 use crate::providers::wire::{arguments_object, pending_text};
 use crate::tool::content::{ContentPart, PartKind};
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 pub(crate) const PROVIDER: &str = "Gemini";
 /// The name [`NativeTurn::provider`] has for Gemini's turns.

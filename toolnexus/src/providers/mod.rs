@@ -237,7 +237,7 @@ macro_rules! turn_model {
             fn complete<'a>(
                 &'a self,
                 transcript: &'a [$crate::model::message::Message],
-                toolkit: &'a $crate::tool::toolkit::Toolkit,
+                toolkit: &'a $crate::tool::kit::Toolkit,
             ) -> $crate::model::ModelFuture<'a> {
                 Box::pin(self.skeleton().run(transcript, toolkit, None, None))
             }
@@ -245,7 +245,7 @@ macro_rules! turn_model {
             fn complete_streaming<'a>(
                 &'a self,
                 transcript: &'a [$crate::model::message::Message],
-                toolkit: &'a $crate::tool::toolkit::Toolkit,
+                toolkit: &'a $crate::tool::kit::Toolkit,
                 on_delta: $crate::model::DeltaSink<'a>,
             ) -> $crate::model::ModelFuture<'a> {
                 Box::pin(
@@ -257,7 +257,7 @@ macro_rules! turn_model {
             fn complete_with<'a>(
                 &'a self,
                 transcript: &'a [$crate::model::message::Message],
-                toolkit: &'a $crate::tool::toolkit::Toolkit,
+                toolkit: &'a $crate::tool::kit::Toolkit,
                 settings: &'a $crate::model::settings::ModelSettings,
                 on_delta: Option<$crate::model::DeltaSink<'a>>,
             ) -> $crate::model::ModelFuture<'a> {

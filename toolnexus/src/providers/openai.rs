@@ -19,7 +19,7 @@ use crate::providers::wire::{Assembly, data_url, omitted, tool_text};
 use crate::providers::{http_settings, turn_model};
 use crate::schema::profile::Profile;
 use crate::tool::content::{ContentPart, PartKind};
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 const PROVIDER: &str = "OpenAI";
 provider_spec!(OpenAi {

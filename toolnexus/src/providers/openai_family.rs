@@ -5,7 +5,7 @@
 use crate::model::ModelError;
 use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::providers::settings::{check_common, refuse};
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 /// The efforts OpenAI's `reasoning_effort` / `reasoning.effort` take.
 pub(crate) const EFFORTS: [&str; 7] = ["none", "minimal", "low", "medium", "high", "xhigh", "max"];

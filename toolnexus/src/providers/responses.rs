@@ -18,7 +18,7 @@ use crate::providers::skeleton::{Protocol, encode, model_settings, provider_spec
 use crate::providers::sse::{Events, parse_body};
 use crate::providers::wire::Assembly;
 use crate::providers::{http_settings, turn_model};
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 provider_spec!(OpenAiResponses {
     provider: PROVIDER,

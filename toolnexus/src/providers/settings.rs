@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::model::ModelError;
 use crate::model::settings::{ModelSettings, ToolChoice};
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 /// The error for a setting `provider` cannot honour: it names both and says why.
 pub(crate) fn refuse(provider: &str, setting: &str, why: impl std::fmt::Display) -> ModelError {

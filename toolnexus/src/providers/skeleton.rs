@@ -16,7 +16,7 @@ use crate::providers::settings::{extra_fields, with_extra};
 use crate::providers::sse::read_body;
 use crate::schema::listing::Listing;
 use crate::schema::profile::Profile;
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 /// What sets one provider's endpoint and key apart from another's.
 pub(crate) struct Spec {

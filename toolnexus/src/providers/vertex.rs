@@ -13,7 +13,7 @@ use crate::providers::gemini::Gemini;
 use crate::providers::http::{Auth, Sign, Transport};
 use crate::providers::skeleton::{Protocol, model_settings};
 use crate::providers::{http_settings, turn_model};
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 /// The OAuth scope Vertex AI takes.
 const SCOPE: &str = "https://www.googleapis.com/auth/cloud-platform";

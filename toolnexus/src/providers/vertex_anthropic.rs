@@ -15,7 +15,7 @@ use crate::providers::http::{Auth, Sign, Transport};
 use crate::providers::skeleton::{Protocol, model_settings};
 use crate::providers::vertex::{Bearer, Credentials, access_token, service_account, transport};
 use crate::providers::{http_settings, turn_model};
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 /// The `anthropic_version` Vertex AI's Anthropic endpoint takes in the body.
 const VERTEX_ANTHROPIC_VERSION: &str = "vertex-2023-10-16";

@@ -47,8 +47,8 @@ use serde_json::Value;
 use crate::agent::client::Client;
 use crate::agent::run::RunResult;
 use crate::model::message::Message;
+use crate::tool::kit::Toolkit;
 use crate::tool::request::{Answer, Request};
-use crate::tool::toolkit::Toolkit;
 
 pub use ingress::{Ingress, IngressError, register};
 use steps::{JournaledModel, Steps, journaled_toolkit};

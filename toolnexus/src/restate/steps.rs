@@ -11,9 +11,9 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::model::message::Message;
 use crate::model::{Model, ModelError, ModelFuture, Reply};
+use crate::tool::def::Tool;
+use crate::tool::kit::Toolkit;
 use crate::tool::result::ToolResult;
-use crate::tool::tool::Tool;
-use crate::tool::toolkit::Toolkit;
 
 /// One step for the handler to journal: its name in the journal, the work (run only when
 /// the journal does not hold its result yet), and where its result goes.

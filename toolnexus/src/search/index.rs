@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::search::bm25::{Bm25, split_identifiers};
 use crate::tool::Tool;
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 /// Ranks a fixed list of documents for a query. [`Bm25`] is the one toolnexus ships; an
 /// embedding ranker plugs in the same way.

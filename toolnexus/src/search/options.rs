@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use crate::search::builtin::search_tool;
 use crate::search::index::ToolIndex;
 use crate::tool::Tool;
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 /// The name of the built-in tool the model searches with.
 pub const SEARCH_TOOL: &str = "search_tools";

@@ -16,10 +16,10 @@ use tracing::Instrument as _;
 use crate::schema::output::OutputSchema;
 use crate::tool::args::Args;
 use crate::tool::context::Context;
+use crate::tool::def::Tool;
 use crate::tool::handler::{BoxFuture, Dispatch};
 use crate::tool::result::{STRUCTURED_KEY, ToolResult};
 use crate::tool::span::{End, ToolSpan};
-use crate::tool::tool::Tool;
 
 impl Tool {
     /// Runs the tool with parsed arguments.

@@ -27,8 +27,10 @@ pub(crate) mod call;
 pub(crate) mod caller;
 pub(crate) mod content;
 pub(crate) mod context;
+pub(crate) mod def;
 pub(crate) mod expansion;
 pub(crate) mod handler;
+pub(crate) mod kit;
 pub(crate) mod params;
 pub(crate) mod registry;
 pub(crate) mod rejected;
@@ -37,9 +39,6 @@ pub(crate) mod result;
 pub(crate) mod returns;
 pub(crate) mod span;
 pub(crate) mod state;
-#[allow(clippy::module_inception)]
-pub(crate) mod tool;
-pub(crate) mod toolkit;
 pub(crate) mod toolset;
 
 pub use call::Call;
@@ -49,12 +48,12 @@ pub use caller::{
 };
 pub use content::{ContentError, ContentPart, PartKind};
 pub use context::{Caller, CancellationToken, Context};
+pub use def::{Tool, ToolUi};
 pub(crate) use handler::Dispatch;
+pub use kit::Toolkit;
 pub use rejected::{RejectedTool, Rejection};
 pub use request::{Answer, Request, Suspend};
 pub use result::ToolResult;
 pub use returns::{Error, IntoToolError, IntoToolOutput, IntoToolResult, Json};
 pub use state::{MissingState, State, StateType};
-pub use tool::{Tool, ToolUi};
-pub use toolkit::Toolkit;
 pub use toolset::{IntoToolset, Toolset};

@@ -14,10 +14,10 @@ use crate::model::message::{Message, ToolCall};
 use crate::model::settings::ToolChoice;
 use crate::schema::profile::Profile;
 use crate::tool::content::{ContentPart, PartKind};
+use crate::tool::def::{Tool, sanitize_name};
 use crate::tool::handler::Dispatch;
+use crate::tool::kit::Toolkit;
 use crate::tool::result::ToolResult;
-use crate::tool::tool::{Tool, sanitize_name};
-use crate::tool::toolkit::Toolkit;
 
 /// The source of the tools a request declares (`Tool::source`).
 const DECLARED: &str = "declared";

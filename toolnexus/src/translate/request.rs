@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::agent::hooks::Hooks;
 use crate::model::settings::ModelSettings;
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 /// What one [`translate`](super::translate) call sends: OpenAI's `messages`, `tools` and
 /// `tool_choice` as the caller has them, and optionally a toolkit to list, a system prompt,

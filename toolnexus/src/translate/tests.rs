@@ -12,9 +12,9 @@ use crate::agent::hooks::{HookFuture, Hooks, ToolDecision};
 use crate::model::message::{Message, ToolCall};
 use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::model::{FinishReason, Reply, ScriptedModel, Usage};
+use crate::tool::def::Tool;
+use crate::tool::kit::Toolkit;
 use crate::tool::result::ToolResult;
-use crate::tool::tool::Tool;
-use crate::tool::toolkit::Toolkit;
 
 fn block_on<F: std::future::Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()

@@ -5,8 +5,8 @@
 use crate::agent::client::Client;
 use crate::agent::journal::StoreError;
 use crate::agent::stream::EventStream;
+use crate::tool::kit::Toolkit;
 use crate::tool::request::Answer;
-use crate::tool::toolkit::Toolkit;
 use crate::ui::threads::Refused;
 
 /// How a session's run ids begin and where their own part starts (see `Session`).

@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 use crate::a2a::wire::{Dialect, PeerCard, Skill};
 use crate::env;
 use crate::tool::Tool;
+use crate::tool::def::sanitize_name;
 use crate::tool::handler::Dispatch;
-use crate::tool::tool::sanitize_name;
 use http::{Peer, describe, expand_headers, read_capped};
 
 /// How long a call may take, end to end, unless configured (the contract's 300 s).

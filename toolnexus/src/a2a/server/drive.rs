@@ -12,8 +12,8 @@ use crate::agent::client::Client;
 use crate::agent::journal::StoreError;
 use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::model::message::Message as Turn;
+use crate::tool::kit::Toolkit;
 use crate::tool::request::{Answer, Request};
-use crate::tool::toolkit::Toolkit;
 
 /// What a task's runner does.
 pub(super) enum Work {

@@ -16,7 +16,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::agent::client::Client;
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 use crate::web::WebGuard;
 pub use http::ServedA2a;
 pub use limits::{

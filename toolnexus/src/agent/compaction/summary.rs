@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use crate::model::message::Message;
 use crate::model::settings::ModelSettings;
 use crate::model::{Model, ModelError, Usage};
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 /// The longest digest, in characters.
 const DIGEST_CHARS: usize = 2_000;

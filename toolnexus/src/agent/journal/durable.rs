@@ -16,8 +16,8 @@ use crate::agent::journal::{DEFAULT_LEASE, Durable, Journal, Loaded, StoreError}
 use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::agent::turn::ToolTurn;
 use crate::model::message::Message;
+use crate::tool::kit::Toolkit;
 use crate::tool::request::Answer;
-use crate::tool::toolkit::Toolkit;
 
 /// How many runs [`Client::recover`] takes up per call, at most.
 const RECOVER_BATCH: i64 = 100;

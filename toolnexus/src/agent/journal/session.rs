@@ -10,7 +10,7 @@ use crate::agent::journal::record::{RunRecord, new_id};
 use crate::agent::journal::{Journal, StoreError};
 use crate::agent::run::RunResult;
 use crate::model::message::Message;
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 /// The start of a session run's id: `session:<session id>/run_<uuid>`.
 const PREFIX: &str = "session:";

@@ -25,8 +25,8 @@ use rmcp::service::RunningService;
 use serde_json::Value;
 
 use crate::tool::context::Context;
+use crate::tool::kit::Toolkit;
 use crate::tool::request::Answer;
-use crate::tool::toolkit::Toolkit;
 use crate::tool::{Dispatch, Tool};
 use connect::{Endpoint, Stderr};
 use elicit::Parking;

@@ -26,7 +26,7 @@ use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
 
 use crate::tool::context::Context;
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 use catalog::DEFAULT_PAGE_SIZE;
 use convert::mcp_tool;

@@ -11,8 +11,8 @@ use crate::mcp::{McpClient, McpClientError, PromptInfo, ResourceInfo, ResourceTe
 use crate::primitive::contents::ResourceContents;
 use crate::primitive::message::PromptReply;
 use crate::tool::Tool;
+use crate::tool::def::sanitize_name;
 use crate::tool::handler::Dispatch;
-use crate::tool::tool::sanitize_name;
 
 /// Where one server of a config stands after [`McpConfig::connect`](super::McpConfig::connect).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::{Inner, Skill};
+use crate::tool::def::Tool;
 use crate::tool::result::ToolResult;
-use crate::tool::tool::Tool;
 
 /// The `skill` tool's description, as the model reads it (the contract's `skill.txt`,
 /// word for word, as opencode words it).

@@ -10,12 +10,12 @@ use crate::schema::listing::Listing;
 use crate::schema::profile::Profile;
 use crate::tool::args::Args;
 use crate::tool::context::Context;
+use crate::tool::def::sanitize_name;
 use crate::tool::registry::Registration;
 use crate::tool::rejected::{RejectedTool, Rejection};
 use crate::tool::result::ToolResult;
 use crate::tool::span::{End, ToolSpan};
 use crate::tool::state::{MissingState, States};
-use crate::tool::tool::sanitize_name;
 use crate::tool::toolset::IntoToolset;
 use crate::tool::{Call, Tool, Toolset};
 

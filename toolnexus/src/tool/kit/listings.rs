@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::schema::listing::Listing;
 use crate::schema::profile::{Profile, ProfileError};
-use crate::tool::toolkit::Toolkit;
+use crate::tool::kit::Toolkit;
 
 impl Toolkit {
     /// Checks every tool's schema against one provider profile, so a schema the provider
