@@ -17,6 +17,8 @@
 
 mod ag_ui;
 mod ai_sdk;
+#[cfg(feature = "mcp")]
+mod apps;
 #[cfg(feature = "__store")]
 mod durable;
 mod options;
@@ -30,6 +32,8 @@ use sha2::{Digest, Sha256};
 
 pub use ag_ui::{ag_ui, ag_ui_with};
 pub use ai_sdk::{ai_sdk, ai_sdk_with};
+#[cfg(feature = "mcp")]
+pub use apps::{mcp_apps, mcp_apps_with};
 pub use options::{DEFAULT_MAX_THREADS, DEFAULT_MAX_TRANSCRIPT_BYTES, UiOptions, User};
 
 /// What an endpoint's requests share: the client and toolkit it runs, and its threads.

@@ -128,7 +128,7 @@ async fn read_view(shared: &Shared, uri: &str) -> Result<(String, Value), String
 
 /// `result` in MCP's `CallToolResult` form, as a view reads it: the text as one text
 /// block, with the `structuredContent` and `_meta` the server sent.
-pub(super) fn wire_result(result: &ToolResult) -> Value {
+pub(crate) fn wire_result(result: &ToolResult) -> Value {
     let mut wire = Map::new();
     wire.insert(
         "content".to_owned(),

@@ -32,6 +32,7 @@ use connect::{Endpoint, Stderr};
 use elicit::Parking;
 use handler::{Handler, Routing};
 
+pub(crate) use apps::wire_result as view_result;
 #[cfg(feature = "mcp-auth")]
 pub use auth::{
     AuthorizationHandler, DEFAULT_MAX_STEP_UPS, DEFAULT_REDIRECT_URI, FileTokenStore,
