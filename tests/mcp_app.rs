@@ -3,7 +3,8 @@
 //! a tool with a view; the official MCP client lists it and calls it, the SDK's
 //! `AppBridge` renders the view in a sandboxed frame in Chromium, and the SDK's `App`
 //! inside the view receives the result and calls the second tool through the host
-//! (tests/mcp_app/host.mjs). The screenshot is saved as `target/tmp/mcp_app.png`.
+//! (tests/mcp_app/host.mjs). The screenshot is saved as `target/tmp/mcp_app.png`. On the
+//! client side, `McpClient` keeps the views, and a run's stream carries a call's view.
 //!
 //! Needs `TOOLNEXUS_UI_NODE_MODULES` and chromium at `TOOLNEXUS_CHROMIUM` (default
 //! `/usr/bin/chromium`).

@@ -103,6 +103,7 @@ fn the_chat_page_hosts_a_view_which_calls_through_approval_and_stays_contained()
         seen["fetchPage"].as_str().unwrap().starts_with("blocked"),
         "{seen}"
     );
+    assert_eq!(seen["foreignScript"], "blocked: script-src-elem");
     let foreign = &seen["foreignTool"];
     assert!(foreign.get("result").is_none(), "{foreign}");
     assert!(

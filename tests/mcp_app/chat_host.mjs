@@ -75,6 +75,15 @@ try {
       return `reached: ${response.status}`;
     } catch (e) { return `blocked: ${e.name}`; }
   }, new URL("/apps/call", chatUrl).href);
+  // A script from an origin the view's CSP does not list (the page's own server).
+  seen.foreignScript = await frame.evaluate((src) => new Promise((resolve) => {
+    document.addEventListener("securitypolicyviolation", (e) =>
+      resolve(`blocked: ${e.effectiveDirective}`), { once: true });
+    const script = document.createElement("script");
+    script.src = src;
+    script.onload = () => resolve("loaded");
+    document.head.appendChild(script);
+  }), new URL("/escape.js", chatUrl).href);
   // A tools/call for a tool of the page, not of the view's server, straight to the host.
   seen.foreignTool = await frame.evaluate(() => new Promise((resolve) => {
     const listener = (event) => {
