@@ -8,7 +8,7 @@
 //! From inside the frame the test tries to escape (tests/mcp_app/chat_host.mjs). The
 //! screenshot is saved as `target/tmp/mcp_app_host.png`.
 //!
-//! Needs `TOOLNEXUS_UI_NODE_MODULES` and chromium at `TOOLNEXUS_CHROMIUM` (default
+//! Needs `TOOLNEXUS_UI_NODE_MODULES`, `TOOLNEXUS_AGUI_PYTHON` and chromium at `TOOLNEXUS_CHROMIUM` (default
 //! `/usr/bin/chromium`).
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
@@ -128,11 +128,12 @@ fn the_chat_page_hosts_a_view_which_calls_through_approval_and_stays_contained()
     assert!(png.starts_with(b"\x89PNG"), "not a PNG");
 }
 
-/// The AI SDK's stream carries the view as a data part, and the apps endpoint refuses
+/// The AI SDK's stream carries the view as a data part, AG-UI as a `CUSTOM` event (which
+/// the AG-UI Python SDK accepts), and the apps endpoint refuses
 /// what a view may not do: a server it does not come from, a tool its server does not
 /// have, an answer to no call; a gated call waits on an approval answered once.
 #[test]
-fn the_ai_sdk_stream_carries_the_view_and_the_apps_endpoint_keeps_views_to_their_server() {
+fn the_streams_carry_the_view_and_the_apps_endpoint_keeps_views_to_their_server() {
     let modules = modules();
     let (_budget, chat) = servers(&modules);
     let body = json!({
@@ -157,6 +158,64 @@ fn the_ai_sdk_stream_carries_the_view_and_the_apps_endpoint_keeps_views_to_their
     assert_eq!(data["toolResult"]["structuredContent"]["total"], 900.0);
     assert_eq!(data["toolInput"]["lines"][0]["name"], "rent");
     assert!(data["html"].as_str().unwrap().contains("budget-view"));
+
+    // AG-UI: a CUSTOM event, which the AG-UI Python SDK's event models accept.
+    let input = json!({
+        "threadId": "thread-1", "runId": "run-1", "tools": [], "context": [], "state": {},
+        "messages": [{"id": "m1", "role": "user", "content": "budget {\"lines\": [{\"name\": \"rent\", \"amount\": 900}]}"}],
+    });
+    let (_, stream) = post(&chat.url, "agui", &input);
+    let events: Vec<Value> = stream
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let custom = events
+        .iter()
+        .find(|e| e["type"] == "CUSTOM")
+        .unwrap_or_else(|| panic!("no CUSTOM event in {events:?}"));
+    assert_eq!(custom["name"], "mcp-app-view");
+    assert_eq!(custom["value"]["uri"], "ui://budget/view.html");
+    assert_eq!(
+        custom["value"]["toolResult"]["structuredContent"]["total"],
+        900.0
+    );
+    let result_at = events
+        .iter()
+        .position(|e| e["type"] == "TOOL_CALL_RESULT")
+        .expect("the call's result");
+    let custom_at = events.iter().position(|e| e["type"] == "CUSTOM").unwrap();
+    assert!(custom_at < result_at, "{events:?}");
+    let python = std::env::var("TOOLNEXUS_AGUI_PYTHON").unwrap_or_else(|_| {
+        panic!("TOOLNEXUS_AGUI_PYTHON is not set: run this test through .ci/test")
+    });
+    let mut judge = Command::new(python)
+        .arg(format!(
+            "{}/tests/chat_ui/agui_events.py",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("python runs");
+    let line = json!({"check": "view", "events": events}).to_string() + "\n";
+    judge
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(line.as_bytes())
+        .unwrap();
+    let judged = judge.wait_with_output().unwrap();
+    assert!(
+        judged.status.success(),
+        "the AG-UI Python SDK rejected an event:\n{}",
+        String::from_utf8_lossy(&judged.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&judged.stdout).trim(),
+        format!("parsed {}", events.len())
+    );
 
     // A gated call waits on an answer, answerable once.
     let call = json!({"server": "toolnexus-budget", "name": "add_line", "arguments": {"lines": [], "name": "food", "amount": 300}});
