@@ -1,7 +1,9 @@
 //! An MCP App: a tool that ships its own interactive view. `budget` draws a budget as a
 //! bar chart; the chart's form adds a line through `add_line`, a tool only the view calls
-//! (`ui_visibility = "app"`, so hosts keep it from the model). The view is one HTML page,
-//! scripts inline, no build step; it speaks to the host with the MCP Apps SDK's `App`.
+//! (`ui_visibility = "app"`, so hosts keep it from the model), and its buttons send the
+//! budget to the chat as the user's message and open a page about budgets (the host asks
+//! the user first). The view is one HTML page, scripts inline, no build step; it speaks
+//! to the host with the MCP Apps SDK's `App`.
 //!
 //! ```text
 //! cargo run --example mcp_app --features mcp                           # stdio
@@ -105,12 +107,17 @@ const VIEW: &str = r#"<!doctype html>
   <input id="amount" type="number" min="0" step="any" placeholder="Amount">
   <button id="add-line" type="button">Add</button>
 </div>
+<p>
+  <button id="share" type="button">Send to chat</button>
+  <button id="help" type="button">Budget help</button>
+</p>
 <p id="status"></p>
 <script type="module">
 import { App } from "__SDK__";
 
 const app = new App({ name: "budget-view", version: "1.0.0" });
 let lines = [];
+let total = 0;
 
 function draw(budget) {
   lines = budget.lines;
@@ -126,6 +133,7 @@ function draw(budget) {
     row.append(label, bar);
     return row;
   }));
+  total = budget.total;
   document.getElementById("total").textContent = `Total: ${budget.total}`;
 }
 
@@ -154,6 +162,17 @@ document.getElementById("add-line").addEventListener("click", async () => {
   } catch (error) {
     status.textContent = String(error);
   }
+});
+
+// The budget as a chat message from the user, and a page to read, both through the host.
+document.getElementById("share").addEventListener("click", async () => {
+  const text = `My budget: ${lines.map((l) => `${l.name} ${l.amount}`).join(", ")}; total ${total}.`;
+  const result = await app.sendMessage({ role: "user", content: [{ type: "text", text }] });
+  if (result.isError) document.getElementById("status").textContent = "The host did not take the message.";
+});
+document.getElementById("help").addEventListener("click", async () => {
+  const result = await app.openLink({ url: "https://en.wikipedia.org/wiki/Budget" });
+  if (result.isError) document.getElementById("status").textContent = "The link was not opened.";
 });
 
 await app.connect();

@@ -3,7 +3,8 @@
 //! a tool with a view; the official MCP client lists it and calls it, the SDK's
 //! `AppBridge` renders the view in a sandboxed frame in Chromium, and the SDK's `App`
 //! inside the view receives the result and calls the second tool through the host
-//! (tests/mcp_app/host.mjs). The screenshot is saved as `target/tmp/mcp_app.png`.
+//! (tests/mcp_app/host.mjs). The screenshot is saved as `target/tmp/mcp_app.png`. On the
+//! client side, `McpClient` keeps the views, and a run's stream carries a call's view.
 //!
 //! Needs `TOOLNEXUS_UI_NODE_MODULES` and chromium at `TOOLNEXUS_CHROMIUM` (default
 //! `/usr/bin/chromium`).
@@ -175,4 +176,65 @@ async fn the_client_keeps_views_and_hides_app_only_tools_from_the_model() {
     assert_eq!(contents.mime_type(), Some("text/html;profile=mcp-app"));
     assert_eq!(contents.meta().unwrap()["ui"]["prefersBorder"], true);
     client.close().await;
+}
+
+/// A run that calls a remote tool with a view carries the view in its stream: the page
+/// read from the server with its `_meta.ui`, the call's input and its MCP result, between
+/// the call's start and finish; a tool without a view sends none.
+#[tokio::test]
+async fn a_stream_carries_the_view_of_a_remote_call() {
+    use futures_util::StreamExt as _;
+    use toolnexus::{Client, Event, Reply, ScriptedModel, Toolkit};
+
+    let server = Listening::start("mcp_app", &["--http", "127.0.0.1:0"]);
+    let mcp = toolnexus::mcp::McpClient::connect(server.url.clone())
+        .await
+        .expect("connects");
+    let toolkit: Toolkit = mcp
+        .view_tools()
+        .await
+        .expect("tools/list")
+        .into_iter()
+        .collect();
+    let lines = json!({"lines": [{"name": "rent", "amount": 900.0}]});
+    let with_line = json!({"lines": [], "name": "food", "amount": 300.0});
+    let model = ScriptedModel::new([
+        Reply::call("call_1", "budget", lines.to_string()),
+        Reply::call("call_2", "add_line", with_line.to_string()),
+        Reply::text("Shown."),
+    ]);
+    let events: Vec<_> = Client::new(model)
+        .stream("Show my budget", &toolkit)
+        .collect()
+        .await;
+    let kinds: Vec<&str> = events.iter().map(|e| e.kind()).collect();
+    let views: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::View { call_id, view } => Some((call_id.to_string(), view.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(views.len(), 1, "{kinds:?}");
+    let (call_id, view) = &views[0];
+    assert_eq!(call_id, "call_1");
+    assert_eq!(view.uri, "ui://budget/view.html");
+    assert_eq!(view.server, "toolnexus-budget");
+    assert_eq!(view.tool, "budget");
+    assert!(view.html.contains("budget-view"), "{}", view.html);
+    assert_eq!(view.ui["prefersBorder"], true);
+    assert_eq!(view.input, lines);
+    assert_eq!(view.result["structuredContent"]["total"], 900.0);
+    assert_eq!(view.result["isError"], false);
+    // Between the call's start and finish.
+    let at = kinds.iter().position(|k| *k == "view").unwrap();
+    assert_eq!(kinds[at - 1], "tool_call_started");
+    assert_eq!(kinds[at + 1], "tool_call_finished");
+    // The JSON form.
+    let json = serde_json::to_value(&events[at]).unwrap();
+    assert_eq!(json["type"], "view");
+    assert_eq!(json["call_id"], "call_1");
+    assert_eq!(json["view"]["server"], "toolnexus-budget");
+    assert_eq!(json["view"]["result"]["structuredContent"]["total"], 900.0);
+    mcp.close().await;
 }

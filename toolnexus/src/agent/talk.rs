@@ -3,6 +3,7 @@
 //!
 //! - progress and log lines go to the client's event listener ([`Event::Progress`],
 //!   [`Event::Log`]) and to `tracing` (target `toolnexus::tool`, with the call id);
+//! - an MCP Apps view goes to the listener ([`Event::View`]);
 //! - a sampling request is answered by the client's own model, with the request's
 //!   messages and system prompt and no tools. The model works for the same user as the
 //!   run, so it is the model a tool would be asking anyway. Its usage is not added to the
@@ -15,7 +16,7 @@ use std::sync::Arc;
 use crate::agent::events::{Event, Events, Listener};
 use crate::model::Model;
 use crate::model::message::Message;
-use crate::tool::caller::{LogLevel, Sampled, Sampling, SamplingError, SamplingRole};
+use crate::tool::caller::{LogLevel, Sampled, Sampling, SamplingError, SamplingRole, ToolView};
 use crate::tool::context::Caller;
 use crate::tool::context::Context;
 use crate::tool::handler::BoxFuture;
@@ -66,6 +67,13 @@ impl Caller for LoopCaller {
             call_id,
             level,
             message,
+        });
+    }
+
+    fn view(&self, ctx: &Context, view: &ToolView) {
+        self.events().emit(Event::View {
+            call_id: ctx.call_id().unwrap_or_default(),
+            view,
         });
     }
 

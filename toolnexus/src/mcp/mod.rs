@@ -47,6 +47,7 @@ pub(crate) mod server;
 mod trace;
 mod transport;
 
+pub(crate) use client::view_result;
 pub use client::{
     ANSWER_META_KEY, DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_ELICITATION_TIMEOUT,
     ELICITATION_DATA_KEY, McpClient, McpClientBuilder, McpClientError, PromptInfo, ResourceInfo,

@@ -225,3 +225,34 @@ impl fmt::Display for SamplingError {
 }
 
 impl std::error::Error for SamplingError {}
+
+/// An MCP Apps view to show beside a call (the `io.modelcontextprotocol/ui` extension):
+/// the page of the `ui://` resource the called tool names, with the call's input and
+/// result, as a host needs them to render it. A remote tool with a view reports one
+/// through [`Context::view`](crate::Context::view) when its call returns; a run carries
+/// it as [`Event::View`](crate::Event::View).
+///
+/// Its JSON form (snake_case) is `{"uri", "server", "tool", "html", "ui", "input", "result"}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolView {
+    /// The view's `ui://` URI (the tool's `_meta.ui.resourceUri`).
+    pub uri: String,
+    /// The name of the MCP server the tool and its view come from (its `serverInfo.name`):
+    /// the only server the view's own tool calls may go to.
+    pub server: String,
+    /// The name of the tool on that server (without any prefix the client added).
+    pub tool: String,
+    /// The view's HTML page.
+    pub html: String,
+    /// The resource's `_meta.ui`, as the server sent it (`csp`, `permissions`,
+    /// `prefersBorder`, …); `null` when it sent none.
+    #[serde(default)]
+    pub ui: serde_json::Value,
+    /// The call's arguments.
+    #[serde(default)]
+    pub input: serde_json::Value,
+    /// The call's result in MCP's `CallToolResult` form (`content`, `structuredContent`,
+    /// `isError`, `_meta`), as the view reads it.
+    #[serde(default)]
+    pub result: serde_json::Value,
+}

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 pub use tokio_util::sync::CancellationToken;
 
-use crate::tool::caller::{LogLevel, Sampled, Sampling, SamplingError};
+use crate::tool::caller::{LogLevel, Sampled, Sampling, SamplingError, ToolView};
 use crate::tool::handler::BoxFuture;
 use crate::tool::request::{Answer, Request};
 use crate::tool::state::{State, States};
@@ -270,6 +270,16 @@ impl Context {
         }
     }
 
+    /// Shows an MCP Apps view beside this call: in a run, an
+    /// [`Event::View`](crate::Event::View) for the page to render. A remote tool with a
+    /// view (feature `mcp`) sends its own when its call returns. With no caller it does
+    /// nothing.
+    pub fn view(&self, view: &ToolView) {
+        if let Some(caller) = &self.caller {
+            caller.view(self, view);
+        }
+    }
+
     /// Asks the caller's model for a reply (MCP's sampling). Over MCP, a
     /// `sampling/createMessage` to a client that declared `sampling` on a protocol version
     /// that has it (2026-07-28 deprecates it: such clients get
@@ -323,6 +333,11 @@ pub trait Caller: Send + Sync + 'static {
 
     /// A log line at `level`.
     fn log(&self, ctx: &Context, level: LogLevel, message: &str);
+
+    /// An MCP Apps view to show beside the call; by default, ignored.
+    fn view(&self, ctx: &Context, view: &ToolView) {
+        let _ = (ctx, view);
+    }
 
     /// Asks the caller's model; by default, [`SamplingError::Unsupported`].
     fn sample<'a>(

@@ -44,7 +44,7 @@ pub(crate) mod toolset;
 pub use call::Call;
 pub use caller::{
     DEFAULT_SAMPLING_MAX_TOKENS, LogLevel, Sampled, Sampling, SamplingError, SamplingMessage,
-    SamplingRole,
+    SamplingRole, ToolView,
 };
 pub use content::{ContentError, ContentPart, PartKind};
 pub use context::{Caller, CancellationToken, Context};

@@ -28,7 +28,11 @@ use crate::ui::{Caller, Shared, UiOptions};
 /// `POST /` takes a `RunAgentInput` (JSON) and answers with the run's AG-UI events as
 /// server-sent events: `RUN_STARTED`; the model's text as `TEXT_MESSAGE_*`; each tool
 /// call as `TOOL_CALL_START` / `TOOL_CALL_ARGS` / `TOOL_CALL_END` as the model streams
-/// it and `TOOL_CALL_RESULT` once it ran; and `RUN_FINISHED`. A run that halts on a
+/// it and `TOOL_CALL_RESULT` once it ran; a call of a tool with an MCP Apps view (an
+/// [`Event::View`]) as a `CUSTOM` event named [`VIEW_EVENT`](crate::ui::VIEW_EVENT) whose
+/// `value` is `{toolCallId, uri, server, toolName, html, ui, toolInput, toolResult}` (the
+/// view's page, its resource's `_meta.ui`, the call's arguments and MCP result), before
+/// the call's result; and `RUN_FINISHED`. A run that halts on a
 /// pending [`Request`] finishes with `outcome: {type: "interrupt", interrupts: [...]}`:
 /// the interrupt's `reason` is the request's kind, its `message` the prompt, its
 /// `toolCallId` the suspended call, `expiresAt` and `responseSchema` (the request's
@@ -446,6 +450,11 @@ impl Translate {
                     "role": "tool",
                 }));
             }
+            Event::View { call_id, view } => out.push(json!({
+                "type": "CUSTOM",
+                "name": crate::ui::VIEW_EVENT,
+                "value": crate::ui::view_value(&call_id, &view),
+            })),
             Event::Pending { call, request, .. } if self.pending.is_none() => {
                 self.pending = Some((call.id.clone(), *request));
             }

@@ -35,7 +35,11 @@ use crate::ui::{Caller, Shared, UiOptions};
 /// each tool call's input as the model streams it (`tool-input-start` /
 /// `tool-input-delta` / `tool-input-available`) and, once it ran, its output
 /// (`tool-output-available`, `tool-output-error`, or `tool-output-denied` when declined),
-/// `finish-step`; and `finish`. A run that fails sends `error`.
+/// `finish-step`; and `finish`. A run that fails sends `error`. A call of a tool with an
+/// MCP Apps view (an [`Event::View`]) sends a data part `data-mcp-app-view` (see
+/// [`VIEW_EVENT`](crate::ui::VIEW_EVENT)) whose `id` is the call's and whose `data` is
+/// `{toolCallId, uri, server, toolName, html, ui, toolInput, toolResult}`, before the
+/// call's output.
 ///
 /// A run that halts on a pending [`Request`](crate::Request) sends a
 /// `tool-approval-request` for the suspended call and finishes. The chat answers it the
@@ -408,6 +412,11 @@ impl Translate {
                     "dynamic": true,
                 })),
             },
+            Event::View { call_id, view } => out.push(json!({
+                "type": format!("data-{}", crate::ui::VIEW_EVENT),
+                "id": &*call_id,
+                "data": crate::ui::view_value(&call_id, &view),
+            })),
             Event::Pending { call, request, .. } if self.approval.is_none() => {
                 self.approval = Some((call.id.clone(), request.prompt.clone()));
             }

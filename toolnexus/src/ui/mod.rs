@@ -17,6 +17,8 @@
 
 mod ag_ui;
 mod ai_sdk;
+#[cfg(feature = "mcp")]
+mod apps;
 #[cfg(feature = "__store")]
 mod durable;
 mod options;
@@ -30,6 +32,8 @@ use sha2::{Digest, Sha256};
 
 pub use ag_ui::{ag_ui, ag_ui_with};
 pub use ai_sdk::{ai_sdk, ai_sdk_with};
+#[cfg(feature = "mcp")]
+pub use apps::{mcp_apps, mcp_apps_with};
 pub use options::{DEFAULT_MAX_THREADS, DEFAULT_MAX_TRANSCRIPT_BYTES, UiOptions, User};
 
 /// What an endpoint's requests share: the client and toolkit it runs, and its threads.
@@ -64,19 +68,25 @@ impl Shared {
 
     /// Who sent a request: the namespace of its thread ids.
     pub(crate) fn caller(&self, request: &Parts) -> Caller {
-        let Some(user) = &self.user else {
-            return Caller(None);
-        };
-        let name = user(request).unwrap_or_default();
-        let digest = Sha256::digest(name.as_bytes());
-        let mut prefix = String::with_capacity(34);
-        prefix.push('u');
-        for byte in &digest[..16] {
-            let _ = write!(prefix, "{byte:02x}");
-        }
-        prefix.push('/');
-        Caller(Some(prefix))
+        caller_of(self.user.as_ref(), request)
     }
+}
+
+/// Who sent a request, for an endpoint whose app has `user`s: the namespace of the ids
+/// it hands out.
+pub(crate) fn caller_of(user: Option<&User>, request: &Parts) -> Caller {
+    let Some(user) = user else {
+        return Caller(None);
+    };
+    let name = user(request).unwrap_or_default();
+    let digest = Sha256::digest(name.as_bytes());
+    let mut prefix = String::with_capacity(34);
+    prefix.push('u');
+    for byte in &digest[..16] {
+        let _ = write!(prefix, "{byte:02x}");
+    }
+    prefix.push('/');
+    Caller(Some(prefix))
 }
 
 /// The namespace a request's thread ids live in: none without users, else the user's
@@ -93,6 +103,26 @@ impl Caller {
             Some(prefix) => format!("{prefix}{thread}"),
         }
     }
+}
+
+/// The AG-UI `CUSTOM` event's `name`, and the AI SDK data part's name (`data-…`), of an
+/// MCP Apps view (see [`ag_ui`] and [`ai_sdk`]).
+pub const VIEW_EVENT: &str = "mcp-app-view";
+
+/// What a page needs to render an MCP Apps view beside call `call_id`: the view's page
+/// and settings, the server it came from, the call's input and its MCP result (the
+/// value of a [`VIEW_EVENT`]).
+pub(crate) fn view_value(call_id: &str, view: &crate::tool::ToolView) -> serde_json::Value {
+    serde_json::json!({
+        "toolCallId": call_id,
+        "uri": view.uri,
+        "server": view.server,
+        "toolName": view.tool,
+        "html": view.html,
+        "ui": view.ui,
+        "toolInput": view.input,
+        "toolResult": view.result,
+    })
 }
 
 /// `router` (the endpoint's one route) behind the options' guard. The guard bounds the

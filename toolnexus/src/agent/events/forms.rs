@@ -84,6 +84,10 @@ impl Event<'_, Borrowed> {
                 level,
                 message: boxed(message),
             },
+            Event::View { call_id, view } => Event::View {
+                call_id: boxed(call_id),
+                view: Box::new(view.clone()),
+            },
             Event::Agent { path, event } => Event::Agent {
                 path: path.into(),
                 event: Box::new(event.owned()),
@@ -182,6 +186,7 @@ impl<'a> Event<'a, Borrowed> {
                 level,
                 message,
             },
+            Event::View { call_id, view } => Event::View { call_id, view },
             Event::Agent { .. } => return None,
             Event::Compacted {
                 turn,
@@ -293,6 +298,10 @@ impl Clone for Event<'_, Owned> {
                 call_id: call_id.clone(),
                 level: *level,
                 message: message.clone(),
+            },
+            Event::View { call_id, view } => Event::View {
+                call_id: call_id.clone(),
+                view: view.clone(),
             },
             Event::Agent { path, event } => Event::Agent {
                 path: path.clone(),

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::agent::run::{CallStatus, RunResult};
 use crate::model::Reply;
 use crate::model::message::ToolCall;
-use crate::tool::caller::LogLevel;
+use crate::tool::caller::{LogLevel, ToolView};
 use crate::tool::request::Request;
 use crate::tool::result::ToolResult;
 
@@ -70,8 +70,9 @@ pub type OwnedEvent = Event<'static, Owned>;
 /// [`ToolCallFinished`](Event::ToolCallFinished) (interleaved across calls when they run
 /// concurrently), with [`Pending`](Event::Pending) between them when the call suspends;
 /// and [`RunFinished`](Event::RunFinished) last, exactly once. A running call may report
-/// [`Progress`](Event::Progress) and [`Log`](Event::Log) lines between its start and
-/// finish. A stream starts with [`RunStarted`](Event::RunStarted), which listeners do not
+/// [`Progress`](Event::Progress) and [`Log`](Event::Log) lines, and a
+/// [`View`](Event::View), between its start and finish. A stream starts with
+/// [`RunStarted`](Event::RunStarted), which listeners do not
 /// get.
 ///
 /// # JSON form
@@ -96,6 +97,7 @@ pub type OwnedEvent = Event<'static, Owned>;
 /// | `pending` | `turn`, `call`, `request` |
 /// | `progress` | `call_id`, `done`, `total`?, `message`? |
 /// | `log` | `call_id`, `level` (`debug` … `emergency`), `message` |
+/// | `view` | `call_id`, `view` (a [`ToolView`]: `uri`, `server`, `tool`, `html`, `ui`, `input`, `result`) |
 /// | `agent` | `path` (agent names, outermost first), `event` (the inner event) |
 /// | `guardrail_tripped` | `turn`, `name`, `stage` (`input`, `output`, `tool_call`, `tool_result`), `reason` |
 /// | `run_finished` | `run` (the [`RunResult`]) |
@@ -216,6 +218,18 @@ pub enum Event<'a, F: Form<'a> = Borrowed> {
         level: LogLevel,
         /// The line.
         message: F::Of<str>,
+    },
+    /// A tool with an MCP Apps view returned: the view's page, the call's input and its
+    /// result in MCP's form, for a page to render in a sandboxed frame (a remote tool
+    /// whose listing names a `ui://` view sends it through `McpClient`, feature `mcp`).
+    /// Comes between the call's [`ToolCallStarted`](Event::ToolCallStarted) and
+    /// [`ToolCallFinished`](Event::ToolCallFinished).
+    View {
+        /// The id of the call the view shows (the [`ToolCall::id`] of its
+        /// `ToolCallStarted`).
+        call_id: F::Of<str>,
+        /// The view, with the server it came from.
+        view: F::Of<ToolView>,
     },
     /// An event of an agent run as a tool ([`Client::as_tool`](crate::Client::as_tool))
     /// somewhere below this run: `path` names the agents from this run down to the one

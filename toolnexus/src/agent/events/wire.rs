@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::agent::events::{Event, Form};
 use crate::agent::run::{CallStatus, RunResult};
 use crate::model::message::ToolCall;
-use crate::tool::caller::LogLevel;
+use crate::tool::caller::{LogLevel, ToolView};
 use crate::tool::request::Request;
 use crate::tool::result::ToolResult;
 
@@ -27,6 +27,7 @@ impl<'a, F: Form<'a>> Event<'a, F> {
             Event::Pending { .. } => "pending",
             Event::Progress { .. } => "progress",
             Event::Log { .. } => "log",
+            Event::View { .. } => "view",
             Event::Agent { .. } => "agent",
             Event::Compacted { .. } => "compacted",
             Event::GuardrailTripped { .. } => "guardrail_tripped",
@@ -107,6 +108,7 @@ impl<'a, F: Form<'a>> Event<'a, F> {
                 level: *level,
                 message,
             },
+            Event::View { call_id, view } => Wire::View { call_id, view },
             Event::Agent { path, event } => Wire::Agent { path, event },
             Event::Compacted {
                 turn,
@@ -232,6 +234,10 @@ enum Wire<'w, 'a, F: Form<'a>> {
         level: LogLevel,
         message: &'w str,
     },
+    View {
+        call_id: &'w str,
+        view: &'w ToolView,
+    },
     Agent {
         path: &'w [String],
         event: &'w Event<'a, F>,
@@ -342,6 +348,12 @@ impl<'a, F: Form<'a>> fmt::Debug for Event<'a, F> {
                 .field("level", level)
                 .field("message", &&**message)
                 .finish(),
+            Event::View { call_id, view } => f
+                .debug_struct("View")
+                .field("call_id", &&**call_id)
+                .field("uri", &view.uri)
+                .field("server", &view.server)
+                .finish_non_exhaustive(),
             Event::Agent { path, event } => f
                 .debug_struct("Agent")
                 .field("path", &&**path)

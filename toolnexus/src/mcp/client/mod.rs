@@ -32,6 +32,7 @@ use connect::{Endpoint, Stderr};
 use elicit::Parking;
 use handler::{Handler, Routing};
 
+pub(crate) use apps::wire_result as view_result;
 #[cfg(feature = "mcp-auth")]
 pub use auth::{
     AuthorizationHandler, DEFAULT_MAX_STEP_UPS, DEFAULT_REDIRECT_URI, FileTokenStore,
@@ -326,15 +327,17 @@ impl McpClient {
         let schema = Value::Object((*listed.input_schema).clone());
         let shared = Arc::clone(&self.shared);
         let label = name.clone();
+        let view: Option<Arc<str>> = apps::listed_view(listed).map(Arc::from);
         let tool = Tool::from_handler(
             name,
             description,
             schema,
             "mcp",
             Box::new(move |args, ctx: Context| match args.into_value(&label) {
-                Ok(args) => Dispatch::Future(Box::pin(call::call(
+                Ok(args) => Dispatch::Future(Box::pin(apps::call_with_view(
                     Arc::clone(&shared),
                     Arc::clone(&remote),
+                    view.clone(),
                     args,
                     ctx,
                 ))),
