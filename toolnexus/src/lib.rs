@@ -320,7 +320,8 @@ pub use toolnexus_macros::tools;
 /// at every URI of a template whose `{variables}` are the function's parameters.
 ///
 /// ```
-/// use toolnexus::{resource, Context, Json, Resource, ResourceError};
+/// use toolnexus::{resource, Context, Json};
+/// use toolnexus::primitive::{Resource, ResourceError};
 ///
 /// /// The project's README.
 /// #[resource(uri = "docs://readme", mime_type = "text/markdown")]
@@ -374,7 +375,8 @@ pub use toolnexus_macros::resource;
 /// arguments are the function's parameters.
 ///
 /// ```
-/// use toolnexus::{prompt, Context, PromptMessage, ResourceContents};
+/// use toolnexus::{prompt, Context};
+/// use toolnexus::primitive::{PromptMessage, ResourceContents};
 ///
 /// /// Review a piece of code.
 /// #[prompt(name = "code_review")]

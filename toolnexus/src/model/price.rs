@@ -12,7 +12,7 @@ use crate::model::usage::Usage;
 /// adds up exactly. Serialized as a number of dollars.
 ///
 /// ```
-/// use toolnexus::agent::Cost;
+/// use toolnexus::model::Cost;
 ///
 /// let cost = Cost::from_usd(0.0125);
 /// assert_eq!(cost.nano_usd(), 12_500_000);
@@ -85,7 +85,7 @@ impl<'de> Deserialize<'de> for Cost {
 ///
 /// ```
 /// use toolnexus::Usage;
-/// use toolnexus::agent::{Cost, Price};
+/// use toolnexus::model::{Cost, Price};
 ///
 /// let price = Price::new(3.0, 15.0).with_cache(0.30, 3.75);
 /// // 1,000 prompt tokens of which 800 read from the cache; 100 written.
@@ -171,7 +171,7 @@ pub const LIST_PRICES_DATE: &str = "2025-11-24";
 ///
 /// ```
 /// use toolnexus::Usage;
-/// use toolnexus::agent::{Cost, Price, PriceTable};
+/// use toolnexus::model::{Cost, Price, PriceTable};
 ///
 /// let table = PriceTable::default().with("my-azure-deployment", Price::new(2.0, 8.0));
 /// let usage = Usage::new(1_000_000, 0);

@@ -44,7 +44,7 @@ type ErrorFilter = dyn Fn(&ModelError) -> bool + Send + Sync;
 ///   its first delta (as an HTTP error does) leaves no trace in the stream.
 ///
 /// ```
-/// use toolnexus::agent::{FallbackModel, ModelErrorKind};
+/// use toolnexus::model::{FallbackModel, ModelErrorKind};
 /// use toolnexus::{Client, ModelError, Reply, ScriptedModel};
 ///
 /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();

@@ -97,7 +97,7 @@ impl ResourceLink {
 /// One message of a prompt: a role and one piece of content.
 ///
 /// ```
-/// use toolnexus::{PromptContent, PromptMessage, PromptRole, ResourceContents};
+/// use toolnexus::primitive::{PromptContent, PromptMessage, PromptRole, ResourceContents};
 ///
 /// let ask = PromptMessage::user("Review this file:");
 /// let file = PromptMessage::user(ResourceContents::text("fn main() {}").with_uri("file:///main.rs"));

@@ -141,7 +141,8 @@ impl std::error::Error for PromptError {}
 /// (feature `mcp`). Cheap to clone.
 ///
 /// ```
-/// use toolnexus::{Context, Prompt, PromptArgument, PromptMessage};
+/// use toolnexus::Context;
+/// use toolnexus::primitive::{Prompt, PromptArgument, PromptMessage};
 ///
 /// let greet = Prompt::new_sync("greet", |request, _ctx| {
 ///     PromptMessage::user(format!("Say hello to {}.", request.argument("name").unwrap_or("everyone")))

@@ -115,7 +115,8 @@ impl std::error::Error for ResourceError {}
 /// Serve them with `McpServer::with_resources` (feature `mcp`). Cheap to clone.
 ///
 /// ```
-/// use toolnexus::{Context, Resource, ResourceContents};
+/// use toolnexus::Context;
+/// use toolnexus::primitive::{Resource, ResourceContents};
 ///
 /// let motd = Resource::new_sync("motd://today", |_request, _ctx| "Hello!")
 ///     .unwrap()

@@ -21,7 +21,8 @@ use serde_json::value::RawValue;
 ///
 /// ```
 /// use serde_json::json;
-/// use toolnexus::{profile::Profile, Tool, ToolResult, Toolkit};
+/// use toolnexus::{Tool, ToolResult, Toolkit};
+/// use toolnexus::schema::profile::Profile;
 ///
 /// let echo = Tool::new_sync("echo", "Echoes.", json!({"type": "object"}), |_, _| ToolResult::ok(""));
 /// let toolkit = Toolkit::new().with(echo);

@@ -214,7 +214,8 @@ impl Subscriber {
 ///
 /// ```
 /// use toolnexus::mcp::McpServer;
-/// use toolnexus::{Resource, Toolkit};
+/// use toolnexus::Toolkit;
+/// use toolnexus::primitive::Resource;
 ///
 /// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
 /// # rt.block_on(async {

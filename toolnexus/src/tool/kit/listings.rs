@@ -29,7 +29,8 @@ impl Toolkit {
     ///
     /// ```
     /// use serde_json::json;
-    /// use toolnexus::{Tool, ToolResult, Toolkit, profile::Profile};
+    /// use toolnexus::{Tool, ToolResult, Toolkit};
+    /// use toolnexus::schema::profile::Profile;
     ///
     /// let labels = json!({"type": "object", "properties": {
     ///     "labels": {"type": "object", "additionalProperties": {"type": "string"}}
@@ -65,7 +66,8 @@ impl Toolkit {
     ///
     /// ```
     /// use serde_json::json;
-    /// use toolnexus::{Tool, ToolResult, Toolkit, profile::Profile};
+    /// use toolnexus::{Tool, ToolResult, Toolkit};
+    /// use toolnexus::schema::profile::Profile;
     ///
     /// // Anthropic's strict tool use takes no numeric bounds: a `u8` says its range in
     /// // words, which a model reads but the API does not enforce.
