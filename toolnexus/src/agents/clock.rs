@@ -96,7 +96,11 @@ impl ManualClock {
     /// included until the next [`advance`](ManualClock::advance)).
     pub fn sleepers(&self) -> usize {
         let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        state.sleepers.iter().filter(|(_, s)| !s.is_closed()).count()
+        state
+            .sleepers
+            .iter()
+            .filter(|(_, s)| !s.is_closed())
+            .count()
     }
 }
 

@@ -50,3 +50,6 @@ pub use types::{
     Budget, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_DEPTH, DEFAULT_MAX_TURNS, Handle, HandleState,
     HandleView, InboxItem, Limit, RuntimeError, SpawnError, TaskResult, TaskStatus, Woken,
 };
+
+#[cfg(test)]
+mod tests;

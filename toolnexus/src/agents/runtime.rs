@@ -322,7 +322,7 @@ impl Runtime {
                 self.inner.start(vec![job]);
                 Woken::Started
             }
-            super::turn::Launch::Settled(result) => Woken::Settled(result),
+            super::turn::Launch::Settled(result) => Woken::Settled(Box::new(result)),
         })
     }
 
@@ -418,9 +418,7 @@ impl Runtime {
                     }
                     let queued = std::mem::take(&mut node.queued);
                     let parent = node.parent.clone();
-                    if queued
-                        && let Some(p) = parent.as_deref().and_then(|p| t.get_mut(p))
-                    {
+                    if queued && let Some(p) = parent.as_deref().and_then(|p| t.get_mut(p)) {
                         p.queue.retain(|(id, _)| id.as_ref() != h.id());
                     }
                     self.inner.note(format!("{h}: {prior}→closed"));
@@ -451,9 +449,11 @@ impl Runtime {
     /// One handle's view.
     pub fn inspect(&self, h: &Handle) -> Result<HandleView, RuntimeError> {
         let t = self.inner.table();
-        t.get(h.id()).map(view).ok_or_else(|| RuntimeError::Unknown {
-            handle: h.to_string(),
-        })
+        t.get(h.id())
+            .map(view)
+            .ok_or_else(|| RuntimeError::Unknown {
+                handle: h.to_string(),
+            })
     }
 
     /// The transition trace so far, one line per event (`root/a.1: idle→running (wake)`).

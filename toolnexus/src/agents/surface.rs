@@ -40,7 +40,7 @@ impl Runtime {
             }
         };
         if let Ok(Woken::Settled(r)) = self.wake(&h, Some(prompt.into())) {
-            return r;
+            return *r;
         }
         let r = self.wait(&h, None).await;
         if r.status != TaskStatus::Pending {
@@ -74,7 +74,8 @@ impl Agent {
         let (name, does) = (self.name().to_owned(), self.description().to_owned());
         let agent = Arc::new(self);
         Tool::new(name, does, schema, move |args: Value, ctx: Context| {
-            let (agent, model, parked) = (Arc::clone(&agent), Arc::clone(&model), Arc::clone(&parked));
+            let (agent, model, parked) =
+                (Arc::clone(&agent), Arc::clone(&model), Arc::clone(&parked));
             async move {
                 let resumed = ctx.answer().and_then(|answer| {
                     let rt = parked

@@ -187,7 +187,10 @@ impl Node {
             HandleState::Suspended if self.pending.is_some() && self.abort.is_none() => {
                 let mut r = self.result(TaskStatus::Pending, "");
                 let pending = self.pending.as_ref().map(|p| with_path(p, &self.id));
-                r.text = pending.as_ref().map(|p| p.prompt.clone()).unwrap_or_default();
+                r.text = pending
+                    .as_ref()
+                    .map(|p| p.prompt.clone())
+                    .unwrap_or_default();
                 r.pending = pending;
                 Some(r)
             }
@@ -319,7 +322,9 @@ pub(crate) fn render_inbox(owner: &str, items: &[InboxItem], ticks: u32) -> Stri
         return String::new();
     }
     let ancestor = |from: &str| owner.starts_with(&format!("{from}/"));
-    let line = |n: usize, i: &InboxItem| format!("{n}. [from={} channel={}] {}", i.from, i.channel, i.text);
+    let line = |n: usize, i: &InboxItem| {
+        format!("{n}. [from={} channel={}] {}", i.from, i.channel, i.text)
+    };
     let tick_line = |n: usize| format!("{n}. [from=clock channel=timer] tick (x{ticks} coalesced)");
     let trusted: Vec<&InboxItem> = items
         .iter()

@@ -36,10 +36,15 @@ pub(crate) fn tool(rt: &Arc<Inner>, parent: &Arc<str>, team: &[String]) -> Tool 
     };
     let parent = Handle(Arc::clone(parent));
     let team: Arc<[String]> = team.into();
-    Tool::new(TASK_TOOL, description, schema, move |args: Value, _ctx: Context| {
-        let (runtime, parent, team) = (runtime.clone(), parent.clone(), Arc::clone(&team));
-        async move { delegate(&runtime, &parent, &team, &args).await }
-    })
+    Tool::new(
+        TASK_TOOL,
+        description,
+        schema,
+        move |args: Value, _ctx: Context| {
+            let (runtime, parent, team) = (runtime.clone(), parent.clone(), Arc::clone(&team));
+            async move { delegate(&runtime, &parent, &team, &args).await }
+        },
+    )
 }
 
 async fn delegate(rt: &Runtime, parent: &Handle, team: &[String], args: &Value) -> ToolResult {
@@ -50,7 +55,7 @@ async fn delegate(rt: &Runtime, parent: &Handle, team: &[String], args: &Value) 
             team_names(team)
         ));
     };
-    if !team.iter().any(|m| *m == agent) {
+    if !team.contains(&agent) {
         return ToolResult::error(format!(
             "agent \"{agent}\" not in this agent's team ({})",
             team_names(team)
@@ -62,7 +67,10 @@ async fn delegate(rt: &Runtime, parent: &Handle, team: &[String], args: &Value) 
         t.get(parent.id()).and_then(|p| {
             p.children
                 .iter()
-                .find(|c| t.get(c).is_some_and(|n| n.task_key.as_deref() == Some(&key)))
+                .find(|c| {
+                    t.get(c)
+                        .is_some_and(|n| n.task_key.as_deref() == Some(&key))
+                })
                 .cloned()
         })
     };

@@ -235,7 +235,12 @@ impl Inner {
             .find_map(|n| n.def.wait_for.clone().map(|w| (Arc::clone(&n.id), w)))
     }
 
-    async fn escalate(&self, id: &str, request: Request, (who, wait_for): (Arc<str>, WaitFor)) -> Answer {
+    async fn escalate(
+        &self,
+        id: &str,
+        request: Request,
+        (who, wait_for): (Arc<str>, WaitFor),
+    ) -> Answer {
         {
             let mut t = self.table();
             if let Some(node) = t.get_mut(id) {
@@ -272,7 +277,8 @@ impl Inner {
         }
         node.abort = None;
         let live = node.live_limit.take();
-        node.turns_total += run.turns;
+        // A model call the live budget walk refused never reached the model.
+        node.turns_total += run.turns - u32::from(live.is_some() && run.turns > 0);
         let incomplete = |node: &super::table::Node, limit: Limit, text: String| {
             let mut r = node.result(TaskStatus::Incomplete, text);
             r.limit = Some(limit);
@@ -289,11 +295,17 @@ impl Inner {
             RunStatus::Pending => {
                 node.state = HandleState::Suspended;
                 node.pending = run.pending.clone();
-                let kind = run.pending.as_ref().map(|p| p.kind.clone()).unwrap_or_default();
+                let kind = run
+                    .pending
+                    .as_ref()
+                    .map(|p| p.kind.clone())
+                    .unwrap_or_default();
                 let mut r = node.result(TaskStatus::Pending, run.text.clone());
                 r.pending = run.pending.as_ref().map(|p| with_path(p, id));
                 node.halted = Some(run);
-                self.note(format!("{id}: running→suspended (pending \"{kind}\", durable)"));
+                self.note(format!(
+                    "{id}: running→suspended (pending \"{kind}\", durable)"
+                ));
                 r
             }
             RunStatus::Incomplete {
@@ -302,15 +314,24 @@ impl Inner {
                 node.state = HandleState::Idle;
                 node.consume();
                 node.transcript = Some(run.transcript.clone());
-                self.note(format!("{id}: running→idle (incomplete at maxTurns {})", node.max_turns));
-                incomplete(node, Limit::MaxTurns, "hit maxTurns without a final answer".into())
+                self.note(format!(
+                    "{id}: running→idle (incomplete at maxTurns {})",
+                    node.max_turns
+                ));
+                incomplete(
+                    node,
+                    Limit::MaxTurns,
+                    "hit maxTurns without a final answer".into(),
+                )
             }
             RunStatus::Incomplete { .. } if live.is_some() => {
                 let limit = live.unwrap_or(Limit::MaxTokens);
                 node.state = HandleState::Idle;
                 node.consume();
                 node.transcript = Some(run.transcript.clone());
-                self.note(format!("{id}: running→idle (incomplete: {limit} exhausted mid-turn)"));
+                self.note(format!(
+                    "{id}: running→idle (incomplete: {limit} exhausted mid-turn)"
+                ));
                 incomplete(
                     node,
                     limit,
@@ -342,7 +363,9 @@ impl Inner {
             node.state = HandleState::Idle;
             let r = node.result(status, format!("{status}: pending request cancelled"));
             node.settle(r);
-            self.note(format!("{id}: suspended→idle ({status}, pending request cancelled)"));
+            self.note(format!(
+                "{id}: suspended→idle ({status}, pending request cancelled)"
+            ));
             return Vec::new();
         }
         if !live {
@@ -357,7 +380,9 @@ impl Inner {
         let r = node.result(status, status.to_string());
         node.settle(r);
         let inbox = node.inbox_len();
-        self.note(format!("{id}: running→idle ({status}; inbox intact: {inbox} items)"));
+        self.note(format!(
+            "{id}: running→idle ({status}; inbox intact: {inbox} items)"
+        ));
         let parent = node.parent.clone();
         self.release(t, parent.as_deref())
     }
@@ -372,8 +397,7 @@ impl Inner {
             p.running_children = p.running_children.saturating_sub(1);
         }
         let mut jobs = Vec::new();
-        loop {
-            let Some(p) = t.get_mut(pid) else { break };
+        while let Some(p) = t.get_mut(pid) {
             if p.running_children >= p.max_concurrent {
                 break;
             }
@@ -426,7 +450,10 @@ struct Metered {
 }
 
 impl Metered {
-    fn metered<'a>(&'a self, call: impl FnOnce() -> ModelFuture<'a> + Send + 'a) -> ModelFuture<'a> {
+    fn metered<'a>(
+        &'a self,
+        call: impl FnOnce() -> ModelFuture<'a> + Send + 'a,
+    ) -> ModelFuture<'a> {
         Box::pin(async move {
             self.rt.admit_call(&self.id, self.generation)?;
             let permit = Arc::clone(&self.rt.gate)
@@ -437,7 +464,9 @@ impl Metered {
             drop(permit);
             if let Ok(reply) = &reply {
                 let mut t = self.rt.table();
-                if t.get(&self.id).is_some_and(|n| n.generation == self.generation) {
+                if t.get(&self.id)
+                    .is_some_and(|n| n.generation == self.generation)
+                {
                     t.roll_up(
                         &self.id,
                         reply.usage.total_tokens(),

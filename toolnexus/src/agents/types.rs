@@ -251,7 +251,11 @@ pub struct InboxItem {
 
 impl InboxItem {
     /// An item from `from` on `channel`.
-    pub fn new(from: impl Into<String>, channel: impl Into<String>, text: impl Into<String>) -> Self {
+    pub fn new(
+        from: impl Into<String>,
+        channel: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
         InboxItem {
             from: from.into(),
             channel: channel.into(),
@@ -352,14 +356,21 @@ impl fmt::Display for RuntimeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RuntimeError::InboxFull { handle, cap } => {
-                write!(f, "inbox full: {handle} holds {cap} items (the runtime's cap)")
+                write!(
+                    f,
+                    "inbox full: {handle} holds {cap} items (the runtime's cap)"
+                )
             }
             RuntimeError::Closed { handle } => write!(f, "{handle} is closed"),
             RuntimeError::Unknown { handle } => write!(f, "no handle {handle} in this runtime"),
             RuntimeError::NoSuchRequest { answer, pending } => write!(
                 f,
                 "no suspended handle holds request {answer} (pending: {})",
-                if pending.is_empty() { "none".to_owned() } else { pending.join(", ") }
+                if pending.is_empty() {
+                    "none".to_owned()
+                } else {
+                    pending.join(", ")
+                }
             ),
         }
     }
@@ -380,7 +391,7 @@ pub enum Woken {
     Busy,
     /// The wake was refused by the budget; the handle settled with this `incomplete`
     /// result.
-    Settled(TaskResult),
+    Settled(Box<TaskResult>),
 }
 
 /// A read-only view of a handle ([`Runtime::list`](super::Runtime::list),
