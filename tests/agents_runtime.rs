@@ -203,6 +203,30 @@ async fn queue(url: &str, budgeted: bool) -> Value {
     json!({"results": out, "order": order, "stuck": stuck, "bossTokens": rt.inspect(&boss_h).unwrap().tokens})
 }
 
+async fn fanout(url: &str) -> Value {
+    let clock = ManualClock::new();
+    let lead = def("fanout", "fanout")
+        .budget(Budget::new().max_concurrent(1).max_tokens(10))
+        .team([def("a", "w10"), def("b", "w10"), def("c", "w10")]);
+    let rt = runtime(url, &lead, &clock).build();
+    let h = rt.spawn(&rt.root(), "fanout", None).unwrap();
+    rt.wake(&h, Some("go".into())).unwrap();
+    let w = {
+        let (rt, h) = (rt.clone(), h.clone());
+        tokio::spawn(async move { rt.wait(&h, Some(Duration::from_secs(1))).await })
+    };
+    until(|| w.is_finished()).await;
+    clock.advance(Duration::from_secs(1));
+    let r = w.await.unwrap();
+    let children: Vec<Value> = rt
+        .list()
+        .into_iter()
+        .skip(1)
+        .map(|v| json!([v.id, v.state]))
+        .collect();
+    json!({"result": rec(&r), "stuck": false, "children": children})
+}
+
 async fn interrupt(url: &str) -> Value {
     let rt = runtime(url, &def("slow", "slow"), &ManualClock::new()).build();
     let h = rt.spawn(&rt.root(), "slow", None).unwrap();
@@ -419,6 +443,22 @@ async fn the_runtime_agrees_with_the_python_port_and_fixes_its_faults() {
     assert_eq!(rs["stuck"], json!([]));
     assert_eq!(rs["results"]["c"]["status"], "incomplete");
     assert_eq!(rs["results"]["c"]["limit"], "maxTokens");
+
+    // Three queued `task` children, the budget spent by the first: Python refuses the
+    // second, never starts nor refuses the third, and the parent's turn waits for ever
+    // (its wait times out on the clock); here the third is refused too and the parent
+    // stops `incomplete`, the limit named.
+    let rs = fanout(url).await;
+    assert_eq!(py["fanout"]["stuck"], true);
+    assert_eq!(py["fanout"]["result"]["status"], "timeout");
+    assert_eq!(
+        py["fanout"]["children"][2][1], "idle",
+        "Python: the third child never ran"
+    );
+    assert_eq!(rs["result"]["status"], "incomplete");
+    assert_eq!(rs["result"]["limit"], "maxTokens");
+    assert_eq!(rs["result"]["totalTokens"], 10);
+    assert_eq!(rs["children"].as_array().unwrap().len(), 3);
 
     // An interrupt mid-turn: idle, the drained item back in the inbox, `interrupted`.
     let rs = interrupt(url).await;

@@ -127,6 +127,27 @@ async def queue(budgeted):
     return {"results": out, "order": order, "stuck": stuck, "bossTokens": rt.inspect(boss_h).tokens}
 
 
+async def fanout():
+    """Three queued `task` children, the budget spent by the first."""
+    clock = VirtualClock()
+    reg = {"fanout": d("fanout", budget=Budget(max_concurrent=1, max_tokens=10), task_targets=["a", "b", "c"]),
+           "a": d("a", soul="w10"), "b": d("b", soul="w10"), "c": d("c", soul="w10")}
+    rt = AgentRuntime(registry=reg, llm=LLM, clock=clock)
+    h = rt.spawn(rt.root, "fanout")
+    rt.wake(h, "go")
+    w = asyncio.ensure_future(rt.wait(h, timeout_ms=1000))
+
+    async def quiet():
+        kids = h.children
+        return w.done() or (len(kids) == 3 and h.running_children == 0 and all(k.state != "running" for k in kids))
+
+    await until(quiet)
+    stuck = not w.done()
+    clock.advance(1.0)
+    r = await w
+    return {"result": rec(r), "stuck": stuck, "children": [(k.id, k.state) for k in h.children]}
+
+
 async def interrupt():
     rt = AgentRuntime(registry={"slow": d("slow")}, llm=LLM, clock=VirtualClock())
     h = rt.spawn(rt.root, "slow")
@@ -202,6 +223,7 @@ async def main():
     out["inbox"] = await inbox()
     out["queue"] = await queue(False)
     out["queue_budget"] = await queue(True)
+    out["fanout"] = await fanout()
     out["interrupt"] = await interrupt()
     out["heartbeat"] = await heartbeat()
     out["grandchild"] = await grandchild("req-1")

@@ -67,12 +67,14 @@ async fn release(State(s): State<Arc<Shared>>) -> String {
     "true".to_owned()
 }
 
-fn call(name: &str, args: Value) -> (Option<String>, Option<(String, String)>) {
-    (None, Some((name.to_owned(), args.to_string())))
+type Turn = (Option<String>, Vec<(String, String)>);
+
+fn call(name: &str, args: Value) -> Turn {
+    (None, vec![(name.to_owned(), args.to_string())])
 }
 
-fn text(t: impl Into<String>) -> (Option<String>, Option<(String, String)>) {
-    (Some(t.into()), None)
+fn text(t: impl Into<String>) -> Turn {
+    (Some(t.into()), Vec::new())
 }
 
 async fn complete(
@@ -98,7 +100,15 @@ async fn complete(
         .unwrap()
         .push(json!({"soul": soul, "user": user}));
     let task = |agent: &str, prompt: &str| call("task", json!({"agent": agent, "prompt": prompt}));
-    let ((content, tool), tokens) = match (soul.as_str(), n) {
+    let ((content, tools), tokens) = match (soul.as_str(), n) {
+        ("agent:fanout", 0) => {
+            let calls = ["a", "b", "c"].map(|p| {
+                let args = json!({"agent": p, "prompt": p}).to_string();
+                ("task".to_owned(), args)
+            });
+            ((None, calls.to_vec()), 0)
+        }
+        ("agent:fanout", _) => (text("fanout done"), 0),
         ("agent:lead-budget", 0) => (task("worker", "one"), 0),
         ("agent:lead-budget", 1) => (task("worker", "two"), 0),
         ("agent:lead-budget", _) => (text("lead done"), 0),
@@ -123,16 +133,22 @@ async fn complete(
         _ => (text(format!("unscripted agent {soul:?}")), 0),
     };
     let mut message = json!({"role": "assistant", "content": content});
-    let finish = match tool {
-        Some((name, arguments)) => {
-            message["tool_calls"] = json!([{
-                "id": format!("call_{n}"),
-                "type": "function",
-                "function": {"name": name, "arguments": arguments},
-            }]);
-            "tool_calls"
-        }
-        None => "stop",
+    let finish = if tools.is_empty() {
+        "stop"
+    } else {
+        let calls: Vec<Value> = tools
+            .into_iter()
+            .enumerate()
+            .map(|(i, (name, arguments))| {
+                json!({
+                    "id": format!("call_{n}_{i}"),
+                    "type": "function",
+                    "function": {"name": name, "arguments": arguments},
+                })
+            })
+            .collect();
+        message["tool_calls"] = Value::Array(calls);
+        "tool_calls"
     };
     let reply = json!({
         "id": "chatcmpl-1",
