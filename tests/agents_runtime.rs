@@ -33,11 +33,13 @@ fn python() -> String {
 
 /// The Python port's records of every scenario (its driver, a child process bounded in
 /// time and killed with the test).
-async fn port(url: &str) -> Value {
+async fn port(url: &str, home: &std::path::Path) -> Value {
     let driver = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/agents_runtime/driver.py");
     let child = tokio::process::Command::new(python())
         .arg(driver)
         .arg(url)
+        .arg(home)
+        .arg(memory_ops().to_string())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true)
@@ -86,6 +88,55 @@ async fn get(url: &str, path: &str) -> Value {
     })
     .await
     .unwrap()
+}
+
+/// The memory tool's edits both sides make, in order.
+fn memory_ops() -> Value {
+    json!([
+        {"action": "add", "text": "likes tea"},
+        {"action": "add", "target": "user", "text": "Ada, café owner"},
+        {"action": "replace", "text": "tea", "with": "coffee"},
+        {"action": "remove", "text": "emacs"},
+        {"action": "forget", "text": "x"},
+        {"action": "remove", "target": "user", "text": ", café owner"},
+    ])
+}
+
+/// A folder with the same files for each side (a `SOUL.md` over the 2 MB cap, cut
+/// inside a two-byte character).
+fn home_folder(side: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "toolnexus-agents-home-{}-{side}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut soul = "s".repeat(toolnexus::agents::MAX_BOOTSTRAP_FILE_BYTES - 1);
+    soul.push_str("é and more");
+    for (name, text) in [
+        ("AGENTS.md", "Answer in one line.\n"),
+        ("SOUL.md", soul.as_str()),
+        ("USER.md", "- prefers metric\n"),
+        ("HEARTBEAT.md", "  Check the backups.  "),
+        ("MEMORY.md", "- uses vim\n"),
+    ] {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    dir
+}
+
+async fn home(dir: &std::path::Path) -> Value {
+    let (soul, found) = toolnexus::agents::compose_soul(dir).unwrap();
+    let toolkit = toolnexus::Toolkit::new().with(toolnexus::agents::memory_tool(dir));
+    let mut ops = Vec::new();
+    for args in memory_ops().as_array().unwrap() {
+        let r = toolkit
+            .execute("memory", args.clone(), Context::default())
+            .await;
+        ops.push(json!([r.output, r.is_error]));
+    }
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    json!({"soul": soul, "found": found, "ops": ops, "files": {"MEMORY.md": read("MEMORY.md"), "USER.md": read("USER.md")}})
 }
 
 fn def(name: &str, soul: &str) -> Agent {
@@ -345,7 +396,8 @@ fn same(a: &Value, b: &Value, keys: &[&str]) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_runtime_agrees_with_the_python_port_and_fixes_its_faults() {
     let server = server::start().await;
-    let py = port(&server.url).await;
+    let (py_home, rs_home) = (home_folder("python"), home_folder("rust"));
+    let py = port(&server.url, &py_home).await;
     let url = server.url.as_str();
 
     // A team whose budget runs out in a sibling: the same roll-up, handles and limit; the
@@ -510,4 +562,24 @@ async fn the_runtime_agrees_with_the_python_port_and_fixes_its_faults() {
         wrong,
         "no suspended handle holds request req-2 (pending: req-1)"
     );
+
+    // The agent home: the same soul from the same folder (the contract's order, the 2 MB
+    // cap cut at a whole character), the same memory edits on disk and the same replies.
+    let rs = home(&rs_home).await;
+    assert_eq!(rs, py["home"]);
+    assert_eq!(
+        rs["found"],
+        json!([
+            "AGENTS.md",
+            "SOUL.md",
+            "USER.md",
+            "HEARTBEAT.md",
+            "MEMORY.md"
+        ])
+    );
+    assert_eq!(rs["files"]["MEMORY.md"], "- uses vim\n- likes coffee\n");
+    assert_eq!(rs["ops"][3], json!(["not found: emacs", true]));
+    for dir in [py_home, rs_home] {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 }

@@ -7,7 +7,7 @@ import json
 import sys
 import urllib.request
 
-from toolnexus.agents import AgentDef, AgentRuntime, Budget, InboxItem, agent, start_agent
+from toolnexus.agents import AgentDef, AgentRuntime, Budget, InboxItem, agent, compose_soul, memory_tool, start_agent
 from toolnexus.types import Answer, Tool, ToolResult, pending
 
 URL = sys.argv[1]
@@ -217,8 +217,28 @@ async def grandchild(answer_id):
             "states": states, "resumed": rec(done), "runs": runs, "handles": len(rt.list())}
 
 
+MEMORY_OPS = json.loads(sys.argv[3]) if len(sys.argv) > 3 else []
+
+
+async def home(folder):
+    """The agent home: the soul a folder composes, and the memory tool's edits."""
+    soul, found = compose_soul(folder)
+    tool = memory_tool(folder)
+    ops = []
+    for args in MEMORY_OPS:
+        r = await tool.execute(args, None)
+        ops.append([r.output, r.is_error])
+    files = {}
+    for name in ("MEMORY.md", "USER.md"):
+        with open(f"{folder}/{name}", encoding="utf-8") as fh:
+            files[name] = fh.read()
+    return {"soul": soul, "found": found, "ops": ops, "files": files}
+
+
 async def main():
     out = {}
+    if len(sys.argv) > 2:
+        out["home"] = await home(sys.argv[2])
     out["team_budget"] = await team_budget()
     out["inbox"] = await inbox()
     out["queue"] = await queue(False)

@@ -24,12 +24,16 @@
 //!   tree parks `pending` with `Request.data.path`, and [`Runtime::resume`] takes the
 //!   answer down to the deepest suspended handle.
 //! - Every timer goes through a [`Clock`]; tests use a [`ManualClock`].
+//! - An agent can be a folder ([`Agent::from_dir`]: `AGENTS.md` … `MEMORY.md` make its
+//!   soul), edit its own notes ([`memory_tool`]) and wake on a heartbeat
+//!   ([`Runtime::heartbeat`]).
 //!
 //! The guide's chapter [`agents`](crate::guide::agents) walks through it.
 
 mod clock;
 mod def;
 mod heartbeat;
+mod home;
 mod resume;
 mod runtime;
 mod surface;
@@ -41,6 +45,7 @@ mod types;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use def::Agent;
 pub use heartbeat::{HEARTBEAT_OK, HEARTBEAT_PROMPT, Heartbeat};
+pub use home::{BOOTSTRAP_ORDER, MAX_BOOTSTRAP_FILE_BYTES, MEMORY_TOOL, compose_soul, memory_tool};
 pub use runtime::{
     DEFAULT_INBOX_CAP, DEFAULT_MAX_CONCURRENT_TURNS, DEFAULT_SHUTDOWN, ROOT, Runtime,
     RuntimeBuilder,
@@ -53,3 +58,5 @@ pub use types::{
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_home;
