@@ -83,3 +83,59 @@ async fn the_memory_tool_writes_to_disk_and_is_loud_on_a_miss() {
     );
     fs::remove_dir_all(dir).unwrap();
 }
+
+#[tokio::test]
+async fn an_agent_is_a_tool_whose_suspension_resumes_its_own_runtime() {
+    use crate::agent::client::Client;
+    use crate::agent::model::{Reply, ScriptedModel};
+    use crate::tool::request::Request;
+    use crate::tool::result::ToolResult;
+    use crate::tool::tool::Tool;
+    let ask = Tool::new(
+        "ask",
+        "Asks.",
+        json!({"type": "object"}),
+        |_, ctx: Context| {
+            let answered = ctx.answer().and_then(|a| a.text()).map(str::to_owned);
+            async move {
+                match answered {
+                    Some(text) => ToolResult::ok(format!("told {text}")),
+                    None => ToolResult::pending(Request::input("Which city?")),
+                }
+            }
+        },
+    );
+    let helper = Agent::new("helper")
+        .does("Looks things up.")
+        .tool(ask)
+        .model(ScriptedModel::new([
+            Reply::call("h1", "ask", "{}"),
+            Reply::text("Lisbon it is."),
+        ]));
+    let tool = helper.into_tool(ScriptedModel::new([]));
+    assert_eq!(
+        (tool.name(), tool.description()),
+        ("helper", "Looks things up.")
+    );
+    let outer = Client::new(ScriptedModel::new([
+        Reply::call("o1", "helper", r#"{"prompt":"find the city"}"#),
+        Reply::text("Done."),
+    ]));
+    let toolkit = crate::tool::toolkit::Toolkit::new().with(tool);
+    let halted = outer.run("go", &toolkit).await;
+    let request = halted
+        .pending
+        .clone()
+        .expect("the inner agent's question surfaces");
+    assert_eq!(request.prompt, "Which city?");
+    let run = outer
+        .resume(halted, request.answer("Lisbon"), &toolkit)
+        .await
+        .unwrap();
+    assert_eq!(run.calls[0].result.output, "Lisbon it is.");
+    assert_eq!(
+        run.calls[0].result.metadata.as_ref().unwrap()["agent"],
+        "helper"
+    );
+    assert_eq!(run.text, "Done.");
+}
