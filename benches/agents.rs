@@ -13,7 +13,7 @@
 //! - `agent_runtime/bare_turn`: one `Client::run` of a one-turn agent (the model answers at
 //!   once): the baseline of a runtime turn.
 //! - `agent_runtime/turn`: the same turn through the runtime (`toolnexus::agents`), `wake`
-//!   and `wait` on a live handle: admission, drain, a tokio task, the metered model and the
+//!   and `wait` on a fresh handle: admission, drain, a tokio task, the metered model and the
 //!   settle. `turn / bare_turn` is the runtime's overhead per turn.
 //! - `agent_runtime/spawn_wake_wait_1000`: 1,000 handles spawned under the root, each woken
 //!   and waited for (eight at a time, the root's `maxConcurrent`, the rest queued and
@@ -23,7 +23,7 @@
 
 use std::hint::black_box;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use toolnexus::{Client, Context, FnModel, Message, Reply, Tool, ToolResult, Toolkit};
 
@@ -86,19 +86,27 @@ fn runtime_bench(c: &mut Criterion) {
     group.bench_function("bare_turn", |b| {
         b.iter(|| black_box(rt.block_on(bare.run("go", &empty))));
     });
-    let runtime = Runtime::new(model(), &agent);
-    let h = rt
-        .block_on(async { runtime.spawn(&runtime.root(), "a", None) })
-        .unwrap();
+    // A fresh handle for each turn (made outside the timing): a handle's transcript grows
+    // with every turn, and the copy each wake takes of it would be measured instead.
     group.bench_function("turn", |b| {
-        b.iter(|| {
-            let r = rt.block_on(async {
-                runtime.wake(&h, Some("go".into())).unwrap();
-                runtime.wait(&h, None).await
-            });
-            assert!(r.is_done());
-            black_box(r)
-        });
+        b.iter_batched(
+            || {
+                let runtime = Runtime::new(model(), &agent);
+                let h = rt
+                    .block_on(async { runtime.spawn(&runtime.root(), "a", None) })
+                    .unwrap();
+                (runtime, h)
+            },
+            |(runtime, h)| {
+                let r = rt.block_on(async {
+                    runtime.wake(&h, Some("go".into())).unwrap();
+                    runtime.wait(&h, None).await
+                });
+                assert!(r.is_done());
+                black_box(r)
+            },
+            BatchSize::SmallInput,
+        );
     });
     group.sample_size(10);
     group.bench_function("spawn_wake_wait_1000", |b| {
