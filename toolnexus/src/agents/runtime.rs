@@ -399,7 +399,7 @@ impl Runtime {
                 .inner
                 .table()
                 .get(h.id())
-                .is_some_and(|n| n.abort.is_some() || n.state == HandleState::Running);
+                .is_some_and(super::table::Node::turn_live);
             if running && !force {
                 let _ = self.wait(&h, Some(self.inner.shutdown)).await;
             }

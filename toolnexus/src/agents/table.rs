@@ -140,6 +140,13 @@ impl Node {
         }
     }
 
+    /// Whether a turn of its is under way (running, or waiting inline on an interpreter's
+    /// answer); a durable suspension has ended its turn.
+    pub(crate) fn turn_live(&self) -> bool {
+        self.state == HandleState::Running
+            || (self.state == HandleState::Suspended && self.halted.is_none())
+    }
+
     /// The slots its inbox holds (all ticks together hold one).
     pub(crate) fn inbox_len(&self) -> usize {
         self.inbox.len() + usize::from(self.ticks > 0)
@@ -184,7 +191,7 @@ impl Node {
                     .clone()
                     .unwrap_or_else(|| self.result(TaskStatus::Closed, "closed")),
             ),
-            HandleState::Suspended if self.pending.is_some() && self.abort.is_none() => {
+            HandleState::Suspended if self.pending.is_some() && self.halted.is_some() => {
                 let mut r = self.result(TaskStatus::Pending, "");
                 let pending = self.pending.as_ref().map(|p| with_path(p, &self.id));
                 r.text = pending

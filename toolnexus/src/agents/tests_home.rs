@@ -139,3 +139,59 @@ async fn an_agent_is_a_tool_whose_suspension_resumes_its_own_runtime() {
     );
     assert_eq!(run.text, "Done.");
 }
+
+#[tokio::test]
+async fn close_goes_leaf_first_and_keeps_the_last_results() {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use crate::agent::model::{FnModel, Reply, ScriptedModel};
+    use tokio::sync::Semaphore;
+    let gate = Arc::new(Semaphore::new(0));
+    let held = Arc::clone(&gate);
+    let slow = Agent::new("slow").model(FnModel::new(move |_, _| {
+        let held = Arc::clone(&held);
+        async move {
+            held.acquire().await.unwrap().forget();
+            Ok(Reply::text("late"))
+        }
+    }));
+    let lead = Agent::new("lead")
+        .team([slow])
+        .model(ScriptedModel::new([Reply::text("led")]));
+    let clock = ManualClock::new();
+    let rt = Runtime::builder(ScriptedModel::new([]))
+        .agent(&lead)
+        .clock(clock.clone())
+        .build();
+    let l = rt.spawn(&rt.root(), "lead", None).unwrap();
+    rt.wake(&l, None).unwrap();
+    assert_eq!(rt.wait(&l, None).await.text, "led");
+    let child = rt.spawn(&l, "slow", None).unwrap();
+    rt.wake(&child, None).unwrap();
+    let closing = tokio::spawn({
+        let rt = rt.clone();
+        async move { rt.close(&rt.root(), false).await }
+    });
+    // The running child gets the shutdown grace on the runtime's clock, then is aborted.
+    for _ in 0..5000 {
+        if clock.sleepers() == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    clock.advance(DEFAULT_SHUTDOWN);
+    closing.await.unwrap();
+    let states: Vec<HandleState> = rt.list().into_iter().map(|v| v.state).collect();
+    assert_eq!(states, [HandleState::Closed, HandleState::Closed]);
+    assert_eq!(rt.wait(&child, None).await.status, TaskStatus::Closed);
+    assert_eq!(
+        rt.wait(&l, None).await.text,
+        "led",
+        "close keeps the last result"
+    );
+    assert!(rt.spawn(&l, "slow", None).is_err());
+    let trace = rt.trace();
+    let first = |needle: &str| trace.iter().position(|t| t.contains(needle)).unwrap();
+    assert!(first("slow.1: running→idle (closed") < first("lead.1: idle→closed"));
+}

@@ -162,7 +162,7 @@ impl Inner {
             let mut t = self.table();
             if let Some(node) = t.get_mut(&id)
                 && node.generation == generation
-                && !task.is_finished()
+                && node.turn_live()
             {
                 node.abort = Some(task.abort_handle());
             }
@@ -355,7 +355,7 @@ impl Inner {
         let Some(node) = t.get_mut(id) else {
             return Vec::new();
         };
-        let live = node.abort.is_some() || node.state == HandleState::Running;
+        let live = node.turn_live();
         if node.state == HandleState::Suspended && !live {
             node.pending = None;
             node.halted = None;
