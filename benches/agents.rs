@@ -10,12 +10,20 @@
 //!   and the call.
 //! - `agent_call/as_tool`: the same run through the agent's tool, as an outer run calls
 //!   it: what `as_tool` adds on top of `inner_run`.
+//! - `agent_runtime/bare_turn`: one `Client::run` of a one-turn agent (the model answers at
+//!   once): the baseline of a runtime turn.
+//! - `agent_runtime/turn`: the same turn through the runtime (`toolnexus::agents`), `wake`
+//!   and `wait` on a fresh handle: admission, drain, a tokio task, the metered model and the
+//!   settle. `turn / bare_turn` is the runtime's overhead per turn.
+//! - `agent_runtime/spawn_wake_wait_1000`: 1,000 handles spawned under the root, each woken
+//!   and waited for (eight at a time, the root's `maxConcurrent`, the rest queued and
+//!   handed over).
 
 #![allow(missing_docs)]
 
 use std::hint::black_box;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use toolnexus::model::FnModel;
 use toolnexus::{Client, Context, Message, Reply, Tool, ToolResult, Toolkit};
@@ -65,5 +73,62 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+fn runtime_bench(c: &mut Criterion) {
+    use toolnexus::agents::{Agent, Runtime};
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let model = || FnModel::new_sync(|_, _| Ok(Reply::text("ok")));
+    let agent = Agent::new("a").does("Answers.");
+    let mut group = c.benchmark_group("agent_runtime");
+    let bare = Client::new(model());
+    let empty = Toolkit::new();
+    group.bench_function("bare_turn", |b| {
+        b.iter(|| black_box(rt.block_on(bare.run("go", &empty))));
+    });
+    // A fresh handle for each turn (made outside the timing): a handle's transcript grows
+    // with every turn, and the copy each wake takes of it would be measured instead.
+    group.bench_function("turn", |b| {
+        b.iter_batched(
+            || {
+                let runtime = Runtime::new(model(), &agent);
+                let h = rt
+                    .block_on(async { runtime.spawn(&runtime.root(), "a", None) })
+                    .unwrap();
+                (runtime, h)
+            },
+            |(runtime, h)| {
+                let r = rt.block_on(async {
+                    runtime.wake(&h, Some("go".into())).unwrap();
+                    runtime.wait(&h, None).await
+                });
+                assert!(r.is_done());
+                black_box(r)
+            },
+            BatchSize::SmallInput,
+        );
+    });
+    group.sample_size(10);
+    group.bench_function("spawn_wake_wait_1000", |b| {
+        b.iter(|| {
+            let runtime = Runtime::new(model(), &agent);
+            rt.block_on(async {
+                let handles: Vec<_> = (0..1000)
+                    .map(|_| runtime.spawn(&runtime.root(), "a", None).unwrap())
+                    .collect();
+                for h in &handles {
+                    runtime.wake(h, Some("go".into())).unwrap();
+                }
+                for h in &handles {
+                    assert!(runtime.wait(h, None).await.is_done());
+                }
+            });
+            black_box(runtime)
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, runtime_bench);
 criterion_main!(benches);

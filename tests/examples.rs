@@ -68,3 +68,20 @@ fn sub_agents_answers_the_nested_approval_at_the_top_and_posts_once() {
         assert!(out.contains(line), "missing {line}:\n{out}");
     }
 }
+
+#[test]
+fn team_parks_on_the_writers_approval_stops_on_the_budget_and_drains_the_inbox() {
+    let out = run("team");
+    for line in [
+        "status: pending (Publish the draft?)",
+        r#"path: ["root","lead.1"]"#,
+        "status: done (Researched, written and published.)",
+        "agent root/lead.1/researcher.1: 50 tokens, closed",
+        "agent root/lead.1/writer.2: 75 tokens, closed",
+        "root/lead.1: task replay → REATTACH to root/lead.1/writer.2",
+        "budget: incomplete (limit maxTokens, 100 tokens)",
+        "inbox: 2 notes read",
+    ] {
+        assert!(out.contains(line), "missing {line}:\n{out}");
+    }
+}

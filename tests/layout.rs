@@ -27,6 +27,7 @@ const LAYERS: &[&str] = &[
     "builtins",  // the contract's built-in tools: tool
     "model",     // messages, the Model trait, usage, settings, prices: tool, trace
     "agent", // the loop, and the journal durable runs are written to: tool, schema, trace, otel, search
+    "agents", // the agent runtime (handles, verbs, budgets, teams): agent, tool, schema
     "providers", // models over HTTP: agent, tool, schema
     "translate", // one provider call, no loop: agent, tool, schema
     "mcp",   // the MCP server and client: agent, tool, schema, trace, otel, web

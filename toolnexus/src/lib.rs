@@ -108,6 +108,7 @@
 #[cfg(feature = "a2a")]
 pub mod a2a;
 pub mod agent;
+pub mod agents;
 #[cfg(feature = "builtins")]
 pub mod builtins;
 #[cfg(feature = "code-mode")]

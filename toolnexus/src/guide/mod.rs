@@ -8,6 +8,7 @@
 //! | [`agent_loop`] | `Client`, the tool-calling loop: hooks, events, cancellation, guardrails, suspensions |
 //! | [`context`] | a run's typed output, the context budget (compaction), usage caps, spend in money and its caps, conversations by id |
 //! | [`durable`] | durable runs in SQLite or PostgreSQL, and agents run as tools |
+//! | [`agents`] | the agent runtime: handles and their six verbs, inboxes, backpressure, budgets across a tree, teams and the `task` tool, suspensions that go up |
 //! | [`mcp_server`] | serving a `Toolkit` over MCP (stdio, HTTP, replicas), resources and prompts, human in the loop over MCP, MCP Apps views |
 //! | [`mcp_client`] | other MCP servers' tools through `McpClient`, and servers that require a login |
 //! | [`a2a`] | A2A both ways: remote agents as tools, and a `Client` served as an A2A agent |
@@ -36,6 +37,9 @@ pub mod context {}
 
 #[doc = include_str!("../../docs/guide/durable.md")]
 pub mod durable {}
+
+#[doc = include_str!("../../docs/guide/agents.md")]
+pub mod agents {}
 
 #[doc = include_str!("../../docs/guide/mcp_server.md")]
 pub mod mcp_server {}

@@ -1,0 +1,515 @@
+//! One turn of a handle: admission, the run on a tokio task, its end (or its abort), and
+//! the hand-over of the parent's concurrency slot to the next queued wake.
+
+use std::sync::Arc;
+
+use crate::agent::client::Client;
+use crate::agent::message::Message;
+use crate::agent::model::{DeltaSink, Model, ModelError, ModelFuture, Reply};
+use crate::agent::run::{RunResult, RunStatus, StopReason};
+use crate::agent::settings::ModelSettings;
+use crate::tool::request::{Answer, Request};
+use crate::tool::toolkit::Toolkit;
+
+use super::def::{AgentDef, WaitFor};
+use super::runtime::Inner;
+use super::table::{Table, with_path};
+use super::types::{HandleState, Limit, TaskResult, TaskStatus};
+
+pub(crate) enum Mode {
+    Fresh {
+        input: String,
+        transcript: Option<Vec<Message>>,
+    },
+    Resume {
+        halted: Box<RunResult>,
+        answer: Answer,
+    },
+}
+
+pub(crate) struct Job {
+    id: Arc<str>,
+    generation: u64,
+    def: Arc<AgentDef>,
+    max_turns: u32,
+    mode: Mode,
+}
+
+pub(crate) enum Launch {
+    Started(Job),
+    Settled(TaskResult),
+}
+
+impl Inner {
+    /// Admits idle `id`'s turn: the budget walk, the drain, the state flip and the
+    /// parent's slot, in one step under the lock.
+    pub(crate) fn launch(&self, t: &mut Table, id: &str, prompt: Option<String>) -> Launch {
+        let now = self.clock.now();
+        let exhausted = t.exhausted(id, now);
+        let Some(node) = t.get_mut(id) else {
+            return Launch::Settled(TaskResult {
+                text: format!("no handle {id}"),
+                is_error: true,
+                status: TaskStatus::Error,
+                pending: None,
+                turns: 0,
+                total_tokens: 0,
+                own_tokens: 0,
+                limit: None,
+            });
+        };
+        if node.state == HandleState::Closed {
+            return Launch::Settled(node.result(TaskStatus::Closed, "closed"));
+        }
+        if let Some(limit) = exhausted {
+            let mut r = node.result(
+                TaskStatus::Incomplete,
+                format!("budget exhausted ({limit}); partial work preserved"),
+            );
+            r.limit = Some(limit);
+            node.settle(r.clone());
+            self.note(format!("{id}: wake refused (budget exhausted: {limit})"));
+            return Launch::Settled(r);
+        }
+        let input = node.drain(prompt);
+        node.state = HandleState::Running;
+        node.generation += 1;
+        node.live_limit = None;
+        let job = Job {
+            id: Arc::clone(&node.id),
+            generation: node.generation,
+            def: Arc::clone(&node.def),
+            max_turns: node.max_turns,
+            mode: Mode::Fresh {
+                input,
+                transcript: node.transcript.clone(),
+            },
+        };
+        let parent = node.parent.clone();
+        if let Some(p) = parent.as_deref().and_then(|p| t.get_mut(p)) {
+            p.running_children += 1;
+        }
+        self.note(format!("{id}: idle→running (wake)"));
+        Launch::Started(job)
+    }
+
+    /// Admits the resume of suspended `id` with `answer`: `suspended→idle` (the answer
+    /// accepted), then `idle→running`, unless the budget walk says no.
+    pub(crate) fn launch_resume(&self, t: &mut Table, id: &str, answer: Answer) -> Launch {
+        let now = self.clock.now();
+        let exhausted = t.exhausted(id, now);
+        let Some(node) = t.get_mut(id) else {
+            return Launch::Settled(TaskResult {
+                text: format!("no handle {id}"),
+                is_error: true,
+                status: TaskStatus::Error,
+                pending: None,
+                turns: 0,
+                total_tokens: 0,
+                own_tokens: 0,
+                limit: None,
+            });
+        };
+        let halted = node.halted.take();
+        node.pending = None;
+        node.state = HandleState::Idle;
+        node.consume();
+        self.note(format!(
+            "{id}: suspended→idle (Answer ok={} accepted)",
+            answer.ok
+        ));
+        let Some(halted) = halted else {
+            let r = node.result(TaskStatus::Error, format!("{id} holds no halted run"));
+            node.settle(r.clone());
+            return Launch::Settled(r);
+        };
+        if let Some(limit) = exhausted {
+            let mut r = node.result(
+                TaskStatus::Incomplete,
+                format!("budget exhausted ({limit}); partial work preserved"),
+            );
+            r.limit = Some(limit);
+            node.halted = Some(halted);
+            node.settle(r.clone());
+            return Launch::Settled(r);
+        }
+        node.state = HandleState::Running;
+        node.generation += 1;
+        node.live_limit = None;
+        let job = Job {
+            id: Arc::clone(&node.id),
+            generation: node.generation,
+            def: Arc::clone(&node.def),
+            max_turns: node.max_turns,
+            mode: Mode::Resume {
+                halted: Box::new(halted),
+                answer,
+            },
+        };
+        let parent = node.parent.clone();
+        if let Some(p) = parent.as_deref().and_then(|p| t.get_mut(p)) {
+            p.running_children += 1;
+        }
+        self.note(format!("{id}: idle→running (resume)"));
+        Launch::Started(job)
+    }
+
+    /// Runs each job on a tokio task of its own, its abort handle kept on the handle.
+    pub(crate) fn start(self: &Arc<Self>, jobs: Vec<Job>) {
+        for job in jobs {
+            let (id, generation) = (Arc::clone(&job.id), job.generation);
+            let task = tokio::spawn(Arc::clone(self).run(job));
+            let mut t = self.table();
+            if let Some(node) = t.get_mut(&id)
+                && node.generation == generation
+                && node.turn_live()
+            {
+                node.abort = Some(task.abort_handle());
+            }
+        }
+    }
+
+    async fn run(self: Arc<Self>, job: Job) {
+        let Job {
+            id,
+            generation,
+            def,
+            max_turns,
+            mode,
+        } = job;
+        let mut toolkit = def.toolkit.clone();
+        if let Some(team) = &def.team {
+            toolkit = toolkit.with(super::task::tool(&self, &id, team));
+        }
+        let model = Metered {
+            rt: Arc::clone(&self),
+            id: Arc::clone(&id),
+            generation,
+            model: def.model.clone().unwrap_or_else(|| Arc::clone(&self.model)),
+        };
+        let mut client = Client::new(model).max_turns(max_turns);
+        if !def.soul.is_empty() {
+            client = client.system(def.soul.clone());
+        }
+        if let Some(wait_for) = self.escalator(&id) {
+            let (rt, at) = (Arc::clone(&self), Arc::clone(&id));
+            client = client.wait_for(move |request: Request| {
+                let (rt, at) = (Arc::clone(&rt), Arc::clone(&at));
+                let by = (Arc::clone(&wait_for.0), Arc::clone(&wait_for.1));
+                async move { rt.escalate(&at, request, by).await }
+            });
+        }
+        let run = match mode {
+            Mode::Fresh {
+                input,
+                transcript: None,
+            } => client.run(input, &toolkit).await,
+            Mode::Fresh {
+                input,
+                transcript: Some(transcript),
+            } => client.continue_run(transcript, input, &toolkit).await,
+            Mode::Resume { halted, answer } => {
+                match client.resume(*halted, answer, &toolkit).await {
+                    Ok(run) => run,
+                    Err(error) => {
+                        let mut run = RunResult::empty(Vec::new());
+                        run.status = RunStatus::Incomplete {
+                            reason: StopReason::ModelError {
+                                message: format!("resume refused: {error}"),
+                            },
+                        };
+                        run
+                    }
+                }
+            }
+        };
+        let jobs = self.finish(&id, generation, run);
+        self.start(jobs);
+    }
+
+    /// The nearest interpreter up the chain (the handle's own first), if any.
+    fn escalator(&self, id: &str) -> Option<(Arc<str>, WaitFor)> {
+        let t = self.table();
+        t.chain(id)
+            .into_iter()
+            .find_map(|n| n.def.wait_for.clone().map(|w| (Arc::clone(&n.id), w)))
+    }
+
+    async fn escalate(
+        &self,
+        id: &str,
+        request: Request,
+        (who, wait_for): (Arc<str>, WaitFor),
+    ) -> Answer {
+        {
+            let mut t = self.table();
+            if let Some(node) = t.get_mut(id) {
+                node.state = HandleState::Suspended;
+            }
+        }
+        let by = if who.as_ref() == id { "self" } else { &who };
+        self.note(format!(
+            "{id}: running→suspended (pending \"{}\"); {by} answers (nearest interpreter)",
+            request.kind
+        ));
+        let answer = wait_for(request).await;
+        {
+            let mut t = self.table();
+            if let Some(node) = t.get_mut(id)
+                && node.state == HandleState::Suspended
+            {
+                node.state = HandleState::Running;
+            }
+        }
+        self.note(format!("{id}: suspended→running (Answer ok={})", answer.ok));
+        answer
+    }
+
+    /// Settles a turn that ran to its end (a stale one, aborted meanwhile, is dropped),
+    /// and hands the parent's slot on.
+    fn finish(&self, id: &str, generation: u64, run: RunResult) -> Vec<Job> {
+        let mut t = self.table();
+        let Some(node) = t.get_mut(id) else {
+            return Vec::new();
+        };
+        if node.generation != generation || node.state == HandleState::Closed {
+            return Vec::new();
+        }
+        node.abort = None;
+        let live = node.live_limit.take();
+        // A model call the live budget walk refused never reached the model.
+        node.turns_total += run.turns - u32::from(live.is_some() && run.turns > 0);
+        let incomplete = |node: &super::table::Node, limit: Limit, text: String| {
+            let mut r = node.result(TaskStatus::Incomplete, text);
+            r.limit = Some(limit);
+            r
+        };
+        let result = match &run.status {
+            RunStatus::Done => {
+                node.state = HandleState::Idle;
+                node.consume();
+                node.transcript = Some(run.transcript.clone());
+                self.note(format!("{id}: running→idle (done, turns={})", run.turns));
+                node.result(TaskStatus::Done, run.text.clone())
+            }
+            RunStatus::Pending => {
+                node.state = HandleState::Suspended;
+                node.pending = run.pending.clone();
+                let kind = run
+                    .pending
+                    .as_ref()
+                    .map(|p| p.kind.clone())
+                    .unwrap_or_default();
+                let mut r = node.result(TaskStatus::Pending, run.text.clone());
+                r.pending = run.pending.as_ref().map(|p| with_path(p, id));
+                node.halted = Some(run);
+                self.note(format!(
+                    "{id}: running→suspended (pending \"{kind}\", durable)"
+                ));
+                r
+            }
+            RunStatus::Incomplete {
+                reason: StopReason::MaxTurns { .. },
+            } => {
+                node.state = HandleState::Idle;
+                node.consume();
+                node.transcript = Some(run.transcript.clone());
+                self.note(format!(
+                    "{id}: running→idle (incomplete at maxTurns {})",
+                    node.max_turns
+                ));
+                incomplete(
+                    node,
+                    Limit::MaxTurns,
+                    "hit maxTurns without a final answer".into(),
+                )
+            }
+            RunStatus::Incomplete { .. } if live.is_some() => {
+                let limit = live.unwrap_or(Limit::MaxTokens);
+                node.state = HandleState::Idle;
+                node.consume();
+                node.transcript = Some(run.transcript.clone());
+                self.note(format!(
+                    "{id}: running→idle (incomplete: {limit} exhausted mid-turn)"
+                ));
+                incomplete(
+                    node,
+                    limit,
+                    format!("budget exhausted ({limit}) mid-turn; partial work preserved"),
+                )
+            }
+            RunStatus::Incomplete { reason } => {
+                node.state = HandleState::Idle;
+                node.restore();
+                self.note(format!("{id}: running→idle (error: {reason})"));
+                node.result(TaskStatus::Error, reason.to_string())
+            }
+        };
+        node.settle(result);
+        let parent = node.parent.clone();
+        self.release(&mut t, parent.as_deref())
+    }
+
+    /// Aborts `id`'s live turn (or cancels its request), settling it with `status`.
+    pub(crate) fn abort(&self, t: &mut Table, id: &str, status: TaskStatus) -> Vec<Job> {
+        let Some(node) = t.get_mut(id) else {
+            return Vec::new();
+        };
+        let live = node.turn_live();
+        if node.state == HandleState::Suspended && !live {
+            node.pending = None;
+            node.halted = None;
+            node.restore();
+            node.state = HandleState::Idle;
+            let r = node.result(status, format!("{status}: pending request cancelled"));
+            node.settle(r);
+            self.note(format!(
+                "{id}: suspended→idle ({status}, pending request cancelled)"
+            ));
+            return Vec::new();
+        }
+        if !live {
+            return Vec::new();
+        }
+        node.generation += 1;
+        if let Some(task) = node.abort.take() {
+            task.abort();
+        }
+        node.restore();
+        node.state = HandleState::Idle;
+        let r = node.result(status, status.to_string());
+        node.settle(r);
+        let inbox = node.inbox_len();
+        self.note(format!(
+            "{id}: running→idle ({status}; inbox intact: {inbox} items)"
+        ));
+        let parent = node.parent.clone();
+        self.release(t, parent.as_deref())
+    }
+
+    /// Frees a slot of `parent`'s and hands it to queued wakes, first woken first; a wake
+    /// the budget refuses settles at once and the next one gets the slot.
+    fn release(&self, t: &mut Table, parent: Option<&str>) -> Vec<Job> {
+        let Some(pid) = parent else {
+            return Vec::new();
+        };
+        if let Some(p) = t.get_mut(pid) {
+            p.running_children = p.running_children.saturating_sub(1);
+        }
+        let mut jobs = Vec::new();
+        while let Some(p) = t.get_mut(pid) {
+            if p.running_children >= p.max_concurrent {
+                break;
+            }
+            let Some((child, prompt)) = p.queue.pop_front() else {
+                break;
+            };
+            match t.get_mut(&child) {
+                Some(c) if c.state == HandleState::Idle && c.queued => c.queued = false,
+                _ => continue,
+            }
+            self.note(format!("{child}: DEQUEUED wake (slot freed)"));
+            if let Launch::Started(job) = self.launch(t, &child, prompt) {
+                jobs.push(job);
+            }
+        }
+        jobs
+    }
+
+    /// Before a model call of `id`'s turn: the live budget walk up the chain.
+    fn admit_call(&self, id: &str, generation: u64) -> Result<(), ModelError> {
+        let now = self.clock.now();
+        let mut t = self.table();
+        let limit = t.exhausted(id, now);
+        let Some(node) = t.get_mut(id) else {
+            return Err(ModelError::new(format!("{id} is gone")));
+        };
+        if node.generation != generation {
+            return Err(ModelError::new(format!("{id}: the turn was aborted")));
+        }
+        match limit {
+            Some(limit) => {
+                node.live_limit = Some(limit);
+                Err(ModelError::new(format!(
+                    "budget exhausted ({limit}) at {id}: the turn was stopped"
+                )))
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+/// The model as a turn sees it: the live budget walk before each call, the global turn
+/// gate around the call alone (its permit dropped with the call, even when the run
+/// dies), and the usage rolled up as each reply arrives.
+struct Metered {
+    rt: Arc<Inner>,
+    id: Arc<str>,
+    generation: u64,
+    model: Arc<dyn Model>,
+}
+
+impl Metered {
+    fn metered<'a>(
+        &'a self,
+        call: impl FnOnce() -> ModelFuture<'a> + Send + 'a,
+    ) -> ModelFuture<'a> {
+        Box::pin(async move {
+            self.rt.admit_call(&self.id, self.generation)?;
+            let permit = Arc::clone(&self.rt.gate)
+                .acquire_owned()
+                .await
+                .map_err(|_| ModelError::new("the runtime's turn gate is closed"))?;
+            let reply: Result<Reply, ModelError> = call().await;
+            drop(permit);
+            if let Ok(reply) = &reply {
+                let mut t = self.rt.table();
+                if t.get(&self.id)
+                    .is_some_and(|n| n.generation == self.generation)
+                {
+                    t.roll_up(
+                        &self.id,
+                        reply.usage.total_tokens(),
+                        reply.tool_calls.len() as u64,
+                    );
+                }
+            }
+            reply
+        })
+    }
+}
+
+impl Model for Metered {
+    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
+        self.metered(move || self.model.complete(transcript, toolkit))
+    }
+
+    fn complete_with<'a>(
+        &'a self,
+        transcript: &'a [Message],
+        toolkit: &'a Toolkit,
+        settings: &'a ModelSettings,
+        on_delta: Option<DeltaSink<'a>>,
+    ) -> ModelFuture<'a> {
+        self.metered(move || {
+            self.model
+                .complete_with(transcript, toolkit, settings, on_delta)
+        })
+    }
+
+    fn model_name(&self) -> Option<&str> {
+        self.model.model_name()
+    }
+
+    fn provider_name(&self) -> Option<&str> {
+        self.model.provider_name()
+    }
+
+    fn settings(&self) -> Option<&ModelSettings> {
+        self.model.settings()
+    }
+
+    fn native_output(&self) -> bool {
+        self.model.native_output()
+    }
+}
