@@ -9,10 +9,10 @@ use std::sync::Arc;
 use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
 
-use crate::agent::model::Model;
+use crate::model::Model;
+use crate::tool::def::Tool;
+use crate::tool::kit::Toolkit;
 use crate::tool::request::{Answer, Request};
-use crate::tool::tool::Tool;
-use crate::tool::toolkit::Toolkit;
 
 use super::types::Budget;
 

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use crate::tool::def::Tool;
 use crate::tool::result::ToolResult;
-use crate::tool::tool::Tool;
 
 use super::def::Agent;
 

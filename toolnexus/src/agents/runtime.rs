@@ -9,7 +9,7 @@ use std::time::Duration;
 use futures_util::future::{BoxFuture, Either, select};
 use tokio::sync::{Semaphore, oneshot};
 
-use crate::agent::model::Model;
+use crate::model::Model;
 
 use super::clock::{Clock, SystemClock};
 use super::def::{Agent, AgentDef};
@@ -466,7 +466,7 @@ impl Runtime {
     }
 
     /// The transcript of `h`'s completed turns (`None` before its first).
-    pub fn transcript(&self, h: &Handle) -> Option<Vec<crate::agent::message::Message>> {
+    pub fn transcript(&self, h: &Handle) -> Option<Vec<crate::model::message::Message>> {
         self.inner.table().get(h.id())?.transcript.clone()
     }
 }

@@ -6,10 +6,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Value, json};
 
-use crate::agent::model::Model;
+use crate::model::Model;
 use crate::tool::context::Context;
+use crate::tool::def::Tool;
 use crate::tool::result::ToolResult;
-use crate::tool::tool::Tool;
 
 use super::def::Agent;
 use super::runtime::Runtime;

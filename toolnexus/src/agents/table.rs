@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 
-use crate::agent::message::Message;
 use crate::agent::run::RunResult;
+use crate::model::message::Message;
 use crate::tool::request::Request;
 
 use super::def::AgentDef;

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::tool::context::Context;
+use crate::tool::def::Tool;
 use crate::tool::result::ToolResult;
-use crate::tool::tool::Tool;
 
 use super::runtime::{Inner, Runtime};
 use super::types::{Handle, TaskStatus};

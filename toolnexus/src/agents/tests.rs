@@ -5,12 +5,12 @@ use serde_json::json;
 use tokio::sync::Semaphore;
 
 use super::*;
-use crate::agent::message::Message;
-use crate::agent::model::{FnModel, Reply, ScriptedModel, Usage};
+use crate::model::message::Message;
+use crate::model::{FnModel, Reply, ScriptedModel, Usage};
 use crate::tool::context::Context;
+use crate::tool::def::Tool;
 use crate::tool::request::Request;
 use crate::tool::result::ToolResult;
-use crate::tool::tool::Tool;
 
 /// Polls `f` until it holds (bounded: a condition that never holds fails the test).
 async fn until(f: impl Fn() -> bool) {

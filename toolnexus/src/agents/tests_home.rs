@@ -53,7 +53,7 @@ fn a_file_over_the_cap_is_cut_at_a_whole_character_with_a_notice() {
 #[tokio::test]
 async fn the_memory_tool_writes_to_disk_and_is_loud_on_a_miss() {
     let dir = folder(&[]);
-    let toolkit = crate::tool::toolkit::Toolkit::new().with(memory_tool(&dir));
+    let toolkit = crate::tool::kit::Toolkit::new().with(memory_tool(&dir));
     let run = |args: serde_json::Value| toolkit.execute(MEMORY_TOOL, args, Context::default());
     let r = run(json!({"action": "add", "text": "likes tea"})).await;
     assert_eq!(
@@ -87,10 +87,10 @@ async fn the_memory_tool_writes_to_disk_and_is_loud_on_a_miss() {
 #[tokio::test]
 async fn an_agent_is_a_tool_whose_suspension_resumes_its_own_runtime() {
     use crate::agent::client::Client;
-    use crate::agent::model::{Reply, ScriptedModel};
+    use crate::model::{Reply, ScriptedModel};
+    use crate::tool::def::Tool;
     use crate::tool::request::Request;
     use crate::tool::result::ToolResult;
-    use crate::tool::tool::Tool;
     let ask = Tool::new(
         "ask",
         "Asks.",
@@ -121,7 +121,7 @@ async fn an_agent_is_a_tool_whose_suspension_resumes_its_own_runtime() {
         Reply::call("o1", "helper", r#"{"prompt":"find the city"}"#),
         Reply::text("Done."),
     ]));
-    let toolkit = crate::tool::toolkit::Toolkit::new().with(tool);
+    let toolkit = crate::tool::kit::Toolkit::new().with(tool);
     let halted = outer.run("go", &toolkit).await;
     let request = halted
         .pending
@@ -145,7 +145,7 @@ async fn close_goes_leaf_first_and_keeps_the_last_results() {
     use std::sync::Arc;
     use std::time::Duration;
 
-    use crate::agent::model::{FnModel, Reply, ScriptedModel};
+    use crate::model::{FnModel, Reply, ScriptedModel};
     use tokio::sync::Semaphore;
     let gate = Arc::new(Semaphore::new(0));
     let held = Arc::clone(&gate);

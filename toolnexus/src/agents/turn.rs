@@ -4,12 +4,12 @@
 use std::sync::Arc;
 
 use crate::agent::client::Client;
-use crate::agent::message::Message;
-use crate::agent::model::{DeltaSink, Model, ModelError, ModelFuture, Reply};
 use crate::agent::run::{RunResult, RunStatus, StopReason};
-use crate::agent::settings::ModelSettings;
+use crate::model::message::Message;
+use crate::model::settings::ModelSettings;
+use crate::model::{DeltaSink, Model, ModelError, ModelFuture, Reply};
+use crate::tool::kit::Toolkit;
 use crate::tool::request::{Answer, Request};
-use crate::tool::toolkit::Toolkit;
 
 use super::def::{AgentDef, WaitFor};
 use super::runtime::Inner;
