@@ -48,9 +48,9 @@ mod trace;
 mod transport;
 
 pub use client::{
-    ANSWER_META_KEY, DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_ELICITATION_TIMEOUT,
-    ELICITATION_DATA_KEY, McpClient, McpClientBuilder, McpClientError, PromptInfo, ResourceInfo,
-    ResourceTemplateInfo, ResourceUpdates,
+    ANSWER_META_KEY, DECLINED, DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_ELICITATION_TIMEOUT, ELICITATION_DATA_KEY, McpClient, McpClientBuilder, McpClientError,
+    PromptInfo, ResourceInfo, ResourceTemplateInfo, ResourceUpdates,
 };
 #[cfg(feature = "mcp-auth")]
 pub use client::{
