@@ -56,5 +56,5 @@ pub use result::ToolResult;
 pub use returns::{Error, IntoToolError, IntoToolOutput, IntoToolResult, Json};
 pub use state::{MissingState, State, StateType};
 pub use tool::{Tool, ToolUi};
-pub use toolkit::Toolkit;
+pub use toolkit::{ServerStatus, Toolkit};
 pub use toolset::{IntoToolset, Toolset};
