@@ -199,6 +199,7 @@ impl ToolkitBuilder {
         }
         #[cfg(feature = "a2a")]
         {
+            #[cfg_attr(not(feature = "mcp"), allow(unused_mut))]
             let mut agents = self.agents.clone();
             #[cfg(feature = "mcp")]
             if let Some(config) = &self.mcp {
@@ -220,6 +221,7 @@ impl ToolkitBuilder {
 }
 
 /// `tool`, whose suspensions `wait_for` answers: the call runs again with the answer.
+#[cfg(feature = "mcp")]
 fn answered_inline(tool: Tool, wait_for: WaitFor) -> Tool {
     use crate::tool::handler::Dispatch;
     let inner = tool.clone();

@@ -104,6 +104,7 @@ impl Toolkit {
     }
 
     /// Records the MCP servers' statuses and what closes them.
+    #[cfg(feature = "mcp")]
     pub(crate) fn add_mcp(&mut self, status: Vec<(String, ServerStatus)>, close: Closer) {
         let mut all = self.sources.mcp_status.to_vec();
         all.extend(status);
