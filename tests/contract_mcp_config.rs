@@ -16,7 +16,8 @@ use std::time::Duration;
 
 use common::{Server, build_example, everything, root};
 use serde_json::{Value, json};
-use toolnexus::source::{ConfigError, McpConfig, ServerStatus, Transport};
+use toolnexus::source::{ConfigError, McpConfig, Transport};
+use toolnexus::tool::ServerStatus;
 use toolnexus::{Context, Toolkit};
 
 fn example_config() -> PathBuf {

@@ -167,7 +167,7 @@ async fn input_mid_task_is_a_suspension_answered_with_tasks_update() {
         (request.kind.as_str(), request.prompt.as_str()),
         ("input", "Which environment?")
     );
-    let schema = &request.data.as_ref().unwrap()["requestedSchema"];
+    let schema = &request.data.as_ref().unwrap()["schema"];
     assert_eq!(schema["properties"]["env"]["type"], "string");
 
     // The loop, answering as a human would: the answer goes to the same task.
@@ -196,7 +196,7 @@ async fn input_mid_task_is_a_suspension_answered_with_tasks_update() {
         &toolkit,
         "deploy",
         json!({}),
-        Context::new().with_answer(request.decline("no")),
+        Context::new().with_answer(request.decline("declined")),
     )
     .await;
     assert_eq!(declined.output, "deploy declined");

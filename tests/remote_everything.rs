@@ -203,10 +203,10 @@ async fn every_tool_of_the_reference_server_over_stdio() {
         .pending_request()
         .expect("the elicitation is a request");
     assert_eq!(request.kind, "input");
-    let schema = &request.data.as_ref().unwrap()["requestedSchema"];
+    let schema = &request.data.as_ref().unwrap()["schema"];
     assert_eq!(schema["required"], json!(["name"]), "{schema}");
     assert_eq!(client.waiting_calls(), 1);
-    let ctx = Context::new().with_answer(request.decline("not now"));
+    let ctx = Context::new().with_answer(request.decline("declined"));
     let declined = toolkit.execute(AFTER_INITIALIZE, json!({}), ctx).await;
     assert!(
         declined.output.to_lowercase().contains("decline"),

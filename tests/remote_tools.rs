@@ -246,7 +246,7 @@ async fn a_python_sdk_server_elicits_and_gets_the_answer() {
     let args = json!({"service": "api"});
     let run = run_answering(&toolkit, "deploy", args.clone(), |request| {
         assert_eq!(request.prompt, "Which environment for api?");
-        let schema = &request.data.as_ref().unwrap()["requestedSchema"];
+        let schema = &request.data.as_ref().unwrap()["schema"];
         assert_eq!(schema["properties"]["env"]["type"], "string", "{schema}");
         request.answer("prod")
     })

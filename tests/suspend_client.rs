@@ -107,7 +107,7 @@ async fn a_halted_run_resumes_in_another_process_from_its_serialized_transcript(
         .execute(
             "deploy",
             json!({"service": "web"}),
-            toolnexus::Context::new().with_answer(request.decline("no")),
+            toolnexus::Context::new().with_answer(request.decline("declined")),
         )
         .await;
     assert_eq!(declined.output, "deployment of web cancelled (decline)");
@@ -130,7 +130,7 @@ async fn a_python_sdk_server_s_input_required_result_is_answered() {
     let run = run_answering(&toolkit, "book", json!({"city": "Lisbon"}), |request| {
         assert_eq!(request.kind, "input");
         assert_eq!(request.prompt, "How many nights in Lisbon?");
-        let schema = &request.data.as_ref().unwrap()["requestedSchema"];
+        let schema = &request.data.as_ref().unwrap()["schema"];
         assert_eq!(
             schema["properties"]["nights"]["type"], "integer",
             "{schema}"
@@ -147,7 +147,7 @@ async fn a_python_sdk_server_s_input_required_result_is_answered() {
         .run("go", &toolkit)
         .await;
     let request = halted.pending.clone().unwrap();
-    let resumed = resume(halted.transcript, request.decline("no"), &toolkit)
+    let resumed = resume(halted.transcript, request.decline("declined"), &toolkit)
         .await
         .unwrap();
     // The loop does not re-run a declined call; running it with the answer tells the server.
@@ -159,7 +159,7 @@ async fn a_python_sdk_server_s_input_required_result_is_answered() {
         .execute(
             "book",
             json!({"city": "Porto"}),
-            toolnexus::Context::new().with_answer(request.decline("no")),
+            toolnexus::Context::new().with_answer(request.decline("declined")),
         )
         .await;
     assert_eq!(told.output, "booking in Porto: decline");
@@ -183,7 +183,7 @@ async fn a_typescript_sdk_server_s_input_required_result_is_answered() {
         |request| {
             assert_eq!(request.kind, "input");
             assert_eq!(request.prompt, "How many people at Nopa?");
-            let schema = &request.data.as_ref().unwrap()["requestedSchema"];
+            let schema = &request.data.as_ref().unwrap()["schema"];
             assert_eq!(schema["properties"]["people"]["maximum"], 12, "{schema}");
             request.answer(4)
         },
@@ -213,7 +213,7 @@ async fn a_typescript_sdk_server_s_input_required_result_is_answered() {
         .execute(
             "reserve",
             json!({"restaurant": "Zuni"}),
-            toolnexus::Context::new().with_answer(request.decline("no")),
+            toolnexus::Context::new().with_answer(request.decline("declined")),
         )
         .await;
     assert_eq!(told.output, "reservation at Zuni: decline");

@@ -138,7 +138,7 @@ impl Client {
         }
         let conversations = &self.options.conversations;
         let before = conversations.get(id).await?.unwrap_or_default();
-        let transcript = self.continued(before, prompt);
+        let transcript = self.continued(before, prompt, toolkit.skills_prompt());
         let ledger = &self.options.ledger;
         let before = ledger.spent(id);
         let drive = self.drive(transcript, toolkit, None);

@@ -15,10 +15,14 @@ use crate::tool::request::Answer;
 
 impl Client {
     /// Runs the loop on a new transcript: the system prompt, then `prompt`.
+    ///
+    /// The system prompt is the client's [`system`](Client::system) and the toolkit's
+    /// [`skills_prompt`](Toolkit::skills_prompt), separated by a blank line (either alone
+    /// when the other is empty; no system message when both are).
     pub async fn run(&self, prompt: impl Into<String>, toolkit: &Toolkit) -> RunResult {
         let mut transcript = Vec::with_capacity(2);
-        if let Some(system) = &self.system {
-            transcript.push(Message::system(system.clone()));
+        if let Some(system) = self.system_with(toolkit.skills_prompt()) {
+            transcript.push(Message::system(system));
         }
         transcript.push(Message::user(prompt));
         self.start(transcript, toolkit, None).await
@@ -35,7 +39,7 @@ impl Client {
         prompt: impl Into<String>,
         toolkit: &Toolkit,
     ) -> RunResult {
-        let transcript = self.continued(transcript, prompt);
+        let transcript = self.continued(transcript, prompt, toolkit.skills_prompt());
         self.start(transcript, toolkit, None).await
     }
 
@@ -148,20 +152,35 @@ impl Client {
         &self,
         mut transcript: Vec<Message>,
         prompt: impl Into<String>,
+        skills_prompt: &str,
     ) -> Vec<Message> {
         if let Some(mut turn) = ToolTurn::open(&transcript).filter(ToolTurn::is_open) {
             turn.abandon();
             turn.write(&mut transcript);
         }
         // A conversation kept compacted starts with its summary, not a system prompt.
-        if let Some(system) = &self.system
+        if let Some(system) = self.system_with(skills_prompt)
             && (!matches!(transcript.first(), Some(Message::System { .. }))
                 || transcript.first().is_some_and(is_summary))
         {
-            transcript.insert(0, Message::system(system.clone()));
+            transcript.insert(0, Message::system(system));
         }
         transcript.push(Message::user(prompt));
         transcript
+    }
+
+    /// The system prompt of a new transcript: the client's and the toolkit's skills
+    /// catalog, joined by a blank line (the toolnexus contract's rule).
+    fn system_with(&self, skills_prompt: &str) -> Option<String> {
+        match (
+            self.system.as_deref().filter(|s| !s.is_empty()),
+            skills_prompt,
+        ) {
+            (None, "") => None,
+            (Some(system), "") => Some(system.to_owned()),
+            (None, skills) => Some(skills.to_owned()),
+            (Some(system), skills) => Some(format!("{system}\n\n{skills}")),
+        }
     }
 
     /// Runs `transcript` (finishing `open` first): recorded in the store when the client

@@ -449,7 +449,7 @@ mod durable {
             prompt: impl Into<String>,
             toolkit: &Toolkit,
         ) -> Result<EventStream, StoreError> {
-            let (transcript, record) = self.open(prompt.into()).await?;
+            let (transcript, record) = self.open(prompt.into(), toolkit.skills_prompt()).await?;
             let toolkit = toolkit.clone();
             let id = record.run_id.clone();
             Ok(EventStream::new(

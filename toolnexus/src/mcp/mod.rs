@@ -49,9 +49,9 @@ mod transport;
 
 pub(crate) use client::view_result;
 pub use client::{
-    ANSWER_META_KEY, DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_ELICITATION_TIMEOUT,
-    ELICITATION_DATA_KEY, McpClient, McpClientBuilder, McpClientError, PromptInfo, ResourceInfo,
-    ResourceTemplateInfo, ResourceUpdates,
+    ANSWER_META_KEY, DECLINED, DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_ELICITATION_TIMEOUT, ELICITATION_DATA_KEY, McpClient, McpClientBuilder, McpClientError,
+    PromptInfo, ResourceInfo, ResourceTemplateInfo, ResourceUpdates,
 };
 #[cfg(feature = "mcp-auth")]
 pub use client::{

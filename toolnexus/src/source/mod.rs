@@ -29,10 +29,12 @@ mod config;
 mod http;
 #[cfg(feature = "skills")]
 mod skills;
+mod toolkit;
 
 #[cfg(feature = "mcp")]
 pub use config::{
-    ConfigError, DEFAULT_TIMEOUT, McpConfig, McpServers, ServerConfig, ServerStatus, Transport,
+    ConfigError, DEFAULT_TIMEOUT, McpConfig, McpInventory, McpServers, ServerConfig, ToolInfo,
+    Transport,
 };
 #[cfg(feature = "http-tools")]
 pub use http::{BodyMode, HttpTool, HttpToolError, ResultMode};
@@ -41,6 +43,7 @@ pub use skills::{
     DEFAULT_MAX_SKILL_SIZE, DEFAULT_SAMPLE_LIMIT, SKILL_TOOL_DESCRIPTION, SKILLS_PROMPT_PREAMBLE,
     Skill, Skills, SkillsLoader, SkipReason, SkippedSkill,
 };
+pub use toolkit::ToolkitBuilder;
 
 /// A tool of `source` from a synchronous function of its parsed arguments.
 #[cfg(feature = "skills")]

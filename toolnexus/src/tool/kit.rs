@@ -20,6 +20,9 @@ use crate::tool::toolset::IntoToolset;
 use crate::tool::{Call, Tool, Toolset};
 
 mod listings;
+pub(crate) mod sources;
+
+pub use sources::ServerStatus;
 
 /// The registry: holds tools under unique names, runs them by name, and lists them in
 /// each provider's shape.
@@ -54,6 +57,8 @@ pub struct Toolkit {
     /// Listings a provider derives from a profile's entries, built on first use: OpenAI's
     /// Responses API (plain, strict) and Bedrock's Converse API.
     derived: [OnceLock<Listing>; 3],
+    /// The skills catalog, the MCP servers' statuses and what closes them.
+    sources: sources::Sources,
 }
 
 impl Toolkit {
@@ -353,6 +358,7 @@ impl fmt::Debug for Toolkit {
             )
             .field("rejected", &self.rejected)
             .field("states", &self.states)
+            .field("sources", &self.sources)
             .finish()
     }
 }

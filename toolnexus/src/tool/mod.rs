@@ -50,7 +50,7 @@ pub use content::{ContentError, ContentPart, PartKind};
 pub use context::{Caller, CancellationToken, Context};
 pub use def::{Tool, ToolUi};
 pub(crate) use handler::Dispatch;
-pub use kit::Toolkit;
+pub use kit::{ServerStatus, Toolkit};
 pub use rejected::{RejectedTool, Rejection};
 pub use request::{Answer, Request, Suspend};
 pub use result::ToolResult;

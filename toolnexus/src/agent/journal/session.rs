@@ -54,7 +54,7 @@ impl Session {
         prompt: impl Into<String>,
         toolkit: &Toolkit,
     ) -> Result<RunResult, StoreError> {
-        let (transcript, record) = self.open(prompt.into()).await?;
+        let (transcript, record) = self.open(prompt.into(), toolkit.skills_prompt()).await?;
         Ok(self
             .client
             .drive_recorded(transcript, toolkit, None, &record)
@@ -66,10 +66,11 @@ impl Session {
     pub(crate) async fn open(
         &self,
         prompt: String,
+        skills_prompt: &str,
     ) -> Result<(Vec<Message>, RunRecord), StoreError> {
         let durable = self.client.durable()?;
         let before = durable.store.session_messages(&self.id).await?;
-        let transcript = self.client.continued(before, prompt);
+        let transcript = self.client.continued(before, prompt, skills_prompt);
         let id = format!("{PREFIX}{}{}", self.id, new_id(RUN));
         let record = self
             .client

@@ -186,7 +186,7 @@ async fn drive(
                         .send(reply_for(&answer, &elicitation.params));
                     continue;
                 }
-                let request = request_for(&elicitation.params, &shared.server_name());
+                let request = request_for(&elicitation.params);
                 call.slot.waiting();
                 shared.parking.park(
                     request.id.clone(),
@@ -247,14 +247,12 @@ fn finish(
                 )),
             },
         },
-        Ok(CallToolResponse::InputRequired(asked)) => {
-            match request_for_input(&asked, &shared.server_name()) {
-                Ok(request) => ToolResult::pending(request),
-                Err(why) => ToolResult::error(format!(
-                    "{remote}: the MCP server {server} cannot be answered: {why}"
-                )),
-            }
-        }
+        Ok(CallToolResponse::InputRequired(asked)) => match request_for_input(&asked) {
+            Ok(request) => ToolResult::pending(request),
+            Err(why) => ToolResult::error(format!(
+                "{remote}: the MCP server {server} cannot be answered: {why}"
+            )),
+        },
         Ok(_) => ToolResult::error(format!(
             "{remote}: the MCP server {server} answered with a result of an unknown kind"
         )),

@@ -15,9 +15,14 @@ use tokio::time::Instant;
 use super::handler::SlotGuard;
 use crate::tool::request::{Answer, Request};
 
-/// In the `data` of a [`Request`] made from a server's elicitation, this key holds
-/// `"elicitation"` (beside `mode`, `server`, and `requestedSchema` or `elicitationId`).
+/// In the `data` of a [`Request`] this client makes for a login (`"login"`), a URL the
+/// server requires before a call (`"elicitation"`) or an `input_required` result
+/// (`"input_required"`), this key says which. A request made from an
+/// `elicitation/create` has the contract's data instead: `{"schema": …}` for a form.
 pub const ELICITATION_DATA_KEY: &str = "mcp";
+
+/// The [`Answer::reason`] that declines an elicitation; any other refusal cancels it.
+pub const DECLINED: &str = "declined";
 
 /// A `tools/call` on its way: the request's future, and its place in the routing (where
 /// its elicitations arrive).
@@ -81,38 +86,25 @@ impl Parking {
     }
 }
 
-/// The [`Request`] a host answers for an elicitation from the server `server`.
-///
-/// A form elicitation is an `"input"` request whose `data` holds the requested schema;
-/// a URL elicitation is an `"authorization"` request with the URL.
-pub(super) fn request_for(params: &ElicitRequestParams, server: &str) -> Request {
+/// The [`Request`] a host answers for an elicitation (the toolnexus contract's mapping,
+/// byte for byte the Python port's): a form is an `"input"` request whose `data` is
+/// `{"schema": <the requested schema>}`; a URL is an `"authorization"` request with the
+/// URL and no data. The prompt is the server's message.
+pub(super) fn request_for(params: &ElicitRequestParams) -> Request {
     match params {
         ElicitRequestParams::FormElicitationParams {
             message,
             requested_schema,
             ..
         } => Request::input(message.clone()).with_data(json!({
-            ELICITATION_DATA_KEY: "elicitation",
-            "mode": "form",
-            "server": server,
-            "requestedSchema": serde_json::to_value(requested_schema).unwrap_or(Value::Null),
+            "schema": serde_json::to_value(requested_schema).unwrap_or(Value::Null),
         })),
-        ElicitRequestParams::UrlElicitationParams {
-            message,
-            url,
-            elicitation_id,
-            ..
-        } => Request::authorization(url.clone(), message.clone()).with_data(json!({
-            ELICITATION_DATA_KEY: "elicitation",
-            "mode": "url",
-            "server": server,
-            "elicitationId": elicitation_id,
-        })),
+        ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
+            Request::authorization(url.clone(), message.clone())
+        }
         // A mode this version does not know: ask for input, with everything the server sent.
         #[allow(unreachable_patterns)]
         other => Request::input("The MCP server asks for input").with_data(json!({
-            ELICITATION_DATA_KEY: "elicitation",
-            "server": server,
             "params": serde_json::to_value(other).unwrap_or(Value::Null),
         })),
     }
@@ -120,16 +112,17 @@ pub(super) fn request_for(params: &ElicitRequestParams, server: &str) -> Request
 
 /// The elicitation result an [`Answer`] gives.
 ///
-/// A negative answer declines (or cancels, when its reason is `"cancel"`). A positive one
+/// A negative answer declines when its reason is `"declined"`, and cancels otherwise (the
+/// contract's mapping: an expired, aborted or unexplained refusal is a cancel). A positive one
 /// accepts: a URL elicitation with no content; a form with the answer's data, where an
 /// object is sent as is, a lone value (`"prod"`) fills the form's only field, and no data
 /// is an empty form.
 pub(super) fn reply_for(answer: &Answer, params: &ElicitRequestParams) -> ElicitResult {
     if !answer.ok {
-        let action = if answer.reason.as_deref() == Some("cancel") {
-            ElicitationAction::Cancel
-        } else {
+        let action = if answer.reason.as_deref() == Some(DECLINED) {
             ElicitationAction::Decline
+        } else {
+            ElicitationAction::Cancel
         };
         return ElicitResult::new(action);
     }
@@ -200,13 +193,15 @@ mod tests {
                 .build()
                 .unwrap(),
         );
-        let request = request_for(&one, "deployer");
+        let request = request_for(&one);
         assert_eq!(request.kind, "input");
         assert_eq!(request.prompt, "Which environment?");
         let data = request.data.clone().unwrap();
         assert_eq!(
-            data["requestedSchema"]["properties"]["env"]["type"],
-            "string"
+            data,
+            json!({"schema": serde_json::to_value(
+                ElicitationSchema::builder().required_string("env").build().unwrap()
+            ).unwrap()})
         );
 
         let lone = reply_for(&request.answer("prod"), &one);
@@ -230,9 +225,9 @@ mod tests {
             filled.content,
             Some(json!({"replicas": 5, "env": "staging"}))
         );
-        let declined = reply_for(&request.decline("no"), &one);
+        let declined = reply_for(&request.decline(DECLINED), &one);
         assert_eq!(declined.action, ElicitationAction::Decline);
-        let cancelled = reply_for(&request.decline("cancel"), &one);
+        let cancelled = reply_for(&request.decline("no"), &one);
         assert_eq!(cancelled.action, ElicitationAction::Cancel);
 
         let url = ElicitRequestParams::UrlElicitationParams {
@@ -241,8 +236,9 @@ mod tests {
             url: "https://example.com/login".to_owned(),
             elicitation_id: "e-1".to_owned(),
         };
-        let request = request_for(&url, "deployer");
+        let request = request_for(&url);
         assert_eq!(request.kind, "authorization");
+        assert_eq!(request.data, None);
         assert_eq!(request.url.as_deref(), Some("https://example.com/login"));
         let accepted = reply_for(&Answer::accept(&request.id), &url);
         assert_eq!(accepted.action, ElicitationAction::Accept);

@@ -10,6 +10,7 @@ mod deadline;
 mod elicit;
 mod error;
 mod handler;
+mod listing;
 mod result;
 mod retry;
 mod task;
@@ -22,12 +23,10 @@ use std::time::Duration;
 
 use rmcp::RoleClient;
 use rmcp::service::RunningService;
-use serde_json::Value;
 
-use crate::tool::context::Context;
+use crate::tool::Tool;
 use crate::tool::kit::Toolkit;
 use crate::tool::request::Answer;
-use crate::tool::{Dispatch, Tool};
 use connect::{Endpoint, Stderr};
 use elicit::Parking;
 use handler::{Handler, Routing};
@@ -39,7 +38,7 @@ pub use auth::{
     HeadlessLogin, JwtAlgorithm, MemoryTokenStore, OAuth, StoredCredentials, TokenStore,
 };
 pub use catalog::{PromptInfo, ResourceInfo, ResourceTemplateInfo, ResourceUpdates};
-pub use elicit::ELICITATION_DATA_KEY;
+pub use elicit::{DECLINED, ELICITATION_DATA_KEY};
 pub use error::McpClientError;
 
 /// The `_meta` key under which a re-executed call carries its [`Answer`](crate::Answer)
@@ -145,11 +144,13 @@ impl Shared {
 /// # Elicitation
 ///
 /// When the server sends `elicitation/create` during a call, the call returns a pending
-/// result: a [`Request`](crate::Request) of kind `"input"` (a form: `data` holds the
-/// `requestedSchema`) or `"authorization"` (a URL). The server keeps waiting. When the
+/// result: a [`Request`](crate::Request) of kind `"input"` (a form: `data` is
+/// `{"schema": <requestedSchema>}`) or `"authorization"` (with the URL), as the
+/// toolnexus contract maps them. The server keeps waiting. When the
 /// tool runs again with the [`Answer`](crate::Answer) in [`Context::answer`] — as
 /// [`Client::wait_for`](crate::Client::wait_for) and [`resume`](crate::dispatch::resume) do — the
-/// answer goes to the server (accept with the answer's data, or decline) and the same call
+/// answer goes to the server (accept with the answer's data; decline when the answer's
+/// reason is [`"declined"`](DECLINED), cancel for any other refusal) and the same call
 /// carries on. An answer whose data is a lone value fills a form's only field. A call
 /// nobody answers within the [elicitation timeout](McpClientBuilder::elicitation_timeout)
 /// is cancelled. The loop does not re-run a tool whose request was declined, so the server
@@ -165,11 +166,11 @@ impl Shared {
 /// With [`McpClientBuilder::latest_protocol`] a server that speaks MCP 2026-07-28 asks by
 /// answering a call with `input_required`. The call returns a pending result: the
 /// server's own [`Request`](crate::Request) when it is a toolnexus server, else one made
-/// from the first elicitation (`"input"` with `data.requestedSchema`, or
+/// from the first elicitation (`"input"` with `data.schema`, or
 /// `"authorization"` with the URL). The request's id carries the server's `requestState`,
 /// so nothing waits in memory: the re-execution with the [`Answer`](crate::Answer) — in
 /// this process or another — retries the call with `inputResponses` and that state (a
-/// decline is sent as `decline`, an answer whose reason is `"cancel"` as `cancel`).
+/// refusal whose reason is `"declined"` is sent as `decline`, any other as `cancel`).
 ///
 /// # Tasks
 ///
@@ -286,65 +287,8 @@ impl McpClient {
     }
 
     async fn all_tools(&self) -> Result<Vec<Tool>, McpClientError> {
-        let shared = &self.shared;
-        let peer = shared.peer().await?;
-        let limit = shared.options.connect_timeout;
-        let listed = match tokio::time::timeout(limit, peer.list_all_tools()).await {
-            Ok(Ok(listed)) => listed,
-            Ok(Err(error)) => {
-                return Err(McpClientError::Request {
-                    server: shared.server(),
-                    method: "tools/list".to_owned(),
-                    message: error.to_string(),
-                });
-            }
-            Err(_) => {
-                return Err(McpClientError::Timeout {
-                    server: shared.server(),
-                    what: "tools/list".to_owned(),
-                    after: limit,
-                });
-            }
-        };
-        let tools: Vec<Tool> = listed.iter().map(|tool| self.remote_tool(tool)).collect();
-        let mut names = shared.names.lock().unwrap_or_else(|p| p.into_inner());
-        names.extend(tools.iter().map(|t| t.name().to_owned()));
-        Ok(tools)
-    }
-
-    fn remote_tool(&self, listed: &rmcp::model::Tool) -> Tool {
-        let remote: Arc<str> = Arc::from(listed.name.as_ref());
-        let name = match &self.shared.options.prefix {
-            Some(prefix) => format!("{prefix}_{remote}"),
-            None => remote.to_string(),
-        };
-        let description = listed
-            .description
-            .as_deref()
-            .or(listed.title.as_deref())
-            .unwrap_or_default()
-            .to_owned();
-        let schema = Value::Object((*listed.input_schema).clone());
-        let shared = Arc::clone(&self.shared);
-        let label = name.clone();
-        let view: Option<Arc<str>> = apps::listed_view(listed).map(Arc::from);
-        let tool = Tool::from_handler(
-            name,
-            description,
-            schema,
-            "mcp",
-            Box::new(move |args, ctx: Context| match args.into_value(&label) {
-                Ok(args) => Dispatch::Future(Box::pin(apps::call_with_view(
-                    Arc::clone(&shared),
-                    Arc::clone(&remote),
-                    view.clone(),
-                    args,
-                    ctx,
-                ))),
-                Err(error) => Dispatch::Ready(error.into()),
-            }),
-        );
-        apps::with_listed_ui(tool, listed)
+        let listed = self.listed().await?;
+        Ok(self.tools_of(&listed))
     }
 
     /// `toolkit` with this client's tools replaced by the server's current listing: the

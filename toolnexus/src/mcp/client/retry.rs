@@ -16,7 +16,7 @@ use rmcp::model::{
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::elicit::{ELICITATION_DATA_KEY, request_for};
+use super::elicit::{DECLINED, ELICITATION_DATA_KEY, request_for};
 use crate::mcp::PENDING_META_KEY;
 use crate::tool::request::{Answer, Request};
 
@@ -67,37 +67,29 @@ pub(super) struct Retry {
     pub(super) task: Option<TaskRef>,
 }
 
-/// The pending request for an `input_required` result from the server `server`, or why
+/// The pending request for an `input_required` result, or why
 /// this client cannot ask it.
 ///
 /// The request is the server's own when it sent one in the elicitation's
 /// `_meta["toolnexus/pending"]` (a toolnexus server: same kind, prompt, URL and data),
-/// else the elicitation's form (`"input"`, `data.requestedSchema`) or URL
+/// else the elicitation's form (`"input"`, `data.schema`) or URL
 /// (`"authorization"`); its id carries the retry's state. When the server asks several
 /// things at once, the first elicitation is asked and the others are cancelled.
-pub(super) fn request_for_input(
-    result: &InputRequiredResult,
-    server: &str,
-) -> Result<Request, String> {
-    request_with(result, server, None)
+pub(super) fn request_for_input(result: &InputRequiredResult) -> Result<Request, String> {
+    request_with(result, None)
 }
 
 /// The pending request for a task whose status is `input_required`: as
 /// [`request_for_input`], with the task (and the server it runs on) in the request's id.
 pub(super) fn request_for_task_input(
     requests: &InputRequests,
-    server: &str,
     task: TaskRef,
 ) -> Result<Request, String> {
     let result = InputRequiredResult::new(Some(requests.clone()), None);
-    request_with(&result, server, Some(task))
+    request_with(&result, Some(task))
 }
 
-fn request_with(
-    result: &InputRequiredResult,
-    server: &str,
-    task: Option<TaskRef>,
-) -> Result<Request, String> {
+fn request_with(result: &InputRequiredResult, task: Option<TaskRef>) -> Result<Request, String> {
     let requests = result.input_requests.clone().unwrap_or_default();
     let Some((key, params, extension)) = requests.iter().find_map(|(key, request)| match request {
         // The SDK moves a request's `_meta` into its extensions when it reads one.
@@ -151,8 +143,9 @@ fn request_with(
     let request = match served {
         Some(request) => request,
         None => {
-            let mut request = request_for(&params, server);
-            if let Some(Value::Object(data)) = &mut request.data {
+            let mut request = request_for(&params);
+            let data = request.data.get_or_insert_with(|| json!({}));
+            if let Value::Object(data) = data {
                 data.insert(ELICITATION_DATA_KEY.to_owned(), json!("input_required"));
             }
             request
@@ -174,8 +167,8 @@ fn params_meta(params: &ElicitRequestParams) -> Option<&Map<String, Value>> {
 /// [`request_for_input`] or [`request_for_task_input`] makes; `None` for an answer to any
 /// other request.
 ///
-/// A negative answer declines (or cancels, when its reason is `"cancel"`). A positive one
-/// accepts: a URL with no content, a form with the answer's object, a lone value in the
+/// A negative answer declines when its reason is `"declined"`, and cancels otherwise (as
+/// for an elicitation). A positive one accepts: a URL with no content, a form with the answer's object, a lone value in the
 /// form's only field, or an empty form when there is no data (or a lone value and no
 /// single field, as for an approval's `true`).
 pub(super) fn retry_for(answer: &Answer) -> Option<Retry> {
@@ -183,8 +176,8 @@ pub(super) fn retry_for(answer: &Answer) -> Option<Retry> {
     let handle: Handle = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(encoded).ok()?).ok()?;
     let result = if !answer.ok {
         match answer.reason.as_deref() {
-            Some("cancel") => ElicitResult::new(ElicitationAction::Cancel),
-            _ => ElicitResult::new(ElicitationAction::Decline),
+            Some(DECLINED) => ElicitResult::new(ElicitationAction::Decline),
+            _ => ElicitResult::new(ElicitationAction::Cancel),
         }
     } else if handle.url {
         ElicitResult::new(ElicitationAction::Accept)
@@ -240,17 +233,14 @@ mod tests {
             message: "Which environment?".to_owned(),
             requested_schema: schema,
         });
-        let request = request_for_input(&result, "py").unwrap();
+        let request = request_for_input(&result).unwrap();
         assert_eq!(
             (request.kind.as_str(), request.prompt.as_str()),
             ("input", "Which environment?")
         );
         assert!(request.id.starts_with(ID_PREFIX));
         let data = request.data.as_ref().unwrap();
-        assert_eq!(
-            data["requestedSchema"]["properties"]["env"]["type"],
-            "string"
-        );
+        assert_eq!(data["schema"]["properties"]["env"]["type"], "string");
         assert_eq!(data[ELICITATION_DATA_KEY], "input_required");
 
         // A serialized and read-back request still carries everything the retry needs.
@@ -264,9 +254,9 @@ mod tests {
             responses["q1"],
             json!({"action": "accept", "content": {"env": "prod"}})
         );
-        let declined = retry_for(&request.decline("no")).unwrap().responses;
+        let declined = retry_for(&request.decline(DECLINED)).unwrap().responses;
         assert_eq!(declined["q1"], json!({"action": "decline"}));
-        let cancelled = retry_for(&request.decline("cancel")).unwrap().responses;
+        let cancelled = retry_for(&request.decline("no")).unwrap().responses;
         assert_eq!(cancelled["q1"], json!({"action": "cancel"}));
         assert!(retry_for(&Answer::accept("req-1")).is_none());
     }
@@ -287,7 +277,7 @@ mod tests {
             url: "https://example.com".to_owned(),
             elicitation_id: "e".to_owned(),
         });
-        let request = request_for_input(&result, "tn").unwrap();
+        let request = request_for_input(&result).unwrap();
         assert_eq!(request.kind, "approval");
         let responses = retry_for(&request.answer(true)).unwrap().responses;
         assert_eq!(responses["q1"], json!({"action": "accept"}));

@@ -103,7 +103,6 @@ impl<P: TaskPeer> Drop for CancelOnDrop<P> {
 pub(super) struct Labels {
     pub(super) remote: String,
     pub(super) server: String,
-    pub(super) server_name: String,
     /// Where the server is (its command line or URL), which a task is bound to.
     pub(super) endpoint: String,
 }
@@ -113,7 +112,6 @@ impl Labels {
         Labels {
             remote: remote.to_owned(),
             server: shared.server(),
-            server_name: shared.server_name(),
             endpoint: shared.endpoint.label(),
         }
     }
@@ -145,7 +143,6 @@ pub(super) async fn follow<P: TaskPeer>(
     let Labels {
         remote,
         server,
-        server_name,
         endpoint,
     } = &labels;
     if !valid_task_id(&id) {
@@ -242,7 +239,7 @@ pub(super) async fn follow<P: TaskPeer>(
                     server: endpoint.clone(),
                 };
                 guard.armed = false;
-                return match request_for_task_input(&pending, server_name, task) {
+                return match request_for_task_input(&pending, task) {
                     Ok(request) => ToolResult::pending(request),
                     Err(why) => {
                         let _ = tokio::time::timeout(CANCEL_TIMEOUT, peer.cancel(&id)).await;
@@ -423,7 +420,6 @@ mod tests {
         Labels {
             remote: "build".to_owned(),
             server: "`ci`".to_owned(),
-            server_name: "ci".to_owned(),
             endpoint: "at http://127.0.0.1:1/mcp".to_owned(),
         }
     }

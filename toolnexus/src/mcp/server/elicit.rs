@@ -354,7 +354,7 @@ async fn ask_during_call(
 /// - `authorization` with a URL: a URL-mode elicitation when the client takes them, else a
 ///   form with no fields whose message carries the URL;
 /// - any other kind: a form; its schema is the request's `data` when that is a schema
-///   (has `type` or `properties`, or holds one under `requestedSchema`), sent unchanged,
+///   (has `type` or `properties`, or holds one under `schema` or `requestedSchema`), sent unchanged,
 ///   else one string field `answer`.
 ///
 /// A schema outside the elicitation subset is refused ([`check_elicitation_schema`]).
@@ -398,12 +398,16 @@ pub(crate) fn elicitation_for(
     Ok((form(meta, request.prompt.clone(), schema), field))
 }
 
-/// The form schema a request's `data` carries: under `requestedSchema` (a request made
-/// from another server's elicitation), or `data` itself when it reads as a schema (has
-/// `type`, `properties` or `$schema`). Other data is a payload, not a form.
+/// The form schema a request's `data` carries: under `schema` (the contract's place, as
+/// a request made from another server's elicitation has it) or `requestedSchema` (where
+/// earlier releases put it), or `data` itself when it reads as a schema (has `type`,
+/// `properties` or `$schema`). Other data is a payload, not a form.
 fn written_schema(data: &Value) -> Option<&Value> {
     let object = data.as_object()?;
-    if let Some(schema) = object.get("requestedSchema") {
+    if let Some(schema) = ["schema", "requestedSchema"]
+        .iter()
+        .find_map(|key| object.get(*key).filter(|schema| schema.is_object()))
+    {
         return Some(schema);
     }
     ["type", "properties", "$schema"]

@@ -74,11 +74,13 @@ fn every_schema_of_the_subset_reaches_the_client_unchanged() {
     let (params, _) = elicitation_for(&Request::input("All").with_data(schema.clone()), false)
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(schema_of(&params), schema);
-    // A request made from another server's elicitation carries it under `requestedSchema`.
-    let relayed =
-        Request::input("All").with_data(json!({"mcp": "elicitation", "requestedSchema": schema}));
-    let (params, _) = elicitation_for(&relayed, false).unwrap();
-    assert_eq!(schema_of(&params)["properties"]["tags"]["maxItems"], 2);
+    // A request made from another server's elicitation carries it under `schema` (earlier
+    // releases: `requestedSchema`).
+    for key in ["schema", "requestedSchema"] {
+        let relayed = Request::input("All").with_data(json!({ key: schema }));
+        let (params, _) = elicitation_for(&relayed, false).unwrap();
+        assert_eq!(schema_of(&params)["properties"]["tags"]["maxItems"], 2);
+    }
 }
 
 #[test]

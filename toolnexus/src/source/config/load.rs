@@ -1,10 +1,9 @@
 //! Connecting to a config's servers, each on its own: [`McpServers`].
 
-use std::fmt;
-
 use futures_util::future::join_all;
 use serde_json::Value;
 
+use super::inventory::allowed;
 use super::{ServerConfig, Transport};
 use crate::env;
 use crate::mcp::{McpClient, McpClientError, PromptInfo, ResourceInfo, ResourceTemplateInfo};
@@ -14,45 +13,7 @@ use crate::tool::Tool;
 use crate::tool::def::sanitize_name;
 use crate::tool::handler::Dispatch;
 
-/// Where one server of a config stands after [`McpConfig::connect`](super::McpConfig::connect).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ServerStatus {
-    /// Connected; its tools are listed.
-    Connected {
-        /// How many tools it listed.
-        tools: usize,
-    },
-    /// Skipped: `enabled: false` or `disabled: true`.
-    Disabled,
-    /// Could not be started, reached or listed; it has no tools.
-    Failed {
-        /// Why (header values never appear in it).
-        reason: String,
-    },
-}
-
-impl ServerStatus {
-    /// The contract's word for the status: `"connected"`, `"disabled"` or `"failed"`.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            ServerStatus::Connected { .. } => "connected",
-            ServerStatus::Disabled => "disabled",
-            ServerStatus::Failed { .. } => "failed",
-        }
-    }
-}
-
-impl fmt::Display for ServerStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ServerStatus::Connected { tools: 1 } => f.write_str("connected (1 tool)"),
-            ServerStatus::Connected { tools } => write!(f, "connected ({tools} tools)"),
-            ServerStatus::Disabled => f.write_str("disabled"),
-            ServerStatus::Failed { reason } => write!(f, "failed: {reason}"),
-        }
-    }
-}
+pub(crate) use crate::tool::ServerStatus;
 
 /// The servers of a config, connected: their tools, each server's status, and the clients.
 ///
@@ -209,9 +170,19 @@ pub(super) async fn connect(servers: &[ServerConfig]) -> McpServers {
     }
 }
 
-/// Starts or reaches one server and lists its tools; the error is the reason, scrubbed
-/// of the expanded header values.
+/// Starts or reaches one server and lists the tools its `tools` allow list lets through.
 async fn connect_one(server: &ServerConfig) -> Result<(McpClient, Vec<Tool>), String> {
+    let (client, listed) = reach(server).await?;
+    let listed = allowed(server, listed);
+    let tools = client.model_tools_of(&listed);
+    Ok((client, tools.into_iter().map(structured_output).collect()))
+}
+
+/// Starts or reaches one server and lists its tool definitions (all of them, under the
+/// server's own names); the error is the reason, scrubbed of the expanded header values.
+pub(super) async fn reach(
+    server: &ServerConfig,
+) -> Result<(McpClient, Vec<rmcp::model::Tool>), String> {
     let mut secrets = Vec::new();
     let builder = match &server.transport {
         Transport::Local {
@@ -250,11 +221,11 @@ async fn connect_one(server: &ServerConfig) -> Result<(McpClient, Vec<Tool>), St
         .connect()
         .await
         .map_err(|e| env::scrub(&e.to_string(), &secrets))?;
-    let tools = client
-        .tools()
+    let listed = client
+        .listed()
         .await
         .map_err(|e| env::scrub(&e.to_string(), &secrets))?;
-    Ok((client, tools.into_iter().map(structured_output).collect()))
+    Ok((client, listed))
 }
 
 /// The tool, with a successful result's `structuredContent` as its output.

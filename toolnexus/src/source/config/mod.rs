@@ -1,6 +1,7 @@
 //! [`McpConfig`]: MCP servers declared in a config file, in the Claude-desktop / opencode
 //! format.
 
+mod inventory;
 mod load;
 mod parse;
 
@@ -11,7 +12,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-pub use load::{McpServers, ServerStatus};
+pub use inventory::{McpInventory, ToolInfo};
+pub use load::McpServers;
 
 /// A server's `timeout` when the config gives none: 30 seconds.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(30_000);
@@ -58,6 +60,9 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(30_000);
 /// - `enabled: false` or `disabled: true` skips a server (status `disabled`).
 /// - `timeout` (milliseconds, default [`DEFAULT_TIMEOUT`]) bounds connecting, the
 ///   handshake and `tools/list` each, and every tool call.
+/// - `tools` (`{"echo": true}`, `{"delete": false}`) says which of the server's tools are
+///   exposed, by the server's own names: see [`ServerConfig::tools`].
+///   [`McpConfig::list_tools`] lists every tool of every server, to write it from.
 /// - `builtins` (with the `builtins` feature) says which built-in tools to add: see
 ///   [`McpConfig::builtins`]. Without the feature the section is ignored.
 /// - Other keys are ignored. A key of the wrong type is a [`ConfigError`] naming the
@@ -88,6 +93,11 @@ pub struct ServerConfig {
     pub enabled: bool,
     /// Bounds connecting, `tools/list` and each call (default [`DEFAULT_TIMEOUT`]).
     pub timeout: Duration,
+    /// The `tools` allow list: the server's tools by their own (unprefixed) names, each
+    /// `true` or `false`. Empty: every tool. With at least one `true`: only the tools
+    /// mapped to `true`. Only `false`s: every tool but those. A name the server does not
+    /// list is ignored, with a warning.
+    pub tools: Vec<(String, bool)>,
 }
 
 /// How a server is reached.
@@ -146,6 +156,7 @@ impl fmt::Debug for ServerConfig {
             .field("transport", &self.transport)
             .field("enabled", &self.enabled)
             .field("timeout", &self.timeout)
+            .field("tools", &self.tools)
             .finish()
     }
 }
@@ -279,5 +290,14 @@ impl McpConfig {
     /// others carry on.
     pub async fn connect(&self) -> McpServers {
         load::connect(&self.servers).await
+    }
+
+    /// Lists every enabled server's tools without keeping anything: connects to each
+    /// (at once), lists its tools, and disconnects. The tools are all the servers list,
+    /// under their own names, the `tools` allow lists not applied: what to write those
+    /// lists from. A server that fails is `failed` in the status, as with
+    /// [`McpConfig::connect`].
+    pub async fn list_tools(&self) -> McpInventory {
+        inventory::list(&self.servers).await
     }
 }

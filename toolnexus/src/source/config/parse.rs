@@ -146,6 +146,7 @@ fn server(name: &str, value: &Value) -> Result<ServerConfig, ConfigError> {
         transport,
         enabled,
         timeout,
+        tools: fields.flags("tools")?,
     })
 }
 
@@ -217,6 +218,25 @@ impl<'a> Fields<'a> {
                 })
                 .collect(),
             Some(other) => Err(self.wrong(key, "an object of names to strings", other)),
+        }
+    }
+
+    /// An object of names to `true` or `false` (absent: empty), in the file's order.
+    fn flags(&self, key: &str) -> Result<Vec<(String, bool)>, ConfigError> {
+        match self.entry.get(key) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Object(map)) => map
+                .iter()
+                .map(|(k, v)| match v {
+                    Value::Bool(b) => Ok((k.clone(), *b)),
+                    other => Err(error(
+                        Some(self.name),
+                        Some(&format!("{key}.{k}")),
+                        format!("must be true or false, not {}", kind(other)),
+                    )),
+                })
+                .collect(),
+            Some(other) => Err(self.wrong(key, "an object of tool names to true or false", other)),
         }
     }
 

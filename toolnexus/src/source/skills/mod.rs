@@ -9,7 +9,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::tool::Tool;
+use crate::tool::{Tool, Toolkit};
 
 pub use tool::{SKILL_TOOL_DESCRIPTION, SKILLS_PROMPT_PREAMBLE};
 
@@ -277,6 +277,32 @@ impl Skills {
         }
     }
 
+    /// The same skills less those named in `names` (the toolnexus contract's
+    /// `disableSkills`): neither the `skill` tool nor the prompt has them. A name no skill
+    /// has is ignored.
+    #[must_use]
+    pub fn without<I, S>(self, names: I) -> Skills
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let names: Vec<S> = names.into_iter().collect();
+        Skills {
+            inner: Arc::new(Inner {
+                skills: self
+                    .inner
+                    .skills
+                    .iter()
+                    .filter(|skill| !names.iter().any(|name| name.as_ref() == skill.name))
+                    .cloned()
+                    .collect(),
+                skipped: self.inner.skipped.clone(),
+                sample_limit: self.inner.sample_limit,
+                bounds: self.inner.bounds.clone(),
+            }),
+        }
+    }
+
     /// The skills found, in discovery order.
     pub fn skills(&self) -> &[Skill] {
         &self.inner.skills
@@ -307,5 +333,25 @@ impl Skills {
     /// what the model is told). An unknown name is an error result listing the known ones.
     pub fn tool(&self) -> Tool {
         tool::skill_tool(Arc::clone(&self.inner))
+    }
+}
+
+impl Toolkit {
+    /// Adds the `skill` tool of `skills` and their catalog for the system prompt
+    /// ([`Toolkit::skills_prompt`], which [`Client::run`](crate::Client::run) adds after
+    /// the client's system prompt).
+    ///
+    /// ```
+    /// use toolnexus::source::Skills;
+    /// use toolnexus::Toolkit;
+    ///
+    /// let toolkit = Toolkit::new().with_skills(&Skills::load("no/such/folder"));
+    /// assert!(toolkit.get("skill").is_some());
+    /// assert_eq!(toolkit.skills_prompt(), "No skills are currently available.");
+    /// ```
+    #[must_use]
+    pub fn with_skills(self, skills: &Skills) -> Toolkit {
+        self.with(skills.tool())
+            .with_skills_prompt(skills.skills_prompt())
     }
 }
