@@ -175,7 +175,7 @@ pub mod web;
 // folder (`agent`, `tool`, `schema`, `dispatch`, …).
 pub use agent::{
     Client, Compaction, Event, Message, Model, ModelError, ModelSettings, Reasoning, Reply,
-    RunResult, RunStatus, ScriptedModel, ToolCall, ToolChoice, Usage,
+    RunResult, RunStatus, ScriptedModel, ToolCall, ToolChoice, Usage, UserContent,
 };
 pub use tool::{
     Answer, ContentPart, Context, Json, Request, State, Suspend, Tool, ToolResult, Toolkit, Toolset,

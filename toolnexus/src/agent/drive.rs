@@ -178,11 +178,19 @@ impl Client {
                 }
                 let compacted = compacted.map(|r| (r.summarized, r.after));
                 let prompt = match shown.last() {
-                    Some(Message::User { content }) if fresh && run.turns == 1 => Some(&**content),
+                    Some(Message::User { content }) if fresh && run.turns == 1 => {
+                        Some(content.text())
+                    }
                     _ => None,
                 };
-                let asked =
-                    self.model_turn(run.turns, &shown, &offered, compacted, prompt, &mut tripped);
+                let asked = self.model_turn(
+                    run.turns,
+                    &shown,
+                    &offered,
+                    compacted,
+                    prompt.as_deref(),
+                    &mut tripped,
+                );
                 match stop.guard(asked).await {
                     Ok(Ok(reply)) => reply,
                     Ok(Err(reason)) | Err(reason) => {

@@ -7,6 +7,7 @@ use crate::agent::client::Client;
 use crate::agent::conversation::is_summary;
 use crate::agent::drive::Opened;
 use crate::agent::message::Message;
+use crate::agent::message::UserContent;
 use crate::agent::resume::{Halted, ResumeError, halted_turn};
 use crate::agent::run::RunResult;
 use crate::agent::turn::ToolTurn;
@@ -15,7 +16,7 @@ use crate::tool::toolkit::Toolkit;
 
 impl Client {
     /// Runs the loop on a new transcript: the system prompt, then `prompt`.
-    pub async fn run(&self, prompt: impl Into<String>, toolkit: &Toolkit) -> RunResult {
+    pub async fn run(&self, prompt: impl Into<UserContent>, toolkit: &Toolkit) -> RunResult {
         let mut transcript = Vec::with_capacity(2);
         if let Some(system) = &self.system {
             transcript.push(Message::system(system.clone()));
@@ -32,7 +33,7 @@ impl Client {
     pub async fn continue_run(
         &self,
         transcript: Vec<Message>,
-        prompt: impl Into<String>,
+        prompt: impl Into<UserContent>,
         toolkit: &Toolkit,
     ) -> RunResult {
         let transcript = self.continued(transcript, prompt);
@@ -147,7 +148,7 @@ impl Client {
     pub(crate) fn continued(
         &self,
         mut transcript: Vec<Message>,
-        prompt: impl Into<String>,
+        prompt: impl Into<UserContent>,
     ) -> Vec<Message> {
         if let Some(mut turn) = ToolTurn::open(&transcript).filter(ToolTurn::is_open) {
             turn.abandon();

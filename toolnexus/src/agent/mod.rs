@@ -77,7 +77,7 @@ pub use journal::session::Session;
 #[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
 pub use journal::{Answered, Journal, Loaded, Parked, Stored};
 pub use limits::UsageLimits;
-pub use message::{Message, NativeTurn, ToolCall};
+pub use message::{Message, NativeTurn, ToolCall, UserContent};
 pub use model::{
     Delta, DeltaSink, FinishReason, FnModel, Model, ModelError, ModelErrorKind, ModelFuture, Reply,
     ScriptedModel, Usage,

@@ -51,7 +51,7 @@ impl Session {
     /// call gets an explicit result).
     pub async fn run(
         &self,
-        prompt: impl Into<String>,
+        prompt: impl Into<crate::agent::message::UserContent>,
         toolkit: &Toolkit,
     ) -> Result<RunResult, StoreError> {
         let (transcript, record) = self.open(prompt.into()).await?;
@@ -65,7 +65,7 @@ impl Session {
     /// its transcript and record.
     pub(crate) async fn open(
         &self,
-        prompt: String,
+        prompt: crate::agent::message::UserContent,
     ) -> Result<(Vec<Message>, RunRecord), StoreError> {
         let durable = self.client.durable()?;
         let before = durable.store.session_messages(&self.id).await?;
