@@ -70,6 +70,11 @@ pub enum Message {
         /// The result's non-text output ([`ToolResult::parts`]).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         parts: Option<Vec<ContentPart>>,
+        /// The tool's name, written (as the other ports write it) on a message that
+        /// carries parts, so a provider that moves the parts elsewhere can say whose
+        /// they are.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
         /// Set while the call is parked on a suspension: the [`Request`] it waits on.
         /// A run that halted leaves such a message; resuming replaces it with the result.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -361,12 +366,30 @@ impl Message {
     /// error flag and parts travel; its metadata stays out of the transcript, except a
     /// suspension's [`Request`], kept in `pending`.
     pub fn tool_result(tool_call_id: impl Into<String>, result: &ToolResult) -> Self {
-        Message::tool_message(tool_call_id, result, result.pending_request().as_ref())
+        Message::answer(tool_call_id, result, result.pending_request().as_ref())
     }
 
-    /// [`Message::tool_result`] for a result whose suspension was already read (the loop
-    /// reads each result's [`Request`] once, when the call settles).
+    /// The loop's tool message for `call`: [`Message::tool_result`] with the suspension
+    /// already read (once, when the call settled), naming the tool when it carries parts.
     pub(crate) fn tool_message(
+        call: &ToolCall,
+        result: &ToolResult,
+        pending: Option<&Request>,
+    ) -> Self {
+        let mut message = Message::answer(&call.id, result, pending);
+        if let Message::Tool {
+            parts: Some(parts),
+            name,
+            ..
+        } = &mut message
+            && !parts.is_empty()
+        {
+            *name = Some(call.name.clone());
+        }
+        message
+    }
+
+    fn answer(
         tool_call_id: impl Into<String>,
         result: &ToolResult,
         pending: Option<&Request>,
@@ -376,6 +399,7 @@ impl Message {
             content: result.output.clone(),
             is_error: result.is_error,
             parts: result.parts.clone(),
+            name: None,
             pending: pending.cloned().map(Box::new),
         }
     }

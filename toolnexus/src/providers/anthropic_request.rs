@@ -363,6 +363,7 @@ pub(crate) fn messages(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Wir
                 is_error,
                 parts,
                 pending,
+                ..
             } => {
                 let mut inner = Vec::new();
                 match pending {

@@ -425,6 +425,7 @@ pub(crate) fn messages(transcript: &[Message]) -> (Vec<Block<'_>>, Vec<Wire<'_>>
                 is_error,
                 parts,
                 pending,
+                ..
             } => {
                 let mut inner = Vec::new();
                 match pending {

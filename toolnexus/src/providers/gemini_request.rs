@@ -359,6 +359,7 @@ pub(crate) fn contents(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Con
                 is_error,
                 parts,
                 pending,
+                ..
             } => {
                 let name = names.get(tool_call_id.as_str()).copied().unwrap_or("");
                 let response = match pending {

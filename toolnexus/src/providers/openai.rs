@@ -439,6 +439,7 @@ fn messages(transcript: &[Message]) -> Vec<Wire<'_>> {
                 is_error,
                 parts,
                 pending,
+                ..
             } => {
                 let parts = parts.as_deref().unwrap_or_default();
                 if !parts.is_empty() {
@@ -466,9 +467,8 @@ fn attachment_message<'a>(attachments: &mut Vec<UserPart>) -> Wire<'a> {
     }
 }
 
-/// A part as a Chat Completions content part. Chat Completions takes an image by URL,
-/// but a file or an audio clip only as bytes: a linked one is sent as a text line saying
-/// it was left out.
+/// A part as a Chat Completions content part; a linked file or clip (only an image goes
+/// by URL) is sent as a text line saying it was left out.
 fn user_part(part: &ContentPart) -> UserPart {
     let omit = || UserPart::Text {
         text: omitted(part, PROVIDER),
@@ -477,17 +477,13 @@ fn user_part(part: &ContentPart) -> UserPart {
         (_, PartBody::Text(text)) => UserPart::Text {
             text: text.to_owned(),
         },
-        (PartKind::Image, PartBody::Url(url)) => UserPart::ImageUrl {
-            image_url: ImageUrl {
-                url: url.to_owned(),
-            },
-        },
-        (_, PartBody::Url(_)) => omit(),
+        // Its bytes as a data: URL, or its own URL.
         (PartKind::Image, _) => UserPart::ImageUrl {
             image_url: ImageUrl {
                 url: data_url(part),
             },
         },
+        (_, PartBody::Url(_)) => omit(),
         (PartKind::Audio, _) => {
             let format = match part.mime_type() {
                 "audio/wav" | "audio/x-wav" | "audio/wave" => Some("wav"),

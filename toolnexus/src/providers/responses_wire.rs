@@ -116,6 +116,7 @@ pub(crate) fn input(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Item<'
                 is_error,
                 parts,
                 pending,
+                ..
             } => {
                 let text = tool_text(content, *is_error, pending.as_deref());
                 let parts = parts.as_deref().unwrap_or_default();
