@@ -464,8 +464,13 @@ fn inner_usage(call: &crate::agent::run::CallRecord) -> Usage {
     let Some(meta) = call.result.metadata.as_ref() else {
         return Usage::default();
     };
-    meta.get(AGENT_KEY)
-        .and_then(|agent| agent.get("usage"))
+    if !meta
+        .get(AGENT_KEY)
+        .is_some_and(serde_json::Value::is_string)
+    {
+        return Usage::default();
+    }
+    meta.get("usage")
         .and_then(|usage| Usage::deserialize(usage).ok())
         .unwrap_or_default()
 }
