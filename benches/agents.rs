@@ -64,7 +64,7 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("as_tool", |b| {
         b.iter(|| {
-            let call = outer.execute_json("math", r#"{"input":"20 + 22?"}"#, Context::new());
+            let call = outer.execute_json("math", r#"{"prompt":"20 + 22?"}"#, Context::new());
             let result = rt.block_on(call);
             assert_eq!(result.output, "42");
             black_box(result)

@@ -58,7 +58,8 @@ fn model() -> FnModel {
         Ok(match transcript.last() {
             Some(Message::User { content }) => {
                 let id = format!("call_{}", transcript.len());
-                match named_call(content, tools) {
+                let content = content.text();
+                match named_call(&content, tools) {
                     Some((name, arguments)) => Reply::call(id, name, arguments),
                     None => Reply::call(id, "deploy", json!({ "service": content }).to_string()),
                 }

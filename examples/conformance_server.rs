@@ -48,7 +48,10 @@ fn test_simple_text() -> Result<&'static str, Infallible> {
 /// Returns an image (a 1x1 PNG).
 #[tool]
 fn test_image_content() -> Result<ToolResult, toolnexus::tool::ContentError> {
-    Ok(ToolResult::ok("A 1x1 PNG image.").with_parts([ContentPart::image_bytes(PNG)?]))
+    Ok(
+        ToolResult::ok("A 1x1 PNG image.")
+            .with_parts([ContentPart::image_bytes(PNG, "image/png")?]),
+    )
 }
 
 /// A short WAV file: 8 kHz, 8-bit mono, 80 samples of silence.
@@ -74,7 +77,8 @@ fn wav() -> Vec<u8> {
 /// Returns audio (a short WAV file).
 #[tool]
 fn test_audio_content() -> Result<ToolResult, toolnexus::tool::ContentError> {
-    Ok(ToolResult::ok("A short WAV clip.").with_parts([ContentPart::audio_bytes(wav())?]))
+    Ok(ToolResult::ok("A short WAV clip.")
+        .with_parts([ContentPart::audio_bytes(wav(), "audio/wav")?]))
 }
 
 /// A one-page PDF, the document an embedded resource carries.
@@ -87,14 +91,16 @@ trailer<</Root 1 0 R>>\n%%EOF\n";
 #[tool]
 fn test_embedded_resource() -> Result<ToolResult, toolnexus::tool::ContentError> {
     Ok(ToolResult::ok("This is an embedded resource content.")
-        .with_parts([ContentPart::pdf_bytes(PDF)?]))
+        .with_parts([ContentPart::file_bytes(PDF, "application/pdf")?]))
 }
 
 /// Returns text, an image and an embedded resource.
 #[tool]
 fn test_multiple_content_types() -> Result<ToolResult, toolnexus::tool::ContentError> {
-    Ok(ToolResult::ok("Multiple content types test:")
-        .with_parts([ContentPart::image_bytes(PNG)?, ContentPart::pdf_bytes(PDF)?]))
+    Ok(ToolResult::ok("Multiple content types test:").with_parts([
+        ContentPart::image_bytes(PNG, "image/png")?,
+        ContentPart::file_bytes(PDF, "application/pdf")?,
+    ]))
 }
 
 /// Sends three log lines while it runs.
@@ -333,7 +339,7 @@ fn static_text() -> &'static str {
 /// A static binary resource (a 1x1 PNG).
 #[resource(uri = "test://static-binary", name = "static-binary")]
 fn static_binary() -> Result<ContentPart, toolnexus::tool::ContentError> {
-    ContentPart::image_bytes(PNG)
+    ContentPart::image_bytes(PNG, "image/png")
 }
 
 /// Data for one id, from a URI template.
@@ -395,7 +401,7 @@ fn test_prompt_with_embedded_resource(
 #[prompt]
 fn test_prompt_with_image() -> Result<Vec<PromptMessage>, toolnexus::tool::ContentError> {
     Ok(vec![
-        PromptMessage::user(ContentPart::image_bytes(PNG)?),
+        PromptMessage::user(ContentPart::image_bytes(PNG, "image/png")?),
         PromptMessage::user("Please analyze the image above."),
     ])
 }

@@ -71,8 +71,8 @@ async fn main() {
         .with(researcher())
         .with(publisher(Arc::clone(&posts)));
     let orchestrator = Client::new(ScriptedModel::new([
-        Reply::call("c1", "research", r#"{"input": "rust async"}"#),
-        Reply::call("c2", "publish", r#"{"input": "a post on rust async"}"#),
+        Reply::call("c1", "research", r#"{"prompt": "rust async"}"#),
+        Reply::call("c2", "publish", r#"{"prompt": "a post on rust async"}"#),
         Reply::text("Researched and published."),
     ]))
     .on_event(|event| {

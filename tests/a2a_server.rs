@@ -25,7 +25,7 @@ fn server() -> A2aServer {
             .filter(|m| matches!(m, Message::User { .. }))
             .count();
         Ok(match transcript.last() {
-            Some(Message::User { content }) => match content.as_str() {
+            Some(Message::User { content }) => match content.as_text().unwrap_or_default() {
                 "ask" => Reply::call(format!("c{}", transcript.len()), "ask", "{}"),
                 "slow" => Reply::call(format!("c{}", transcript.len()), "slow", "{}"),
                 "big" => Reply::text("x".repeat(2000)),

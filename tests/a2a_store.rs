@@ -48,7 +48,7 @@ fn server<S: RunStore + Clone>(store: &S, ttl: Duration) -> A2aServer {
             .filter(|m| matches!(m, Message::User { .. }))
             .count();
         Ok(match transcript.last() {
-            Some(Message::User { content }) => match content.as_str() {
+            Some(Message::User { content }) => match content.as_text().unwrap_or_default() {
                 "ask" => Reply::call(format!("c{}", transcript.len()), "ask", "{}"),
                 "count" => Reply::text(format!("{users} user messages")),
                 other => Reply::text(format!("echo: {other}")),

@@ -43,20 +43,23 @@ async fn an_agent_tool_gives_the_inner_text_usage_and_turns() {
     });
     let math = inner.as_tool("math", "Does sums.", Toolkit::new().with(add));
     assert_eq!(math.name(), "math");
-    assert_eq!(math.input_schema()["required"], json!(["input"]));
+    assert_eq!(math.input_schema()["required"], json!(["prompt"]));
     let outer = Client::new(ScriptedModel::new([
-        Reply::call("c1", "math", r#"{"input": "2 + 3?"}"#).with_usage(Usage::new(100, 10)),
+        Reply::call("c1", "math", r#"{"prompt": "2 + 3?"}"#).with_usage(Usage::new(100, 10)),
         Reply::text("5").with_usage(Usage::new(200, 20)),
     ]));
     let run = outer.run("sum", &Toolkit::new().with(math)).await;
     assert!(run.is_done(), "{run:?}");
     let result = &run.calls[0].result;
     assert_eq!(result.output, "it is 5");
-    let agent = &result.metadata.as_ref().unwrap()["agent"];
-    assert_eq!(agent["name"], "math");
-    assert_eq!(agent["turns"], 2);
+    let meta = result.metadata.as_ref().unwrap();
     assert_eq!(
-        agent["usage"],
+        (&meta["agent"], &meta["turns"], &meta["totalTokens"]),
+        (&json!("math"), &json!(2), &json!(21)),
+        "the contract's {{agent, turns, totalTokens}}"
+    );
+    assert_eq!(
+        meta["usage"],
         json!({"prompt_tokens": 16, "completion_tokens": 5})
     );
     assert_eq!(run.usage, Usage::new(316, 35));
@@ -68,13 +71,13 @@ async fn an_agent_tool_gives_the_inner_text_usage_and_turns() {
             .with_usage(Usage::new(50, 9).with_cache(40, 8).with_reasoning(6))]));
     let math = inner.as_tool("math", "Does sums.", Toolkit::new());
     let outer = Client::new(ScriptedModel::new([
-        Reply::call("c1", "math", r#"{"input": "2 + 3?"}"#)
+        Reply::call("c1", "math", r#"{"prompt": "2 + 3?"}"#)
             .with_usage(Usage::new(100, 10).with_cache(90, 0)),
         Reply::text("5").with_usage(Usage::new(200, 20).with_reasoning(4)),
     ]));
     let run = outer.run("sum", &Toolkit::new().with(math)).await;
     assert_eq!(
-        run.calls[0].result.metadata.as_ref().unwrap()["agent"]["usage"],
+        run.calls[0].result.metadata.as_ref().unwrap()["usage"],
         json!({"prompt_tokens": 50, "completion_tokens": 9, "cache_read_tokens": 40,
                "cache_write_tokens": 8, "reasoning_tokens": 6})
     );
@@ -96,7 +99,7 @@ async fn an_agent_tool_gives_the_inner_text_usage_and_turns() {
         )
         .await;
     assert_eq!(run.calls[0].status, CallStatus::Error);
-    assert!(run.calls[0].result.output.contains("`input`"), "{run:?}");
+    assert!(run.calls[0].result.output.contains("`prompt`"), "{run:?}");
 }
 
 #[tokio::test]
@@ -378,7 +381,7 @@ async fn an_inner_run_out_of_turns_is_an_error_the_outer_model_reads() {
             .max_turns(2)
             .as_tool("spinner", "Spins.", Toolkit::new().with(echo));
     let outer = Client::new(ScriptedModel::new([
-        Reply::call("c1", "spinner", r#"{"input": "go"}"#),
+        Reply::call("c1", "spinner", r#"{"prompt": "go"}"#),
         Reply::text("it gave up"),
     ]));
     let run = outer.run("go", &Toolkit::new().with(inner)).await;
@@ -399,7 +402,7 @@ async fn a_panic_inside_an_agent_is_an_error_result() {
     let panicking = FnModel::new_sync(|_, _| panic!("the inner model broke"));
     let inner = Client::new(panicking).as_tool("broken", "Breaks.", Toolkit::new());
     let outer = Client::new(ScriptedModel::new([
-        Reply::call("c1", "broken", r#"{"input": "go"}"#),
+        Reply::call("c1", "broken", r#"{"prompt": "go"}"#),
         Reply::text("recovered"),
     ]));
     let run = outer.run("go", &Toolkit::new().with(inner)).await;
@@ -434,7 +437,7 @@ async fn the_outer_deadline_and_cancellation_reach_the_inner_run() {
     let outer = Client::new(ScriptedModel::new([Reply::call(
         "c1",
         "worker",
-        r#"{"input": "go"}"#,
+        r#"{"prompt": "go"}"#,
     )]))
     .run_timeout(Duration::from_secs(5));
     let run = outer.run("go", &Toolkit::new().with(inner)).await;
@@ -464,7 +467,8 @@ async fn an_agent_that_reaches_itself_stops_at_the_depth_limit() {
             let slot = Arc::clone(&slot);
             async move {
                 let kit = slot.get().unwrap();
-                kit.execute_json("loop", r#"{"input": "again"}"#, ctx).await
+                kit.execute_json("loop", r#"{"prompt": "again"}"#, ctx)
+                    .await
             }
         },
     );
@@ -479,7 +483,7 @@ async fn an_agent_that_reaches_itself_stops_at_the_depth_limit() {
     let result = toolkit
         .get()
         .unwrap()
-        .execute_json("loop", r#"{"input": "go"}"#, Context::new())
+        .execute_json("loop", r#"{"prompt": "go"}"#, Context::new())
         .await;
     let expected = format!("agents run as tools nest at most {DEFAULT_MAX_DEPTH} deep");
     assert!(result.output.contains(&expected), "{}", result.output);
@@ -501,13 +505,13 @@ async fn a_resume_without_the_inner_state_is_an_error() {
                 .clone()
                 .with_data(json!({AGENT_STATE_KEY: {"transcript": 3}})),
         );
-    let result = inner.execute_json(r#"{"input": "x"}"#, ctx).await;
+    let result = inner.execute_json(r#"{"prompt": "x"}"#, ctx).await;
     assert!(result.is_error);
     assert!(result.output.contains("malformed"), "{}", result.output);
     let ctx = Context::new()
         .with_answer(request.answer(true))
         .with_request(request);
-    let result = inner.execute_json(r#"{"input": "x"}"#, ctx).await;
+    let result = inner.execute_json(r#"{"prompt": "x"}"#, ctx).await;
     assert!(result.output.contains("carries no"), "{}", result.output);
 }
 

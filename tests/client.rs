@@ -389,7 +389,7 @@ async fn continue_run_adds_a_user_turn_to_a_prior_transcript() {
 #[tokio::test]
 async fn parts_travel_with_the_tool_message() {
     let png = std::fs::read(repo_root().join("examples/media/fixture.png")).unwrap();
-    let shot = ContentPart::image_bytes(png).unwrap();
+    let shot = ContentPart::image_bytes(png, "image/png").unwrap();
     let screenshot = {
         let shot = shot.clone();
         Tool::new_sync(

@@ -380,7 +380,7 @@ async fn sessions<S: RunStore + Clone>(store: S) {
     let texts = |m: &[Message]| {
         m.iter()
             .map(|m| match m {
-                Message::User { content } => content.clone(),
+                Message::User { content } => content.to_string(),
                 Message::Assistant { content, .. } => content.clone().unwrap_or_default(),
                 _ => String::new(),
             })

@@ -302,7 +302,7 @@ fn calls_ops() -> toolnexus::model::FnModel {
             Some(Message::User { .. }) => toolnexus::Reply::calls([toolnexus::ToolCall::new(
                 "o1",
                 "ops",
-                json!({"input": "deploy"}).to_string(),
+                json!({"prompt": "deploy"}).to_string(),
             )]),
             _ => toolnexus::Reply::text("lead done"),
         })

@@ -161,7 +161,10 @@ fn check_report(report: &Value) {
     assert_eq!(image["content"][1]["mimeType"], "image/png");
     assert_eq!(
         image["content"][1]["data"],
-        ContentPart::image_bytes(PNG).unwrap().base64()
+        ContentPart::image_bytes(PNG, "image/png")
+            .unwrap()
+            .base64()
+            .unwrap()
     );
 
     let pending = &calls["pending"]["result"];
@@ -314,9 +317,9 @@ fn padded(header: &[u8]) -> Vec<u8> {
 fn parts_become_image_audio_and_embedded_resource_items() {
     let wav = padded(b"RIFF\x24\x00\x00\x00WAVEfmt ");
     let parts = [
-        ContentPart::image_bytes(PNG).unwrap(),
-        ContentPart::audio_bytes(wav).unwrap(),
-        ContentPart::pdf_bytes(padded(b"%PDF-1.7\n")).unwrap(),
+        ContentPart::image_bytes(PNG, "image/png").unwrap(),
+        ContentPart::audio_bytes(wav, "audio/wav").unwrap(),
+        ContentPart::file_bytes(padded(b"%PDF-1.7\n"), "application/pdf").unwrap(),
     ];
     let result = ToolResult::ok("three parts").with_parts(parts.clone());
     let mapped = serde_json::to_value(call_tool_result("render", result)).unwrap();
@@ -325,14 +328,14 @@ fn parts_become_image_audio_and_embedded_resource_items() {
     assert_eq!(content[0], json!({"type": "text", "text": "three parts"}));
     assert_eq!(content[1]["type"], "image");
     assert_eq!(content[1]["mimeType"], "image/png");
-    assert_eq!(content[1]["data"], parts[0].base64());
+    assert_eq!(content[1]["data"], parts[0].base64().unwrap());
     assert_eq!(content[2]["type"], "audio");
     assert_eq!(content[2]["mimeType"], "audio/wav");
-    assert_eq!(content[2]["data"], parts[1].base64());
+    assert_eq!(content[2]["data"], parts[1].base64().unwrap());
     assert_eq!(content[3]["type"], "resource");
     let resource = &content[3]["resource"];
     assert_eq!(resource["mimeType"], "application/pdf");
-    assert_eq!(resource["blob"], parts[2].base64());
+    assert_eq!(resource["blob"], parts[2].base64().unwrap());
     assert_eq!(resource["uri"], "toolnexus://render/parts/2");
     assert_eq!(content.as_array().unwrap().len(), 4);
 }

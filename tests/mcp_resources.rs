@@ -130,7 +130,7 @@ fn profile(
 /// The logo.
 #[resource(uri = "images://logo")]
 fn logo() -> Result<ContentPart, toolnexus::tool::ContentError> {
-    ContentPart::image_bytes(GIF)
+    ContentPart::image_bytes(GIF, "image/gif")
 }
 
 /// Describe an image.
@@ -141,7 +141,7 @@ fn describe(
     length: Option<String>,
 ) -> Result<Vec<PromptMessage>, toolnexus::tool::ContentError> {
     Ok(vec![
-        PromptMessage::user(ContentPart::image_bytes(GIF)?),
+        PromptMessage::user(ContentPart::image_bytes(GIF, "image/gif")?),
         PromptMessage::user(ResourceContents::text("a pixel").with_uri("notes://pixel")),
         PromptMessage::assistant(format!(
             "A {} description follows.",
@@ -196,7 +196,10 @@ async fn the_typescript_client_follows_the_pages_of_a_long_listing() {
     assert_eq!(logo["mimeType"], "image/gif");
     assert_eq!(
         logo["blob"],
-        ContentPart::image_bytes(GIF).unwrap().base64()
+        ContentPart::image_bytes(GIF, "image/gif")
+            .unwrap()
+            .base64()
+            .unwrap()
     );
     http.shutdown().await.unwrap();
 }

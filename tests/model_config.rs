@@ -256,3 +256,55 @@ async fn header_values_expand_from_the_environment_and_stay_secret() {
         assert!(!error.contains(&home), "{error}");
     }
 }
+
+/// The contract's client options: `retries` (default 2) and `retryBaseMs` bound the
+/// attempts at a failing provider, `timeoutMs` is accepted as the run's deadline; the
+/// Python client's names load, as its `create_client` takes them.
+#[tokio::test]
+async fn retries_retry_base_ms_and_timeout_ms_load_and_apply() {
+    let unavailable = || {
+        Canned::status(
+            503,
+            json!({"error": {"message": "busy", "type": "server_error"}}),
+        )
+    };
+    for (retries, attempts) in [(Some(1), 2), (Some(0), 1), (None, 3)] {
+        let server =
+            Server::start([unavailable(), unavailable(), unavailable(), unavailable()]).await;
+        let mut config = json!({
+            "baseUrl": format!("{}/v1", server.url), "style": "openai", "model": "m",
+            "apiKey": "k", "retryBaseMs": 1, "timeoutMs": 60000
+        });
+        if let Some(n) = retries {
+            config["retries"] = json!(n);
+        }
+        let config = ModelConfig::from_value(&config).unwrap();
+        assert_eq!(
+            (config.retries, config.retry_base_ms, config.timeout_ms),
+            (retries, Some(1), Some(60000))
+        );
+        let run = config.client("").unwrap().run("hi", &Toolkit::new()).await;
+        assert!(
+            !run.is_done(),
+            "a provider that never answers fails the run"
+        );
+        assert_eq!(server.requests().len(), attempts, "retries {retries:?}");
+    }
+    for (text, words) in [
+        (
+            r#"{"model": "m", "retries": -1}"#,
+            "`retries` must be a whole number",
+        ),
+        (
+            r#"{"model": "m", "timeoutMs": 0}"#,
+            "`timeoutMs` must be a positive integer",
+        ),
+        (
+            r#"{"model": "m", "retryBaseMs": "fast"}"#,
+            "`retryBaseMs` must be a whole number",
+        ),
+    ] {
+        let error = ModelConfig::from_json(text).unwrap_err().to_string();
+        assert!(error.contains(words), "{error}");
+    }
+}

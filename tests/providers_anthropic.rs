@@ -323,8 +323,9 @@ async fn a_stream_error_event_is_a_model_error() {
 #[tokio::test]
 async fn pdfs_audio_and_pending_calls_take_the_documented_forms() {
     let server = Server::start([AnthropicFake.text("ok")]).await;
-    let pdf = toolnexus::ContentPart::pdf_bytes(
+    let pdf = toolnexus::ContentPart::file_bytes(
         b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF".to_vec(),
+        "application/pdf",
     )
     .unwrap();
     let wav = riff_wav();
@@ -410,5 +411,33 @@ pub fn riff_wav() -> toolnexus::ContentPart {
     wav.extend_from_slice(b"data");
     wav.extend_from_slice(&4u32.to_le_bytes());
     wav.extend_from_slice(&[128, 128, 128, 128]);
-    toolnexus::ContentPart::audio_bytes(wav).unwrap()
+    toolnexus::ContentPart::audio_bytes(wav, "audio/wav").unwrap()
+}
+
+/// A prompt of parts reaches the Messages API as its own blocks: images by `base64` and
+/// `url` sources, the PDF as a `document`; the API has no audio block, so the clip is a
+/// text line saying it was left out.
+#[tokio::test]
+async fn a_prompt_with_images_a_file_and_audio_is_sent_in_anthropic_blocks() {
+    let server = harness::image_prompt(&AnthropicFake).await;
+    let body = &server.bodies()[0];
+    let content = body["messages"][0]["content"].as_array().unwrap();
+    assert_eq!(body["messages"][0]["role"], "user");
+    assert_eq!(content[0]["type"], "image");
+    assert_eq!(content[0]["source"]["type"], "base64");
+    assert_eq!(content[0]["source"]["media_type"], "image/png");
+    assert_eq!(
+        content[1..4],
+        [
+            json!({"type": "text", "text": "What do these show?"}),
+            json!({"type": "image", "source": {"type": "url", "url": "https://example.com/cat.png"}}),
+            json!({"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjcK"}}),
+        ]
+    );
+    // The last block of the last message carries the cache breakpoint.
+    assert_eq!(content[4]["type"], "text");
+    assert_eq!(
+        content[4]["text"],
+        "[audio (audio/wav, 12 bytes) omitted: Anthropic does not accept this kind of content here]"
+    );
 }

@@ -436,8 +436,9 @@ async fn settings_map_to_converse_fields_or_are_refused_by_name() {
 #[tokio::test]
 async fn a_tool_result_carries_a_pdf_as_a_named_document() {
     let pdf = b"%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n".to_vec();
-    let result = ToolResult::ok("the report")
-        .with_parts(vec![toolnexus::ContentPart::pdf_bytes(pdf).unwrap()]);
+    let result = ToolResult::ok("the report").with_parts(vec![
+        toolnexus::ContentPart::file_bytes(pdf, "application/pdf").unwrap(),
+    ]);
     let transcript = [
         Message::user("Read it."),
         Message::Assistant {
@@ -507,4 +508,29 @@ async fn throttling_is_retried_as_on_every_provider() {
     harness::rate_limited_then_ok(&BedrockFake).await;
     harness::errors_say_what_happened(&BedrockFake, MODEL).await;
     harness::dropped_turn_is_cancelled(&BedrockFake).await;
+}
+
+/// A prompt of parts reaches the Converse API as its own blocks: the PNG as an `image`,
+/// the PDF as a `document`. Converse takes media as bytes only: the linked image and
+/// the audio clip are text lines saying they were left out.
+#[tokio::test]
+async fn a_prompt_with_images_a_file_and_audio_is_sent_in_converse_blocks() {
+    let server = harness::image_prompt(&BedrockFake).await;
+    let body = &server.bodies()[0];
+    let content = body["messages"][0]["content"].as_array().unwrap();
+    assert_eq!(body["messages"][0]["role"], "user");
+    assert_eq!(content[0]["image"]["format"], "png");
+    assert_eq!(content[1], json!({"text": "What do these show?"}));
+    assert_eq!(
+        content[2],
+        json!({"text": "[image (image/png, 0 bytes) at https://example.com/cat.png omitted: Bedrock does not accept this kind of content by URL here]"})
+    );
+    assert_eq!(
+        content[3],
+        json!({"document": {"format": "pdf", "name": "document 1", "source": {"bytes": "JVBERi0xLjcK"}}})
+    );
+    assert_eq!(
+        content[4],
+        json!({"text": "[audio (audio/wav, 12 bytes) omitted: Bedrock does not accept this kind of content here]"})
+    );
 }

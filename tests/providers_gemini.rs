@@ -290,15 +290,16 @@ async fn streaming_assembles_text_and_tool_call_deltas() {
 #[tokio::test]
 async fn pdfs_audio_and_pending_calls_take_the_documented_forms() {
     let server = Server::start([GeminiFake.text("ok")]).await;
-    let pdf = toolnexus::ContentPart::pdf_bytes(
+    let pdf = toolnexus::ContentPart::file_bytes(
         b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF".to_vec(),
+        "application/pdf",
     )
     .unwrap();
     let mut wav = b"RIFF\x28\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00".to_vec();
     wav.extend_from_slice(
         b"\x40\x1f\x00\x00\x40\x1f\x00\x00\x01\x00\x08\x00data\x04\x00\x00\x00\x80\x80\x80\x80",
     );
-    let wav = toolnexus::ContentPart::audio_bytes(wav).unwrap();
+    let wav = toolnexus::ContentPart::audio_bytes(wav, "audio/wav").unwrap();
     let transcript = vec![
         Message::user("go"),
         Message::tool_calls(
@@ -346,4 +347,24 @@ async fn pdfs_audio_and_pending_calls_take_the_documented_forms() {
     );
     assert!(pending.contains("Where?"), "{pending}");
     harness::validate("gemini", &server.bodies());
+}
+
+/// A prompt of parts reaches Gemini as its own parts: bytes as `inlineData`, the linked
+/// image as `fileData`, the question as `text`.
+#[tokio::test]
+async fn a_prompt_with_images_a_file_and_audio_is_sent_in_gemini_parts() {
+    let server = harness::image_prompt(&GeminiFake).await;
+    let body = &server.bodies()[0];
+    let parts = body["contents"][0]["parts"].as_array().unwrap();
+    assert_eq!(body["contents"][0]["role"], "user");
+    assert_eq!(parts[0]["inlineData"]["mimeType"], "image/png");
+    assert_eq!(
+        parts[1..],
+        [
+            json!({"text": "What do these show?"}),
+            json!({"fileData": {"mimeType": "image/png", "fileUri": "https://example.com/cat.png"}}),
+            json!({"inlineData": {"mimeType": "application/pdf", "data": "JVBERi0xLjcK"}}),
+            json!({"inlineData": {"mimeType": "audio/wav", "data": "UklGRiQAAABXQVZF"}}),
+        ]
+    );
 }

@@ -398,3 +398,24 @@ async fn parameterless_calls_without_arguments_get_an_empty_object() {
         .unwrap();
     assert_eq!(reply.tool_calls, [ToolCall::new("c1", "fail", "{}")]);
 }
+
+/// A prompt of parts reaches Chat Completions as its own content parts: images by data
+/// URL and by URL, the PDF as a named `file`, the WAV clip as `input_audio`.
+#[tokio::test]
+async fn a_prompt_with_images_a_file_and_audio_is_sent_in_openai_parts() {
+    let server = harness::image_prompt(&OpenAiFake).await;
+    let body = &server.bodies()[0];
+    let content = body["messages"][0]["content"].as_array().unwrap();
+    assert_eq!(body["messages"][0]["role"], "user");
+    let url = content[0]["image_url"]["url"].as_str().unwrap();
+    assert!(url.starts_with("data:image/png;base64,iVBOR"), "{url}");
+    assert_eq!(
+        content[1..],
+        [
+            json!({"type": "text", "text": "What do these show?"}),
+            json!({"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}),
+            json!({"type": "file", "file": {"file_data": "data:application/pdf;base64,JVBERi0xLjcK", "filename": "report.pdf"}}),
+            json!({"type": "input_audio", "input_audio": {"data": "UklGRiQAAABXQVZF", "format": "wav"}}),
+        ]
+    );
+}

@@ -502,8 +502,9 @@ async fn a_stream_error_event_is_a_model_error() {
 #[tokio::test]
 async fn pdfs_and_pending_calls_take_the_documented_forms() {
     let server = Server::start([ResponsesFake.text("ok")]).await;
-    let pdf = toolnexus::ContentPart::pdf_bytes(
+    let pdf = toolnexus::ContentPart::file_bytes(
         b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF".to_vec(),
+        "application/pdf",
     )
     .unwrap();
     let transcript = vec![
@@ -530,7 +531,8 @@ async fn pdfs_and_pending_calls_take_the_documented_forms() {
     harness::assert_no_toolnexus_keys("openai-responses", body);
     let file = &body["input"][3]["output"][1];
     assert_eq!(file["type"], "input_file");
-    assert_eq!(file["filename"], "document.pdf");
+    // An unnamed file goes as "file", as the Python port sends it.
+    assert_eq!(file["filename"], "file");
     assert!(
         file["file_data"]
             .as_str()
@@ -543,4 +545,26 @@ async fn pdfs_and_pending_calls_take_the_documented_forms() {
         "{pending}"
     );
     harness::validate("openai-responses", &server.bodies());
+}
+
+/// A prompt of parts reaches the Responses API as its own input parts: images by data
+/// URL and by URL, the PDF as a named `input_file`; it takes no audio part, so the clip
+/// is a text line saying it was left out.
+#[tokio::test]
+async fn a_prompt_with_images_a_file_and_audio_is_sent_in_responses_parts() {
+    let server = harness::image_prompt(&ResponsesFake).await;
+    let body = &server.bodies()[0];
+    let content = body["input"][0]["content"].as_array().unwrap();
+    assert_eq!(body["input"][0]["role"], "user");
+    let url = content[0]["image_url"].as_str().unwrap();
+    assert!(url.starts_with("data:image/png;base64,iVBOR"), "{url}");
+    assert_eq!(
+        content[1..],
+        [
+            json!({"type": "input_text", "text": "What do these show?"}),
+            json!({"type": "input_image", "image_url": "https://example.com/cat.png", "detail": "auto"}),
+            json!({"type": "input_file", "file_data": "data:application/pdf;base64,JVBERi0xLjcK", "filename": "report.pdf"}),
+            json!({"type": "input_text", "text": "[audio (audio/wav, 12 bytes) omitted: OpenAI Responses does not accept this kind of content here]"}),
+        ]
+    );
 }

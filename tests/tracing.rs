@@ -412,13 +412,13 @@ async fn an_agent_run_as_a_tool_nests_its_spans_under_the_outer_call() {
     .agent_name("ops")
     .as_tool("ops", "Adds.", toolkit());
     let researcher = Client::new(ScriptedModel::new([
-        Reply::call("o1", "ops", r#"{"input": "add"}"#),
+        Reply::call("o1", "ops", r#"{"prompt": "add"}"#),
         Reply::text("ops says 5"),
     ]))
     .agent_name("researcher")
     .as_tool("research", "Researches.", Toolkit::new().with(ops));
     let lead = Client::new(ScriptedModel::new([
-        Reply::call("r1", "research", r#"{"input": "what is 2 + 3?"}"#),
+        Reply::call("r1", "research", r#"{"prompt": "what is 2 + 3?"}"#),
         Reply::text("done"),
     ]))
     .agent_name("lead");

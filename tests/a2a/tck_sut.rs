@@ -37,7 +37,7 @@ fn answer(prefix_and_text: &str) -> Result<Reply, ModelError> {
 
 fn server() -> A2aServer {
     let model = FnModel::new_sync(|transcript, _| match transcript.last() {
-        Some(Message::User { content }) => answer(content),
+        Some(Message::User { content }) => answer(&content.text()),
         Some(Message::Tool { content, .. }) => Ok(Reply::text(content.clone())),
         _ => Ok(Reply::text("")),
     });
@@ -80,7 +80,7 @@ fn server() -> A2aServer {
         })
         .with_artifact(|run| {
             let first = run.transcript.iter().find_map(|m| match m {
-                Message::User { content } => Some(content.as_str()),
+                Message::User { content } => content.as_text(),
                 _ => None,
             });
             let id = first.and_then(|c| c.lines().next()).unwrap_or_default();

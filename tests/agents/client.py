@@ -25,7 +25,7 @@ from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-ARGS = {"input": "ship v2"}
+ARGS = {"prompt": "ship v2"}
 
 
 def dump(model):
@@ -92,7 +92,7 @@ async def tamper(url: str) -> dict:
         report["state"] = state
         report["stateBytes"] = sealed_bytes(state)
         report["flipped"] = await retry(client, ARGS, key, flip(state))
-        report["other_arguments"] = await retry(client, {"input": "ship v3"}, key, state)
+        report["other_arguments"] = await retry(client, {"prompt": "ship v3"}, key, state)
         report["approved"] = await retry(client, ARGS, key, state)
     return report
 

@@ -182,7 +182,7 @@ async fn the_fallback_pending_result_shows_no_agent_state() {
         .with(platform)
         .execute_json(
             "platform",
-            r#"{"input": "ship v2"}"#,
+            r#"{"prompt": "ship v2"}"#,
             toolnexus::Context::new(),
         )
         .await;

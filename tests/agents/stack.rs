@@ -123,7 +123,7 @@ pub fn platform(effects: &Effects) -> Tool {
         "platform",
         vec![
             call("l1", "lookup", json!({})),
-            call("o1", "ops", json!({"input": "deploy v2"})),
+            call("o1", "ops", json!({"prompt": "deploy v2"})),
         ],
     );
     let toolkit = Toolkit::new()
@@ -138,7 +138,7 @@ pub fn lead(effects: &Effects) -> (Client, Toolkit) {
         "lead",
         vec![
             call("n1", "note", json!({})),
-            call("p1", "platform", json!({"input": "ship v2"})),
+            call("p1", "platform", json!({"prompt": "ship v2"})),
         ],
     );
     let toolkit = Toolkit::new()

@@ -19,7 +19,7 @@ async fn main() {
         let asked: Vec<&str> = transcript
             .iter()
             .filter_map(|m| match m {
-                Message::User { content } => Some(content.as_str()),
+                Message::User { content } => content.as_text(),
                 _ => None,
             })
             .collect();

@@ -47,7 +47,41 @@ pub fn png() -> ContentPart {
         "/examples/media/fixture.png"
     ))
     .unwrap();
-    ContentPart::image_bytes(bytes).unwrap()
+    ContentPart::image_bytes(bytes, "image/png").unwrap()
+}
+
+/// A prompt made of parts, in the order the model reads them: an image as bytes, the
+/// question, an image by URL, a PDF (named), and a WAV clip.
+pub fn prompt_parts() -> Vec<ContentPart> {
+    vec![
+        png(),
+        ContentPart::text("What do these show?"),
+        ContentPart::from_url(
+            toolnexus::tool::PartKind::Image,
+            "https://example.com/cat.png",
+        )
+        .unwrap(),
+        ContentPart::file_bytes(b"%PDF-1.7\n".to_vec(), "application/pdf")
+            .unwrap()
+            .with_name("report.pdf"),
+        ContentPart::audio_bytes(b"RIFF\x24\x00\x00\x00WAVE".to_vec(), "audio/wav").unwrap(),
+    ]
+}
+
+/// One run whose prompt is [`prompt_parts`], answered with text. Checks that no key of
+/// toolnexus's own reaches the wire and that the provider's SDK types accept the body;
+/// returns the server, whose one body the caller checks in the provider's terms.
+pub async fn image_prompt<F: Fake>(fake: &F) -> Server {
+    let server = Server::start([fake.text("A picture, a cat, a report and a sound.")]).await;
+    let client = Client::new(fake.model(&server.url));
+    let run = client.run(prompt_parts(), &Toolkit::new()).await;
+    assert!(run.is_done(), "{:?}", run.status);
+    assert_eq!(run.text, "A picture, a cat, a report and a sound.");
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 1);
+    assert_no_toolnexus_keys(F::NAME, &bodies[0]);
+    validate(F::NAME, &bodies);
+    server
 }
 
 /// add, fail (an error result), snapshot (an image part), deploy (suspends unless told

@@ -16,7 +16,8 @@ from toolnexus import create_client, create_toolkit
 async def main():
     config = json.loads(sys.argv[1])
     names = {"baseUrl": "base_url", "apiKey": "api_key", "systemPrompt": "system_prompt",
-             "maxTurns": "max_turns", "style": "style", "model": "model", "headers": "headers"}
+             "maxTurns": "max_turns", "style": "style", "model": "model", "headers": "headers",
+             "retries": "retries", "retryBaseMs": "retry_base_ms", "timeoutMs": "timeout_ms"}
     client = create_client(**{names[k]: v for k, v in config.items()})
     toolkit = await create_toolkit(skills_dir=sys.argv[2], builtins=False)
     result = await client.run(sys.argv[3], toolkit=toolkit)

@@ -211,7 +211,7 @@ async fn a_sub_agents_state_serves_only_the_principal_it_was_issued_to() {
     };
     let (first, replica) = (start(&one), start(&two));
     let alice = Peer::modern(&first.url, json!({})).with_header("x-user", "alice");
-    let ship = json!({"input": "ship v2"});
+    let ship = json!({"prompt": "ship v2"});
     let (key, state) = asked(&alice.call(1, "platform", ship.clone(), json!({})).await);
     let mut refusal = None;
     for user in [Some("bob"), None] {

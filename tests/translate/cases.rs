@@ -147,7 +147,7 @@ pub fn fixture_cases() -> Vec<Case> {
 /// The table of our own. Cases the ports translate differently by design run in one
 /// style only; the providers guide lists each difference (and `differences.rs` pins it).
 pub fn table() -> Vec<Case> {
-    let png = crate::harness::png().base64();
+    let png = crate::harness::png().base64().unwrap();
     let three = json!({"role": "assistant", "tool_calls": [
         call("a", "f", json!("{}")), call("b", "f", json!("{}")), call("c", "f", json!("{}"))
     ]});

@@ -178,7 +178,7 @@ pub mod web;
 pub use agent::{Client, Compaction, Event, RunResult, RunStatus};
 pub use model::{
     Message, Model, ModelError, ModelSettings, Reasoning, Reply, ScriptedModel, ToolCall,
-    ToolChoice, Usage,
+    ToolChoice, Usage, UserContent,
 };
 pub use tool::{
     Answer, ContentPart, Context, Json, Request, State, Suspend, Tool, ToolResult, Toolkit, Toolset,

@@ -22,7 +22,7 @@ async fn with_args(
 /// An image and an embedded resource.
 #[prompt]
 fn media(uri: String) -> Result<Vec<PromptMessage>, toolnexus::tool::ContentError> {
-    let gif = ContentPart::image_bytes(b"GIF89a\x01\x00\x01\x00\x00\x00\x00;".to_vec())?;
+    let gif = ContentPart::image_bytes(b"GIF89a\x01\x00\x01\x00\x00\x00\x00;".to_vec(), "image/gif")?;
     Ok(vec![
         PromptMessage::user(gif),
         PromptMessage::user(ResourceContents::text("embedded").with_uri(uri)),

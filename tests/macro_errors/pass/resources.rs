@@ -62,7 +62,7 @@ fn hits(counter: State<Hits>) -> Vec<ResourceContents> {
 /// A content part, with `?`.
 #[resource(uri = "images://pixel")]
 fn pixel() -> Result<ContentPart, toolnexus::tool::ContentError> {
-    ContentPart::image_bytes(b"GIF89a\x01\x00\x01\x00\x00\x00\x00;".to_vec())
+    ContentPart::image_bytes(b"GIF89a\x01\x00\x01\x00\x00\x00\x00;".to_vec(), "image/gif")
 }
 
 fn main() {

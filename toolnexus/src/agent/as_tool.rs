@@ -30,7 +30,8 @@ pub const DEFAULT_MAX_DEPTH: u32 = 4;
 /// form (in memory the request keeps it apart from `data`).
 pub use crate::tool::request::AGENT_STATE_KEY;
 
-/// The key, in an agent tool's result `metadata`, of the inner run's name, turns and usage.
+/// The key, in an agent tool's result `metadata`, of the agent's name (beside `turns`,
+/// `totalTokens` and `usage` of its run).
 pub const AGENT_KEY: &str = "agent";
 
 /// Where a run stands among agents run as tools: how deep, under which agents, and the
@@ -65,10 +66,11 @@ type Prompt = Box<dyn Fn(Value) -> Result<String, String> + Send + Sync>;
 
 impl Client {
     /// This agent as one [`Tool`] of another agent: its input schema takes the task as
-    /// `{"input": string}`; a call runs this client (its model, system prompt, limits,
-    /// hooks and events) on `toolkit` with that input as the prompt, and the result is the
-    /// run's final text, with `metadata.agent` = `{"name", "turns", "usage"}` of the inner
-    /// run (the outer run adds that usage to its own).
+    /// `{"prompt": string}` (the contract's, §7D); a call runs this client (its model,
+    /// system prompt, limits, hooks and events) on `toolkit` with that prompt, and the
+    /// result is the run's final text, with the contract's metadata `{"agent": name,
+    /// "turns", "totalTokens"}` of the inner run, and this crate's `usage` (the full
+    /// breakdown, which the outer run adds to its own).
     ///
     /// - When a tool of the inner run suspends, the call suspends on the same [`Request`]
     ///   (id, kind, prompt, URL and data), which carries the inner run's state (in the
@@ -89,7 +91,7 @@ impl Client {
     ///     .system("You research topics.")
     ///     .as_tool("research", "Research a topic.", Toolkit::new());
     /// let lead = Client::new(ScriptedModel::new([
-    ///     Reply::call("c1", "research", r#"{"input": "Rust"}"#),
+    ///     Reply::call("c1", "research", r#"{"prompt": "Rust"}"#),
     ///     Reply::text("Done."),
     /// ]));
     /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
@@ -104,15 +106,15 @@ impl Client {
     ) -> Tool {
         let schema = json!({
             "type": "object",
-            "properties": {"input": {"type": "string", "description": "The task for the agent."}},
-            "required": ["input"],
+            "properties": {"prompt": {"type": "string", "description": "The task for the agent."}},
+            "required": ["prompt"],
         });
         let name = crate::tool::def::sanitize_name(&name.into());
         let label = name.clone();
-        let prompt: Prompt = Box::new(move |args: Value| match args.get("input") {
-            Some(Value::String(input)) => Ok(input.clone()),
+        let prompt: Prompt = Box::new(move |args: Value| match args.get("prompt") {
+            Some(Value::String(prompt)) => Ok(prompt.clone()),
             _ => Err(format!(
-                "agent `{label}`: the argument `input` must be a string (the task)"
+                "agent `{label}`: the argument `prompt` must be a string (the task)"
             )),
         });
         self.agent_tool(name, description.into(), schema, toolkit, prompt)
@@ -320,9 +322,15 @@ impl Agent {
     fn result(&self, run: RunResult, before: Usage, turns: u32) -> ToolResult {
         let usage = before + run.usage;
         let turns = turns + run.turns;
-        let meta = json!({"name": self.name, "turns": turns, "usage": usage});
+        let meta = |result: ToolResult| {
+            result
+                .with_metadata(AGENT_KEY, self.name.clone())
+                .with_metadata("turns", turns)
+                .with_metadata("totalTokens", usage.total_tokens())
+                .with_metadata("usage", json!(usage))
+        };
         match &run.status {
-            RunStatus::Done => ToolResult::ok(run.text).with_metadata(AGENT_KEY, meta),
+            RunStatus::Done => meta(ToolResult::ok(run.text)),
             RunStatus::Pending => match run.pending {
                 Some(request) => {
                     let halted = AgentState {
@@ -343,8 +351,10 @@ impl Agent {
                 } else {
                     format!("; its last text: {}", run.text)
                 };
-                ToolResult::error(format!("agent `{}` stopped: {reason}{last}", self.name))
-                    .with_metadata(AGENT_KEY, meta)
+                meta(ToolResult::error(format!(
+                    "agent `{}` stopped: {reason}{last}",
+                    self.name
+                )))
             }
         }
     }

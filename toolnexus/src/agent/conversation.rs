@@ -129,7 +129,7 @@ impl Client {
     pub async fn ask(
         &self,
         id: &str,
-        prompt: impl Into<String>,
+        prompt: impl Into<crate::model::message::UserContent>,
         toolkit: &Toolkit,
     ) -> Result<RunResult, StoreError> {
         #[cfg(feature = "__store")]

@@ -178,11 +178,19 @@ impl Client {
                 }
                 let compacted = compacted.map(|r| (r.summarized, r.after));
                 let prompt = match shown.last() {
-                    Some(Message::User { content }) if fresh && run.turns == 1 => Some(&**content),
+                    Some(Message::User { content }) if fresh && run.turns == 1 => {
+                        Some(content.text())
+                    }
                     _ => None,
                 };
-                let asked =
-                    self.model_turn(run.turns, &shown, &offered, compacted, prompt, &mut tripped);
+                let asked = self.model_turn(
+                    run.turns,
+                    &shown,
+                    &offered,
+                    compacted,
+                    prompt.as_deref(),
+                    &mut tripped,
+                );
                 match stop.guard(asked).await {
                     Ok(Ok(reply)) => reply,
                     Ok(Err(reason)) | Err(reason) => {
@@ -456,8 +464,13 @@ fn inner_usage(call: &crate::agent::run::CallRecord) -> Usage {
     let Some(meta) = call.result.metadata.as_ref() else {
         return Usage::default();
     };
-    meta.get(AGENT_KEY)
-        .and_then(|agent| agent.get("usage"))
+    if !meta
+        .get(AGENT_KEY)
+        .is_some_and(serde_json::Value::is_string)
+    {
+        return Usage::default();
+    }
+    meta.get("usage")
         .and_then(|usage| Usage::deserialize(usage).ok())
         .unwrap_or_default()
 }

@@ -10,6 +10,7 @@ use crate::agent::resume::{Halted, ResumeError, halted_turn};
 use crate::agent::run::RunResult;
 use crate::agent::turn::ToolTurn;
 use crate::model::message::Message;
+use crate::model::message::UserContent;
 use crate::tool::kit::Toolkit;
 use crate::tool::request::Answer;
 
@@ -19,7 +20,7 @@ impl Client {
     /// The system prompt is the client's [`system`](Client::system) and the toolkit's
     /// [`skills_prompt`](Toolkit::skills_prompt), separated by a blank line (either alone
     /// when the other is empty; no system message when both are).
-    pub async fn run(&self, prompt: impl Into<String>, toolkit: &Toolkit) -> RunResult {
+    pub async fn run(&self, prompt: impl Into<UserContent>, toolkit: &Toolkit) -> RunResult {
         let mut transcript = Vec::with_capacity(2);
         if let Some(system) = self.system_with(toolkit.skills_prompt()) {
             transcript.push(Message::system(system));
@@ -36,7 +37,7 @@ impl Client {
     pub async fn continue_run(
         &self,
         transcript: Vec<Message>,
-        prompt: impl Into<String>,
+        prompt: impl Into<UserContent>,
         toolkit: &Toolkit,
     ) -> RunResult {
         let transcript = self.continued(transcript, prompt, toolkit.skills_prompt());
@@ -151,7 +152,7 @@ impl Client {
     pub(crate) fn continued(
         &self,
         mut transcript: Vec<Message>,
-        prompt: impl Into<String>,
+        prompt: impl Into<UserContent>,
         skills_prompt: &str,
     ) -> Vec<Message> {
         if let Some(mut turn) = ToolTurn::open(&transcript).filter(ToolTurn::is_open) {

@@ -83,8 +83,9 @@ impl Client {
         let Some(Message::User { content }) = run.transcript.last_mut() else {
             return None;
         };
-        match self.text(Stage::Input, false, content).await {
-            Ok(Some(text)) => *content = text,
+        let text = content.text().into_owned();
+        match self.text(Stage::Input, false, &text).await {
+            Ok(Some(text)) => content.replace_text(text),
             Ok(None) => {}
             Err(trip) => return Some(self.tripped(0, Stage::Input, trip)),
         }

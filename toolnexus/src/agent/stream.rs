@@ -312,7 +312,11 @@ impl Client {
     /// With a [store](Client::with_store), the run's id is chosen now (unless
     /// [`run_id`](Client::run_id) set one), and is [`EventStream::run_id`] and the first
     /// event's.
-    pub fn stream(&self, prompt: impl Into<String>, toolkit: &Toolkit) -> EventStream {
+    pub fn stream(
+        &self,
+        prompt: impl Into<crate::model::message::UserContent>,
+        toolkit: &Toolkit,
+    ) -> EventStream {
         let (client, run_id) = self.with_run_id();
         let (prompt, toolkit) = (prompt.into(), toolkit.clone());
         EventStream::new(&client, run_id, move |client| async move {
@@ -324,7 +328,7 @@ impl Client {
     pub fn stream_continue(
         &self,
         transcript: Vec<Message>,
-        prompt: impl Into<String>,
+        prompt: impl Into<crate::model::message::UserContent>,
         toolkit: &Toolkit,
     ) -> EventStream {
         let (client, run_id) = self.with_run_id();
@@ -446,7 +450,7 @@ mod durable {
         /// returns; the stream then drives it (see [`EventStream`]).
         pub async fn stream(
             &self,
-            prompt: impl Into<String>,
+            prompt: impl Into<crate::model::message::UserContent>,
             toolkit: &Toolkit,
         ) -> Result<EventStream, StoreError> {
             let (transcript, record) = self.open(prompt.into(), toolkit.skills_prompt()).await?;

@@ -192,6 +192,7 @@ impl ToolTurn {
                         is_error,
                         parts,
                         pending,
+                        ..
                     } if *tool_call_id == call.id => Some((content, *is_error, parts, pending)),
                     _ => None,
                 });
@@ -329,10 +330,10 @@ impl ToolTurn {
                 SlotState::NotRun => {}
                 SlotState::Parked(result) => {
                     let pending = slot.request.as_ref();
-                    transcript.push(Message::tool_message(&slot.call.id, result, pending));
+                    transcript.push(Message::tool_message(&slot.call, result, pending));
                 }
                 SlotState::Finished(result, _) => {
-                    transcript.push(Message::tool_message(&slot.call.id, result, None));
+                    transcript.push(Message::tool_message(&slot.call, result, None));
                 }
             }
         }

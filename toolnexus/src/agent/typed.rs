@@ -392,7 +392,7 @@ impl Client {
     /// ```
     pub async fn run_typed<T: DeserializeOwned + JsonSchema>(
         &self,
-        prompt: impl Into<String>,
+        prompt: impl Into<crate::model::message::UserContent>,
         toolkit: &Toolkit,
     ) -> Result<Typed<T>, TypedError> {
         let (client, toolkit) = self.typed::<T>(toolkit);

@@ -6,19 +6,13 @@ use serde_json::Value;
 
 use super::env::{Args, Env, int, os_error, universal_newlines};
 use super::fs::Target;
-use crate::tool::content::{ContentPart, PartKind};
+use crate::tool::content::{ContentPart, PartKind, media_type};
 use crate::tool::result::ToolResult;
 
-/// The media files `read` returns as a content part, by extension (the Python port's
-/// list); the bytes must then be of that kind.
-fn media_kind(path: &Path) -> Option<PartKind> {
-    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-    match ext.as_str() {
-        "png" | "jpg" | "jpeg" | "gif" | "webp" => Some(PartKind::Image),
-        "pdf" => Some(PartKind::Document),
-        "mp3" | "wav" => Some(PartKind::Audio),
-        _ => None,
-    }
+/// The media files `read` returns as a content part: those of the contract's extension
+/// table, with its MIME type and part kind.
+fn media_kind(path: &Path) -> Option<(&'static str, PartKind)> {
+    media_type(path.extension()?.to_str()?)
 }
 
 /// A file's text, as the tools read it: UTF-8, with universal newlines, at most the
@@ -48,15 +42,19 @@ pub(super) fn read(env: &Env, value: &Value) -> ToolResult {
         Ok(path) => path,
         Err(error) => return args.fail(error),
     };
-    if let Some(kind) = media_kind(&path.shown) {
+    if let Some((mime, kind)) = media_kind(&path.shown) {
         let bytes = match env.load(&path, given) {
             Ok(bytes) => bytes,
             Err(error) => return args.fail(error),
         };
         let size = bytes.len();
-        return match ContentPart::from_bytes(kind, bytes) {
-            Ok(part) => ToolResult::ok(format!("{given} ({}, {size} bytes)", part.mime_type()))
-                .with_parts([part]),
+        let name = path
+            .shown
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
+        return match ContentPart::from_bytes(kind, mime, bytes) {
+            Ok(part) => ToolResult::ok(format!("{given} ({mime}, {size} bytes)"))
+                .with_parts([part.with_name(name.unwrap_or_default())]),
             Err(error) => args.fail(format!("{given}: {error}")),
         };
     }

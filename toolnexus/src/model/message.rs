@@ -40,10 +40,10 @@ pub enum Message {
         /// The instructions.
         content: String,
     },
-    /// What the user said.
+    /// What the user said: text, or a list of parts (an image and a question).
     User {
-        /// The user's text.
-        content: String,
+        /// The user's text or parts.
+        content: UserContent,
     },
     /// One model reply: text, tool calls, or both.
     Assistant {
@@ -70,11 +70,224 @@ pub enum Message {
         /// The result's non-text output ([`ToolResult::parts`]).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         parts: Option<Vec<ContentPart>>,
+        /// The tool's name, written (as the other ports write it) on a message that
+        /// carries parts, so a provider that moves the parts elsewhere can say whose
+        /// they are.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
         /// Set while the call is parked on a suspension: the [`Request`] it waits on.
         /// A run that halted leaves such a message; resuming replaces it with the result.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pending: Option<Box<Request>>,
     },
+}
+
+/// What a user message holds, and what [`Client::run`](crate::Client::run) and its
+/// siblings take as the prompt: text, or a list of [`ContentPart`]s in the order the
+/// model should read them (an image, then the question about it).
+///
+/// Text serializes as a JSON string, parts as an array of the contract's parts, so a
+/// text-only transcript reads as it always did.
+///
+/// ```
+/// use toolnexus::{ContentPart, Message, UserContent};
+///
+/// let text: UserContent = "What is 2 + 3?".into();
+/// assert_eq!(text, "What is 2 + 3?");
+///
+/// let photo = ContentPart::image_bytes(b"GIF89a".to_vec(), "image/gif").unwrap();
+/// let asked = Message::user(vec![photo, ContentPart::text("What is in this picture?")]);
+/// let json = serde_json::to_value(&asked).unwrap();
+/// assert_eq!(json["content"][1], serde_json::json!({"type": "text", "text": "What is in this picture?"}));
+/// assert_eq!(asked.text(), Some("What is in this picture?"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+#[non_exhaustive]
+pub enum UserContent {
+    /// Plain text.
+    Text(String),
+    /// Parts, in order.
+    Parts(Vec<ContentPart>),
+}
+
+impl UserContent {
+    /// All the text: the text itself, or the text parts joined by newlines (other parts
+    /// are left out).
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            UserContent::Text(text) => text.as_str().into(),
+            UserContent::Parts(parts) => {
+                let mut texts = parts.iter().filter_map(ContentPart::as_text);
+                match (texts.next(), texts.next()) {
+                    (None, _) => "".into(),
+                    (Some(one), None) => one.into(),
+                    (Some(first), Some(second)) => {
+                        let mut all = vec![first, second];
+                        all.extend(texts);
+                        all.join("\n").into()
+                    }
+                }
+            }
+        }
+    }
+
+    /// The text, when this is plain text (not parts).
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            UserContent::Text(text) => Some(text),
+            UserContent::Parts(_) => None,
+        }
+    }
+
+    /// The parts; empty for plain text.
+    pub fn parts(&self) -> &[ContentPart] {
+        match self {
+            UserContent::Text(_) => &[],
+            UserContent::Parts(parts) => parts,
+        }
+    }
+
+    /// The text, or the first text part's.
+    pub fn first_text(&self) -> Option<&str> {
+        match self {
+            UserContent::Text(text) => Some(text),
+            UserContent::Parts(parts) => parts.iter().find_map(ContentPart::as_text),
+        }
+    }
+
+    /// Replaces the text, keeping the other parts: plain text becomes `text`; in parts,
+    /// the first text part takes `text` and the other text parts go.
+    pub(crate) fn replace_text(&mut self, text: String) {
+        match self {
+            UserContent::Text(old) => *old = text,
+            UserContent::Parts(parts) => {
+                let mut text = Some(text);
+                parts.retain_mut(|part| match part.as_text() {
+                    None => true,
+                    Some(_) => match text.take() {
+                        Some(text) => {
+                            *part = ContentPart::text(text);
+                            true
+                        }
+                        None => false,
+                    },
+                });
+                if let Some(text) = text {
+                    parts.push(ContentPart::text(text));
+                }
+            }
+        }
+    }
+
+    /// Each part in order, text included as a text part (plain text is one).
+    pub fn to_parts(&self) -> Vec<ContentPart> {
+        match self {
+            UserContent::Text(text) => vec![ContentPart::text(text.as_str())],
+            UserContent::Parts(parts) => parts.clone(),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for UserContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = UserContent;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a user message's content: a string or an array of content parts")
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<UserContent, E> {
+                Ok(UserContent::Text(text.to_owned()))
+            }
+            fn visit_string<E: serde::de::Error>(self, text: String) -> Result<UserContent, E> {
+                Ok(UserContent::Text(text))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<UserContent, A::Error> {
+                let mut parts = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some(part) = seq.next_element()? {
+                    parts.push(part);
+                }
+                Ok(UserContent::Parts(parts))
+            }
+        }
+        deserializer.deserialize_any(Visit)
+    }
+}
+
+impl Default for UserContent {
+    fn default() -> Self {
+        UserContent::Text(String::new())
+    }
+}
+
+impl std::fmt::Display for UserContent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text())
+    }
+}
+
+impl From<&str> for UserContent {
+    fn from(text: &str) -> Self {
+        UserContent::Text(text.to_owned())
+    }
+}
+
+impl From<&String> for UserContent {
+    fn from(text: &String) -> Self {
+        UserContent::Text(text.clone())
+    }
+}
+
+impl From<String> for UserContent {
+    fn from(text: String) -> Self {
+        UserContent::Text(text)
+    }
+}
+
+impl From<std::borrow::Cow<'_, str>> for UserContent {
+    fn from(text: std::borrow::Cow<'_, str>) -> Self {
+        UserContent::Text(text.into_owned())
+    }
+}
+
+impl From<Vec<ContentPart>> for UserContent {
+    fn from(parts: Vec<ContentPart>) -> Self {
+        UserContent::Parts(parts)
+    }
+}
+
+impl<const N: usize> From<[ContentPart; N]> for UserContent {
+    fn from(parts: [ContentPart; N]) -> Self {
+        UserContent::Parts(parts.into())
+    }
+}
+
+impl From<ContentPart> for UserContent {
+    fn from(part: ContentPart) -> Self {
+        UserContent::Parts(vec![part])
+    }
+}
+
+impl PartialEq<str> for UserContent {
+    fn eq(&self, other: &str) -> bool {
+        self.as_text() == Some(other)
+    }
+}
+
+impl PartialEq<&str> for UserContent {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_text() == Some(*other)
+    }
+}
+
+impl PartialEq<String> for UserContent {
+    fn eq(&self, other: &String) -> bool {
+        self.as_text() == Some(other.as_str())
+    }
 }
 
 /// An assistant turn as the provider wrote it, kept in the transcript when it holds what
@@ -124,8 +337,8 @@ impl Message {
         }
     }
 
-    /// A user message.
-    pub fn user(content: impl Into<String>) -> Self {
+    /// A user message: text (`&str`, `String`) or parts (`Vec<ContentPart>`).
+    pub fn user(content: impl Into<UserContent>) -> Self {
         Message::User {
             content: content.into(),
         }
@@ -153,12 +366,30 @@ impl Message {
     /// error flag and parts travel; its metadata stays out of the transcript, except a
     /// suspension's [`Request`], kept in `pending`.
     pub fn tool_result(tool_call_id: impl Into<String>, result: &ToolResult) -> Self {
-        Message::tool_message(tool_call_id, result, result.pending_request().as_ref())
+        Message::answer(tool_call_id, result, result.pending_request().as_ref())
     }
 
-    /// [`Message::tool_result`] for a result whose suspension was already read (the loop
-    /// reads each result's [`Request`] once, when the call settles).
+    /// The loop's tool message for `call`: [`Message::tool_result`] with the suspension
+    /// already read (once, when the call settled), naming the tool when it carries parts.
     pub(crate) fn tool_message(
+        call: &ToolCall,
+        result: &ToolResult,
+        pending: Option<&Request>,
+    ) -> Self {
+        let mut message = Message::answer(&call.id, result, pending);
+        if let Message::Tool {
+            parts: Some(parts),
+            name,
+            ..
+        } = &mut message
+            && !parts.is_empty()
+        {
+            *name = Some(call.name.clone());
+        }
+        message
+    }
+
+    fn answer(
         tool_call_id: impl Into<String>,
         result: &ToolResult,
         pending: Option<&Request>,
@@ -168,6 +399,7 @@ impl Message {
             content: result.output.clone(),
             is_error: result.is_error,
             parts: result.parts.clone(),
+            name: None,
             pending: pending.cloned().map(Box::new),
         }
     }
@@ -182,12 +414,13 @@ impl Message {
         }
     }
 
-    /// The text of the message (`None` for an assistant message with no text).
+    /// The text of the message (`None` for an assistant message with no text; for a
+    /// user message made of parts, its first text part, see [`UserContent::text`] for
+    /// all of them).
     pub fn text(&self) -> Option<&str> {
         match self {
-            Message::System { content }
-            | Message::User { content }
-            | Message::Tool { content, .. } => Some(content),
+            Message::User { content } => content.first_text(),
+            Message::System { content } | Message::Tool { content, .. } => Some(content),
             Message::Assistant { content, .. } => content.as_deref(),
         }
     }

@@ -19,7 +19,7 @@ pub(crate) mod settings;
 pub(crate) mod usage;
 
 pub use error::{ModelError, ModelErrorKind};
-pub use message::{Message, NativeTurn, ToolCall};
+pub use message::{Message, NativeTurn, ToolCall, UserContent};
 pub use price::{Cost, LIST_PRICES_DATE, Price, PriceTable};
 pub use routing::{FallbackModel, Router};
 pub(crate) use seam::shared;

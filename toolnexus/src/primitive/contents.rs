@@ -8,7 +8,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::tool::content::ContentPart;
+use crate::tool::content::{ContentPart, PartBody};
 
 /// The contents of a resource: text or bytes, the URI they were read from, and a MIME
 /// type.
@@ -156,9 +156,20 @@ impl ResourceContents {
 }
 
 impl From<ContentPart> for ResourceContents {
-    /// An image, a PDF or an audio clip, as binary contents of its (sniffed) MIME type.
+    /// An image, a file or an audio clip, as binary contents of its MIME type; a text
+    /// part as text contents, and a part linked by URL as text contents holding the URL.
     fn from(part: ContentPart) -> Self {
-        ResourceContents::blob(part.data().to_vec()).with_mime_type(part.mime_type())
+        let mime = part.mime_type().to_owned();
+        match part.body() {
+            PartBody::Data(data) => ResourceContents::blob(data.to_vec()),
+            PartBody::Text(text) => ResourceContents::text(text),
+            PartBody::Url(url) => ResourceContents::text(url),
+        }
+        .with_mime_type(if part.url().is_some() {
+            "text/uri-list".to_owned()
+        } else {
+            mime
+        })
     }
 }
 

@@ -296,18 +296,26 @@ pub(crate) fn render(transcript: &[Message]) -> String {
     let mut lines = Vec::new();
     let mut last_user = None;
     for message in transcript {
+        // An agent's prompt here is text: a part other than text is named, not sent.
+        let user = |content: &crate::model::message::UserContent| {
+            let mut text = content.text().into_owned();
+            for part in content.parts().iter().filter(|p| p.as_text().is_none()) {
+                text.push_str(&format!(" [{} not sent]", part.summary()));
+            }
+            text
+        };
         let (role, text) = match message {
-            Message::System { content } => ("system", Some(content.as_str())),
-            Message::User { content } => ("user", Some(content.as_str())),
-            Message::Assistant { content, .. } => ("assistant", content.as_deref()),
-            Message::Tool { content, .. } => ("tool", Some(content.as_str())),
+            Message::System { content } => ("system", Some(content.as_str().into())),
+            Message::User { content } => ("user", Some(std::borrow::Cow::Owned(user(content)))),
+            Message::Assistant { content, .. } => ("assistant", content.as_deref().map(Into::into)),
+            Message::Tool { content, .. } => ("tool", Some(content.as_str().into())),
         };
         let Some(text) = text.filter(|t| !t.is_empty()) else {
             continue;
         };
         lines.push(format!("{role}: {text}"));
         if role == "user" {
-            last_user = Some(text.to_owned());
+            last_user = Some(text.to_string());
         }
     }
     let last = last_user

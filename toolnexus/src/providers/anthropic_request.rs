@@ -174,11 +174,10 @@ impl WireBlock<'_> {
 }
 
 #[derive(Serialize)]
-pub(crate) struct Source<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    media_type: &'a str,
-    data: String,
+#[serde(tag = "type", rename_all = "lowercase")]
+pub(crate) enum Source<'a> {
+    Base64 { media_type: &'a str, data: String },
+    Url { url: &'a str },
 }
 
 /// The fields a turn's settings give the body.
@@ -331,7 +330,13 @@ pub(crate) fn messages(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Wir
                 });
                 continue;
             }
-            Message::User { content } => ("user", vec![text(content)]),
+            Message::User { content } => (
+                "user",
+                match content.as_text() {
+                    Some(content) => vec![text(content)],
+                    None => content.parts().iter().map(block).collect(),
+                },
+            ),
             Message::Assistant {
                 content,
                 tool_calls,
@@ -358,6 +363,7 @@ pub(crate) fn messages(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Wir
                 is_error,
                 parts,
                 pending,
+                ..
             } => {
                 let mut inner = Vec::new();
                 match pending {
@@ -485,22 +491,28 @@ fn text(content: &str) -> WireBlock<'_> {
     }
 }
 
+/// A part as a Messages API block: an image or a file (a `document`) by its bytes or by
+/// URL; text as text. The API has no audio block: an audio part is sent as a text line
+/// saying it was left out.
 fn block(part: &ContentPart) -> WireBlock<'_> {
-    let source = || Source {
-        kind: "base64",
-        media_type: part.mime_type(),
-        data: part.base64(),
+    let source = || match (part.url(), part.base64()) {
+        (Some(url), _) => Source::Url { url },
+        (None, data) => Source::Base64 {
+            media_type: part.mime_type(),
+            data: data.unwrap_or_default(),
+        },
     };
-    match part.kind() {
-        PartKind::Image => WireBlock::Image {
+    match (part.kind(), part.as_text()) {
+        (_, Some(content)) => text(content),
+        (PartKind::Image, _) => WireBlock::Image {
             source: source(),
             cache_control: None,
         },
-        PartKind::Document => WireBlock::Document {
+        (PartKind::File, _) => WireBlock::Document {
             source: source(),
             cache_control: None,
         },
-        PartKind::Audio => WireBlock::Text {
+        _ => WireBlock::Text {
             text: Cow::Owned(omitted(part, PROVIDER)),
             cache_control: None,
         },

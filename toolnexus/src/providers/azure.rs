@@ -231,7 +231,7 @@ impl AzureOpenAi {
         AzureOpenAi { api, ..self }
     }
 
-    /// Sets how many times a failed request is tried again (default 3).
+    /// Sets how many times a failed request is tried again (default 2).
     #[must_use]
     pub fn with_max_retries(self, max_retries: u32) -> Self {
         let api = each!(self, m => m.with_max_retries(max_retries));

@@ -390,7 +390,17 @@ pub(crate) fn messages(transcript: &[Message]) -> (Vec<Block<'_>>, Vec<Wire<'_>>
                 }
                 continue;
             }
-            Message::User { content } => ("user", vec![Block::Text(Cow::Borrowed(content))]),
+            Message::User { content } => (
+                "user",
+                match content.as_text() {
+                    Some(content) => vec![Block::Text(Cow::Borrowed(content))],
+                    None => content
+                        .parts()
+                        .iter()
+                        .map(|part| part_block(part, &mut documents))
+                        .collect(),
+                },
+            ),
             Message::Assistant {
                 content,
                 tool_calls,
@@ -415,6 +425,7 @@ pub(crate) fn messages(transcript: &[Message]) -> (Vec<Block<'_>>, Vec<Wire<'_>>
                 is_error,
                 parts,
                 pending,
+                ..
             } => {
                 let mut inner = Vec::new();
                 match pending {
@@ -510,10 +521,18 @@ fn tool_use(call: &ToolCall) -> Block<'_> {
     })
 }
 
-/// An image or a PDF in the Converse API's own blocks; anything else in words.
+/// An image or a PDF in the Converse API's own blocks, text as text; anything else in
+/// words. The Converse API takes media as bytes (or from S3), never from a web URL: a
+/// part linked by URL is sent as a text line saying it was left out.
 fn part_block<'a>(part: &ContentPart, documents: &mut usize) -> Block<'a> {
+    if let Some(text) = part.as_text() {
+        return Block::Text(Cow::Owned(text.to_owned()));
+    }
+    let Some(bytes) = part.base64() else {
+        return Block::Text(Cow::Owned(omitted(part, PROVIDER)));
+    };
     let source = || Source {
-        bytes: part.base64(),
+        bytes: bytes.clone(),
     };
     let image = match part.mime_type() {
         "image/png" => Some("png"),
@@ -527,7 +546,7 @@ fn part_block<'a>(part: &ContentPart, documents: &mut usize) -> Block<'a> {
             format,
             source: source(),
         }),
-        (PartKind::Document, _) if part.mime_type() == "application/pdf" => {
+        (PartKind::File, _) if part.mime_type() == "application/pdf" => {
             // Names are letters, digits, spaces, hyphens, parentheses and brackets, and
             // differ within a request.
             *documents += 1;

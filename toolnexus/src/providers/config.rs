@@ -84,8 +84,9 @@ impl Style {
 /// endpoint is `{baseUrl}/messages` with `/v1` added only when missing), `apiKey`,
 /// `headers` (values expand `${NAME}` from the environment, see below, and are never
 /// printed),
-/// `systemPrompt`, `maxTurns` (default 10), and `region` (`bedrock`) and `apiVersion`
-/// (`azure`). An unknown key, or a value of the wrong type, is an error naming the file
+/// `systemPrompt`, `maxTurns` (default 10), the contract's client options `retries`
+/// (default 2), `retryBaseMs` (default 500) and `timeoutMs` (the whole run's deadline),
+/// and `region` (`bedrock`) and `apiVersion` (`azure`). An unknown key, or a value of the wrong type, is an error naming the file
 /// (if any) and the key.
 ///
 /// Without `apiKey` the key comes from the environment as the contract says:
@@ -128,6 +129,13 @@ pub struct ModelConfig {
     pub region: Option<String>,
     /// Azure OpenAI's `api-version`.
     pub api_version: Option<String>,
+    /// `retries`: how many times a failed request is tried again (default 2).
+    pub retries: Option<u32>,
+    /// `retryBaseMs`: the wait before the first retry, doubled for each further one
+    /// (default 500).
+    pub retry_base_ms: Option<u64>,
+    /// `timeoutMs`: the whole run's deadline ([`Client::run_timeout`]); none by default.
+    pub timeout_ms: Option<u64>,
     /// The file the config was read from, for error messages.
     pub path: Option<PathBuf>,
     /// The environment variables `${NAME}` in header values may name besides those
@@ -165,6 +173,9 @@ impl std::fmt::Debug for ModelConfig {
             .field("max_turns", &self.max_turns)
             .field("region", &self.region)
             .field("api_version", &self.api_version)
+            .field("retries", &self.retries)
+            .field("retry_base_ms", &self.retry_base_ms)
+            .field("timeout_ms", &self.timeout_ms)
             .field("path", &self.path)
             .field("allowed_env", &self.allowed_env)
             .finish()
@@ -184,6 +195,9 @@ impl ModelConfig {
             max_turns: None,
             region: None,
             api_version: None,
+            retries: None,
+            retry_base_ms: None,
+            timeout_ms: None,
             path: None,
             allowed_env: Vec::new(),
         }
@@ -263,7 +277,22 @@ impl ModelConfig {
         if let Some(system) = self.system(skills_prompt) {
             client = client.system(system);
         }
+        if let Some(ms) = self.timeout_ms {
+            client = client.run_timeout(std::time::Duration::from_millis(ms));
+        }
         Ok(client.max_turns(self.max_turns.unwrap_or(10)))
+    }
+
+    /// The retry policy `retries` and `retryBaseMs` ask for, over the default.
+    pub(crate) fn retry(&self) -> crate::providers::Retry {
+        let mut retry = crate::providers::Retry::default();
+        if let Some(n) = self.retries {
+            retry = retry.with_max_retries(n);
+        }
+        if let Some(ms) = self.retry_base_ms {
+            retry = retry.with_initial_backoff(std::time::Duration::from_millis(ms));
+        }
+        retry
     }
 
     /// Where errors say the config came from.
@@ -314,7 +343,7 @@ fn parse(text: &str, path: Option<&Path>) -> Result<ModelConfig, ModelError> {
     from_object(&value, path)
 }
 
-const KEYS: [&str; 9] = [
+const KEYS: [&str; 12] = [
     "style",
     "model",
     "baseUrl",
@@ -324,6 +353,9 @@ const KEYS: [&str; 9] = [
     "maxTurns",
     "region",
     "apiVersion",
+    "retries",
+    "retryBaseMs",
+    "timeoutMs",
 ];
 
 fn from_object(value: &Value, path: Option<&Path>) -> Result<ModelConfig, ModelError> {
@@ -379,6 +411,26 @@ fn from_object(value: &Value, path: Option<&Path>) -> Result<ModelConfig, ModelE
                 .ok_or_else(|| bad("maxTurns", "must be a positive integer", n))?,
         ),
     };
+    let count = |key: &str, zero: bool| -> Result<Option<u64>, ModelError> {
+        match object.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(n) => n
+                .as_u64()
+                .filter(|&n| zero || n > 0)
+                .map(Some)
+                .ok_or_else(|| {
+                    let what = if zero {
+                        "a whole number"
+                    } else {
+                        "a positive integer"
+                    };
+                    bad(key, &format!("must be {what}"), n)
+                }),
+        }
+    };
+    let retries = count("retries", true)?
+        .map(|n| u32::try_from(n).unwrap_or(u32::MAX))
+        .map(|n| n.min(100));
     let headers = match object.get("headers") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Object(map)) => headers(map, &origin)?,
@@ -394,6 +446,9 @@ fn from_object(value: &Value, path: Option<&Path>) -> Result<ModelConfig, ModelE
         max_turns,
         region: text("region")?,
         api_version: text("apiVersion")?,
+        retries,
+        retry_base_ms: count("retryBaseMs", true)?,
+        timeout_ms: count("timeoutMs", false)?,
         path: path.map(Path::to_owned),
         allowed_env: Vec::new(),
     })

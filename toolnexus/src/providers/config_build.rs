@@ -37,8 +37,8 @@ fn feature_off(config: &ModelConfig, feature: &str) -> ModelError {
 
 /// Adds the expanded headers with the provider's own `with_header`.
 macro_rules! with_headers {
-    ($model:expr, $headers:expr) => {{
-        let mut model = $model;
+    ($model:expr, $headers:expr, $config:expr) => {{
+        let mut model = $model.with_retry($config.retry());
         for (name, value) in $headers {
             model = model.with_header(name, value);
         }
@@ -61,14 +61,14 @@ pub(crate) fn build(
                 .with_api_key(key(config, "OPENAI_API_KEY")?)
                 // The contract's body asks `tool_choice: "auto"` whenever tools are listed.
                 .with_settings(ModelSettings::new().tool_choice(ToolChoice::Auto));
-            Ok(Box::new(with_headers!(model, headers)))
+            Ok(Box::new(with_headers!(model, headers, config)))
         }
         #[cfg(feature = "openai")]
         Style::Responses => {
             let base = base.unwrap_or("https://api.openai.com/v1");
             let model = crate::providers::OpenAiResponses::compatible(base, &config.model)
                 .with_api_key(key(config, "OPENAI_API_KEY")?);
-            Ok(Box::new(with_headers!(model, headers)))
+            Ok(Box::new(with_headers!(model, headers, config)))
         }
         #[cfg(feature = "openai")]
         Style::Azure => {
@@ -84,7 +84,7 @@ pub(crate) fn build(
             if let Some(version) = &config.api_version {
                 model = model.with_api_version(version);
             }
-            Ok(Box::new(with_headers!(model, headers)))
+            Ok(Box::new(with_headers!(model, headers, config)))
         }
         #[cfg(feature = "anthropic")]
         Style::Anthropic => {
@@ -97,7 +97,7 @@ pub(crate) fn build(
                 crate::providers::Anthropic::new(key(config, "ANTHROPIC_API_KEY")?, &config.model)
                     .with_base_url(base)
                     .with_prompt_caching(false);
-            Ok(Box::new(with_headers!(model, headers)))
+            Ok(Box::new(with_headers!(model, headers, config)))
         }
         #[cfg(feature = "gemini")]
         Style::Gemini => {
@@ -106,7 +106,7 @@ pub(crate) fn build(
             if let Some(base) = base {
                 model = model.with_base_url(base);
             }
-            Ok(Box::new(with_headers!(model, headers)))
+            Ok(Box::new(with_headers!(model, headers, config)))
         }
         #[cfg(feature = "bedrock")]
         Style::Bedrock => {
@@ -129,7 +129,7 @@ pub(crate) fn build(
             if let Some(key) = &config.api_key {
                 model = model.with_api_key(key);
             }
-            Ok(Box::new(with_headers!(model, headers)))
+            Ok(Box::new(with_headers!(model, headers, config)))
         }
         #[allow(unreachable_patterns)]
         Style::OpenAi | Style::Responses | Style::Azure => Err(feature_off(config, "openai")),

@@ -14,7 +14,7 @@ use crate::model::message::{Message, NativeTurn, ToolCall};
 use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::providers::settings::{check_common, refuse};
 use crate::providers::wire::{arguments_object, pending_text};
-use crate::tool::content::{ContentPart, PartKind};
+use crate::tool::content::{ContentPart, PartBody, PartKind};
 use crate::tool::kit::Toolkit;
 
 pub(crate) const PROVIDER: &str = "Gemini";
@@ -206,6 +206,8 @@ pub(crate) struct Part<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     inline_data: Option<Blob<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    file_data: Option<FileData<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     thought_signature: Option<&'a str>,
 }
 
@@ -256,11 +258,44 @@ struct Blob<'a> {
     data: String,
 }
 
+/// A part linked by URL (Gemini's `fileData`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FileData<'a> {
+    mime_type: &'a str,
+    file_uri: &'a str,
+}
+
 fn blob(part: &ContentPart) -> Blob<'_> {
     Blob {
         mime_type: part.mime_type(),
-        data: part.base64(),
+        data: part.base64().unwrap_or_default(),
     }
+}
+
+/// A part as a content part of its own: text as `text`, bytes as `inlineData`, a URL as
+/// `fileData`.
+fn own_part(part: &ContentPart) -> WirePart<'_> {
+    match part.body() {
+        PartBody::Text(text) => Part::text(text),
+        PartBody::Url(url) => WirePart::Built(Part {
+            file_data: Some(FileData {
+                mime_type: part.mime_type(),
+                file_uri: url,
+            }),
+            ..Part::default()
+        }),
+        _ => WirePart::Built(Part {
+            inline_data: Some(blob(part)),
+            ..Part::default()
+        }),
+    }
+}
+
+/// Whether a tool result's part rides inside its function response (an image or a file
+/// as bytes); the others (audio, text, a URL) follow as parts of their own.
+fn inlined(part: &ContentPart) -> bool {
+    part.kind() != PartKind::Audio && part.data().is_some()
 }
 
 fn wire_id(id: &str) -> Option<&str> {
@@ -290,7 +325,13 @@ pub(crate) fn contents(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Con
                 });
                 continue;
             }
-            Message::User { content } => ("user", vec![Part::text(content.as_str())]),
+            Message::User { content } => (
+                "user",
+                match content.as_text() {
+                    Some(text) => vec![Part::text(text)],
+                    None => content.parts().iter().map(own_part).collect(),
+                },
+            ),
             Message::Assistant {
                 content,
                 tool_calls,
@@ -318,6 +359,7 @@ pub(crate) fn contents(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Con
                 is_error,
                 parts,
                 pending,
+                ..
             } => {
                 let name = names.get(tool_call_id.as_str()).copied().unwrap_or("");
                 let response = match pending {
@@ -328,22 +370,12 @@ pub(crate) fn contents(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Con
                 let parts = parts.as_deref().unwrap_or_default();
                 let inline = parts
                     .iter()
-                    .filter(|p| p.kind() != PartKind::Audio)
+                    .filter(|p| inlined(p))
                     .map(|p| ResponsePart {
                         inline_data: blob(p),
                     })
                     .collect();
-                audio.extend(
-                    parts
-                        .iter()
-                        .filter(|p| p.kind() == PartKind::Audio)
-                        .map(|p| {
-                            WirePart::Built(Part {
-                                inline_data: Some(blob(p)),
-                                ..Part::default()
-                            })
-                        }),
-                );
+                audio.extend(parts.iter().filter(|p| !inlined(p)).map(own_part));
                 let part = Part {
                     function_response: Some(FunctionResponse {
                         id: wire_id(tool_call_id),

@@ -189,7 +189,7 @@ macro_rules! http_settings {
                 self
             }
 
-            /// Sets how many times a failed request is tried again (default 3; 0 turns
+            /// Sets how many times a failed request is tried again (default 2; 0 turns
             /// retries off), keeping the rest of the [`Retry`](crate::providers::Retry)
             /// policy.
             #[must_use]

@@ -18,7 +18,7 @@ use crate::providers::sse::{Events, parse_body};
 use crate::providers::wire::{Assembly, data_url, omitted, tool_text};
 use crate::providers::{http_settings, turn_model};
 use crate::schema::profile::Profile;
-use crate::tool::content::{ContentPart, PartKind};
+use crate::tool::content::{ContentPart, PartBody, PartKind};
 use crate::tool::kit::Toolkit;
 
 const PROVIDER: &str = "OpenAI";
@@ -420,7 +420,10 @@ fn messages(transcript: &[Message]) -> Vec<Wire<'_>> {
         out.push(match message {
             Message::System { content } => Wire::System { content },
             Message::User { content } => Wire::User {
-                content: UserContent::Text(content),
+                content: match content.as_text() {
+                    Some(text) => UserContent::Text(text),
+                    None => UserContent::Parts(content.parts().iter().map(user_part).collect()),
+                },
             },
             Message::Assistant {
                 content,
@@ -436,6 +439,7 @@ fn messages(transcript: &[Message]) -> Vec<Wire<'_>> {
                 is_error,
                 parts,
                 pending,
+                ..
             } => {
                 let parts = parts.as_deref().unwrap_or_default();
                 if !parts.is_empty() {
@@ -463,37 +467,42 @@ fn attachment_message<'a>(attachments: &mut Vec<UserPart>) -> Wire<'a> {
     }
 }
 
+/// A part as a Chat Completions content part; a linked file or clip (only an image goes
+/// by URL) is sent as a text line saying it was left out.
 fn user_part(part: &ContentPart) -> UserPart {
-    match part.kind() {
-        PartKind::Image => UserPart::ImageUrl {
+    let omit = || UserPart::Text {
+        text: omitted(part, PROVIDER),
+    };
+    match (part.kind(), part.body()) {
+        (_, PartBody::Text(text)) => UserPart::Text {
+            text: text.to_owned(),
+        },
+        // Its bytes as a data: URL, or its own URL.
+        (PartKind::Image, _) => UserPart::ImageUrl {
             image_url: ImageUrl {
                 url: data_url(part),
             },
         },
-        PartKind::Document => UserPart::File {
-            file: File {
-                file_data: data_url(part),
-                filename: "document.pdf".to_owned(),
-            },
-        },
-        PartKind::Audio => {
+        (_, PartBody::Url(_)) => omit(),
+        (PartKind::Audio, _) => {
             let format = match part.mime_type() {
                 "audio/wav" | "audio/x-wav" | "audio/wave" => Some("wav"),
                 "audio/mpeg" | "audio/mp3" => Some("mp3"),
                 _ => None,
             };
-            match format {
-                Some(format) => UserPart::InputAudio {
-                    input_audio: InputAudio {
-                        data: part.base64(),
-                        format,
-                    },
+            match (format, part.base64()) {
+                (Some(format), Some(data)) => UserPart::InputAudio {
+                    input_audio: InputAudio { data, format },
                 },
-                None => UserPart::Text {
-                    text: omitted(part, PROVIDER),
-                },
+                _ => omit(),
             }
         }
+        _ => UserPart::File {
+            file: File {
+                file_data: data_url(part),
+                filename: part.name().unwrap_or("file").to_owned(),
+            },
+        },
     }
 }
 

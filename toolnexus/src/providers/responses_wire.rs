@@ -13,7 +13,7 @@ use crate::model::{FinishReason, ModelError, Reply, Usage};
 use crate::providers::http::describe_error;
 use crate::providers::sse::parse_body;
 use crate::providers::wire::{data_url, omitted, tool_text};
-use crate::tool::content::{ContentPart, PartKind};
+use crate::tool::content::{ContentPart, PartBody, PartKind};
 
 pub(crate) const PROVIDER: &str = "OpenAI Responses";
 /// The name [`NativeTurn::provider`] has for the turns of the Responses API.
@@ -25,7 +25,7 @@ pub(crate) const NATIVE: &str = "openai.responses";
 pub(crate) enum Item<'a> {
     Message {
         role: &'static str,
-        content: &'a str,
+        content: Output<'a>,
     },
     FunctionCall {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -44,7 +44,8 @@ pub(crate) enum Item<'a> {
     Native(&'a Value),
 }
 
-/// A function call's output: text, or text with images and files.
+/// A message's content or a function call's output: text, or text with images and
+/// files.
 #[derive(Serialize)]
 #[serde(untagged)]
 pub(crate) enum Output<'a> {
@@ -65,8 +66,12 @@ pub(crate) enum OutputPart<'a> {
     },
     #[serde(rename = "input_file")]
     File {
-        file_data: String,
-        filename: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        file_data: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        file_url: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        filename: Option<&'a str>,
     },
 }
 
@@ -84,7 +89,10 @@ pub(crate) fn input(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Item<'
             }
             Message::User { content } => out.push(Item::Message {
                 role: "user",
-                content,
+                content: match content.as_text() {
+                    Some(text) => Output::Text(Cow::Borrowed(text)),
+                    None => Output::Parts(content.parts().iter().map(output_part).collect()),
+                },
             }),
             Message::Assistant {
                 content,
@@ -96,7 +104,7 @@ pub(crate) fn input(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Item<'
                     if let Some(content) = content.as_deref().filter(|c| !c.is_empty()) {
                         out.push(Item::Message {
                             role: "assistant",
-                            content,
+                            content: Output::Text(Cow::Borrowed(content)),
                         });
                     }
                     out.extend(tool_calls.iter().map(|call| function_call(call, None)));
@@ -108,6 +116,7 @@ pub(crate) fn input(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Item<'
                 is_error,
                 parts,
                 pending,
+                ..
             } => {
                 let text = tool_text(content, *is_error, pending.as_deref());
                 let parts = parts.as_deref().unwrap_or_default();
@@ -167,17 +176,29 @@ fn function_call<'a>(call: &'a ToolCall, id: Option<&'a str>) -> Item<'a> {
     }
 }
 
+/// A part as a Responses input part: text, an image (by bytes or URL), a file (by bytes,
+/// named, or by `file_url`). The Responses API takes no audio part: an audio part is sent
+/// as a text line saying it was left out.
 fn output_part(part: &ContentPart) -> OutputPart<'_> {
-    match part.kind() {
-        PartKind::Image => OutputPart::Image {
+    match (part.kind(), part.body()) {
+        (_, PartBody::Text(text)) => OutputPart::Text {
+            text: Cow::Borrowed(text),
+        },
+        (PartKind::Image, _) => OutputPart::Image {
             image_url: data_url(part),
             detail: "auto",
         },
-        PartKind::Document => OutputPart::File {
-            file_data: data_url(part),
-            filename: "document.pdf",
+        (PartKind::File, PartBody::Url(url)) => OutputPart::File {
+            file_data: None,
+            file_url: Some(url),
+            filename: None,
         },
-        PartKind::Audio => OutputPart::Text {
+        (PartKind::File, _) => OutputPart::File {
+            file_data: Some(data_url(part)),
+            file_url: None,
+            filename: Some(part.name().unwrap_or("file")),
+        },
+        _ => OutputPart::Text {
             text: Cow::Owned(omitted(part, PROVIDER)),
         },
     }

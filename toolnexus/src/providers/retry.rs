@@ -27,7 +27,8 @@ use reqwest::header::HeaderMap;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Retry {
-    /// How many times a request is tried again after its first attempt (default 3).
+    /// How many times a request is tried again after its first attempt (default 2, the
+    /// contract's).
     pub max_retries: u32,
     /// The wait before the first retry, doubled for each further one (default 500 ms).
     pub initial_backoff: Duration,
@@ -41,7 +42,7 @@ pub struct Retry {
 impl Default for Retry {
     fn default() -> Self {
         Retry {
-            max_retries: 3,
+            max_retries: 2,
             initial_backoff: Duration::from_millis(500),
             max_backoff: Duration::from_secs(30),
             max_retry_after: Duration::from_secs(60),

@@ -32,17 +32,31 @@ pub(crate) fn pending_text(request: &Request) -> String {
     )
 }
 
-/// The text standing in for a part the provider cannot take where it is.
+/// The text standing in for a part the provider cannot take where it is (a kind it has
+/// no block for, or a part linked by URL where it takes only bytes).
 pub(crate) fn omitted(part: &ContentPart, provider: &str) -> String {
-    format!(
-        "[{} omitted: {provider} does not accept this kind of content here]",
-        part.summary()
-    )
+    match part.url() {
+        Some(url) => format!(
+            "[{} at {url} omitted: {provider} does not accept this kind of content by URL here]",
+            part.summary()
+        ),
+        None => format!(
+            "[{} omitted: {provider} does not accept this kind of content here]",
+            part.summary()
+        ),
+    }
 }
 
-/// A `data:` URL of the part's bytes.
+/// A `data:` URL of the part's bytes, or the part's own URL when it links its payload.
 pub(crate) fn data_url(part: &ContentPart) -> String {
-    format!("data:{};base64,{}", part.mime_type(), part.base64())
+    match (part.url(), part.base64()) {
+        (Some(url), _) => url.to_owned(),
+        (None, data) => format!(
+            "data:{};base64,{}",
+            part.mime_type(),
+            data.unwrap_or_default()
+        ),
+    }
 }
 
 /// A call's arguments as the JSON object a provider that wants an object (not text)

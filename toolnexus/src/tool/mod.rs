@@ -46,7 +46,7 @@ pub use caller::{
     DEFAULT_SAMPLING_MAX_TOKENS, LogLevel, Sampled, Sampling, SamplingError, SamplingMessage,
     SamplingRole, ToolView,
 };
-pub use content::{ContentError, ContentPart, PartKind};
+pub use content::{ContentError, ContentPart, MEDIA_TYPES, PartBody, PartKind, media_type};
 pub use context::{Caller, CancellationToken, Context};
 pub use def::{Tool, ToolUi};
 pub(crate) use handler::Dispatch;

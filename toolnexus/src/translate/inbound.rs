@@ -4,8 +4,6 @@
 
 use std::collections::HashSet;
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Map, Value, json};
 
 use super::error::TranslateError;
@@ -59,8 +57,14 @@ pub(super) fn transcript(
                 }
             }
             "user" => {
-                let text = text_of(fields, &at)?;
-                if !text.is_empty() {
+                // Text parts join into one text part, first; media parts follow in order.
+                let (text, parts) = content(fields.get("content"), &format!("{at}.content"), true)?;
+                if !parts.is_empty() {
+                    let lead = (!text.is_empty()).then(|| ContentPart::text(text));
+                    out.push(Message::user(
+                        lead.into_iter().chain(parts).collect::<Vec<_>>(),
+                    ));
+                } else if !text.is_empty() {
                     out.push(Message::user(text));
                 }
             }
@@ -171,9 +175,9 @@ fn content(
             _ => {
                 let carried = if media {
                     "text parts, and the contract's media parts ({\"type\": \"image\" | \
-                     \"file\" | \"audio\", \"mimeType\", \"data\"})"
+                     \"file\" | \"audio\", \"mimeType\", \"data\" | \"url\"})"
                 } else {
-                    "text parts only: media travels in tool results here"
+                    "text parts only: media travels in user messages and tool results"
                 };
                 return Err(TranslateError::at(
                     at,
@@ -190,29 +194,21 @@ fn media_kind(kind: &str, fields: &Map<String, Value>) -> Option<PartKind> {
     fields.get("mimeType")?.as_str()?;
     match kind {
         "image" => Some(PartKind::Image),
-        "file" => Some(PartKind::Document),
+        "file" | "document" => Some(PartKind::File),
         "audio" => Some(PartKind::Audio),
         _ => None,
     }
 }
 
-/// A media part's bytes, checked against its kind.
+/// A media part, read by the contract's rules (a `mimeType`, and exactly one of `data`
+/// and `url`).
 fn media_part(
-    kind: PartKind,
+    _kind: PartKind,
     fields: &Map<String, Value>,
     at: &str,
 ) -> Result<ContentPart, TranslateError> {
-    let Some(data) = fields.get("data").and_then(Value::as_str) else {
-        return Err(TranslateError::at(
-            at,
-            "a media part needs its bytes in `data` (base64); one given by `url` cannot be \
-             carried",
-        ));
-    };
-    let bytes = BASE64
-        .decode(data)
-        .map_err(|e| TranslateError::at(format!("{at}.data"), format!("not base64: {e}")))?;
-    ContentPart::from_bytes(kind, bytes).map_err(|e| TranslateError::at(at, e.to_string()))
+    serde_json::from_value(Value::Object(fields.clone()))
+        .map_err(|e| TranslateError::at(at, e.to_string()))
 }
 
 /// An assistant message's `tool_calls`.

@@ -336,19 +336,19 @@ fn bad_requests_are_refused_with_their_place() {
             TranslateRequest::new([
                 user(),
                 call(json!("a")),
-                json!({"role": "tool", "tool_call_id": "a", "content": [{"type": "image", "mimeType": "image/png", "url": "https://x/y.png"}]}),
+                json!({"role": "tool", "tool_call_id": "a", "content": [{"type": "image", "mimeType": "image/png", "url": "https://x/y.png", "data": "aGVsbG8="}]}),
             ]),
             "messages[2].content[0]",
-            "`data`",
+            "both `data` and `url`",
         ),
         (
             TranslateRequest::new([
                 user(),
                 call(json!("a")),
-                json!({"role": "tool", "tool_call_id": "a", "content": [{"type": "image", "mimeType": "image/png", "data": "aGVsbG8="}]}),
+                json!({"role": "tool", "tool_call_id": "a", "content": [{"type": "image", "mimeType": "image/png", "data": "not base64!"}]}),
             ]),
             "messages[2].content[0]",
-            "not an image",
+            "not base64",
         ),
         (
             TranslateRequest::new([user()]).tools([json!("f")]),
@@ -415,7 +415,7 @@ fn bad_requests_are_refused_with_their_place() {
 fn a_tool_result_carries_its_media() {
     // The smallest valid GIF.
     let gif = b"GIF89a\x01\x00\x01\x00\x00\x00\x00;".to_vec();
-    let image = crate::tool::content::ContentPart::image_bytes(gif).unwrap();
+    let image = crate::tool::content::ContentPart::image_bytes(gif, "image/gif").unwrap();
     let model = ScriptedModel::new([Reply::text("a cat")]);
     let request = TranslateRequest::new([
         json!({"role": "user", "content": "look"}),
@@ -429,5 +429,26 @@ fn a_tool_result_carries_its_media() {
     assert_eq!(
         model.transcripts()[0][2],
         Message::tool_result("s", &ToolResult::ok("a picture").with_parts(vec![image]))
+    );
+}
+
+#[test]
+fn a_user_message_carries_its_media_and_links() {
+    let model = ScriptedModel::new([Reply::text("a cat")]);
+    let request = TranslateRequest::new([json!({"role": "user", "content": [
+        {"type": "text", "text": "What is "},
+        {"type": "image", "mimeType": "image/png", "url": "https://example.com/cat.png"},
+        {"type": "text", "text": "this?"},
+        {"type": "document", "mimeType": "application/pdf", "data": "JVBERi0=", "name": "a.pdf"}
+    ]})]);
+    block_on(translate(&model, &request)).unwrap();
+    let sent = serde_json::to_value(&model.transcripts()[0][0]).unwrap();
+    assert_eq!(
+        sent,
+        json!({"role": "user", "content": [
+            {"type": "text", "text": "What is this?"},
+            {"type": "image", "mimeType": "image/png", "url": "https://example.com/cat.png"},
+            {"type": "file", "mimeType": "application/pdf", "data": "JVBERi0=", "name": "a.pdf"}
+        ]})
     );
 }

@@ -267,7 +267,7 @@ mod tests {
 
     fn run(text: &str) -> RunResult {
         let mut run = RunResult::empty(vec![Message::User {
-            content: text.to_owned(),
+            content: text.into(),
         }]);
         run.status = RunStatus::Pending;
         run

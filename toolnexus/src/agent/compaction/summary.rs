@@ -22,6 +22,15 @@ const INSTRUCTIONS: &str = "You summarize the earlier part of a conversation bet
      and what is still to do. Write only the summary, as plain text.";
 
 /// `text`, cut to `max` characters (an ellipsis marks the cut).
+/// A user message as text: its text, then a summary of each other part in brackets.
+fn user_text(content: &crate::model::message::UserContent) -> String {
+    let mut text = content.text().into_owned();
+    for part in content.parts().iter().filter(|p| p.as_text().is_none()) {
+        text.push_str(&format!(" [{}]", part.summary()));
+    }
+    text
+}
+
 fn quote(text: &str, max: usize) -> String {
     let text = text.trim();
     match text.char_indices().nth(max) {
@@ -45,7 +54,7 @@ pub(crate) fn digest(older: &[Message]) -> String {
                 lines.push(format!("Earlier: {}", quote(earlier, QUOTE_CHARS * 2)));
             }
             Message::User { content } => {
-                lines.push(format!("User: {}", quote(content, QUOTE_CHARS)))
+                lines.push(format!("User: {}", quote(&user_text(content), QUOTE_CHARS)))
             }
             Message::Assistant {
                 content,
@@ -100,7 +109,7 @@ fn render(older: &[Message]) -> String {
                 let _ = writeln!(out, "[system] {}", quote(content, SHOWN_CHARS));
             }
             Message::User { content } => {
-                let _ = writeln!(out, "[user] {}", quote(content, SHOWN_CHARS));
+                let _ = writeln!(out, "[user] {}", quote(&user_text(content), SHOWN_CHARS));
             }
             Message::Assistant {
                 content,

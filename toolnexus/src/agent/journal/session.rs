@@ -51,7 +51,7 @@ impl Session {
     /// call gets an explicit result).
     pub async fn run(
         &self,
-        prompt: impl Into<String>,
+        prompt: impl Into<crate::model::message::UserContent>,
         toolkit: &Toolkit,
     ) -> Result<RunResult, StoreError> {
         let (transcript, record) = self.open(prompt.into(), toolkit.skills_prompt()).await?;
@@ -65,7 +65,7 @@ impl Session {
     /// its transcript and record.
     pub(crate) async fn open(
         &self,
-        prompt: String,
+        prompt: crate::model::message::UserContent,
         skills_prompt: &str,
     ) -> Result<(Vec<Message>, RunRecord), StoreError> {
         let durable = self.client.durable()?;

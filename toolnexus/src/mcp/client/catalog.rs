@@ -186,7 +186,7 @@ fn message(wire: rmcp::model::PromptMessage) -> PromptMessage {
         STANDARD
             .decode(data.trim())
             .map_err(|e| e.to_string())
-            .and_then(|bytes| ContentPart::from_bytes(kind, bytes).map_err(|e| e.to_string()))
+            .and_then(|bytes| ContentPart::from_bytes(kind, mime, bytes).map_err(|e| e.to_string()))
             .map_or_else(
                 |why| PromptContent::Text(format!("[{kind} ({mime}) not readable: {why}]")),
                 PromptContent::Part,

@@ -53,7 +53,7 @@ pub(super) fn tool_result(wire: &Value) -> ToolResult {
                     PartKind::Audio
                 };
                 let mime = str_of(item, "mimeType");
-                match decode_part(part_kind, str_of(item, "data")) {
+                match decode_part(part_kind, mime, str_of(item, "data")) {
                     Ok(part) => parts.push(part),
                     Err(why) => notes.push(format!("[{kind} ({mime}) not readable: {why}]")),
                 }
@@ -119,11 +119,11 @@ fn str_of<'a>(item: &'a Value, key: &str) -> &'a str {
     item.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
-fn decode_part(kind: PartKind, data: &str) -> Result<ContentPart, String> {
+fn decode_part(kind: PartKind, mime: &str, data: &str) -> Result<ContentPart, String> {
     let bytes = STANDARD
         .decode(data.trim())
         .map_err(|e| format!("its data is not base64 ({e})"))?;
-    ContentPart::from_bytes(kind, bytes).map_err(|e| e.to_string())
+    ContentPart::from_bytes(kind, mime, bytes).map_err(|e| e.to_string())
 }
 
 /// An embedded blob that is a PDF, an image or an audio clip, as a part.
@@ -131,7 +131,7 @@ fn media_part(resource: &Value) -> Option<ContentPart> {
     let blob = resource.get("blob")?.as_str()?;
     let mime = str_of(resource, "mimeType");
     let kind = if mime == "application/pdf" {
-        PartKind::Document
+        PartKind::File
     } else if mime.starts_with("image/") {
         PartKind::Image
     } else if mime.starts_with("audio/") {
@@ -139,7 +139,7 @@ fn media_part(resource: &Value) -> Option<ContentPart> {
     } else {
         return None;
     };
-    decode_part(kind, blob).ok()
+    decode_part(kind, mime, blob).ok()
 }
 
 fn describe_resource(resource: &Value) -> String {

@@ -7,7 +7,7 @@ use rmcp::model::{CallToolResult, ContentBlock, MetaObject, ResourceContents};
 use serde_json::{Map, Value};
 
 use crate::tool::Tool;
-use crate::tool::content::{ContentPart, PartKind};
+use crate::tool::content::{ContentPart, PartBody, PartKind};
 use crate::tool::result::{PENDING_KEY, STRUCTURED_KEY, ToolResult};
 
 /// The `_meta` key under which a suspended call's [`Request`](crate::Request) travels.
@@ -136,12 +136,24 @@ pub fn call_tool_result(tool: &str, mut result: ToolResult) -> CallToolResult {
 }
 
 fn part_block(tool: &str, index: usize, part: &ContentPart) -> ContentBlock {
-    match part.kind() {
-        PartKind::Image => ContentBlock::image(part.base64(), part.mime_type()),
-        PartKind::Audio => ContentBlock::audio(part.base64(), part.mime_type()),
-        PartKind::Document => ContentBlock::resource(
-            ResourceContents::blob(part.base64(), format!("toolnexus://{tool}/parts/{index}"))
-                .with_mime_type(part.mime_type()),
+    mcp_block(part, || format!("toolnexus://{tool}/parts/{index}"))
+}
+
+/// A part as MCP content: text as `text`, an image or audio clip as `image` / `audio`,
+/// a file as an embedded blob resource under `uri`, and a part linked by URL as a
+/// `resource_link` to that URL (MCP has no inline form for a link).
+pub(crate) fn mcp_block(part: &ContentPart, uri: impl FnOnce() -> String) -> ContentBlock {
+    let mime = part.mime_type();
+    match (part.kind(), part.body()) {
+        (_, PartBody::Text(text)) => ContentBlock::text(text),
+        (_, PartBody::Url(url)) => {
+            let name = part.name().unwrap_or(url);
+            ContentBlock::resource_link(rmcp::model::Resource::new(url, name).with_mime_type(mime))
+        }
+        (PartKind::Image, _) => ContentBlock::image(part.base64().unwrap_or_default(), mime),
+        (PartKind::Audio, _) => ContentBlock::audio(part.base64().unwrap_or_default(), mime),
+        _ => ContentBlock::resource(
+            ResourceContents::blob(part.base64().unwrap_or_default(), uri()).with_mime_type(mime),
         ),
     }
 }

@@ -14,7 +14,6 @@ use super::resources::{page, wire_contents};
 use crate::primitive::complete::CompletionRequest;
 use crate::primitive::message::{PromptContent, PromptMessage, PromptRole};
 use crate::primitive::prompt::{Prompt, PromptError};
-use crate::tool::content::PartKind;
 
 fn listed(prompt: &Prompt) -> rmcp::model::Prompt {
     let arguments = prompt
@@ -52,14 +51,7 @@ fn wire_message(prompt: &str, index: usize, message: &PromptMessage) -> rmcp::mo
     let uri = || format!("toolnexus://prompts/{prompt}/{index}");
     let content = match &message.content {
         PromptContent::Text(text) => ContentBlock::text(text.as_str()),
-        PromptContent::Part(part) => match part.kind() {
-            PartKind::Image => ContentBlock::image(part.base64(), part.mime_type()),
-            PartKind::Audio => ContentBlock::audio(part.base64(), part.mime_type()),
-            _ => ContentBlock::resource(
-                rmcp::model::ResourceContents::blob(part.base64(), uri())
-                    .with_mime_type(part.mime_type()),
-            ),
-        },
+        PromptContent::Part(part) => super::convert::mcp_block(part, uri),
         PromptContent::Resource(contents) if contents.uri().is_empty() => {
             ContentBlock::resource(wire_contents(&contents.clone().with_uri(uri())))
         }
