@@ -170,18 +170,18 @@ fn client_loop(c: &mut Criterion) {
     let one = ScriptedModel::new([Reply::calls(calls(0..CALLS)), Reply::text("done")]);
     let run = rt.block_on(Client::new(one).run("go", &toolkit));
     assert!(run.is_done());
-    assert_eq!(run.calls.len(), CALLS);
-    assert_eq!(run.calls[999].result.output, "1021");
+    assert_eq!(run.tool_calls.len(), CALLS);
+    assert_eq!(run.tool_calls[999].result.output, "1021");
     let run = rt.block_on(
         Client::new(turns_model())
             .max_turns(101)
             .run("go", &toolkit),
     );
     assert!(run.is_done());
-    assert_eq!(run.calls.len(), CALLS);
+    assert_eq!(run.tool_calls.len(), CALLS);
     let run = rt.block_on(hooked(Client::new(turns_model()).max_turns(101)).run("go", &toolkit));
     assert!(run.is_done());
-    assert_eq!(run.calls[999].result.output, "1021");
+    assert_eq!(run.tool_calls[999].result.output, "1021");
 
     let mut group = c.benchmark_group("loop_1000");
     group.sample_size(20);

@@ -260,7 +260,7 @@ async fn dropping_the_stream_cancels_the_run_and_a_store_keeps_it_recoverable() 
         }
     );
     let tool_text = run
-        .transcript
+        .messages
         .iter()
         .find_map(|m| match m {
             Message::Tool { content, .. } => Some(content.clone()),
@@ -273,7 +273,7 @@ async fn dropping_the_stream_cancels_the_run_and_a_store_keeps_it_recoverable() 
     );
 
     // And it picks up from there.
-    let again = client.run_from(run.transcript.clone(), &toolkit).await;
+    let again = client.run_from(run.messages.clone(), &toolkit).await;
     assert!(again.is_done(), "{:?}", again.status);
     assert_eq!(again.text, "finished");
 }

@@ -187,7 +187,7 @@ async fn a_resumed_turn_reports_its_calls_as_turn_zero() {
     let (log, listener) = recorder();
     let done = Client::new(ScriptedModel::new([Reply::text("in")]))
         .on_event(listener)
-        .resume(halted.transcript, request.answer("ann"), &toolkit)
+        .resume(halted.messages, request.answer("ann"), &toolkit)
         .await
         .unwrap();
     assert!(done.is_done());

@@ -68,13 +68,13 @@ async fn a_before_tool_hook_denies_one_call_and_rewrites_another() {
         shown["c2"], "30",
         "the tool ran with the rewritten arguments"
     );
-    assert_eq!(run.calls[0].status, CallStatus::Denied);
-    assert!(run.calls[0].result.is_error);
-    assert_eq!(run.calls[1].status, CallStatus::Ok);
+    assert_eq!(run.tool_calls[0].status, CallStatus::Denied);
+    assert!(run.tool_calls[0].result.is_error);
+    assert_eq!(run.tool_calls[1].status, CallStatus::Ok);
     assert_eq!(run.tool_errors().count(), 0, "a denial is not a tool error");
     // The transcript keeps what the model said.
-    assert_eq!(run.transcript[1].calls()[1].arguments, r#"{"a":1,"b":2}"#);
-    assert_balanced(&run.transcript);
+    assert_eq!(run.messages[1].calls()[1].arguments, r#"{"a":1,"b":2}"#);
+    assert_balanced(&run.messages);
 }
 
 /// Records what it sees under `name`, and acts as configured.
@@ -245,7 +245,7 @@ async fn before_tool_runs_again_on_the_re_run_after_an_answer() {
         }
     });
     let run = client.run("log in", &kit(&runs)).await;
-    assert_eq!(run.calls[0].result.output, "logged in as ann");
+    assert_eq!(run.tool_calls[0].result.output, "logged in as ann");
     assert_eq!(seen.load(Ordering::SeqCst), 2);
 }
 
@@ -267,7 +267,7 @@ async fn a_panicking_hook_never_crashes_the_run() {
     assert!(run.is_done());
     assert_eq!(deletes.load(Ordering::SeqCst), 0);
     assert_eq!(
-        run.calls[0].result.output,
+        run.tool_calls[0].result.output,
         "denied: a before-tool hook panicked"
     );
 
@@ -281,7 +281,7 @@ async fn a_panicking_hook_never_crashes_the_run() {
     .await;
     assert!(run.is_done());
     assert_eq!(
-        run.calls[0].result.output,
+        run.tool_calls[0].result.output,
         "add: an after-tool hook panicked; the result was withheld"
     );
 
@@ -336,7 +336,7 @@ async fn sync_tool_hooks_deny_rewrite_redact_and_compose_with_async_ones_in_orde
     assert_eq!(shown["c1"], "denied: not without a human");
     assert_eq!(shown["c2"], "[checked] 30");
     assert_eq!(*seen.lock().unwrap(), [r#"{"a":10,"b":20}"#]);
-    assert_balanced(&run.transcript);
+    assert_balanced(&run.messages);
 }
 
 #[tokio::test]
@@ -366,7 +366,7 @@ async fn a_panicking_sync_hook_denies_the_call_or_withholds_the_result() {
         second["c2"],
         "add: an after-tool hook panicked; the result was withheld"
     );
-    assert_balanced(&run.transcript);
+    assert_balanced(&run.messages);
 }
 
 /// An after-tool hook implemented on the trait, editing in place.
@@ -409,5 +409,5 @@ async fn after_tool_hooks_of_every_kind_each_see_the_result_the_one_before_left(
     assert!(run.is_done());
     let shown = tool_outputs(&model.transcripts()[1]);
     assert_eq!(shown["c1"], "<3>|async|trait|sync");
-    assert_eq!(run.calls[0].result.output, "<3>|async|trait|sync");
+    assert_eq!(run.tool_calls[0].result.output, "<3>|async|trait|sync");
 }

@@ -80,7 +80,7 @@ fn server() -> A2aServer {
                 .is_some_and(|id| id.starts_with("tck-message-response"))
         })
         .with_artifact(|run| {
-            let first = run.transcript.iter().find_map(|m| match m {
+            let first = run.messages.iter().find_map(|m| match m {
                 Message::User { content } => Some(content.as_str()),
                 _ => None,
             });

@@ -94,7 +94,7 @@ impl Client {
     /// ]));
     /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     /// let run = rt.block_on(lead.run("Tell me about Rust.", &Toolkit::new().with(researcher)));
-    /// assert_eq!(run.calls[0].result.output, "Rust is a language.");
+    /// assert_eq!(run.tool_calls[0].result.output, "Rust is a language.");
     /// ```
     pub fn as_tool(
         &self,
@@ -326,7 +326,7 @@ impl Agent {
             RunStatus::Pending => match run.pending {
                 Some(request) => {
                     let halted = AgentState {
-                        transcript: run.transcript,
+                        transcript: run.messages,
                         turns,
                         usage,
                     };

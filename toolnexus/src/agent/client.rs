@@ -98,8 +98,8 @@ pub const DEFAULT_MAX_TURNS: u32 = 10;
 /// let run = rt.block_on(client.run("What is 2 + 3?", &toolkit));
 /// assert!(run.is_done());
 /// assert_eq!(run.text, "2 + 3 = 5");
-/// assert_eq!(run.calls[0].result.output, "5");
-/// assert_eq!(run.transcript.len(), 5); // system, user, assistant (call), tool, assistant
+/// assert_eq!(run.tool_calls[0].result.output, "5");
+/// assert_eq!(run.messages.len(), 5); // system, user, assistant (call), tool, assistant
 /// ```
 #[derive(Clone)]
 pub struct Client {
@@ -387,8 +387,8 @@ impl Client {
     /// let client = Client::new(model).tool_search(ToolSearch::above(30));
     /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     /// let run = rt.block_on(client.run("Refund order 42", &toolkit));
-    /// assert!(run.calls[0].result.output.contains("- refund_order: Refunds an order."));
-    /// assert_eq!(run.calls[1].result.output, "refunded");
+    /// assert!(run.tool_calls[0].result.output.contains("- refund_order: Refunds an order."));
+    /// assert_eq!(run.tool_calls[1].result.output, "refunded");
     /// ```
     #[cfg(feature = "search")]
     #[must_use]

@@ -122,13 +122,13 @@ impl Client {
         // Boxed: a run finishes an open turn once at most, and inline, the futures of
         // answering and playing it would make every run's future larger.
         if let Some(open) = open {
-            let from = run.calls.len();
+            let from = run.tool_calls.len();
             if Box::pin(reopen(run, open, stop, &env)).await || output_given(&mut output, run, from)
             {
                 return;
             }
         }
-        let fresh = run.turns == 0 && run.calls.is_empty();
+        let fresh = run.turns == 0 && run.tool_calls.is_empty();
         if fresh && let Some(reason) = self.guard_input(run).await {
             run.status = RunStatus::Incomplete { reason };
             return;
@@ -150,14 +150,14 @@ impl Client {
                 return;
             }
             run.turns += 1;
-            let offered = listed.for_turn(&run.transcript);
+            let offered = listed.for_turn(&run.messages);
             // What the turn started from, to rewind to if it halts.
             let rewind = window.as_ref().map(|_| run.compacted.clone());
             let reply = {
                 let (shown, compacted) = match &window {
-                    None => (Cow::Borrowed(run.transcript.as_slice()), None),
+                    None => (Cow::Borrowed(run.messages.as_slice()), None),
                     Some(window) => {
-                        let viewed = Box::pin(window.view(&run.transcript, &mut run.compacted));
+                        let viewed = Box::pin(window.view(&run.messages, &mut run.compacted));
                         match stop.guard(viewed).await {
                             Ok(Ok(viewed)) => viewed,
                             Ok(Err(reason)) | Err(reason) => {
@@ -200,7 +200,7 @@ impl Client {
             }
             run.text = reply.content.clone().unwrap_or_default();
             if reply.tool_calls.is_empty() {
-                run.transcript.push(Message::Assistant {
+                run.messages.push(Message::Assistant {
                     content: reply.content,
                     tool_calls: Vec::new(),
                     native: reply.native,
@@ -212,7 +212,7 @@ impl Client {
                         return;
                     }
                     Some(Verdict::Retry(text)) => {
-                        run.transcript.push(Message::user(text));
+                        run.messages.push(Message::user(text));
                         continue;
                     }
                     Some(Verdict::Fail(reason)) => {
@@ -223,13 +223,13 @@ impl Client {
             }
             let asked_for = reply.tool_calls.len();
             let (calls, guarded) = self.guard_calls(run.turns, reply.tool_calls).await;
-            let mut turn = ToolTurn::fresh(run.transcript.len(), run.turns, calls);
-            run.transcript.push(Message::Assistant {
+            let mut turn = ToolTurn::fresh(run.messages.len(), run.turns, calls);
+            run.messages.push(Message::Assistant {
                 content: reply.content,
                 tool_calls: turn.calls(),
                 native: reply.native,
             });
-            if let Some(Err(reason)) = checkpoint(record, &run.transcript).await {
+            if let Some(Err(reason)) = checkpoint(record, &run.messages).await {
                 end_of_turn(run, turn, Err(reason), &env);
                 return;
             }
@@ -237,7 +237,7 @@ impl Client {
                 end_of_turn(run, turn, Err(reason), &env);
                 return;
             }
-            let from = run.calls.len();
+            let from = run.tool_calls.len();
             let played = stop.guard(turn.play(&env)).await;
             if end_of_turn(run, turn, played, &env) {
                 // A halted turn is rewound whole, its compaction included: the resumed
@@ -349,7 +349,7 @@ fn output_given(output: &mut Option<OutputCheck<'_>>, run: &mut RunResult, from:
     let Some(check) = output.as_mut() else {
         return false;
     };
-    match check.calls(&run.calls[from..]) {
+    match check.calls(&run.tool_calls[from..]) {
         None | Some(Verdict::Retry(_)) => false,
         Some(Verdict::Done(text)) => {
             run.text = text;
@@ -435,10 +435,10 @@ fn end_of_turn(
             true
         }
     };
-    turn.write(&mut run.transcript);
-    let from = run.calls.len();
-    run.calls.extend(turn.records());
-    run.usage += run.calls[from..].iter().map(inner_usage).sum();
+    turn.write(&mut run.messages);
+    let from = run.tool_calls.len();
+    run.tool_calls.extend(turn.records());
+    run.usage += run.tool_calls[from..].iter().map(inner_usage).sum();
     ends
 }
 

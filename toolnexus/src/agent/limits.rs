@@ -125,7 +125,8 @@ impl UsageLimits {
     /// Why `run` may not run `more` tool calls, if it may not.
     pub(crate) fn before_calls(&self, run: &RunResult, more: usize) -> Option<StopReason> {
         let limit = self.tool_calls?;
-        (run.calls.len() + more > limit as usize).then_some(StopReason::ToolCallLimit { limit })
+        (run.tool_calls.len() + more > limit as usize)
+            .then_some(StopReason::ToolCallLimit { limit })
     }
 }
 

@@ -101,6 +101,7 @@ fn stop_kind(reason: &StopReason) -> &'static str {
         StopReason::InvalidOutput { .. } => "invalid_output",
         StopReason::SpendLimit { .. } => "spend_limit",
         StopReason::Guardrail { .. } => "guardrail",
+        StopReason::Named { .. } => "named",
     }
 }
 
