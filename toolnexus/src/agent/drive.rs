@@ -94,7 +94,11 @@ impl Client {
             None => steps.await,
         }
         trace::run_ended(&span, &run);
-        events(&self.tools.listener).emit(Event::RunFinished { run: &run });
+        let events = events(&self.tools.listener);
+        if run.status == RunStatus::Done && run.turns > 0 {
+            events.emit(Event::Usage { usage: run.usage });
+        }
+        events.emit(Event::RunFinished { run: &run });
         run
     }
 
@@ -313,6 +317,9 @@ impl Client {
             turn,
             reply: &reply,
         });
+        for call in &reply.tool_calls {
+            events.emit(Event::ToolCall { turn, call });
+        }
         Ok(reply)
     }
 

@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 
 mod form;
 
+pub(crate) use form::args_value;
+
 use crate::agent::message::{Message, ToolCall};
 use crate::agent::model::Usage;
 use crate::tool::request::{Answer, Request};
