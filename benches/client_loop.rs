@@ -30,6 +30,7 @@ use std::hint::black_box;
 use std::sync::Mutex;
 
 use criterion::{BatchSize, Criterion, criterion_group};
+use toolnexus::agent::TurnDecision;
 use toolnexus::{
     Client, Context, Event, FnModel, Hooks, Reply, ScriptedModel, ToolCall, ToolDecision, Toolkit,
     tool,
@@ -75,7 +76,7 @@ fn hooked(client: Client) -> Client {
     client
         .before_tool(|_| std::future::ready(ToolDecision::Allow))
         .after_tool(|_, result| std::future::ready(result))
-        .before_turn(|_, _| std::future::ready(()))
+        .before_turn(|_| std::future::ready(TurnDecision::Continue))
         .after_turn(|_, _| std::future::ready(()))
         .on_event(|event: &Event<'_>| {
             black_box(event);
@@ -90,7 +91,7 @@ fn hooked_sync(client: Client) -> Client {
     client
         .before_tool_sync(|_| ToolDecision::Allow)
         .after_tool_sync(|_, _| {})
-        .before_turn(|_, _| std::future::ready(()))
+        .before_turn(|_| std::future::ready(TurnDecision::Continue))
         .after_turn(|_, _| std::future::ready(()))
         .on_event(|event: &Event<'_>| {
             black_box(event);

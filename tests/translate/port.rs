@@ -8,10 +8,11 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt as _;
+use toolnexus::agent::{TurnDecision, TurnStart};
 use toolnexus::providers::{Anthropic, OpenAi};
 use toolnexus::translate::{TranslateError, TranslateRequest, TranslateResult, translate};
 use toolnexus::{
-    HookFuture, Hooks, Message, Model, Reply, Tool, ToolCall, ToolDecision, ToolResult, Toolkit,
+    HookFuture, Hooks, Model, Reply, Tool, ToolCall, ToolDecision, ToolResult, Toolkit,
 };
 
 use crate::cases::Case;
@@ -192,9 +193,9 @@ impl Counting {
 }
 
 impl Hooks for Counting {
-    fn before_turn<'a>(&'a self, _: u32, _: &'a [Message]) -> HookFuture<'a, ()> {
+    fn before_turn<'a>(&'a self, _: TurnStart<'a>) -> HookFuture<'a, TurnDecision> {
         self.bump(0);
-        HookFuture::ready(())
+        HookFuture::ready(TurnDecision::Continue)
     }
     fn after_turn<'a>(&'a self, _: u32, _: &'a Reply) -> HookFuture<'a, ()> {
         self.bump(1);

@@ -16,7 +16,7 @@ use crate::agent::hooks::{
 };
 #[cfg(feature = "__store")]
 use crate::agent::journal::Durable;
-use crate::agent::message::{Message, ToolCall};
+use crate::agent::message::ToolCall;
 use crate::agent::model::{Model, Reply};
 use crate::agent::talk::LoopCaller;
 use crate::agent::turn::ToolOptions;
@@ -306,13 +306,15 @@ impl Client {
         self
     }
 
-    /// Adds a hook run before every model turn, with the turn's number and the
-    /// transcript the model is about to be shown.
+    /// Adds a hook run before every model turn, shown the turn ([`TurnStart`](crate::agent::TurnStart):
+    /// its number, the model's name, the working transcript, the tools offered); its
+    /// [`TurnDecision`](crate::agent::TurnDecision) may replace the transcript or the
+    /// tools, or abort the run.
     #[must_use]
     pub fn before_turn<F, Fut>(self, f: F) -> Self
     where
-        F: Fn(u32, &[Message]) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = ()> + Send + 'static,
+        F: Fn(crate::agent::TurnStart<'_>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = crate::agent::TurnDecision> + Send + 'static,
     {
         self.hook_at(BeforeTurn(f), |p| p.before_turn = true)
     }

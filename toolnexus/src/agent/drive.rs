@@ -20,7 +20,7 @@ use crate::agent::compaction::{Compacted, Window};
 use crate::agent::events::{Event, Events, events};
 use crate::agent::guarded::Held;
 use crate::agent::journal::record::RunRecord;
-use crate::agent::listed::Listed;
+use crate::agent::listed::{Listed, Offered};
 use crate::agent::message::Message;
 use crate::agent::model::{Delta, DeltaSink, ModelError, Reply, Usage};
 use crate::agent::run::{RunResult, RunStatus, StopReason};
@@ -138,6 +138,8 @@ impl Client {
             return;
         }
         let mut tripped = None;
+        // The tools a before-turn hook put in place of the run's, from its turn on.
+        let mut tools: Option<Toolkit> = None;
         loop {
             if run.turns >= self.max_turns {
                 let reason = StopReason::MaxTurns {
@@ -154,7 +156,14 @@ impl Client {
                 return;
             }
             run.turns += 1;
-            let offered = listed.for_turn(&run.messages);
+            if let Some(reason) = self.turn_hooks(run, &listed, &mut tools, stop).await {
+                run.status = RunStatus::Incomplete { reason };
+                return;
+            }
+            let offered = match &tools {
+                Some(tools) => Offered::Whole(tools),
+                None => listed.for_turn(&run.messages),
+            };
             // What the turn started from, to rewind to if it halts.
             let rewind = window.as_ref().map(|_| run.compacted.clone());
             let reply = {
@@ -283,8 +292,6 @@ impl Client {
     ) -> Result<Reply, StopReason> {
         let hooks = &self.tools.hooks;
         let events = events(&self.tools.listener);
-        let hooked = hooks.before_turn(turn, transcript).await;
-        hooked.map_err(|message| StopReason::Hook { message })?;
         events.emit(Event::ModelTurnStarted { turn });
         if events.is_on() {
             // A stream reads the turn's start before the turn is asked (back-pressure).
@@ -321,6 +328,41 @@ impl Client {
             events.emit(Event::ToolCall { turn, call });
         }
         Ok(reply)
+    }
+
+    /// Runs the before-turn hooks on the turn about to be asked, putting what they
+    /// replace in place; the reason to stop when one aborts (or panics, or the run is
+    /// stopped meanwhile).
+    async fn turn_hooks(
+        &self,
+        run: &mut RunResult,
+        listed: &Listed<'_>,
+        tools: &mut Option<Toolkit>,
+        stop: &Stop,
+    ) -> Option<StopReason> {
+        let hooks = &self.tools.hooks;
+        if !hooks.on_turns() {
+            return None;
+        }
+        let replaced = {
+            let offered = match &*tools {
+                Some(tools) => Offered::Whole(tools),
+                None => listed.for_turn(&run.messages),
+            };
+            let model = self.model.model_name();
+            let asked = hooks.before_turn(run.turns, model, &run.messages, &offered);
+            match stop.guard(Box::pin(asked)).await {
+                Ok(Ok(replaced)) => replaced,
+                Ok(Err(reason)) | Err(reason) => return Some(reason),
+            }
+        };
+        if let Some(messages) = replaced.messages {
+            run.messages = messages;
+        }
+        if let Some(replaced) = replaced.tools {
+            *tools = Some(replaced);
+        }
+        None
     }
 
     /// Asks the model, streaming its text into the events when someone listens.

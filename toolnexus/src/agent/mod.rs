@@ -6,7 +6,8 @@
 //! [`ScriptedModel`], [`Usage`], [`ModelError`]); the rest of the loop is here:
 //!
 //! - guardrails that pass, rewrite or trip: [`Guardrail`], its [`Check`] and [`Stage`];
-//! - steering a run: [`Hooks`] and [`ToolDecision`] (with [`HookFuture`]), and
+//! - steering a run: [`Hooks`], [`ToolDecision`], [`TurnStart`] and [`TurnDecision`]
+//!   (with [`HookFuture`]), and
 //!   [`IntoWaitOutcome`] for what a `wait_for` slot gives;
 //! - what a run reports: [`CallRecord`] and [`CallStatus`] per call, [`StopReason`] for a
 //!   run that stopped early;
@@ -68,7 +69,7 @@ pub use compaction::{
 pub use conversation::{ConversationStore, InMemoryConversations};
 pub use events::{Borrowed, Event, Form, Owned, OwnedEvent};
 pub use guardrail::{Check, Guardrail, Stage};
-pub use hooks::{HookFuture, Hooks, ToolDecision};
+pub use hooks::{HookFuture, Hooks, ToolDecision, TurnDecision, TurnStart};
 pub use journal::StoreError;
 #[cfg(feature = "__store")]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]

@@ -205,12 +205,17 @@ pub enum StopReason {
         /// The error `wait_for` gave.
         message: String,
     },
-    /// A hook around a model turn panicked, or a
-    /// [before-turn hook](crate::agent::Hooks::before_turn) aborted the run
-    /// ([`TurnDecision::Abort`](crate::agent::TurnDecision::Abort)).
+    /// A hook around a model turn panicked.
     Hook {
-        /// Which hook, and what it said (an abort's reason, as the hook gave it).
+        /// Which hook, and what it said.
         message: String,
+    },
+    /// A [before-turn hook](crate::agent::Hooks::before_turn) aborted the run
+    /// ([`TurnDecision::Abort`](crate::agent::TurnDecision::Abort)) before the model was
+    /// asked.
+    Aborted {
+        /// The reason the hook gave.
+        reason: String,
     },
     /// The [run store](crate::Client::with_store) refused or failed a write (unreachable,
     /// locked, or the lease was lost to another worker). The last checkpoint stands:
@@ -285,7 +290,7 @@ pub enum StopReason {
 impl StopReason {
     /// The contract's name for what stopped the run (a `RunResult`'s `limit`):
     /// `"maxTurns"`, `"timeout"` (a deadline), `"cancelled"`, `"modelError"`, `"waitFor"`,
-    /// `"hook"`, `"store"`, `"totalTokens"`, `"requests"`, `"toolCalls"`, `"compaction"`,
+    /// `"hook"`, `"aborted"`, `"store"`, `"totalTokens"`, `"requests"`, `"toolCalls"`, `"compaction"`,
     /// `"cost"`, `"guardrail"`, `"output"`, or a [`Named`](StopReason::Named) one.
     pub fn limit(&self) -> &str {
         match self {
@@ -295,6 +300,7 @@ impl StopReason {
             StopReason::Deadline { .. } => "timeout",
             StopReason::WaitFor { .. } => "waitFor",
             StopReason::Hook { .. } => "hook",
+            StopReason::Aborted { .. } => "aborted",
             StopReason::Store { .. } => "store",
             StopReason::TokenLimit { .. } => "totalTokens",
             StopReason::RequestLimit { .. } => "requests",
@@ -321,6 +327,9 @@ impl fmt::Display for StopReason {
                 write!(f, "wait_for failed on request `{request}`: {message}")
             }
             StopReason::Hook { message } => write!(f, "hook failed: {message}"),
+            StopReason::Aborted { reason } => {
+                write!(f, "a before-turn hook aborted the run: {reason}")
+            }
             StopReason::Store { message } => write!(f, "run store failed: {message}"),
             StopReason::TokenLimit { limit } => {
                 write!(f, "the run reached its limit of {limit} tokens")

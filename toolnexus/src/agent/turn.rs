@@ -552,6 +552,7 @@ async fn hooked(
     let call = match gate {
         Gate::Run(call) => call,
         Gate::Deny(reason) => return (ToolResult::error(format!("denied: {reason}")), true),
+        Gate::Answer(result) => return (result, false),
     };
     env.events()
         .emit(Event::ToolCallStarted { turn, call: &call });

@@ -203,6 +203,7 @@ impl OpenAi {
             finish_reason: finish,
             native: None,
             model: None,
+            raw: serde_json::from_slice(body).ok().map(Box::new),
         })
     }
 }

@@ -335,6 +335,7 @@ pub(crate) fn reply(response: Response) -> Result<Reply, ModelError> {
         finish_reason: Some(finish),
         native,
         model: None,
+        raw: None,
     })
 }
 
