@@ -206,7 +206,14 @@ impl Client {
             };
             run.usage += reply.usage;
             spend.turn(&reply);
-            run.model.clone_from(&reply.model);
+            // The contract's `model` is the name the request carried (as the Python port
+            // reports it); a model made of others names the one that answered.
+            run.model = match self.model.model_name() {
+                Some(name) if reply.model == crate::agent::routing::model_id(&*self.model) => {
+                    Some(name.to_owned())
+                }
+                _ => reply.model.clone(),
+            };
             if let Some(reason) = tripped.take() {
                 run.status = RunStatus::Incomplete { reason };
                 return;

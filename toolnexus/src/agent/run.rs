@@ -78,11 +78,13 @@ pub struct RunResult {
     /// otherwise. [`messages`](RunResult::messages) stay whole:
     /// [`Compacted::apply`](crate::agent::Compacted::apply) gives the compacted one.
     pub compacted: Option<crate::agent::compaction::Compacted>,
-    /// The model that answered this run's last model turn, as [`Reply::model`](crate::Reply::model)
-    /// names it (`provider/model`): with a [`FallbackModel`](crate::agent::FallbackModel)
-    /// or a [`Router`](crate::agent::Router), the one of theirs that answered. Each
-    /// turn's is on its [`ModelTurnFinished`](crate::Event::ModelTurnFinished) event.
-    /// `None` before the first turn, or when nothing names the model.
+    /// The model that answered this run's last model turn: its name as the requests
+    /// carried it ([`Model::model_name`](crate::Model::model_name), `gpt-4o-mini`), the
+    /// contract's `model` as the Python port reports it; with a
+    /// [`FallbackModel`](crate::agent::FallbackModel) or a [`Router`](crate::agent::Router),
+    /// the one of theirs that answered, as `provider/model`. Each turn's `provider/model`
+    /// is on its [`ModelTurnFinished`](crate::Event::ModelTurnFinished) event. `None`
+    /// before the first turn, or when nothing names the model.
     pub model: Option<String>,
 }
 
