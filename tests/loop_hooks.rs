@@ -415,11 +415,12 @@ async fn after_tool_hooks_of_every_kind_each_see_the_result_the_one_before_left(
     assert_eq!(run.tool_calls[0].result.output, "<3>|async|trait|sync");
 }
 
-/// A model that records what it was shown each turn: the transcript's length and the
-/// tools listed.
-fn recording(
-    replies: impl IntoIterator<Item = Reply>,
-) -> (toolnexus::FnModel, Arc<Mutex<Vec<(usize, Vec<String>)>>>) {
+/// What a recording model was shown, turn by turn: the transcript's length and the tools
+/// listed.
+type Shown = Arc<Mutex<Vec<(usize, Vec<String>)>>>;
+
+/// A model that records what it was shown each turn.
+fn recording(replies: impl IntoIterator<Item = Reply>) -> (toolnexus::FnModel, Shown) {
     let script = Arc::new(ScriptedModel::new(replies));
     let shown = Arc::new(Mutex::new(Vec::new()));
     let seen = shown.clone();
@@ -456,7 +457,7 @@ async fn a_before_turn_hook_replaces_the_transcript_and_the_tools() {
                 // Keep only the prompt's last message, and offer `add` alone.
                 1 => TurnDecision::Replace {
                     messages: Some(vec![toolnexus::Message::user("What is 2 + 3?")]),
-                    tools: Some(Toolkit::new().with(agent::add())),
+                    tools: Some(Box::new(Toolkit::new().with(agent::add()))),
                 },
                 _ => TurnDecision::Continue,
             };

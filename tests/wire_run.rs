@@ -164,7 +164,7 @@ async fn rust_port(base_url: &str, scenario: &'static str) -> Value {
                         let add = start.tools.tools().iter().find(|t| t.name() == "add");
                         TurnDecision::Replace {
                             messages: Some(messages),
-                            tools: Some(Toolkit::new().with(add.unwrap().clone())),
+                            tools: Some(Box::new(Toolkit::new().with(add.unwrap().clone()))),
                         }
                     }
                     ("abort", 2) => TurnDecision::abort("budget spent"),

@@ -367,7 +367,7 @@ impl Client {
             run.messages = messages;
         }
         if let Some(replaced) = replaced.tools {
-            *tools = Some(replaced);
+            *tools = Some(*replaced);
         }
         None
     }

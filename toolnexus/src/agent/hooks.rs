@@ -163,8 +163,9 @@ pub enum TurnDecision {
     Replace {
         /// The new transcript, if replaced.
         messages: Option<Vec<Message>>,
-        /// The new tools, if replaced.
-        tools: Option<Toolkit>,
+        /// The new tools, if replaced (boxed: a toolkit is large, and most decisions are
+        /// not replacements).
+        tools: Option<Box<Toolkit>>,
     },
     /// Stop the run before the model is asked: it ends
     /// [incomplete](crate::RunStatus::Incomplete) with
@@ -188,7 +189,7 @@ impl TurnDecision {
     pub fn tools(tools: Toolkit) -> Self {
         TurnDecision::Replace {
             messages: None,
-            tools: Some(tools),
+            tools: Some(Box::new(tools)),
         }
     }
 
@@ -388,7 +389,7 @@ pub(crate) enum Gate<'c> {
 #[derive(Default)]
 pub(crate) struct Replaced {
     pub(crate) messages: Option<Vec<Message>>,
-    pub(crate) tools: Option<Toolkit>,
+    pub(crate) tools: Option<Box<Toolkit>>,
 }
 
 /// Which of the four hook points a set of hooks takes part in.
@@ -583,7 +584,7 @@ impl HookChain {
                 turn,
                 model,
                 messages: replaced.messages.as_deref().unwrap_or(messages),
-                tools: replaced.tools.as_ref().unwrap_or(tools),
+                tools: replaced.tools.as_deref().unwrap_or(tools),
             };
             match guarded(|| hooks.before_turn(start)).await {
                 None => {
