@@ -337,41 +337,6 @@ impl Client {
         Ok(reply)
     }
 
-    /// Runs the before-turn hooks on the turn about to be asked, putting what they
-    /// replace in place; the reason to stop when one aborts (or panics, or the run is
-    /// stopped meanwhile).
-    async fn turn_hooks(
-        &self,
-        run: &mut RunResult,
-        listed: &Listed<'_>,
-        tools: &mut Option<Toolkit>,
-        stop: &Stop,
-    ) -> Option<StopReason> {
-        let hooks = &self.tools.hooks;
-        if !hooks.on_turns() {
-            return None;
-        }
-        let replaced = {
-            let offered = match &*tools {
-                Some(tools) => Offered::Whole(tools),
-                None => listed.for_turn(&run.messages),
-            };
-            let model = self.model.model_name();
-            let asked = hooks.before_turn(run.turns, model, &run.messages, &offered);
-            match stop.guard(Box::pin(asked)).await {
-                Ok(Ok(replaced)) => replaced,
-                Ok(Err(reason)) | Err(reason) => return Some(reason),
-            }
-        };
-        if let Some(messages) = replaced.messages {
-            run.messages = messages;
-        }
-        if let Some(replaced) = replaced.tools {
-            *tools = Some(*replaced);
-        }
-        None
-    }
-
     /// Asks the model, streaming its text into the events when someone listens.
     async fn ask_model(
         &self,
@@ -593,7 +558,10 @@ impl Stop {
     /// race), doubling the loop's futures at every level that guards; here the future is
     /// `work` itself when there is nothing to stop for, and two boxes when there is.
     #[inline]
-    fn guard<'s, F>(&'s self, work: F) -> impl Future<Output = Result<F::Output, StopReason>> + 's
+    pub(crate) fn guard<'s, F>(
+        &'s self,
+        work: F,
+    ) -> impl Future<Output = Result<F::Output, StopReason>> + 's
     where
         F: Future + 's,
     {

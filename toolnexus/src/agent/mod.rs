@@ -58,6 +58,7 @@ pub(crate) mod stream;
 pub(crate) mod talk;
 pub(crate) mod trace;
 pub(crate) mod turn;
+pub(crate) mod turn_hook;
 pub(crate) mod typed;
 pub(crate) mod usage;
 

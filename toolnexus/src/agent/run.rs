@@ -6,8 +6,6 @@ use serde::{Deserialize, Serialize};
 
 mod form;
 
-pub(crate) use form::args_value;
-
 use crate::agent::message::{Message, ToolCall};
 use crate::agent::model::Usage;
 use crate::tool::request::{Answer, Request};
@@ -422,4 +420,11 @@ pub enum CallStatus {
     /// The run stopped (cancelled, or past its deadline) before the call finished; the
     /// model will read `cancelled: …` (or `unanswered: <prompt> …` for a suspension).
     Cancelled,
+}
+
+/// The arguments' JSON text as a value: the parsed arguments, or the text itself when it
+/// is not JSON (so it reads back unchanged).
+pub(crate) fn args_value(arguments: &str) -> serde_json::Value {
+    serde_json::from_str(arguments)
+        .unwrap_or_else(|_| serde_json::Value::String(arguments.to_owned()))
 }

@@ -5,7 +5,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use super::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
+use super::{CallRecord, CallStatus, RunResult, RunStatus, StopReason, args_value};
 use crate::agent::compaction::Compacted;
 use crate::agent::message::{Message, ToolCall};
 use crate::agent::model::Usage;
@@ -158,12 +158,6 @@ struct CallRef<'a> {
     request: Option<&'a Request>,
     #[serde(skip_serializing_if = "Option::is_none")]
     answer: Option<&'a Answer>,
-}
-
-/// The arguments' JSON text as a value: the parsed arguments, or the text itself when it
-/// is not JSON (so it reads back unchanged).
-pub(crate) fn args_value(arguments: &str) -> Value {
-    serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_owned()))
 }
 
 impl Serialize for CallRecord {
