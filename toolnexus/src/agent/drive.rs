@@ -137,7 +137,7 @@ impl Client {
             run.status = RunStatus::Incomplete { reason };
             return;
         }
-        let mut tripped = None;
+        let mut notes = TurnNotes::default();
         // The tools a before-turn hook put in place of the run's, from its turn on.
         let mut tools: Option<Toolkit> = None;
         loop {
@@ -195,7 +195,7 @@ impl Client {
                     _ => None,
                 };
                 let asked =
-                    self.model_turn(run.turns, &shown, &offered, compacted, prompt, &mut tripped);
+                    self.model_turn(run.turns, &shown, &offered, compacted, prompt, &mut notes);
                 match stop.guard(asked).await {
                     Ok(Ok(reply)) => reply,
                     Ok(Err(reason)) | Err(reason) => {
@@ -208,13 +208,8 @@ impl Client {
             spend.turn(&reply);
             // The contract's `model` is the name the request carried (as the Python port
             // reports it); a model made of others names the one that answered.
-            run.model = match self.model.model_name() {
-                Some(name) if reply.model == crate::agent::routing::model_id(&*self.model) => {
-                    Some(name.to_owned())
-                }
-                _ => reply.model.clone(),
-            };
-            if let Some(reason) = tripped.take() {
+            run.model = notes.named.take().or_else(|| reply.model.clone());
+            if let Some(reason) = notes.tripped.take() {
                 run.status = RunStatus::Incomplete { reason };
                 return;
             }
@@ -287,7 +282,7 @@ impl Client {
     /// One model turn between its hooks; a panicking model is a model error, not a crash.
     /// `compacted` is what compaction did before it (for its span).
     /// `prompt` is the fresh run's prompt on its first turn (for concurrent input
-    /// guardrails); an output guardrail's trip goes to `tripped`.
+    /// guardrails); an output guardrail's trip goes to `notes.tripped`.
     async fn model_turn(
         &self,
         turn: u32,
@@ -295,7 +290,7 @@ impl Client {
         toolkit: &Toolkit,
         compacted: Option<(usize, usize)>,
         prompt: Option<&str>,
-        tripped: &mut Option<StopReason>,
+        notes: &mut TurnNotes,
     ) -> Result<Reply, StopReason> {
         let hooks = &self.tools.hooks;
         let events = events(&self.tools.listener);
@@ -311,6 +306,9 @@ impl Client {
                 .ask_model(turn, transcript, toolkit, events, held)
                 .await?;
             if reply.model.is_none() {
+                // Named by the loop, not by a model made of others: the run reports the
+                // name the request carried.
+                notes.named = self.model.model_name().map(str::to_owned);
                 reply.model = crate::agent::routing::model_id(&*self.model);
             }
             self.price(&mut reply);
@@ -323,7 +321,7 @@ impl Client {
         });
         let mut reply = self.alongside(prompt, asked).await?;
         if let Some(held) = held {
-            *tripped = self.guard_output(turn, &mut reply, held).await;
+            notes.tripped = self.guard_output(turn, &mut reply, held).await;
         }
         let hooked = hooks.after_turn(turn, &reply).await;
         hooked.map_err(|message| StopReason::Hook { message })?;
@@ -583,4 +581,14 @@ fn deadline(limit: Duration) -> StopReason {
     StopReason::Deadline {
         limit_ms: u64::try_from(limit.as_millis()).unwrap_or(u64::MAX),
     }
+}
+
+/// What a model turn leaves for the loop besides its reply.
+#[derive(Default)]
+pub(crate) struct TurnNotes {
+    /// An output guardrail's trip.
+    tripped: Option<StopReason>,
+    /// The model's name as the request carried it, when the loop (not a model made of
+    /// others) named the turn's model: what the run reports as its `model`.
+    named: Option<String>,
 }
