@@ -30,6 +30,7 @@ use std::hint::black_box;
 use std::sync::Mutex;
 
 use criterion::{BatchSize, Criterion, criterion_group};
+use toolnexus::agent::TurnDecision;
 use toolnexus::agent::{Hooks, ToolDecision};
 use toolnexus::model::FnModel;
 use toolnexus::{Client, Context, Event, Reply, ScriptedModel, ToolCall, Toolkit, tool};
@@ -74,7 +75,7 @@ fn hooked(client: Client) -> Client {
     client
         .before_tool(|_| std::future::ready(ToolDecision::Allow))
         .after_tool(|_, result| std::future::ready(result))
-        .before_turn(|_, _| std::future::ready(()))
+        .before_turn(|_| std::future::ready(TurnDecision::Continue))
         .after_turn(|_, _| std::future::ready(()))
         .on_event(|event: &Event<'_>| {
             black_box(event);
@@ -89,7 +90,7 @@ fn hooked_sync(client: Client) -> Client {
     client
         .before_tool_sync(|_| ToolDecision::Allow)
         .after_tool_sync(|_, _| {})
-        .before_turn(|_, _| std::future::ready(()))
+        .before_turn(|_| std::future::ready(TurnDecision::Continue))
         .after_turn(|_, _| std::future::ready(()))
         .on_event(|event: &Event<'_>| {
             black_box(event);
@@ -169,18 +170,18 @@ fn client_loop(c: &mut Criterion) {
     let one = ScriptedModel::new([Reply::calls(calls(0..CALLS)), Reply::text("done")]);
     let run = rt.block_on(Client::new(one).run("go", &toolkit));
     assert!(run.is_done());
-    assert_eq!(run.calls.len(), CALLS);
-    assert_eq!(run.calls[999].result.output, "1021");
+    assert_eq!(run.tool_calls.len(), CALLS);
+    assert_eq!(run.tool_calls[999].result.output, "1021");
     let run = rt.block_on(
         Client::new(turns_model())
             .max_turns(101)
             .run("go", &toolkit),
     );
     assert!(run.is_done());
-    assert_eq!(run.calls.len(), CALLS);
+    assert_eq!(run.tool_calls.len(), CALLS);
     let run = rt.block_on(hooked(Client::new(turns_model()).max_turns(101)).run("go", &toolkit));
     assert!(run.is_done());
-    assert_eq!(run.calls[999].result.output, "1021");
+    assert_eq!(run.tool_calls[999].result.output, "1021");
 
     let mut group = c.benchmark_group("loop_1000");
     group.sample_size(20);

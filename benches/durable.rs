@@ -59,7 +59,7 @@ fn checkpointing(c: &mut Criterion) {
             b.iter(|| {
                 let run = rt.block_on(client.run("go", &toolkit));
                 assert!(run.is_done(), "{:?}", run.status);
-                assert_eq!(run.calls.len(), TURNS * CALLS);
+                assert_eq!(run.tool_calls.len(), TURNS * CALLS);
                 black_box(run)
             })
         });

@@ -122,7 +122,7 @@ fn overhead(c: &mut Criterion) {
             let key = format!("bench-{}", conversations.fetch_add(1, Ordering::Relaxed));
             let run = rt.block_on(ingress.run(&key, "go")).expect("the run");
             assert!(run.is_done(), "{:?}", run.status);
-            assert_eq!(run.calls.len(), TURNS * CALLS);
+            assert_eq!(run.tool_calls.len(), TURNS * CALLS);
             black_box(run)
         })
     });

@@ -67,7 +67,7 @@ fn tracing(c: &mut Criterion) {
         .unwrap()
         .block_on(client().run("go", &toolkit()));
     assert!(run.is_done());
-    assert_eq!(run.calls.len(), CALLS);
+    assert_eq!(run.tool_calls.len(), CALLS);
 
     bench(c, "no_subscriber");
     let tracer_provider = SdkTracerProvider::builder().build();

@@ -229,7 +229,7 @@ async fn agent() -> Result<(), Box<dyn Error>> {
             Answer::accept(&request.id).with_data("staging")
         });
     let run = client.run(options.prompt.as_str(), &toolkit).await;
-    for call in &run.calls {
+    for call in &run.tool_calls {
         let verdict = if call.result.is_error { "error" } else { "ok" };
         println!(
             "-- turn {} {}({}) -> {verdict}: {}",

@@ -113,7 +113,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let run = loop_
         .run("Weather in Lisbon, and book Ramiro.", &toolkit)
         .await;
-    for call in &run.calls {
+    for call in &run.tool_calls {
         let source = toolkit.get(&call.call.name).map_or("?", |t| t.source());
         println!("{:<14} [{source}] {}", call.call.name, call.result.output);
     }

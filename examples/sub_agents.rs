@@ -89,7 +89,7 @@ async fn main() {
         request.answer(true)
     });
     let run = orchestrator.run("Write about Rust async.", &toolkit).await;
-    for call in &run.calls {
+    for call in &run.tool_calls {
         println!("{} -> {}", call.call.name, call.result.output);
     }
     println!("answer: {}", run.text);

@@ -167,7 +167,7 @@ async fn parks_and_resumes(server: Served) {
         (request.kind.as_str(), request.prompt.as_str()),
         ("input", "Which environment?")
     );
-    let echo_result = &halted.calls[0].result;
+    let echo_result = &halted.tool_calls[0].result;
     assert_eq!(echo_result.output, "echo: hello");
     let meta = echo_result.metadata.as_ref().unwrap();
     assert_eq!(
@@ -189,7 +189,7 @@ async fn parks_and_resumes(server: Served) {
     assert!(done.is_done(), "{done:?}");
     assert_eq!(done.text, "all done");
     let deploy = done
-        .calls
+        .tool_calls
         .iter()
         .find(|c| c.call.name == "Asker_deploy")
         .unwrap();

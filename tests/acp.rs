@@ -59,7 +59,7 @@ async fn an_sdk_agent_drives_a_conversation_and_the_python_port_reads_it_the_sam
     );
 
     let second = client
-        .continue_run(first.transcript.clone(), "And the summary?", &toolkit)
+        .continue_run(first.messages.clone(), "And the summary?", &toolkit)
         .await;
     assert!(second.is_done(), "{:?}", second.status);
     assert!(
@@ -78,7 +78,7 @@ async fn an_sdk_agent_drives_a_conversation_and_the_python_port_reads_it_the_sam
             .unwrap();
         serde_json::json!({"messages": transcript[..=upto]})
     };
-    let requests = Value::Array(vec![shown(&first.transcript), shown(&second.transcript)]);
+    let requests = Value::Array(vec![shown(&first.messages), shown(&second.messages)]);
     let output = Command::new("timeout")
         .args(["60", &port_python, PORT, &agent_python, AGENT])
         .arg(requests.to_string())

@@ -50,7 +50,7 @@ async fn an_agent_tool_gives_the_inner_text_usage_and_turns() {
     ]));
     let run = outer.run("sum", &Toolkit::new().with(math)).await;
     assert!(run.is_done(), "{run:?}");
-    let result = &run.calls[0].result;
+    let result = &run.tool_calls[0].result;
     assert_eq!(result.output, "it is 5");
     let meta = result.metadata.as_ref().unwrap();
     assert_eq!(
@@ -60,7 +60,7 @@ async fn an_agent_tool_gives_the_inner_text_usage_and_turns() {
     );
     assert_eq!(
         meta["usage"],
-        json!({"prompt_tokens": 16, "completion_tokens": 5})
+        json!({"prompt_tokens": 16, "completion_tokens": 5, "total_tokens": 21})
     );
     assert_eq!(run.usage, Usage::new(316, 35));
     assert_eq!(run.turns, 2);
@@ -77,8 +77,8 @@ async fn an_agent_tool_gives_the_inner_text_usage_and_turns() {
     ]));
     let run = outer.run("sum", &Toolkit::new().with(math)).await;
     assert_eq!(
-        run.calls[0].result.metadata.as_ref().unwrap()["usage"],
-        json!({"prompt_tokens": 50, "completion_tokens": 9, "cache_read_tokens": 40,
+        run.tool_calls[0].result.metadata.as_ref().unwrap()["usage"],
+        json!({"prompt_tokens": 50, "completion_tokens": 9, "total_tokens": 59, "cache_read_tokens": 40,
                "cache_write_tokens": 8, "reasoning_tokens": 6})
     );
     assert_eq!(
@@ -98,8 +98,11 @@ async fn an_agent_tool_gives_the_inner_text_usage_and_turns() {
             &Toolkit::new().with(inner.as_tool("math", "m", Toolkit::new())),
         )
         .await;
-    assert_eq!(run.calls[0].status, CallStatus::Error);
-    assert!(run.calls[0].result.output.contains("`prompt`"), "{run:?}");
+    assert_eq!(run.tool_calls[0].status, CallStatus::Error);
+    assert!(
+        run.tool_calls[0].result.output.contains("`prompt`"),
+        "{run:?}"
+    );
 }
 
 #[tokio::test]
@@ -190,7 +193,7 @@ async fn a_run_halted_three_agents_down_resumes_from_its_serialized_result() {
     let read: RunResult = serde_json::from_str(&text).unwrap();
     let answer = read.pending.as_ref().unwrap().answer(true);
     let done = client
-        .resume(read.transcript, answer, &toolkit)
+        .resume(read.messages, answer, &toolkit)
         .await
         .unwrap();
     assert!(done.is_done(), "{done:?}");
@@ -201,7 +204,7 @@ async fn a_run_halted_three_agents_down_resumes_from_its_serialized_result() {
     // Answering the wrong request is refused, and nothing runs.
     let (client, toolkit) = stack::lead(&effects);
     let wrong = client
-        .resume(halted.transcript, Answer::accept("other"), &toolkit)
+        .resume(halted.messages, Answer::accept("other"), &toolkit)
         .await;
     assert!(wrong.is_err());
     assert_eq!(sorted(effects.seen()), once_each());
@@ -386,14 +389,14 @@ async fn an_inner_run_out_of_turns_is_an_error_the_outer_model_reads() {
     ]));
     let run = outer.run("go", &Toolkit::new().with(inner)).await;
     assert!(run.is_done(), "{run:?}");
-    assert_eq!(run.calls[0].status, CallStatus::Error);
+    assert_eq!(run.tool_calls[0].status, CallStatus::Error);
     assert!(
-        run.calls[0]
+        run.tool_calls[0]
             .result
             .output
             .starts_with("agent `spinner` stopped: stopped after 2 model turns"),
         "{}",
-        run.calls[0].result.output
+        run.tool_calls[0].result.output
     );
 }
 
@@ -408,8 +411,11 @@ async fn a_panic_inside_an_agent_is_an_error_result() {
     let run = outer.run("go", &Toolkit::new().with(inner)).await;
     assert!(run.is_done(), "{run:?}");
     assert_eq!(run.text, "recovered");
-    assert_eq!(run.calls[0].status, CallStatus::Error);
-    assert!(run.calls[0].result.output.contains("panicked"), "{run:?}");
+    assert_eq!(run.tool_calls[0].status, CallStatus::Error);
+    assert!(
+        run.tool_calls[0].result.output.contains("panicked"),
+        "{run:?}"
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -451,7 +457,7 @@ async fn the_outer_deadline_and_cancellation_reach_the_inner_run() {
         saw_token.load(Ordering::SeqCst),
         "the inner tool had no token"
     );
-    assert_eq!(run.calls[0].status, CallStatus::Cancelled);
+    assert_eq!(run.tool_calls[0].status, CallStatus::Cancelled);
 }
 
 #[tokio::test]
@@ -576,8 +582,8 @@ async fn an_agent_with_typed_input_has_its_structs_schema_and_checks_the_argumen
         .run("Look into Rust.", &Toolkit::new().with(researcher))
         .await;
     assert!(run.is_done(), "{run:?}");
-    let [too_many, missing, fine] = &run.calls[..] else {
-        panic!("{:?}", run.calls)
+    let [too_many, missing, fine] = &run.tool_calls[..] else {
+        panic!("{:?}", run.tool_calls)
     };
     // Arguments that do not fit are the tool's error, naming the field; the agent never ran.
     assert!(too_many.result.is_error);

@@ -111,9 +111,9 @@ async fn a_reply_without_tool_calls_is_the_answer() {
     assert_eq!(run.status, RunStatus::Done);
     assert_eq!(run.text, "hello");
     assert_eq!(run.turns, 1);
-    assert!(run.calls.is_empty());
+    assert!(run.tool_calls.is_empty());
     assert_eq!(
-        run.transcript,
+        run.messages,
         vec![
             Message::system("Be brief."),
             Message::user("hi"),
@@ -137,12 +137,12 @@ async fn tool_results_go_back_keyed_by_call_id_and_usage_adds_up() {
     assert!(run.is_done());
     assert_eq!(run.turns, 2);
     assert_eq!(run.usage, Usage::new(30, 8));
-    assert_eq!(run.calls.len(), 2);
-    assert_eq!(run.calls[0].call.id, "c1");
-    assert_eq!(run.calls[0].result.output, "3");
-    assert_eq!(run.calls[1].result.output, "7");
-    assert_eq!(run.calls[1].turn, 1);
-    assert_balanced(&run.transcript);
+    assert_eq!(run.tool_calls.len(), 2);
+    assert_eq!(run.tool_calls[0].call.id, "c1");
+    assert_eq!(run.tool_calls[0].result.output, "3");
+    assert_eq!(run.tool_calls[1].result.output, "7");
+    assert_eq!(run.tool_calls[1].turn, 1);
+    assert_balanced(&run.messages);
 
     // The model's second turn saw both results.
     let seen = model.transcripts();
@@ -163,12 +163,12 @@ async fn results_go_back_in_call_order_even_when_later_calls_finish_first() {
         Reply::text("done"),
     ]);
     let run = Client::new(model).run("sleep", &kit()).await;
-    let ids: Vec<&str> = run.transcript[2..5]
+    let ids: Vec<&str> = run.messages[2..5]
         .iter()
         .filter_map(Message::tool_call_id)
         .collect();
     assert_eq!(ids, ["slow", "mid", "fast"]);
-    assert_balanced(&run.transcript);
+    assert_balanced(&run.messages);
 }
 
 #[tokio::test]
@@ -191,7 +191,7 @@ async fn concurrent_calls_meet_at_a_barrier_and_sequential_ones_cannot() {
             .run("meet", &toolkit),
     )
     .await;
-    let outputs = tool_outputs(&run.transcript);
+    let outputs = tool_outputs(&run.messages);
     assert_eq!(
         (outputs["r1"].as_str(), outputs["r2"].as_str()),
         ("met", "met")
@@ -202,12 +202,12 @@ async fn concurrent_calls_meet_at_a_barrier_and_sequential_ones_cannot() {
     let client = Client::new(turn()).tool_timeout(timeout).concurrent(false);
     let run = within(client.run("meet", &toolkit)).await;
     assert!(
-        run.calls[0].result.output.contains("timed out"),
+        run.tool_calls[0].result.output.contains("timed out"),
         "{:?}",
-        run.calls[0]
+        run.tool_calls[0]
     );
-    assert!(run.calls[0].is_tool_error());
-    assert_balanced(&run.transcript);
+    assert!(run.tool_calls[0].is_tool_error());
+    assert_balanced(&run.messages);
 }
 
 #[tokio::test]
@@ -259,9 +259,9 @@ async fn max_turns_stops_the_run_incomplete_and_balanced() {
         }
     );
     assert_eq!(run.turns, 3);
-    assert_eq!(run.calls.len(), 3);
-    assert_balanced(&run.transcript);
-    assert_eq!(run.transcript.last().map(Message::role), Some("tool"));
+    assert_eq!(run.tool_calls.len(), 3);
+    assert_balanced(&run.messages);
+    assert_eq!(run.messages.last().map(Message::role), Some("tool"));
 }
 
 #[tokio::test]
@@ -291,8 +291,8 @@ async fn a_model_error_ends_the_run_with_a_clear_reason_and_a_balanced_transcrip
         }
     );
     assert_eq!(run.turns, 2);
-    assert_eq!(run.calls[0].result.output, "3");
-    assert_balanced(&run.transcript);
+    assert_eq!(run.tool_calls[0].result.output, "3");
+    assert_balanced(&run.messages);
 }
 
 #[tokio::test]
@@ -325,7 +325,7 @@ async fn bad_calls_become_error_results_and_the_run_goes_on() {
 
     assert!(run.is_done());
     assert_eq!(run.text, "recovered");
-    assert_balanced(&run.transcript);
+    assert_balanced(&run.messages);
     let outputs = tool_outputs(&model.transcripts()[1]);
     assert_eq!(outputs["unknown"], "Unknown tool: nope");
     assert!(
@@ -338,7 +338,7 @@ async fn bad_calls_become_error_results_and_the_run_goes_on() {
     assert_eq!(outputs["fine"], "4");
     assert_eq!(run.tool_errors().count(), 4);
     // The malformed text is kept as the model wrote it.
-    assert_eq!(run.transcript[1].calls()[1].arguments, r#"{"a": 1,"#);
+    assert_eq!(run.messages[1].calls()[1].arguments, r#"{"a": 1,"#);
 }
 
 #[tokio::test]
@@ -352,7 +352,7 @@ async fn empty_and_repeated_call_ids_are_made_unique() {
         Reply::text("ok"),
     ]);
     let run = Client::new(model).run("add", &kit()).await;
-    let ids: Vec<&str> = run.transcript[1]
+    let ids: Vec<&str> = run.messages[1]
         .calls()
         .iter()
         .map(|c| c.id.as_str())
@@ -361,7 +361,7 @@ async fn empty_and_repeated_call_ids_are_made_unique() {
     assert!(ids.iter().all(|id| !id.is_empty()));
     assert_eq!(ids[1], "x");
     assert_ne!(ids[2], "x");
-    assert_balanced(&run.transcript);
+    assert_balanced(&run.messages);
 }
 
 #[tokio::test]
@@ -372,12 +372,12 @@ async fn continue_run_adds_a_user_turn_to_a_prior_transcript() {
     ]));
     let client = Client::new(model.clone()).system("sys");
     let first = client.run("one", &kit()).await;
-    let second = client.continue_run(first.transcript, "two", &kit()).await;
+    let second = client.continue_run(first.messages, "two", &kit()).await;
     assert_eq!(second.text, "second");
-    assert_eq!(users(&second.transcript), 2);
+    assert_eq!(users(&second.messages), 2);
     assert_eq!(
         second
-            .transcript
+            .messages
             .iter()
             .filter(|m| m.role() == "system")
             .count(),
@@ -403,14 +403,14 @@ async fn parts_travel_with_the_tool_message() {
     let run = Client::new(model)
         .run("look", &Toolkit::new().with(screenshot))
         .await;
-    let Message::Tool { parts, content, .. } = &run.transcript[2] else {
+    let Message::Tool { parts, content, .. } = &run.messages[2] else {
         panic!("expected a tool message");
     };
     assert_eq!(content, "image (image/png, 82 bytes)");
     assert_eq!(parts.as_deref(), Some(&[shot][..]));
     let back: Vec<Message> =
-        serde_json::from_str(&serde_json::to_string(&run.transcript).unwrap()).unwrap();
-    assert_eq!(back, run.transcript);
+        serde_json::from_str(&serde_json::to_string(&run.messages).unwrap()).unwrap();
+    assert_eq!(back, run.messages);
 }
 
 #[test]
@@ -466,7 +466,7 @@ async fn wait_for_answers_and_the_same_call_runs_again_with_the_answer() {
     assert!(run.is_done());
     assert_eq!(asked.load(Ordering::SeqCst), 1);
     assert_eq!(runs.load(Ordering::SeqCst), 2);
-    let record = &run.calls[0];
+    let record = &run.tool_calls[0];
     assert_eq!(record.result.output, "deployed to staging");
     assert_eq!(record.status, CallStatus::Ok);
     assert_eq!(
@@ -482,7 +482,7 @@ async fn wait_for_answers_and_the_same_call_runs_again_with_the_answer() {
         "deployed to staging"
     );
     assert_eq!(run.tool_errors().count(), 0);
-    assert_balanced(&run.transcript);
+    assert_balanced(&run.messages);
 }
 
 #[tokio::test]
@@ -506,7 +506,7 @@ async fn a_declined_answer_feeds_back_declined_and_the_loop_continues() {
         tool_outputs(&model.transcripts()[1])["c1"],
         "declined/expired: Which environment?"
     );
-    assert_eq!(run.calls[0].status, CallStatus::Declined);
+    assert_eq!(run.tool_calls[0].status, CallStatus::Declined);
     assert_eq!(run.tool_errors().count(), 0);
 }
 
@@ -524,7 +524,7 @@ async fn a_retry_that_suspends_again_is_unresolved() {
         tool_outputs(&model.transcripts()[1])["c1"],
         "unresolved: Approve again?"
     );
-    assert_eq!(run.calls[0].status, CallStatus::Unresolved);
+    assert_eq!(run.tool_calls[0].status, CallStatus::Unresolved);
     assert_eq!(run.tool_errors().count(), 0);
 }
 
@@ -548,7 +548,7 @@ async fn wait_for_resolves_several_suspensions_in_call_order() {
         }
     });
     let run = within(client.run("deploy twice", &kit_with_deploy(&runs))).await;
-    let outputs = tool_outputs(&run.transcript);
+    let outputs = tool_outputs(&run.messages);
     assert_eq!(outputs["c1"], "deployed to env1");
     assert_eq!(outputs["c2"], "deployed to env2");
     assert_eq!(order.lock().unwrap().len(), 2);
@@ -565,14 +565,14 @@ async fn without_wait_for_the_run_halts_pending_instead_of_hanging() {
     assert_eq!(run.status, RunStatus::Pending);
     let request = run.pending.clone().expect("a pending request");
     assert_eq!(request.prompt, "Which environment?");
-    assert_eq!(run.calls[0].status, CallStatus::Pending);
+    assert_eq!(run.tool_calls[0].status, CallStatus::Pending);
     assert_eq!(
         run.tool_errors().count(),
         0,
         "a suspension is not a tool error"
     );
     assert_eq!(
-        run.transcript.last().and_then(Message::pending),
+        run.messages.last().and_then(Message::pending),
         Some(&request)
     );
 }
@@ -595,34 +595,34 @@ async fn two_concurrent_suspensions_halt_on_the_first_in_call_order() {
     assert!(run.is_pending());
     assert_eq!(runs.load(Ordering::SeqCst), 2, "both suspended calls ran");
     let first = run.pending.clone().unwrap();
-    assert_eq!(run.calls[1].request.as_ref(), Some(&first));
+    assert_eq!(run.tool_calls[1].request.as_ref(), Some(&first));
     assert_eq!(run.tool_errors().count(), 0);
 
     // Answer the first: the run halts again on the second call's own request.
     let again = client
-        .resume(run.transcript, first.answer("staging"), &toolkit)
+        .resume(run.messages, first.answer("staging"), &toolkit)
         .await
         .unwrap();
     assert!(again.is_pending());
     let second = again.pending.clone().unwrap();
-    assert_eq!(Some(&second), run.calls[2].request.as_ref());
+    assert_eq!(Some(&second), run.tool_calls[2].request.as_ref());
     assert_eq!(
         again.turns, 0,
         "the model is not called while the turn is open"
     );
 
     let done = client
-        .resume(again.transcript, second.answer("production"), &toolkit)
+        .resume(again.messages, second.answer("production"), &toolkit)
         .await
         .unwrap();
     assert!(done.is_done());
     assert_eq!(done.text, "all deployed");
-    assert_balanced(&done.transcript);
-    let outputs = tool_outputs(&done.transcript);
+    assert_balanced(&done.messages);
+    let outputs = tool_outputs(&done.messages);
     assert_eq!(outputs["c1"], "2");
     assert_eq!(outputs["c2"], "deployed to staging");
     assert_eq!(outputs["c3"], "deployed to production");
-    assert_eq!(users(&done.transcript), 1);
+    assert_eq!(users(&done.messages), 1);
 }
 
 #[tokio::test]
@@ -642,7 +642,7 @@ async fn resume_after_a_json_round_trip_in_a_fresh_client() {
     )]));
     let run = Client::new(model.clone())
         .resume(
-            restored.transcript,
+            restored.messages,
             request.answer("staging"),
             &kit_with_deploy(&later),
         )
@@ -655,10 +655,10 @@ async fn resume_after_a_json_round_trip_in_a_fresh_client() {
         1,
         "the halted call ran again, once"
     );
-    assert_eq!(run.calls[0].result.output, "deployed to staging");
-    assert_eq!(run.calls[0].turn, 0);
-    assert_balanced(&run.transcript);
-    assert_eq!(users(&run.transcript), 1, "no new user turn");
+    assert_eq!(run.tool_calls[0].result.output, "deployed to staging");
+    assert_eq!(run.tool_calls[0].turn, 0);
+    assert_balanced(&run.messages);
+    assert_eq!(users(&run.messages), 1, "no new user turn");
     // The model picked up right after the tool result.
     let seen = &model.transcripts()[0];
     assert_eq!(
@@ -677,7 +677,7 @@ async fn resume_rejects_an_answer_for_another_request() {
 
     // The request is the one of the answer's id: an answer to another one finds none.
     let wrong = Answer::accept("req-someone-else").with_data("staging");
-    let err = resume(halted.transcript.clone(), wrong.clone(), &toolkit)
+    let err = resume(halted.messages.clone(), wrong.clone(), &toolkit)
         .await
         .unwrap_err();
     assert_eq!(
@@ -696,7 +696,7 @@ async fn resume_rejects_an_answer_for_another_request() {
 
     // A request the transcript is not waiting on, and a transcript with nothing halted.
     let stranger = Request::input("?").with_id("req-x");
-    let err = resume(halted.transcript.clone(), stranger.answer("a"), &toolkit).await;
+    let err = resume(halted.messages.clone(), stranger.answer("a"), &toolkit).await;
     assert_eq!(
         err.unwrap_err(),
         ResumeError::UnknownRequest {
@@ -722,11 +722,11 @@ async fn resume_runs_the_calls_a_sequential_turn_never_reached() {
         .run("go", &toolkit)
         .await;
     assert!(halted.is_pending());
-    assert_eq!(halted.calls.len(), 1, "c2 and c3 never ran");
-    assert_eq!(halted.transcript.len(), 3); // user, assistant, c1 (pending)
+    assert_eq!(halted.tool_calls.len(), 1, "c2 and c3 never ran");
+    assert_eq!(halted.messages.len(), 3); // user, assistant, c1 (pending)
 
     let request = halted.pending.unwrap();
-    let resumed = resume(halted.transcript, request.answer("qa"), &toolkit)
+    let resumed = resume(halted.messages, request.answer("qa"), &toolkit)
         .await
         .unwrap();
     assert_eq!(resumed.pending, None);
@@ -747,7 +747,7 @@ async fn resume_with_a_declining_answer_feeds_back_declined() {
     let model = ScriptedModel::new([Reply::call("c1", "deploy", "{}")]);
     let halted = Client::new(model).run("deploy", &toolkit).await;
     let request = halted.pending.unwrap();
-    let resumed = resume(halted.transcript, request.decline("expired"), &toolkit)
+    let resumed = resume(halted.messages, request.decline("expired"), &toolkit)
         .await
         .unwrap();
     assert_eq!(
@@ -772,11 +772,11 @@ async fn a_new_prompt_on_a_halted_transcript_closes_the_open_turn() {
     let client = Client::new(model.clone()).concurrent(false);
     let halted = client.run("deploy", &toolkit).await;
     let run = client
-        .continue_run(halted.transcript, "forget it", &toolkit)
+        .continue_run(halted.messages, "forget it", &toolkit)
         .await;
     assert!(run.is_done());
-    assert_balanced(&run.transcript);
-    let outputs = tool_outputs(&run.transcript);
+    assert_balanced(&run.messages);
+    let outputs = tool_outputs(&run.messages);
     assert_eq!(outputs["c1"], "unanswered: Which environment?");
     assert!(outputs["c2"].starts_with("not run:"), "{}", outputs["c2"]);
 }
@@ -792,7 +792,7 @@ async fn example_wait_for_path_deploys_with_the_given_answer() {
         "The deploy tool said: deployed build 42 to production"
     );
     assert_eq!(
-        run.calls[0].answer.as_ref().and_then(Answer::text),
+        run.tool_calls[0].answer.as_ref().and_then(Answer::text),
         Some("production")
     );
 }
@@ -814,7 +814,7 @@ async fn example_saved_path_halts_saves_and_resumes_from_the_file() {
         finished.text,
         "The deploy tool said: deployed build 42 to staging"
     );
-    assert_balanced(&finished.transcript);
+    assert_balanced(&finished.messages);
     std::fs::remove_file(&path).ok();
 }
 

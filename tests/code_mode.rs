@@ -329,7 +329,7 @@ async fn a_suspended_script_resumes_without_running_its_earlier_calls_again() {
         .await
         .unwrap();
     assert!(done.is_done(), "{:?}", done.status);
-    let result = &done.calls.last().unwrap().result;
+    let result = &done.tool_calls.last().unwrap().result;
     assert_eq!(result.output, r#"[1,2,"sent to ana",3]"#, "{result:?}");
     assert_eq!(result.metadata.as_ref().unwrap()[CODE_KEY]["replayed"], 2);
     assert_eq!(
@@ -368,7 +368,7 @@ async fn a_wait_for_slot_answers_a_script_in_the_same_run() {
         ]
     );
     assert!(done.is_done(), "{:?}", done.status);
-    assert_eq!(done.calls[0].result.output, r#"[1,2,"sent to ana",3]"#);
+    assert_eq!(done.tool_calls[0].result.output, r#"[1,2,"sent to ana",3]"#);
     assert_eq!(
         *log.lock().unwrap(),
         ["count 1", "count 2", "send ana", "count 3"]
@@ -387,7 +387,7 @@ async fn a_replay_that_makes_other_calls_is_an_error() {
         .resume(halted, answer, &code.toolkit())
         .await
         .unwrap();
-    let result = &done.calls[0].result;
+    let result = &done.tool_calls[0].result;
     assert!(result.is_error);
     assert!(
         result.output.contains("diverged at call 1 (line 1)"),
@@ -462,7 +462,7 @@ async fn a_script_suspends_again_on_its_next_request_and_a_decline_reaches_it() 
         .await
         .unwrap();
     assert!(done.is_done(), "{:?}", done.status);
-    let result = &done.calls.last().unwrap().result;
+    let result = &done.tool_calls.last().unwrap().result;
     assert!(!result.is_error, "{result:?}");
     let value: Value = serde_json::from_str(&result.output).unwrap();
     assert_eq!(value[1], "sent to ana");
@@ -491,7 +491,7 @@ async fn wait_for_answers_each_request_of_a_script_in_turn() {
     let done = client.run("report", &code.toolkit()).await;
     assert!(done.is_done(), "{:?}", done.status);
     assert_eq!(
-        done.calls[0].result.output,
+        done.tool_calls[0].result.output,
         r#"[1,"sent to ana","sent to bob",2]"#
     );
     assert_eq!(asked.lock().unwrap().len(), 2);

@@ -415,7 +415,7 @@ fn the_loop_compacts_as_the_python_port_does() {
     // The last compaction the model was shown, and the length of the full transcript then.
     let mut previous: Option<(Vec<Message>, usize)> = None;
     for (k, view) in seen.iter().enumerate() {
-        let full = &run.transcript[..start.len() + 2 * k];
+        let full = &run.messages[..start.len() + 2 * k];
         let work = match &previous {
             None => full.to_vec(),
             Some((applied, then)) => [applied.as_slice(), &full[*then..]].concat(),

@@ -300,7 +300,7 @@ async fn a_per_call_timeout_is_an_error_result_saying_so() {
         .expect("the run finishes");
     assert!(run.is_done());
     assert_eq!(
-        run.calls[0].result,
+        run.tool_calls[0].result,
         ToolResult::error("sleepy timed out after 1s")
     );
     assert_eq!(drops.count(), 2);

@@ -169,9 +169,9 @@ async fn a_300_turn_run_stays_under_its_budget() {
     let seen = seen.transcripts;
     assert!(run.is_done(), "{:?}", run.status);
     assert_eq!(run.text, "all fetched");
-    assert_eq!(run.calls.len(), TURNS);
+    assert_eq!(run.tool_calls.len(), TURNS);
     // The run keeps its whole transcript; the model was shown a compacted one.
-    assert_eq!(run.transcript.len(), 2 + 2 * TURNS + 1);
+    assert_eq!(run.messages.len(), 2 + 2 * TURNS + 1);
     assert!(run.compacted.is_some());
     assert_eq!(seen.len(), TURNS + 1);
     let toolkit = Toolkit::new().with(fetch());
@@ -205,7 +205,7 @@ async fn a_300_turn_run_stays_under_its_budget() {
     }
     // Compaction kept every later request small; the early ones went as they were.
     assert!(compacted.load(Ordering::SeqCst) > TURNS - 30);
-    assert_eq!(seen[3], run.transcript[..seen[3].len()]);
+    assert_eq!(seen[3], run.messages[..seen[3].len()]);
     for (kind, bodies) in ["openai", "anthropic", "gemini"].into_iter().zip(&sampled) {
         harness::validate(kind, bodies);
     }
@@ -331,13 +331,13 @@ async fn usage_limits_stop_the_run_naming_the_cap() {
             StopReason::TokenLimit { .. } => assert_eq!(run.usage.total_tokens(), 300),
             StopReason::ToolCallLimit { .. } => {
                 assert_eq!(
-                    run.calls
+                    run.tool_calls
                         .iter()
                         .filter(|c| c.result.output.len() == 4096)
                         .count(),
                     4
                 );
-                assert!(paired(&run.transcript));
+                assert!(paired(&run.messages));
             }
             other => panic!("{other:?}"),
         }
@@ -368,8 +368,8 @@ async fn a_conversation_by_id_in_memory() {
         .await
         .unwrap();
     assert_eq!(run.text, "2 questions so far");
-    assert_eq!(run.transcript.len(), 5);
-    assert_eq!(run.transcript[0], Message::system("sys"));
+    assert_eq!(run.messages.len(), 5);
+    assert_eq!(run.messages[0], Message::system("sys"));
     assert!(run.id.unwrap().starts_with("session:chat-42/run_"));
 }
 
@@ -403,7 +403,7 @@ async fn the_run_store_keeps_the_full_transcript_and_the_compaction() {
         .with_store(store.clone());
     let run = client.run("go", &Toolkit::new().with(fetch())).await;
     assert!(run.is_done(), "{:?}", run.status);
-    assert_eq!(run.transcript.len(), 2 + 6 + 1);
+    assert_eq!(run.messages.len(), 2 + 6 + 1);
     assert!(run.usage.total_tokens() >= 910);
     let compacted = run.compacted.clone().unwrap();
     assert_eq!(compacted.summary(), Some("fetched three pages of x"));
@@ -412,7 +412,7 @@ async fn the_run_store_keeps_the_full_transcript_and_the_compaction() {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(stored.transcript, run.transcript);
+    assert_eq!(stored.messages, run.messages);
     assert_eq!(stored.compacted, Some(compacted));
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -437,14 +437,11 @@ async fn a_compacted_conversation_stays_compacted() {
     for (i, prompt) in ["one", "two", "three", "four"].into_iter().enumerate() {
         let run = client.ask("long", prompt, &toolkit).await.unwrap();
         assert!(run.is_done(), "{:?}", run.status);
-        assert_eq!(run.transcript[0], Message::system("sys"));
+        assert_eq!(run.messages[0], Message::system("sys"));
         if i > 1 {
             // The second ask compacted; the conversation it left starts with the summary.
             assert!(
-                run.transcript[1]
-                    .text()
-                    .unwrap()
-                    .starts_with(SUMMARY_PREFIX),
+                run.messages[1].text().unwrap().starts_with(SUMMARY_PREFIX),
                 "ask {i}"
             );
         }
@@ -498,13 +495,13 @@ async fn halted_turns_of_a_conversation_in_memory() {
     assert!(second.is_pending());
     assert!(
         second
-            .transcript
+            .messages
             .iter()
             .any(|m| m.text() == Some("got: said yes"))
     );
     let third = client.ask("c", "third", &toolkit).await.unwrap();
     let abandoned = third
-        .transcript
+        .messages
         .iter()
         .find_map(|m| match m {
             Message::Tool { content, .. } if content.contains("unanswered") => Some(content),

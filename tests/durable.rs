@@ -166,7 +166,7 @@ async fn recovery<S: RunStore + Clone>(store: S) {
     assert_eq!(recovered.len(), 1);
     let run = &recovered[0];
     assert!(run.is_done(), "{:?}", run.status);
-    assert_eq!(tool_messages(&run.transcript), 5);
+    assert_eq!(tool_messages(&run.messages), 5);
     let seen = seen.lock().unwrap().clone();
     let runs_of = |n| seen.iter().filter(|s| s.0 == n).count();
     assert_eq!(
@@ -215,7 +215,7 @@ async fn parked<S: RunStore + Clone>(store: S) {
     let resumed = second.answer(answer.clone(), &toolkit).await.unwrap();
     assert!(resumed.is_done(), "{:?}", resumed.status);
     assert_eq!(resumed.id.as_deref(), Some(id.as_str()));
-    assert_eq!(resumed.calls[0].result.output, "approved 0 by ana");
+    assert_eq!(resumed.tool_calls[0].result.output, "approved 0 by ana");
     assert!(store.pending().await.unwrap().is_empty());
     assert_eq!(store.result(&id).await.unwrap(), Some(resumed));
 
@@ -254,9 +254,9 @@ async fn expired<S: RunStore + Clone>(store: S) {
     let recovered = client.recover(&toolkit).await.unwrap();
     assert_eq!(recovered.len(), 1);
     assert!(recovered[0].is_done());
-    assert_eq!(recovered[0].calls[0].status, CallStatus::Declined);
+    assert_eq!(recovered[0].tool_calls[0].status, CallStatus::Declined);
     assert!(
-        recovered[0].calls[0]
+        recovered[0].tool_calls[0]
             .result
             .output
             .starts_with("declined/expired:")
@@ -274,8 +274,11 @@ async fn expired<S: RunStore + Clone>(store: S) {
         .answer(Answer::accept("approve-f-0"), &toolkit)
         .await
         .unwrap();
-    assert_eq!(late.calls[0].status, CallStatus::Declined);
-    assert_eq!(late.calls[0].answer.as_ref().map(|a| a.ok), Some(false));
+    assert_eq!(late.tool_calls[0].status, CallStatus::Declined);
+    assert_eq!(
+        late.tool_calls[0].answer.as_ref().map(|a| a.ok),
+        Some(false)
+    );
     assert_eq!(
         seen.lock()
             .unwrap()
@@ -376,7 +379,7 @@ async fn sessions<S: RunStore + Clone>(store: S) {
     let session = client.session("user-42");
     session.run("hello", &Toolkit::new()).await.unwrap();
     let second = session.run("how are you?", &Toolkit::new()).await.unwrap();
-    assert_eq!(second.transcript.len(), 5, "system + both exchanges");
+    assert_eq!(second.messages.len(), 5, "system + both exchanges");
     let texts = |m: &[Message]| {
         m.iter()
             .map(|m| match m {

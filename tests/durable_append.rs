@@ -177,7 +177,7 @@ async fn old_row<S: RunStore + Clone>(store: S, raw: Raw) {
     assert!(run.is_done(), "{:?}", run.status);
     // The settled call did not run again: c1 and c2 ran, once each.
     assert_eq!(ticks.load(Ordering::SeqCst), 2);
-    let texts: Vec<_> = run.transcript.iter().map(|m| m.text()).collect();
+    let texts: Vec<_> = run.messages.iter().map(|m| m.text()).collect();
     assert_eq!(
         texts,
         [

@@ -223,7 +223,7 @@ async fn corrupted<S: RunStore + Clone>(store: S, raw: Raw) {
     .await
     .unwrap();
     assert!(done.is_done(), "{:?}", done.status);
-    assert_eq!(done.calls[0].result.output, "approved 0 by ana");
+    assert_eq!(done.tool_calls[0].result.output, "approved 0 by ana");
     assert_eq!(
         runs_per_call(&seen, 1),
         [2],

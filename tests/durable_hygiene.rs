@@ -110,7 +110,7 @@ async fn same_request<S: RunStore + Clone>(store: S, _raw: Raw) {
         .unwrap();
     assert!(resumed.is_done(), "{:?}", resumed.status);
     assert_eq!(resumed.id.as_deref(), Some(ids[1].as_str()));
-    assert_eq!(resumed.calls[0].result.output, "approved 0 by ana");
+    assert_eq!(resumed.tool_calls[0].result.output, "approved 0 by ana");
     assert!(matches!(
         client.answer_run(&ids[1], answer.clone(), &toolkit).await,
         Err(StoreError::AlreadyAnswered { run, .. }) if run == ids[1]

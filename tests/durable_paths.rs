@@ -90,7 +90,7 @@ async fn continued<S: RunStore + Clone>(store: S) {
     // second run makes one more call before it answers.
     let client = Client::new(steps("count", 2)).with_store(store.clone());
     let run = client
-        .continue_run(first.transcript.clone(), "and once more", &toolkit)
+        .continue_run(first.messages.clone(), "and once more", &toolkit)
         .await;
     assert!(run.is_done(), "{:?}", run.status);
     let id = recorded(&store, &run, &seen).await;
@@ -118,7 +118,7 @@ async fn picked_up<S: RunStore + Clone>(store: S) {
     );
     seen.lock().unwrap().clear();
     let client = Client::new(steps("count", 3)).with_store(store.clone());
-    let run = client.run_from(stopped.transcript, &toolkit).await;
+    let run = client.run_from(stopped.messages, &toolkit).await;
     assert!(run.is_done(), "{:?}", run.status);
     recorded(&store, &run, &seen).await;
     assert_eq!(seen.lock().unwrap().len(), 2, "the two calls left");
@@ -139,7 +139,7 @@ async fn resumed<S: RunStore + Clone>(store: S) {
         serde_json::from_str(&serde_json::to_string(&halted).unwrap()).unwrap();
     let answer = request.answer("ana");
     let done = client
-        .resume(saved.transcript.clone(), answer.clone(), &toolkit)
+        .resume(saved.messages.clone(), answer.clone(), &toolkit)
         .await
         .unwrap();
     assert!(done.is_done(), "{:?}", done.status);
@@ -151,7 +151,7 @@ async fn resumed<S: RunStore + Clone>(store: S) {
     );
     // The store answers each request once.
     let again = client
-        .resume(saved.transcript, answer, &toolkit)
+        .resume(saved.messages, answer, &toolkit)
         .await
         .unwrap();
     match &again.status {
@@ -172,7 +172,7 @@ async fn resumed<S: RunStore + Clone>(store: S) {
     let toolkit = Toolkit::new().with(approving(seen.clone(), "s", None));
     seen.lock().unwrap().clear();
     let done = client
-        .resume(plain.transcript, request.answer("bo"), &toolkit)
+        .resume(plain.messages, request.answer("bo"), &toolkit)
         .await
         .unwrap();
     assert!(done.is_done(), "{:?}", done.status);
@@ -325,7 +325,7 @@ async fn agent_tool<S: RunStore + Clone>(store: S) {
     let inner_run = waiting[0].run_id.clone();
     let request = halted.pending.clone().unwrap();
     let done = lead
-        .resume(halted.transcript, request.answer(true), &toolkit)
+        .resume(halted.messages, request.answer(true), &toolkit)
         .await
         .unwrap();
     assert!(done.is_done(), "{:?}", done.status);

@@ -111,7 +111,7 @@ async fn started_first<S: RunStore + Clone>(store: S, raw: Raw) {
         .await
         .expect("the run hung");
     assert!(run.is_done(), "{:?}", run.status);
-    assert_eq!(run.calls.len(), 6);
+    assert_eq!(run.tool_calls.len(), 6);
     // Even before the first call of a turn runs, all three are recorded as started.
     let seen = seen.lock().unwrap().clone();
     assert_eq!(

@@ -103,14 +103,16 @@ async fn a_stream_yields_every_event_in_order_with_a_stable_json_form() {
             "tool_call_delta",
             "tool_call_delta",
             "model_turn_finished",
+            "tool_call",
             "tool_call_started",
-            "tool_call_finished",
+            "tool_result",
             "model_turn_started",
             "reasoning_delta",
-            "text_delta",
-            "text_delta",
+            "text",
+            "text",
             "model_turn_finished",
-            "run_finished",
+            "usage",
+            "done",
         ]
     );
     assert_eq!(json[3]["id"], "c1");
@@ -124,18 +126,28 @@ async fn a_stream_yields_every_event_in_order_with_a_stable_json_form() {
     assert!(json[4]["id"].is_null() || json[4].get("id").is_none());
     assert_eq!(json[5]["tool_calls"][0]["name"], "echo");
     assert!(json[5]["usage"].is_object(), "{}", json[5]);
-    assert_eq!(json[7]["call"]["id"], "c1");
-    assert_eq!(json[7]["status"], "ok");
-    assert_eq!(json[7]["result"]["output"], "echo \"hi\"");
+    assert_eq!(json[6]["id"], "c1");
+    assert_eq!(json[6]["name"], "echo");
+    assert_eq!(json[6]["args"], json!({"say": "hi"}));
+    assert_eq!(json[8]["id"], "c1");
+    assert_eq!(json[8]["name"], "echo");
+    assert_eq!(json[8]["status"], "ok");
+    assert_eq!(json[8]["output"], "echo \"hi\"");
+    assert_eq!(json[8]["is_error"], false);
     assert_eq!(
         format!(
             "{}{}",
-            json[10]["text"].as_str().unwrap(),
-            json[11]["text"].as_str().unwrap()
+            json[11]["delta"].as_str().unwrap(),
+            json[12]["delta"].as_str().unwrap()
         ),
         "All done"
     );
-    assert_eq!(json[13]["run"]["text"], "All done");
+    assert_eq!(
+        json[14]["usage"]["total_tokens"],
+        json[15]["result"]["usage"]["total_tokens"]
+    );
+    assert_eq!(json[15]["result"]["text"], "All done");
+    assert_eq!(json[15]["result"]["status"], "done");
     // The owned events read like the borrowed ones.
     match events.last().unwrap() {
         Event::RunFinished { run } => assert!(run.is_done()),
@@ -176,16 +188,16 @@ async fn a_halted_run_streams_its_pending_request_and_resumes_as_a_stream() {
     let json = json_of(&resumed);
     let finished = json
         .iter()
-        .find(|e| e["type"] == "tool_call_finished")
+        .find(|e| e["type"] == "tool_result")
         .expect("the approved call finishes");
     assert!(
-        finished["result"]["output"]
+        finished["output"]
             .as_str()
             .unwrap()
             .starts_with("approved 0"),
         "{finished}"
     );
-    assert_eq!(json.last().unwrap()["run"]["text"], "done");
+    assert_eq!(json.last().unwrap()["result"]["text"], "done");
 }
 
 /// A model whose second turn never comes: it waits until the run is cancelled.
@@ -262,7 +274,7 @@ async fn dropping_the_stream_cancels_the_run_and_a_store_keeps_it_recoverable() 
         }
     );
     let tool_text = run
-        .transcript
+        .messages
         .iter()
         .find_map(|m| match m {
             Message::Tool { content, .. } => Some(content.clone()),
@@ -275,7 +287,7 @@ async fn dropping_the_stream_cancels_the_run_and_a_store_keeps_it_recoverable() 
     );
 
     // And it picks up from there.
-    let again = client.run_from(run.transcript.clone(), &toolkit).await;
+    let again = client.run_from(run.messages.clone(), &toolkit).await;
     assert!(again.is_done(), "{:?}", again.status);
     assert_eq!(again.text, "finished");
 }

@@ -123,13 +123,13 @@ async fn a_tripped_tool_guardrail_stops_the_run_before_the_tool_runs() {
         ["tool_call no-prod: production is off limits"]
     );
     // Neither call of the tripped turn ran; the transcript stays balanced.
-    let statuses: Vec<CallStatus> = run.calls.iter().map(|c| c.status).collect();
+    let statuses: Vec<CallStatus> = run.tool_calls.iter().map(|c| c.status).collect();
     assert_eq!(
         statuses,
         [CallStatus::Ok, CallStatus::Cancelled, CallStatus::Cancelled]
     );
     let answered = run
-        .transcript
+        .messages
         .iter()
         .filter(|m| matches!(m, Message::Tool { .. }))
         .count();
@@ -178,7 +178,7 @@ async fn tool_guardrails_rewrite_arguments_and_results() {
         ));
     let run = client.run("Deploy.", &counting_toolkit(runs.clone())).await;
     assert!(run.is_done(), "{:?}", run.status);
-    assert_eq!(run.calls[0].result.output, "deployed to [env]");
+    assert_eq!(run.tool_calls[0].result.output, "deployed to [env]");
     let second = &model.transcripts()[1];
     assert!(
         matches!(second.last(), Some(Message::Tool { content, .. }) if content == "deployed to [env]"),
@@ -270,7 +270,7 @@ async fn a_concurrent_input_guardrail_cancels_the_turn_it_beats() {
     assert!(matches!(run.status, RunStatus::Incomplete { .. }));
     assert_eq!(run.text, "");
     assert!(
-        !run.transcript
+        !run.messages
             .iter()
             .any(|m| matches!(m, Message::Assistant { .. }))
     );

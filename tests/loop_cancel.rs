@@ -74,8 +74,8 @@ async fn cancelled_mid_tool_the_run_returns_at_once_balanced_and_can_be_picked_u
     assert_eq!(started.elapsed(), Duration::from_secs(1));
     assert_eq!(run.status, cancelled());
     assert_eq!(run.turns, 1);
-    assert_balanced(&run.transcript);
-    let outputs = tool_outputs(&run.transcript);
+    assert_balanced(&run.messages);
+    let outputs = tool_outputs(&run.messages);
     assert_eq!(outputs["c1"], "3");
     assert_eq!(
         outputs["c2"],
@@ -85,7 +85,7 @@ async fn cancelled_mid_tool_the_run_returns_at_once_balanced_and_can_be_picked_u
         outputs["c3"],
         "cancelled: watch did not finish: the run was cancelled"
     );
-    let statuses: Vec<CallStatus> = run.calls.iter().map(|c| c.status).collect();
+    let statuses: Vec<CallStatus> = run.tool_calls.iter().map(|c| c.status).collect();
     assert_eq!(
         statuses,
         [CallStatus::Ok, CallStatus::Cancelled, CallStatus::Cancelled]
@@ -103,12 +103,12 @@ async fn cancelled_mid_tool_the_run_returns_at_once_balanced_and_can_be_picked_u
 
     // Picked up with a fresh token: the model reads what happened and answers.
     let picked = Client::new(model.clone())
-        .run_from(run.transcript.clone(), &toolkit)
+        .run_from(run.messages.clone(), &toolkit)
         .await;
     assert!(picked.is_done(), "{:?}", picked.status);
     assert_eq!(picked.text, "picked up");
-    assert_eq!(model.transcripts()[1], run.transcript);
-    assert_balanced(&picked.transcript);
+    assert_eq!(model.transcripts()[1], run.messages);
+    assert_balanced(&picked.messages);
 }
 
 #[tokio::test(start_paused = true)]
@@ -140,10 +140,10 @@ async fn cancelled_mid_model_turn_the_transcript_ends_before_that_turn() {
     assert_eq!(started.elapsed(), Duration::from_millis(500));
     assert_eq!(run.status, cancelled());
     assert_eq!(run.turns, 2);
-    assert_balanced(&run.transcript);
-    let roles: Vec<&str> = run.transcript.iter().map(Message::role).collect();
+    assert_balanced(&run.messages);
+    let roles: Vec<&str> = run.messages.iter().map(Message::role).collect();
     assert_eq!(roles, ["user", "assistant", "tool"]);
-    assert_eq!(run.calls[0].result.output, "4");
+    assert_eq!(run.tool_calls[0].result.output, "4");
 }
 
 #[tokio::test(start_paused = true)]
@@ -164,9 +164,9 @@ async fn a_run_deadline_stops_a_slow_tool_and_says_so() {
             reason: StopReason::Deadline { limit_ms: 2000 }
         }
     );
-    assert_balanced(&run.transcript);
+    assert_balanced(&run.messages);
     assert_eq!(
-        tool_outputs(&run.transcript)["c1"],
+        tool_outputs(&run.messages)["c1"],
         "cancelled: sleep did not finish: the run reached its deadline of 2000ms"
     );
     assert_eq!(
@@ -186,7 +186,7 @@ async fn a_run_deadline_that_is_not_reached_changes_nothing() {
     .cancellation(CancellationToken::new());
     let run = client.run("sleep", &kit(&runs)).await;
     assert!(run.is_done());
-    assert_eq!(run.calls[0].result.output, "slept 1000ms");
+    assert_eq!(run.tool_calls[0].result.output, "slept 1000ms");
 }
 
 #[tokio::test]
@@ -202,7 +202,7 @@ async fn a_token_cancelled_before_the_run_stops_it_before_the_model_is_asked() {
     assert_eq!(run.status, cancelled());
     assert_eq!(run.turns, 0);
     assert_eq!(model.remaining(), 1);
-    assert_eq!(run.transcript.len(), 1);
+    assert_eq!(run.messages.len(), 1);
 }
 
 // ---------------------------------------------------------------- failures
@@ -226,8 +226,8 @@ async fn a_model_error_still_ends_the_run_incomplete_and_balanced() {
             }
         }
     );
-    assert_eq!(run.calls[0].result.output, "3");
-    assert_balanced(&run.transcript);
+    assert_eq!(run.tool_calls[0].result.output, "3");
+    assert_balanced(&run.messages);
 }
 
 #[tokio::test]
@@ -246,7 +246,7 @@ async fn a_panicking_model_is_still_a_model_error() {
             panic!("expected a model error, got {:?}", run.status);
         };
         assert!(message.contains("panicked"), "{message}");
-        assert_balanced(&run.transcript);
+        assert_balanced(&run.messages);
     }
 }
 
@@ -266,12 +266,12 @@ async fn malformed_arguments_a_duplicate_id_and_an_unknown_tool_go_back_as_error
 
     assert!(run.is_done(), "not a failed run: {:?}", run.status);
     assert_eq!(run.text, "recovered");
-    assert_balanced(&run.transcript);
+    assert_balanced(&run.messages);
     let shown = &model.transcripts()[1];
     let outputs = tool_outputs(shown);
     assert!(outputs["a"].contains("not valid JSON"), "{}", outputs["a"]);
     assert_eq!(outputs["b"], "2");
-    let renamed = &run.transcript[1].calls()[2].id;
+    let renamed = &run.messages[1].calls()[2].id;
     assert_ne!(renamed, "b", "the repeated id is replaced");
     assert!(
         outputs[renamed.as_str()].contains("the call id `b` repeats an earlier call"),

@@ -62,6 +62,7 @@ fn line(event: &Event<'_>) -> String {
         Event::ModelTurnFinished { turn, reply } => {
             format!("turn {turn} finished ({} calls)", reply.tool_calls.len())
         }
+        Event::ToolCall { turn, call } => format!("turn {turn} asks call {}", call.id),
         Event::ToolCallStarted { turn, call } => format!("turn {turn} call {} started", call.id),
         Event::ToolCallFinished {
             turn,
@@ -77,6 +78,7 @@ fn line(event: &Event<'_>) -> String {
             "turn {turn} call {} pending on {}: {}",
             call.id, request.id, request.prompt
         ),
+        Event::Usage { usage } => format!("usage {}", usage.total_tokens()),
         Event::RunFinished { run } => format!("run finished {:?}", run.status),
         other => format!("unexpected {other:?}"),
     }
@@ -115,6 +117,7 @@ async fn the_event_sequence_of_a_run_with_a_suspension() {
             r#"turn 1 text "Loggi""#,
             r#"turn 1 text "ng in""#,
             "turn 1 finished (1 calls)",
+            "turn 1 asks call c1",
             "turn 1 call c1 started",
             "turn 1 call c1 pending on login-ann: Log in",
             "turn 1 call c1 started",
@@ -123,6 +126,7 @@ async fn the_event_sequence_of_a_run_with_a_suspension() {
             r#"turn 2 text "Logg""#,
             r#"turn 2 text "ed in""#,
             "turn 2 finished (0 calls)",
+            "usage 0",
             "run finished Done",
         ]
     );
@@ -160,6 +164,8 @@ async fn without_wait_for_the_pending_event_comes_before_the_halt() {
         [
             "turn 1 started",
             "turn 1 finished (2 calls)",
+            "turn 1 asks call c1",
+            "turn 1 asks call c2",
             // Synchronous tools finish on their first poll, so nothing interleaves here.
             "turn 1 call c1 started",
             "turn 1 call c1 Ok: 2",
@@ -185,7 +191,7 @@ async fn a_resumed_turn_reports_its_calls_as_turn_zero() {
     let (log, listener) = recorder();
     let done = Client::new(ScriptedModel::new([Reply::text("in")]))
         .on_event(listener)
-        .resume(halted.transcript, request.answer("ann"), &toolkit)
+        .resume(halted.messages, request.answer("ann"), &toolkit)
         .await
         .unwrap();
     assert!(done.is_done());

@@ -8,8 +8,10 @@ use std::time::Duration;
 use serde_json::json;
 use tokio::time::Instant;
 use toolnexus::agent::{CallStatus, HookFuture, Hooks, StopReason, ToolDecision};
+use toolnexus::agent::{TurnDecision, TurnStart};
 use toolnexus::{
-    Client, Message, Reply, Request, RunStatus, ScriptedModel, Tool, ToolCall, ToolResult, Usage,
+    Client, Model, Reply, Request, RunStatus, ScriptedModel, Tool, ToolCall, ToolResult, Toolkit,
+    Usage,
 };
 
 #[path = "common/agent.rs"]
@@ -68,13 +70,13 @@ async fn a_before_tool_hook_denies_one_call_and_rewrites_another() {
         shown["c2"], "30",
         "the tool ran with the rewritten arguments"
     );
-    assert_eq!(run.calls[0].status, CallStatus::Denied);
-    assert!(run.calls[0].result.is_error);
-    assert_eq!(run.calls[1].status, CallStatus::Ok);
+    assert_eq!(run.tool_calls[0].status, CallStatus::Denied);
+    assert!(run.tool_calls[0].result.is_error);
+    assert_eq!(run.tool_calls[1].status, CallStatus::Ok);
     assert_eq!(run.tool_errors().count(), 0, "a denial is not a tool error");
     // The transcript keeps what the model said.
-    assert_eq!(run.transcript[1].calls()[1].arguments, r#"{"a":1,"b":2}"#);
-    assert_balanced(&run.transcript);
+    assert_eq!(run.messages[1].calls()[1].arguments, r#"{"a":1,"b":2}"#);
+    assert_balanced(&run.messages);
 }
 
 /// Records what it sees under `name`, and acts as configured.
@@ -120,14 +122,16 @@ impl Hooks for Recorder {
         })
     }
 
-    fn before_turn<'a>(&'a self, turn: u32, transcript: &'a [Message]) -> HookFuture<'a, ()> {
+    fn before_turn<'a>(&'a self, start: TurnStart<'a>) -> HookFuture<'a, TurnDecision> {
         // A boxed future converts too.
         Box::pin(async move {
             self.log.lock().unwrap().push(format!(
-                "{} before turn {turn} ({} messages)",
+                "{} before turn {} ({} messages)",
                 self.name,
-                transcript.len()
+                start.turn,
+                start.messages.len()
             ));
+            TurnDecision::Continue
         })
         .into()
     }
@@ -245,7 +249,7 @@ async fn before_tool_runs_again_on_the_re_run_after_an_answer() {
         }
     });
     let run = client.run("log in", &kit(&runs)).await;
-    assert_eq!(run.calls[0].result.output, "logged in as ann");
+    assert_eq!(run.tool_calls[0].result.output, "logged in as ann");
     assert_eq!(seen.load(Ordering::SeqCst), 2);
 }
 
@@ -267,7 +271,7 @@ async fn a_panicking_hook_never_crashes_the_run() {
     assert!(run.is_done());
     assert_eq!(deletes.load(Ordering::SeqCst), 0);
     assert_eq!(
-        run.calls[0].result.output,
+        run.tool_calls[0].result.output,
         "denied: a before-tool hook panicked"
     );
 
@@ -281,7 +285,7 @@ async fn a_panicking_hook_never_crashes_the_run() {
     .await;
     assert!(run.is_done());
     assert_eq!(
-        run.calls[0].result.output,
+        run.tool_calls[0].result.output,
         "add: an after-tool hook panicked; the result was withheld"
     );
 
@@ -336,7 +340,7 @@ async fn sync_tool_hooks_deny_rewrite_redact_and_compose_with_async_ones_in_orde
     assert_eq!(shown["c1"], "denied: not without a human");
     assert_eq!(shown["c2"], "[checked] 30");
     assert_eq!(*seen.lock().unwrap(), [r#"{"a":10,"b":20}"#]);
-    assert_balanced(&run.transcript);
+    assert_balanced(&run.messages);
 }
 
 #[tokio::test]
@@ -366,7 +370,7 @@ async fn a_panicking_sync_hook_denies_the_call_or_withholds_the_result() {
         second["c2"],
         "add: an after-tool hook panicked; the result was withheld"
     );
-    assert_balanced(&run.transcript);
+    assert_balanced(&run.messages);
 }
 
 /// An after-tool hook implemented on the trait, editing in place.
@@ -409,5 +413,141 @@ async fn after_tool_hooks_of_every_kind_each_see_the_result_the_one_before_left(
     assert!(run.is_done());
     let shown = tool_outputs(&model.transcripts()[1]);
     assert_eq!(shown["c1"], "<3>|async|trait|sync");
-    assert_eq!(run.calls[0].result.output, "<3>|async|trait|sync");
+    assert_eq!(run.tool_calls[0].result.output, "<3>|async|trait|sync");
+}
+
+/// What a recording model was shown, turn by turn: the transcript's length and the tools
+/// listed.
+type Shown = Arc<Mutex<Vec<(usize, Vec<String>)>>>;
+
+/// A model that records what it was shown each turn.
+fn recording(replies: impl IntoIterator<Item = Reply>) -> (toolnexus::model::FnModel, Shown) {
+    let script = Arc::new(ScriptedModel::new(replies));
+    let shown = Arc::new(Mutex::new(Vec::new()));
+    let seen = shown.clone();
+    let model = toolnexus::model::FnModel::new(
+        move |transcript: Vec<toolnexus::Message>, toolkit: Toolkit| {
+            let names = toolkit
+                .tools()
+                .iter()
+                .map(|t| t.name().to_owned())
+                .collect();
+            seen.lock().unwrap().push((transcript.len(), names));
+            let script = script.clone();
+            async move { script.complete(&transcript, &toolkit).await }
+        },
+    );
+    (model, shown)
+}
+
+#[tokio::test]
+async fn a_before_turn_hook_replaces_the_transcript_and_the_tools() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let (model, shown) = recording([
+        Reply::call("c1", "add", r#"{"a":2,"b":3}"#),
+        Reply::text("5"),
+    ]);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let client = Client::new(model).before_turn({
+        let seen = seen.clone();
+        move |start: TurnStart<'_>| {
+            seen.lock()
+                .unwrap()
+                .push((start.turn, start.messages.len(), start.tools.len()));
+            let decision = match start.turn {
+                // Keep only the prompt's last message, and offer `add` alone.
+                1 => TurnDecision::Replace {
+                    messages: Some(vec![toolnexus::Message::user("What is 2 + 3?")]),
+                    tools: Some(Box::new(Toolkit::new().with(agent::add()))),
+                },
+                _ => TurnDecision::Continue,
+            };
+            std::future::ready(decision)
+        }
+    });
+    let run = client
+        .run_from(
+            vec![
+                toolnexus::Message::user("old question"),
+                toolnexus::Message::assistant("old answer"),
+                toolnexus::Message::user("What is 2 + 3?"),
+            ],
+            &kit(&runs),
+        )
+        .await;
+
+    assert!(run.is_done(), "{run:?}");
+    assert_eq!(run.text, "5");
+    // The hook saw the whole transcript and toolkit first, then what it put in place.
+    assert_eq!(*seen.lock().unwrap(), [(1, 3, 3), (2, 3, 1)]);
+    // The model was shown the replaced transcript and tools, on both turns.
+    let add = vec!["add".to_owned()];
+    assert_eq!(*shown.lock().unwrap(), [(1, add.clone()), (3, add)]);
+    // The replaced transcript is the run's.
+    assert_eq!(run.messages.len(), 4);
+    assert_eq!(run.tool_calls[0].result.output, "5");
+}
+
+#[tokio::test]
+async fn a_before_turn_hook_aborts_the_run_with_a_reason() {
+    let (model, shown) = recording([Reply::call("c1", "add", "{}"), Reply::text("never")]);
+    let client = Client::new(model).before_turn(|start: TurnStart<'_>| {
+        std::future::ready(if start.turn == 2 {
+            TurnDecision::abort("budget spent")
+        } else {
+            TurnDecision::Continue
+        })
+    });
+    let runs = Arc::new(AtomicUsize::new(0));
+    let run = client.run("add", &kit(&runs)).await;
+
+    assert_eq!(
+        run.status,
+        RunStatus::Incomplete {
+            reason: StopReason::Aborted {
+                reason: "budget spent".into()
+            }
+        }
+    );
+    assert_eq!(run.limit(), Some("aborted"));
+    assert_eq!(shown.lock().unwrap().len(), 1, "turn 2 was never asked");
+    assert_eq!(run.turns, 2);
+    assert_balanced(&run.messages);
+}
+
+#[tokio::test]
+async fn a_before_tool_hook_answers_a_call_and_the_tool_never_runs() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let after = Arc::new(AtomicUsize::new(0));
+    let client = Client::new(ScriptedModel::new([
+        Reply::calls([
+            call("c1", "login", r#"{"user":"ann"}"#),
+            call("c2", "add", r#"{"a":1,"b":1}"#),
+        ]),
+        Reply::text("ok"),
+    ]))
+    .before_tool(|call: &ToolCall| {
+        std::future::ready(if call.name == "login" {
+            ToolDecision::answer(ToolResult::ok("cached: logged in"))
+        } else {
+            ToolDecision::Allow
+        })
+    })
+    .after_tool({
+        let after = after.clone();
+        move |_, result| {
+            after.fetch_add(1, Ordering::SeqCst);
+            std::future::ready(result)
+        }
+    });
+    let run = client.run("go", &kit(&runs)).await;
+
+    assert!(run.is_done(), "{run:?}");
+    assert_eq!(runs.load(Ordering::SeqCst), 0, "login never ran");
+    assert_eq!(run.tool_calls[0].result.output, "cached: logged in");
+    assert_eq!(run.tool_calls[0].status, CallStatus::Ok);
+    assert_eq!(run.tool_calls[1].result.output, "2");
+    // Only the call that ran went through the after-tool hook.
+    assert_eq!(after.load(Ordering::SeqCst), 1);
+    assert_eq!(tool_outputs(&run.messages)["c1"], "cached: logged in");
 }

@@ -52,16 +52,16 @@ async fn two_300ms_waits_in_one_turn_take_300ms_not_600ms() {
         took < Duration::from_millis(400),
         "the waits overlap: {took:?}"
     );
-    let outputs = tool_outputs(&run.transcript);
+    let outputs = tool_outputs(&run.messages);
     assert_eq!(outputs["c1"], "logged in as ann");
     assert_eq!(outputs["c2"], "logged in as bob");
-    assert_eq!(tool_ids(&run.transcript), ["c1", "c2"]);
+    assert_eq!(tool_ids(&run.messages), ["c1", "c2"]);
     assert_eq!(
         runs.load(Ordering::SeqCst),
         4,
         "each call ran, then re-ran once"
     );
-    assert_balanced(&run.transcript);
+    assert_balanced(&run.messages);
 }
 
 #[tokio::test(start_paused = true)]
@@ -101,10 +101,10 @@ async fn results_stay_in_call_order_when_the_second_wait_answers_first() {
 
     assert_eq!(*asked.lock().unwrap(), ["login-ann", "login-bob"]);
     assert_eq!(*finished.lock().unwrap(), ["login-bob", "login-ann"]);
-    assert_eq!(tool_ids(&run.transcript), ["c1", "c2"]);
-    let ids: Vec<&str> = run.calls.iter().map(|c| c.call.id.as_str()).collect();
+    assert_eq!(tool_ids(&run.messages), ["c1", "c2"]);
+    let ids: Vec<&str> = run.tool_calls.iter().map(|c| c.call.id.as_str()).collect();
     assert_eq!(ids, ["c1", "c2"]);
-    assert!(run.calls.iter().all(|c| c.status == CallStatus::Ok));
+    assert!(run.tool_calls.iter().all(|c| c.status == CallStatus::Ok));
 }
 
 #[tokio::test]
@@ -134,11 +134,11 @@ async fn a_failing_wait_for_ends_the_run_halted_on_the_request_and_resumable() {
     let request = run.pending.clone().expect("halted on the request");
     assert_eq!(request.id, "login-ann");
     assert_eq!(
-        run.transcript.last().and_then(|m| m.pending()),
+        run.messages.last().and_then(|m| m.pending()),
         Some(&request)
     );
     assert_eq!(
-        tool_outputs(&run.transcript)["c1"],
+        tool_outputs(&run.messages)["c1"],
         "3",
         "the other call is kept"
     );
@@ -149,13 +149,13 @@ async fn a_failing_wait_for_ends_the_run_halted_on_the_request_and_resumable() {
 
     // Later, with an answer: the run finishes from where it halted.
     let done = Client::new(model.clone())
-        .resume(run.transcript, request.answer("ann"), &toolkit)
+        .resume(run.messages, request.answer("ann"), &toolkit)
         .await
         .unwrap();
     assert!(done.is_done(), "{:?}", done.status);
     assert_eq!(done.text, "logged in");
-    assert_eq!(tool_outputs(&done.transcript)["c2"], "logged in as ann");
-    assert_balanced(&done.transcript);
+    assert_eq!(tool_outputs(&done.messages)["c2"], "logged in as ann");
+    assert_balanced(&done.messages);
 }
 
 #[tokio::test(start_paused = true)]
@@ -177,7 +177,7 @@ async fn a_wait_for_that_never_answers_expires_at_its_deadline() {
         tool_outputs(&model.transcripts()[1])["c1"],
         "declined/expired: Log in"
     );
-    let record = &run.calls[0];
+    let record = &run.tool_calls[0];
     assert_eq!(record.status, CallStatus::Declined);
     let answer = record
         .answer
@@ -214,15 +214,15 @@ async fn a_wait_for_that_never_answers_is_stopped_by_the_run_deadline() {
             reason: StopReason::Deadline { limit_ms: 2000 }
         }
     );
-    assert_balanced(&run.transcript);
-    let outputs = tool_outputs(&run.transcript);
+    assert_balanced(&run.messages);
+    let outputs = tool_outputs(&run.messages);
     assert_eq!(
         outputs["c1"],
         "unanswered: Log in (the run reached its deadline of 2000ms)"
     );
     assert_eq!(outputs["c2"], "2");
-    assert_eq!(run.calls[0].status, CallStatus::Cancelled);
-    assert_eq!(run.calls[1].status, CallStatus::Ok);
+    assert_eq!(run.tool_calls[0].status, CallStatus::Cancelled);
+    assert_eq!(run.tool_calls[1].status, CallStatus::Ok);
 }
 
 #[tokio::test]
@@ -238,7 +238,7 @@ async fn a_pending_runs_text_is_the_request_prompt() {
     // Resumed on the first, pending again on the second: the text is its prompt too.
     let first = run.pending.clone().unwrap();
     let again = client
-        .resume(run.transcript, first.answer("ann"), &toolkit)
+        .resume(run.messages, first.answer("ann"), &toolkit)
         .await
         .unwrap();
     assert!(again.is_pending());
@@ -257,7 +257,7 @@ async fn a_panicking_wait_for_still_leaves_the_call_unresolved_and_goes_on() {
     });
     let run = client.run("log both in", &kit(&runs)).await;
     assert!(run.is_done());
-    let outputs = tool_outputs(&run.transcript);
+    let outputs = tool_outputs(&run.messages);
     assert_eq!(outputs["c1"], "unresolved: Log in (wait_for panicked)");
     assert_eq!(outputs["c2"], "logged in as bob");
 }

@@ -176,7 +176,7 @@ async fn input_mid_task_is_a_suspension_answered_with_tasks_update() {
     let run = tokio::time::timeout(PATIENCE, human.run("go", &toolkit))
         .await
         .expect("the run ends");
-    assert_eq!(run.calls[0].result.output, "deployed to prod");
+    assert_eq!(run.tool_calls[0].result.output, "deployed to prod");
     let lines = journal(&toolkit).await;
     assert_eq!(
         lines
@@ -215,7 +215,7 @@ async fn a_halted_run_resumed_by_another_client_picks_up_the_same_task() {
         .run("go", &toolkit)
         .await;
     assert_eq!(halted.status, RunStatus::Pending);
-    let transcript = serde_json::to_string(&halted.transcript).unwrap();
+    let transcript = serde_json::to_string(&halted.messages).unwrap();
     let request = serde_json::to_string(&halted.pending.clone().unwrap()).unwrap();
     drop((halted, toolkit));
     client.close().await;

@@ -106,7 +106,7 @@ async fn same_first_request(style: &str, reply: fn(&str) -> Canned, base_suffix:
     assert_eq!(run.text, "Hello, Ada!");
     let system = model_config.system(&skills.skills_prompt()).unwrap();
     assert_eq!(
-        run.transcript[0],
+        run.messages[0],
         Message::system(system.clone()),
         "the client's system prompt"
     );

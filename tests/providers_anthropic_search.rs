@@ -122,7 +122,7 @@ async fn search_blocks_are_kept_and_sent_back() {
 
     // The transcript keeps the blocks, and keeps them through JSON (a halted run).
     let native = run
-        .transcript
+        .messages
         .iter()
         .find_map(|m| match m {
             Message::Assistant {
@@ -134,15 +134,15 @@ async fn search_blocks_are_kept_and_sent_back() {
         .expect("the searching turn keeps its native form");
     assert_eq!(native.provider, "anthropic");
     assert_eq!(native.content, Value::Array(searched()));
-    let json = serde_json::to_string(&run.transcript).unwrap();
+    let json = serde_json::to_string(&run.messages).unwrap();
     let back: Vec<Message> = serde_json::from_str(&json).unwrap();
-    assert_eq!(back, run.transcript);
+    assert_eq!(back, run.messages);
     assert!(
-        run.transcript.last().unwrap().calls().is_empty(),
+        run.messages.last().unwrap().calls().is_empty(),
         "a turn without server blocks keeps none"
     );
     assert!(matches!(
-        run.transcript.last(),
+        run.messages.last(),
         Some(Message::Assistant { native: None, .. })
     ));
 }

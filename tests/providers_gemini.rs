@@ -188,7 +188,7 @@ async fn calls_without_ids_get_local_ones_that_stay_local() {
         .run("1+1", &toolkit)
         .await;
     assert!(run.is_done(), "{:?}", run.status);
-    assert!(!run.calls[0].call.id.is_empty());
+    assert!(!run.tool_calls[0].call.id.is_empty());
     let second = &server.bodies()[1];
     let call = &second["contents"][1]["parts"][0]["functionCall"];
     assert!(call.get("id").is_none(), "{call}");

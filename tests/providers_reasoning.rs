@@ -122,7 +122,7 @@ async fn finish<M: Model + Clone + 'static>(
 
 /// The native turn the halted run keeps for its first model turn.
 fn native(run: &RunResult) -> &Value {
-    run.transcript
+    run.messages
         .iter()
         .find_map(|m| match m {
             Message::Assistant {
@@ -135,7 +135,7 @@ fn native(run: &RunResult) -> &Value {
 }
 
 fn native_mut(run: &mut RunResult) -> &mut Value {
-    run.transcript
+    run.messages
         .iter_mut()
         .find_map(|m| match m {
             Message::Assistant {
@@ -183,7 +183,11 @@ fn judged(server: &Rules, requests: &str, responses: &str, events: &str) {
 fn done(run: &RunResult) {
     assert!(run.is_done(), "{:?}", run.status);
     assert_eq!(run.text, "Deployed to staging; 2 + 3 = 5 and 5 + 8 = 13.");
-    let outputs: Vec<&str> = run.calls.iter().map(|c| c.result.output.as_str()).collect();
+    let outputs: Vec<&str> = run
+        .tool_calls
+        .iter()
+        .map(|c| c.result.output.as_str())
+        .collect();
     assert_eq!(outputs, ["deployed to staging", "13"]);
 }
 

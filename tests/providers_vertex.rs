@@ -309,7 +309,7 @@ async fn vertex_signs_in_with_a_service_account_and_is_refused_with_a_wrong_toke
         .await;
     assert!(run.is_done(), "{:?}", run.status);
     assert_eq!(run.text, "Hello from Vertex.");
-    assert_eq!(run.model.as_deref(), Some("gcp.vertex_ai/gemini-2.5-flash"));
+    assert_eq!(run.model.as_deref(), Some("gemini-2.5-flash"));
     {
         let seen = stand.seen.lock().unwrap();
         assert_eq!(

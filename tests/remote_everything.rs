@@ -137,7 +137,7 @@ async fn exercise(client: &McpClient, transport: &str) {
     for name in &names {
         let run = run_answering(&toolkit, name, args_for(name), answer).await;
         let call = run
-            .calls
+            .tool_calls
             .first()
             .unwrap_or_else(|| panic!("{transport}: {name} not called"));
         let result = &call.result;
@@ -173,7 +173,7 @@ async fn exercise(client: &McpClient, transport: &str) {
         answer,
     )
     .await;
-    let call = &gated.calls[0];
+    let call = &gated.tool_calls[0];
     assert_eq!(
         call.request.as_ref().map(|r| r.kind.as_str()),
         Some("authorization")

@@ -90,7 +90,7 @@ async fn a_served_suspension_is_pending_and_its_answer_goes_back() {
     // The loop's wait_for answers it, and the answer reaches the served tool.
     let run = run_answering(&toolkit, "deploy_service", json!({}), |r| r.answer("prod")).await;
     assert!(run.is_done(), "{run:?}");
-    assert_eq!(run.calls[0].result.output, "deployed to prod");
+    assert_eq!(run.tool_calls[0].result.output, "deployed to prod");
 
     // Halted, then resumed from the serialized transcript alone.
     let halted = Client::new(one_call("deploy_service", json!({})))
@@ -98,7 +98,7 @@ async fn a_served_suspension_is_pending_and_its_answer_goes_back() {
         .await;
     assert_eq!(halted.status, RunStatus::Pending);
     let request = halted.pending.clone().unwrap();
-    let resumed = resume(halted.transcript, request.answer("staging"), &toolkit)
+    let resumed = resume(halted.messages, request.answer("staging"), &toolkit)
         .await
         .unwrap();
     assert_eq!(resumed.calls[0].result.output, "deployed to staging");
@@ -139,7 +139,7 @@ async fn streamable_http_to_a_toolnexus_server_with_headers() {
     assert_eq!(sum.output, "42");
     // Two hops of suspension: the example's tool, through an in-process server, to here.
     let run = run_answering(&toolkit, "deploy_service", json!({}), |r| r.answer("dev")).await;
-    assert_eq!(run.calls[0].result.output, "deployed to dev");
+    assert_eq!(run.tool_calls[0].result.output, "deployed to dev");
     http.shutdown().await.unwrap();
 }
 
@@ -251,12 +251,12 @@ async fn a_python_sdk_server_elicits_and_gets_the_answer() {
         request.answer("prod")
     })
     .await;
-    assert_eq!(run.calls[0].result.output, "deployed api to prod");
+    assert_eq!(run.tool_calls[0].result.output, "deployed api to prod");
     assert_eq!(client.waiting_calls(), 0);
 
     let declined = run_answering(&toolkit, "deploy", args.clone(), |r| r.decline("no")).await;
     assert!(
-        declined.calls[0]
+        declined.tool_calls[0]
             .result
             .output
             .starts_with("declined/expired")
@@ -270,7 +270,7 @@ async fn a_python_sdk_server_elicits_and_gets_the_answer() {
         .await;
     let request = halted.pending.clone().expect("halted on the elicitation");
     let resumed = resume(
-        halted.transcript,
+        halted.messages,
         request.answer(json!({"env": "dev"})),
         &toolkit,
     )
@@ -291,7 +291,7 @@ async fn a_python_sdk_server_elicits_and_gets_the_answer() {
         .unwrap()
         .into_iter()
         .collect();
-    let resumed = resume(halted.transcript, request.answer("eu"), &elsewhere)
+    let resumed = resume(halted.messages, request.answer("eu"), &elsewhere)
         .await
         .unwrap();
     assert_eq!(resumed.calls[0].result.output, "deployed db to eu");
@@ -316,7 +316,7 @@ async fn a_python_sdk_server_over_http() {
         r.answer("qa")
     })
     .await;
-    assert_eq!(run.calls[0].result.output, "deployed web to qa");
+    assert_eq!(run.tool_calls[0].result.output, "deployed web to qa");
 }
 
 #[tokio::test]

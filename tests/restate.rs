@@ -226,7 +226,7 @@ async fn runs_on_restate_survive_crashes_restarts_and_are_serialized() {
         service = Service::start(port, &log, &marks);
         let run = attach(&ingress, &invocation).await;
         assert!(run.is_done(), "{mode}: {:?}", run.status);
-        assert_eq!(run.transcript.last().and_then(Message::text), Some("done"));
+        assert_eq!(run.messages.last().and_then(Message::text), Some("done"));
         // c0 settled before the crash: it ran once. c1 was in flight: it ran once more
         // when its effect had happened before the crash.
         assert_eq!(lines(&log, "effect c0").len(), 1, "{mode}");

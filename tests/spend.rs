@@ -133,7 +133,11 @@ async fn a_spend_cap_stops_the_run_exactly_before_the_request_that_would_pass_it
     );
     assert_eq!(server.requests().len(), 2, "the third request was not made");
     assert_eq!(run.turns, 2);
-    assert_eq!(run.calls.len(), 2, "the turns before it ran their calls");
+    assert_eq!(
+        run.tool_calls.len(),
+        2,
+        "the turns before it ran their calls"
+    );
     let said = format!("{:?}", run.status);
     assert!(said.contains("SpendLimit"), "{said}");
 

@@ -52,7 +52,7 @@ async fn a_toolnexus_server_s_input_required_is_pending_and_resumes() {
     })
     .await;
     assert!(run.is_done(), "{run:?}");
-    assert_eq!(run.calls[0].result.output, "deployed api to prod");
+    assert_eq!(run.tool_calls[0].result.output, "deployed api to prod");
 
     // An approval, through the loop; a decline leaves the tool unrun.
     let run = run_answering(&toolkit, "delete_repo", json!({"name": "x"}), |request| {
@@ -64,7 +64,7 @@ async fn a_toolnexus_server_s_input_required_is_pending_and_resumes() {
         request.answer(true)
     })
     .await;
-    assert_eq!(run.calls[0].result.output, "deleted x");
+    assert_eq!(run.tool_calls[0].result.output, "deleted x");
 
     // A login: the URL comes back, and accepting it completes the call.
     let run = run_answering(&toolkit, "connect_account", json!({}), |request| {
@@ -73,7 +73,7 @@ async fn a_toolnexus_server_s_input_required_is_pending_and_resumes() {
         Answer::accept(&request.id)
     })
     .await;
-    assert_eq!(run.calls[0].result.output, "connected");
+    assert_eq!(run.tool_calls[0].result.output, "connected");
 }
 
 #[tokio::test]
@@ -85,7 +85,7 @@ async fn a_halted_run_resumes_in_another_process_from_its_serialized_transcript(
     assert_eq!(halted.status, RunStatus::Pending);
     let request = halted.pending.clone().unwrap();
     // Everything travels as JSON: the transcript and the request (with the state inside).
-    let transcript = serde_json::to_string(&halted.transcript).unwrap();
+    let transcript = serde_json::to_string(&halted.messages).unwrap();
     let request_json = serde_json::to_string(&request).unwrap();
     drop((halted, toolkit, _client));
 
@@ -140,14 +140,14 @@ async fn a_python_sdk_server_s_input_required_result_is_answered() {
     })
     .await;
     assert!(run.is_done(), "{run:?}");
-    assert_eq!(run.calls[0].result.output, "booked 3 nights in Lisbon");
+    assert_eq!(run.tool_calls[0].result.output, "booked 3 nights in Lisbon");
 
     // Halted, then resumed: the sealed state the SDK made comes back to it.
     let halted = Client::new(one_call("book", json!({"city": "Porto"})))
         .run("go", &toolkit)
         .await;
     let request = halted.pending.clone().unwrap();
-    let resumed = resume(halted.transcript, request.decline("declined"), &toolkit)
+    let resumed = resume(halted.messages, request.decline("declined"), &toolkit)
         .await
         .unwrap();
     // The loop does not re-run a declined call; running it with the answer tells the server.
@@ -191,7 +191,7 @@ async fn a_typescript_sdk_server_s_input_required_result_is_answered() {
     .await;
     assert!(run.is_done(), "{run:?}");
     // The SDK verified its own sealed state before the tool ran again.
-    assert_eq!(run.calls[0].result.output, "reserved for 4 at Nopa");
+    assert_eq!(run.tool_calls[0].result.output, "reserved for 4 at Nopa");
 
     // Halted, serialized and resumed: the state travels in the pending request, and a
     // decline reaches the server as `decline`.

@@ -104,7 +104,7 @@ async fn sampling_in_the_loop_is_answered_by_the_clients_own_model_without_tools
         .run("add", &Toolkit::new().with(ask_model::tool()))
         .await;
     assert!(run.is_done(), "{run:?}");
-    assert_eq!(run.calls[0].result.output, "the model says 4");
+    assert_eq!(run.tool_calls[0].result.output, "the model says 4");
     assert_eq!(run.text, "It is 4.");
     // The sampling turn saw the tool's question alone, not the run's transcript.
     let asked = &model.transcripts()[1];

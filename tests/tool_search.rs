@@ -118,14 +118,14 @@ async fn each_turn_lists_search_the_visible_tools_and_what_was_found() {
     assert!(run.is_done(), "{run:?}");
     assert_eq!(run.text, "Refunded.");
 
-    let found = &run.calls[0].result.output;
+    let found = &run.tool_calls[0].result.output;
     // Two tools share a word with the query; the 200 others are not shown.
     assert!(found.starts_with("2 tools found"), "{found}");
     assert!(
         found.contains("\n- refund_order: Refund a customer's order."),
         "{found}"
     );
-    assert_eq!(run.calls[1].result.output, "refunded");
+    assert_eq!(run.tool_calls[1].result.output, "refunded");
 
     let listed = listed(&log);
     assert_eq!(listed.len(), 3);
@@ -148,8 +148,11 @@ async fn a_toolkit_tool_that_is_not_listed_still_runs_and_then_is_listed() {
     ]);
     let client = Client::new(model).tool_search(ToolSearch::new());
     let run = client.run("Where is my parcel?", &toolkit).await;
-    assert_eq!(run.calls[0].result.output, "in Oslo");
-    assert_eq!(run.calls[1].result.output, "Unknown tool: no_such_tool");
+    assert_eq!(run.tool_calls[0].result.output, "in Oslo");
+    assert_eq!(
+        run.tool_calls[1].result.output,
+        "Unknown tool: no_such_tool"
+    );
     let listed = listed(&log);
     assert_eq!(listed[0], [SEARCH_TOOL]);
     assert_eq!(listed[1], [SEARCH_TOOL, "track_parcel"]);
@@ -180,7 +183,7 @@ async fn a_small_toolkit_is_listed_whole_and_bad_searches_are_errors_the_model_r
         .run("hi", &shop())
         .await;
     let outputs: Vec<(&str, bool)> = run
-        .calls
+        .tool_calls
         .iter()
         .map(|c| (c.result.output.as_str(), c.result.is_error))
         .collect();
@@ -218,12 +221,12 @@ async fn a_halted_run_resumed_from_its_json_keeps_the_tools_it_found() {
     let json = serde_json::to_string(&halted).unwrap();
     let halted: RunResult = serde_json::from_str(&json).unwrap();
     let resumed = client
-        .resume(halted.transcript, Answer::accept(&request.id), &toolkit)
+        .resume(halted.messages, Answer::accept(&request.id), &toolkit)
         .await
         .unwrap();
     assert!(resumed.is_done(), "{resumed:?}");
-    assert_eq!(resumed.calls[0].result.output, "approved");
-    assert_eq!(resumed.calls[1].result.output, "refunded");
+    assert_eq!(resumed.tool_calls[0].result.output, "approved");
+    assert_eq!(resumed.tool_calls[1].result.output, "refunded");
 
     let listed = listed(&log);
     assert_eq!(listed.len(), 4);
@@ -249,7 +252,7 @@ async fn a_given_index_is_what_search_uses() {
         .run("hi", &toolkit)
         .await;
     assert_eq!(
-        run.calls[0].result.output,
+        run.tool_calls[0].result.output,
         "1 tool found; it can be called now:\n- refund_order: Refund."
     );
 }
@@ -287,19 +290,19 @@ async fn search_then_call_over_mcp_tools_from_two_servers() {
     assert!(run.is_done(), "{run:?}");
     let first_line = |text: &str| text.lines().nth(1).unwrap_or_default().to_owned();
     assert_eq!(
-        first_line(&run.calls[0].result.output),
+        first_line(&run.tool_calls[0].result.output),
         "- calc_add: Add two numbers."
     );
-    assert_eq!(run.calls[1].result.output, "5");
+    assert_eq!(run.tool_calls[1].result.output, "5");
     assert!(
-        first_line(&run.calls[2].result.output).starts_with("- weather:"),
+        first_line(&run.tool_calls[2].result.output).starts_with("- weather:"),
         "{:?}",
-        run.calls[2]
+        run.tool_calls[2]
     );
     assert!(
-        run.calls[3].result.output.contains("21.5"),
+        run.tool_calls[3].result.output.contains("21.5"),
         "{:?}",
-        run.calls[3]
+        run.tool_calls[3]
     );
 
     let listed = listed(&log);

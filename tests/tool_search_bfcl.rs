@@ -199,9 +199,9 @@ fn bfcl_live_recall_request_size_and_the_loop() {
     let run = rt.block_on(client.run(questions[0].text.clone(), &thousand));
     assert!(run.is_done(), "{run:?}");
     assert!(
-        run.calls[1].result.output.starts_with("called "),
+        run.tool_calls[1].result.output.starts_with("called "),
         "{:?}",
-        run.calls[1]
+        run.tool_calls[1]
     );
     let seen = seen.lock().unwrap_or_else(PoisonError::into_inner).clone();
     let largest = *seen.iter().max().unwrap();

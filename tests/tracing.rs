@@ -229,7 +229,7 @@ async fn a_suspension_is_an_event_and_the_resume_names_its_request() {
     collector.spans.reset();
     let answer = request.answer(json!({"ok": true}));
     let resumed = client
-        .resume(halted.transcript, answer, &toolkit)
+        .resume(halted.messages, answer, &toolkit)
         .await
         .expect("resumed");
     assert!(resumed.is_done(), "{:?}", resumed.status);

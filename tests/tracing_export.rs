@@ -167,7 +167,7 @@ async fn an_mcp_client_trace_continues_into_a_python_sdk_server() {
         .run("2 + 3?", &toolkit)
         .await;
     assert!(run.is_done(), "{:?}", run.status);
-    assert_eq!(run.calls[0].result.output, "5");
+    assert_eq!(run.tool_calls[0].result.output, "5");
     drop(remote);
 
     let all = collector.finished();

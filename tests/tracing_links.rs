@@ -76,7 +76,7 @@ async fn resume_elsewhere(halted: serde_json::Value) -> Vec<SpanContext> {
     let request = halted.pending.clone().expect("the request");
     let answer = request.answer(json!({"ok": true}));
     let resumed = resumer()
-        .resume(halted.transcript, answer, &toolkit())
+        .resume(halted.messages, answer, &toolkit())
         .await
         .expect("resumed");
     assert!(resumed.is_done(), "{:?}", resumed.status);
@@ -98,7 +98,7 @@ async fn an_in_process_resume_links_to_the_run_it_continues() {
     collector.spans.reset();
     let answer = request.answer(json!({"ok": true}));
     let resumed = client
-        .resume(halted.transcript, answer, &toolkit)
+        .resume(halted.messages, answer, &toolkit)
         .await
         .expect("resumed");
     assert!(resumed.is_done(), "{:?}", resumed.status);

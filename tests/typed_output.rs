@@ -199,12 +199,12 @@ async fn the_output_tool_after_other_tools() {
     assert_eq!(typed.value.unwrap().reason, "tests pass");
     let calls: Vec<&str> = typed
         .run
-        .calls
+        .tool_calls
         .iter()
         .map(|c| c.call.name.as_str())
         .collect();
     assert_eq!(calls, ["lookup", OUTPUT_TOOL, OUTPUT_TOOL, OUTPUT_TOOL]);
-    assert!(typed.run.calls[2].result.output.contains("approve"));
+    assert!(typed.run.tool_calls[2].result.output.contains("approve"));
     assert_eq!(typed.run.text, r#"{"approve":true,"reason":"tests pass"}"#);
 }
 
@@ -225,7 +225,7 @@ async fn retries_run_out_with_the_last_output() {
                     reason: StopReason::InvalidOutput { retries: 1, .. }
                 }
             ));
-            assert_eq!(run.calls.len(), 2);
+            assert_eq!(run.tool_calls.len(), 2);
         }
         other => panic!("{other:?}"),
     }
@@ -243,7 +243,7 @@ async fn native_mode_reads_the_text_answer() {
         .await
         .unwrap();
     assert!(typed.value.unwrap().approve);
-    assert!(typed.run.calls.is_empty());
+    assert!(typed.run.tool_calls.is_empty());
 }
 
 /// A run that halts on a suspension returns the halted run; resuming gives the value.
@@ -278,10 +278,13 @@ async fn a_halted_typed_run_resumes_to_its_value() {
         .unwrap();
     assert!(resumed.value.unwrap().approve);
     assert!(matches!(
-        resumed.run.transcript.first(),
+        resumed.run.messages.first(),
         Some(Message::User { .. })
     ));
-    assert_eq!(resumed.run.calls.last().unwrap().call.name, OUTPUT_TOOL);
+    assert_eq!(
+        resumed.run.tool_calls.last().unwrap().call.name,
+        OUTPUT_TOOL
+    );
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]

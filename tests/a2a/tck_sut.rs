@@ -79,7 +79,7 @@ fn server() -> A2aServer {
                 .is_some_and(|id| id.starts_with("tck-message-response"))
         })
         .with_artifact(|run| {
-            let first = run.transcript.iter().find_map(|m| match m {
+            let first = run.messages.iter().find_map(|m| match m {
                 Message::User { content } => content.as_text(),
                 _ => None,
             });

@@ -46,7 +46,7 @@ fn main() {
             let request = run.pending.clone().expect("a pending run");
             let answer = verdict(&request, answer);
             let (client, toolkit) = stack::lead(&stack::Effects::to_file(effects.into()));
-            rt.block_on(client.resume(run.transcript, answer, &toolkit))
+            rt.block_on(client.resume(run.messages, answer, &toolkit))
                 .expect("the run resumes")
         }
         _ => {

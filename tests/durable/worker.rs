@@ -88,7 +88,7 @@ async fn drive<S: RunStore + Clone>(store: S, mode: &str, run_id: &str, log: &st
         match store.result(run_id).await {
             Ok(Some(run)) => {
                 let calls = run
-                    .transcript
+                    .messages
                     .iter()
                     .filter(|m| matches!(m, Message::Tool { .. }))
                     .count();

@@ -152,7 +152,7 @@ pub async fn full_loop<F: Fake>(fake: &F) -> Server {
     assert_eq!(run.text, "All four done.");
     assert_eq!(run.turns, 2);
     let statuses: Vec<_> = run
-        .calls
+        .tool_calls
         .iter()
         .map(|c| (c.call.name.as_str(), c.status))
         .collect();
@@ -165,7 +165,7 @@ pub async fn full_loop<F: Fake>(fake: &F) -> Server {
             ("deploy", CallStatus::Ok),
         ]
     );
-    assert_eq!(run.calls[3].result.output, "deployed to staging");
+    assert_eq!(run.tool_calls[3].result.output, "deployed to staging");
     assert!(
         run.usage.total_tokens() > 0,
         "usage is read: {:?}",
@@ -188,7 +188,7 @@ pub async fn full_loop<F: Fake>(fake: &F) -> Server {
     let halted: RunResult = serde_json::from_str(&saved).unwrap();
     let resumed = client
         .resume(
-            halted.transcript,
+            halted.messages,
             Answer::accept(&request.id).with_data("production"),
             &toolkit,
         )
@@ -196,7 +196,10 @@ pub async fn full_loop<F: Fake>(fake: &F) -> Server {
         .unwrap();
     assert!(resumed.is_done(), "{:?}", resumed.status);
     assert_eq!(resumed.text, "Deployed to production.");
-    assert_eq!(resumed.calls[0].result.output, "deployed to production");
+    assert_eq!(
+        resumed.tool_calls[0].result.output,
+        "deployed to production"
+    );
     assert_eq!(server.requests().len(), 4);
     assert_eq!(server.remaining(), 0);
 

@@ -9,9 +9,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt as _;
 use toolnexus::agent::{HookFuture, Hooks, ToolDecision};
+use toolnexus::agent::{TurnDecision, TurnStart};
 use toolnexus::providers::{Anthropic, OpenAi};
 use toolnexus::translate::{TranslateError, TranslateRequest, TranslateResult, translate};
-use toolnexus::{Message, Model, Reply, Tool, ToolCall, ToolResult, Toolkit};
+use toolnexus::{Model, Reply, Tool, ToolCall, ToolResult, Toolkit};
 
 use crate::cases::Case;
 use crate::server::{Canned, Recorded, Server};
@@ -191,9 +192,9 @@ impl Counting {
 }
 
 impl Hooks for Counting {
-    fn before_turn<'a>(&'a self, _: u32, _: &'a [Message]) -> HookFuture<'a, ()> {
+    fn before_turn<'a>(&'a self, _: TurnStart<'a>) -> HookFuture<'a, TurnDecision> {
         self.bump(0);
-        HookFuture::ready(())
+        HookFuture::ready(TurnDecision::Continue)
     }
     fn after_turn<'a>(&'a self, _: u32, _: &'a Reply) -> HookFuture<'a, ()> {
         self.bump(1);

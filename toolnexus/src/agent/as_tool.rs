@@ -96,7 +96,7 @@ impl Client {
     /// ]));
     /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     /// let run = rt.block_on(lead.run("Tell me about Rust.", &Toolkit::new().with(researcher)));
-    /// assert_eq!(run.calls[0].result.output, "Rust is a language.");
+    /// assert_eq!(run.tool_calls[0].result.output, "Rust is a language.");
     /// ```
     pub fn as_tool(
         &self,
@@ -334,7 +334,7 @@ impl Agent {
             RunStatus::Pending => match run.pending {
                 Some(request) => {
                     let halted = AgentState {
-                        transcript: run.transcript,
+                        transcript: run.messages,
                         turns,
                         usage,
                     };
@@ -460,4 +460,20 @@ mod tests {
             );
         }
     }
+}
+
+/// The usage of the inner run of an agent called as a tool (none for other tools).
+pub(crate) fn inner_usage(call: &crate::agent::run::CallRecord) -> crate::model::Usage {
+    let Some(meta) = call.result.metadata.as_ref() else {
+        return crate::model::Usage::default();
+    };
+    if !meta
+        .get(AGENT_KEY)
+        .is_some_and(serde_json::Value::is_string)
+    {
+        return crate::model::Usage::default();
+    }
+    meta.get("usage")
+        .and_then(|usage| <crate::model::Usage as serde::Deserialize>::deserialize(usage).ok())
+        .unwrap_or_default()
 }

@@ -18,7 +18,7 @@ use crate::agent::hooks::{
 use crate::agent::journal::Durable;
 use crate::agent::talk::LoopCaller;
 use crate::agent::turn::ToolOptions;
-use crate::model::message::{Message, ToolCall};
+use crate::model::message::ToolCall;
 use crate::model::{Model, Reply};
 use crate::tool::context::CancellationToken;
 use crate::tool::request::{Answer, Request};
@@ -98,8 +98,8 @@ pub const DEFAULT_MAX_TURNS: u32 = 10;
 /// let run = rt.block_on(client.run("What is 2 + 3?", &toolkit));
 /// assert!(run.is_done());
 /// assert_eq!(run.text, "2 + 3 = 5");
-/// assert_eq!(run.calls[0].result.output, "5");
-/// assert_eq!(run.transcript.len(), 5); // system, user, assistant (call), tool, assistant
+/// assert_eq!(run.tool_calls[0].result.output, "5");
+/// assert_eq!(run.messages.len(), 5); // system, user, assistant (call), tool, assistant
 /// ```
 #[derive(Clone)]
 pub struct Client {
@@ -306,13 +306,15 @@ impl Client {
         self
     }
 
-    /// Adds a hook run before every model turn, with the turn's number and the
-    /// transcript the model is about to be shown.
+    /// Adds a hook run before every model turn, shown the turn ([`TurnStart`](crate::agent::TurnStart):
+    /// its number, the model's name, the working transcript, the tools offered); its
+    /// [`TurnDecision`](crate::agent::TurnDecision) may replace the transcript or the
+    /// tools, or abort the run.
     #[must_use]
     pub fn before_turn<F, Fut>(self, f: F) -> Self
     where
-        F: Fn(u32, &[Message]) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = ()> + Send + 'static,
+        F: Fn(crate::agent::TurnStart<'_>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = crate::agent::TurnDecision> + Send + 'static,
     {
         self.hook_at(BeforeTurn(f), |p| p.before_turn = true)
     }
@@ -387,8 +389,8 @@ impl Client {
     /// let client = Client::new(model).tool_search(ToolSearch::above(30));
     /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     /// let run = rt.block_on(client.run("Refund order 42", &toolkit));
-    /// assert!(run.calls[0].result.output.contains("- refund_order: Refunds an order."));
-    /// assert_eq!(run.calls[1].result.output, "refunded");
+    /// assert!(run.tool_calls[0].result.output.contains("- refund_order: Refunds an order."));
+    /// assert_eq!(run.tool_calls[1].result.output, "refunded");
     /// ```
     #[cfg(feature = "search")]
     #[must_use]

@@ -124,7 +124,7 @@ impl Client {
     /// rt.block_on(client.ask("chat-42", "Weather today?", &toolkit)).unwrap();
     /// let run = rt.block_on(client.ask("chat-42", "and tomorrow?", &toolkit)).unwrap();
     /// assert_eq!(run.text, "Rain.");
-    /// assert_eq!(run.transcript.len(), 4); // both questions, both answers
+    /// assert_eq!(run.messages.len(), 4); // both questions, both answers
     /// ```
     pub async fn ask(
         &self,
@@ -166,9 +166,9 @@ impl Client {
     pub(crate) async fn remember(&self, id: &str, run: &RunResult) -> Result<(), StoreError> {
         let conversations = &self.options.conversations;
         let stored = conversations.get(id).await?.unwrap_or_default();
-        let working = run.compacted.as_ref().map(|c| c.apply(&run.transcript));
-        let working = working.as_deref().unwrap_or(&run.transcript);
-        match after_run(&stored, &run.transcript, working) {
+        let working = run.compacted.as_ref().map(|c| c.apply(&run.messages));
+        let working = working.as_deref().unwrap_or(&run.messages);
+        match after_run(&stored, &run.messages, working) {
             Some(messages) => conversations.save(id, &messages).await,
             None => Ok(()),
         }

@@ -10,24 +10,23 @@ use std::time::Duration;
 
 use futures_util::FutureExt as _;
 use futures_util::future::{Either, select};
-use serde::Deserialize as _;
 use tokio::time::Instant;
 use tracing::Instrument as _;
 
-use crate::agent::as_tool::{self, AGENT_KEY};
+use crate::agent::as_tool;
 use crate::agent::client::Client;
 use crate::agent::compaction::{Compacted, Window};
 use crate::agent::events::{Event, Events, events};
 use crate::agent::guarded::Held;
 use crate::agent::journal::record::RunRecord;
-use crate::agent::listed::Listed;
+use crate::agent::listed::{Listed, Offered};
 use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::agent::spend::Spend;
 use crate::agent::trace;
 use crate::agent::turn::{Env, Played, ToolTurn};
 use crate::agent::typed::{OutputCheck, Verdict};
 use crate::model::message::Message;
-use crate::model::{Delta, DeltaSink, ModelError, Reply, Usage};
+use crate::model::{Delta, DeltaSink, ModelError, Reply};
 use crate::tool::context::CancellationToken;
 use crate::tool::kit::Toolkit;
 use crate::tool::request::Answer;
@@ -94,7 +93,11 @@ impl Client {
             None => steps.await,
         }
         trace::run_ended(&span, &run);
-        events(&self.tools.listener).emit(Event::RunFinished { run: &run });
+        let events = events(&self.tools.listener);
+        if run.status == RunStatus::Done && run.turns > 0 {
+            events.emit(Event::Usage { usage: run.usage });
+        }
+        events.emit(Event::RunFinished { run: &run });
         run
     }
 
@@ -122,18 +125,20 @@ impl Client {
         // Boxed: a run finishes an open turn once at most, and inline, the futures of
         // answering and playing it would make every run's future larger.
         if let Some(open) = open {
-            let from = run.calls.len();
+            let from = run.tool_calls.len();
             if Box::pin(reopen(run, open, stop, &env)).await || output_given(&mut output, run, from)
             {
                 return;
             }
         }
-        let fresh = run.turns == 0 && run.calls.is_empty();
+        let fresh = run.turns == 0 && run.tool_calls.is_empty();
         if fresh && let Some(reason) = self.guard_input(run).await {
             run.status = RunStatus::Incomplete { reason };
             return;
         }
-        let mut tripped = None;
+        let mut notes = TurnNotes::default();
+        // The tools a before-turn hook put in place of the run's, from its turn on.
+        let mut tools: Option<Toolkit> = None;
         loop {
             if run.turns >= self.max_turns {
                 let reason = StopReason::MaxTurns {
@@ -150,14 +155,21 @@ impl Client {
                 return;
             }
             run.turns += 1;
-            let offered = listed.for_turn(&run.transcript);
+            if let Some(reason) = self.turn_hooks(run, &listed, &mut tools, stop).await {
+                run.status = RunStatus::Incomplete { reason };
+                return;
+            }
+            let offered = match &tools {
+                Some(tools) => Offered::Whole(tools),
+                None => listed.for_turn(&run.messages),
+            };
             // What the turn started from, to rewind to if it halts.
             let rewind = window.as_ref().map(|_| run.compacted.clone());
             let reply = {
                 let (shown, compacted) = match &window {
-                    None => (Cow::Borrowed(run.transcript.as_slice()), None),
+                    None => (Cow::Borrowed(run.messages.as_slice()), None),
                     Some(window) => {
-                        let viewed = Box::pin(window.view(&run.transcript, &mut run.compacted));
+                        let viewed = Box::pin(window.view(&run.messages, &mut run.compacted));
                         match stop.guard(viewed).await {
                             Ok(Ok(viewed)) => viewed,
                             Ok(Err(reason)) | Err(reason) => {
@@ -189,7 +201,7 @@ impl Client {
                     &offered,
                     compacted,
                     prompt.as_deref(),
-                    &mut tripped,
+                    &mut notes,
                 );
                 match stop.guard(asked).await {
                     Ok(Ok(reply)) => reply,
@@ -201,14 +213,16 @@ impl Client {
             };
             run.usage += reply.usage;
             spend.turn(&reply);
-            run.model.clone_from(&reply.model);
-            if let Some(reason) = tripped.take() {
+            // The contract's `model` is the name the request carried (as the Python port
+            // reports it); a model made of others names the one that answered.
+            run.model = notes.named.take().or_else(|| reply.model.clone());
+            if let Some(reason) = notes.tripped.take() {
                 run.status = RunStatus::Incomplete { reason };
                 return;
             }
             run.text = reply.content.clone().unwrap_or_default();
             if reply.tool_calls.is_empty() {
-                run.transcript.push(Message::Assistant {
+                run.messages.push(Message::Assistant {
                     content: reply.content,
                     tool_calls: Vec::new(),
                     native: reply.native,
@@ -220,7 +234,7 @@ impl Client {
                         return;
                     }
                     Some(Verdict::Retry(text)) => {
-                        run.transcript.push(Message::user(text));
+                        run.messages.push(Message::user(text));
                         continue;
                     }
                     Some(Verdict::Fail(reason)) => {
@@ -231,13 +245,13 @@ impl Client {
             }
             let asked_for = reply.tool_calls.len();
             let (calls, guarded) = self.guard_calls(run.turns, reply.tool_calls).await;
-            let mut turn = ToolTurn::fresh(run.transcript.len(), run.turns, calls);
-            run.transcript.push(Message::Assistant {
+            let mut turn = ToolTurn::fresh(run.messages.len(), run.turns, calls);
+            run.messages.push(Message::Assistant {
                 content: reply.content,
                 tool_calls: turn.calls(),
                 native: reply.native,
             });
-            if let Some(Err(reason)) = checkpoint(record, &run.transcript).await {
+            if let Some(Err(reason)) = checkpoint(record, &run.messages).await {
                 end_of_turn(run, turn, Err(reason), &env);
                 return;
             }
@@ -245,7 +259,7 @@ impl Client {
                 end_of_turn(run, turn, Err(reason), &env);
                 return;
             }
-            let from = run.calls.len();
+            let from = run.tool_calls.len();
             let played = stop.guard(turn.play(&env)).await;
             if end_of_turn(run, turn, played, &env) {
                 // A halted turn is rewound whole, its compaction included: the resumed
@@ -275,7 +289,7 @@ impl Client {
     /// One model turn between its hooks; a panicking model is a model error, not a crash.
     /// `compacted` is what compaction did before it (for its span).
     /// `prompt` is the fresh run's prompt on its first turn (for concurrent input
-    /// guardrails); an output guardrail's trip goes to `tripped`.
+    /// guardrails); an output guardrail's trip goes to `notes.tripped`.
     async fn model_turn(
         &self,
         turn: u32,
@@ -283,12 +297,10 @@ impl Client {
         toolkit: &Toolkit,
         compacted: Option<(usize, usize)>,
         prompt: Option<&str>,
-        tripped: &mut Option<StopReason>,
+        notes: &mut TurnNotes,
     ) -> Result<Reply, StopReason> {
         let hooks = &self.tools.hooks;
         let events = events(&self.tools.listener);
-        let hooked = hooks.before_turn(turn, transcript).await;
-        hooked.map_err(|message| StopReason::Hook { message })?;
         events.emit(Event::ModelTurnStarted { turn });
         if events.is_on() {
             // A stream reads the turn's start before the turn is asked (back-pressure).
@@ -301,6 +313,9 @@ impl Client {
                 .ask_model(turn, transcript, toolkit, events, held)
                 .await?;
             if reply.model.is_none() {
+                // Named by the loop, not by a model made of others: the run reports the
+                // name the request carried.
+                notes.named = self.model.model_name().map(str::to_owned);
                 reply.model = crate::model::routing::model_id(&*self.model);
             }
             self.price(&mut reply);
@@ -313,7 +328,7 @@ impl Client {
         });
         let mut reply = self.alongside(prompt, asked).await?;
         if let Some(held) = held {
-            *tripped = self.guard_output(turn, &mut reply, held).await;
+            notes.tripped = self.guard_output(turn, &mut reply, held).await;
         }
         let hooked = hooks.after_turn(turn, &reply).await;
         hooked.map_err(|message| StopReason::Hook { message })?;
@@ -321,6 +336,9 @@ impl Client {
             turn,
             reply: &reply,
         });
+        for call in &reply.tool_calls {
+            events.emit(Event::ToolCall { turn, call });
+        }
         Ok(reply)
     }
 
@@ -357,7 +375,7 @@ fn output_given(output: &mut Option<OutputCheck<'_>>, run: &mut RunResult, from:
     let Some(check) = output.as_mut() else {
         return false;
     };
-    match check.calls(&run.calls[from..]) {
+    match check.calls(&run.tool_calls[from..]) {
         None | Some(Verdict::Retry(_)) => false,
         Some(Verdict::Done(text)) => {
             run.text = text;
@@ -443,10 +461,13 @@ fn end_of_turn(
             true
         }
     };
-    turn.write(&mut run.transcript);
-    let from = run.calls.len();
-    run.calls.extend(turn.records());
-    run.usage += run.calls[from..].iter().map(inner_usage).sum();
+    turn.write(&mut run.messages);
+    let from = run.tool_calls.len();
+    run.tool_calls.extend(turn.records());
+    run.usage += run.tool_calls[from..]
+        .iter()
+        .map(as_tool::inner_usage)
+        .sum();
     ends
 }
 
@@ -457,22 +478,6 @@ async fn checkpoint(
     transcript: &[Message],
 ) -> Option<Result<(), StopReason>> {
     Some(Box::pin(record?.checkpoint(transcript)).await)
-}
-
-/// The usage of the inner run of an agent called as a tool (none for other tools).
-fn inner_usage(call: &crate::agent::run::CallRecord) -> Usage {
-    let Some(meta) = call.result.metadata.as_ref() else {
-        return Usage::default();
-    };
-    if !meta
-        .get(AGENT_KEY)
-        .is_some_and(serde_json::Value::is_string)
-    {
-        return Usage::default();
-    }
-    meta.get("usage")
-        .and_then(|usage| Usage::deserialize(usage).ok())
-        .unwrap_or_default()
 }
 
 /// When a run must stop: its cancellation token, its deadline, neither or both.
@@ -550,7 +555,10 @@ impl Stop {
     /// race), doubling the loop's futures at every level that guards; here the future is
     /// `work` itself when there is nothing to stop for, and two boxes when there is.
     #[inline]
-    fn guard<'s, F>(&'s self, work: F) -> impl Future<Output = Result<F::Output, StopReason>> + 's
+    pub(crate) fn guard<'s, F>(
+        &'s self,
+        work: F,
+    ) -> impl Future<Output = Result<F::Output, StopReason>> + 's
     where
         F: Future + 's,
     {
@@ -572,4 +580,14 @@ fn deadline(limit: Duration) -> StopReason {
     StopReason::Deadline {
         limit_ms: u64::try_from(limit.as_millis()).unwrap_or(u64::MAX),
     }
+}
+
+/// What a model turn leaves for the loop besides its reply.
+#[derive(Default)]
+pub(crate) struct TurnNotes {
+    /// An output guardrail's trip.
+    tripped: Option<StopReason>,
+    /// The model's name as the request carried it, when the loop (not a model made of
+    /// others) named the turn's model: what the run reports as its `model`.
+    named: Option<String>,
 }

@@ -104,7 +104,7 @@ impl Client {
     /// let halted: RunResult = serde_json::from_str(&saved).unwrap();
     /// let answer = halted.pending.as_ref().unwrap().answer("staging");
     /// let run = rt.block_on(client.resume(halted, answer, &toolkit)).unwrap();
-    /// assert_eq!(run.calls[0].result.output, "deployed to staging");
+    /// assert_eq!(run.tool_calls[0].result.output, "deployed to staging");
     /// assert_eq!(run.text, "Deployed.");
     /// ```
     pub async fn resume(

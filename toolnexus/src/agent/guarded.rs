@@ -80,7 +80,7 @@ impl Client {
     /// place, or the stop of a trip.
     pub(crate) async fn guard_input(&self, run: &mut RunResult) -> Option<StopReason> {
         self.guards(Stage::Input, false).next()?;
-        let Some(Message::User { content }) = run.transcript.last_mut() else {
+        let Some(Message::User { content }) = run.messages.last_mut() else {
             return None;
         };
         let text = content.text().into_owned();
@@ -191,16 +191,16 @@ impl Client {
         from: usize,
     ) -> Option<StopReason> {
         self.guards(Stage::ToolResult, false).next()?;
-        for i in from..run.calls.len() {
+        for i in from..run.tool_calls.len() {
             for guard in self.guards(Stage::ToolResult, false) {
-                let record = &run.calls[i];
+                let record = &run.tool_calls[i];
                 let subject = Subject::Result(record.call.clone(), record.result.clone());
                 match guard.run(subject).await {
                     Check::Pass => {}
                     Check::Rewrite(output) => {
-                        let id = run.calls[i].call.id.clone();
-                        run.calls[i].result.output.clone_from(&output);
-                        for message in run.transcript.iter_mut().rev() {
+                        let id = run.tool_calls[i].call.id.clone();
+                        run.tool_calls[i].result.output.clone_from(&output);
+                        for message in run.messages.iter_mut().rev() {
                             if let Message::Tool {
                                 tool_call_id,
                                 content,
@@ -214,7 +214,7 @@ impl Client {
                         }
                     }
                     Check::Trip(reason) => {
-                        let turn = run.calls[i].turn;
+                        let turn = run.tool_calls[i].turn;
                         return Some(self.tripped(
                             turn,
                             Stage::ToolResult,

@@ -11,8 +11,11 @@ use std::task::{Context, Poll};
 
 use futures_util::FutureExt as _;
 
+use crate::agent::run::StopReason;
+pub use crate::agent::turn_hook::{TurnDecision, TurnStart};
 use crate::model::Reply;
 use crate::model::message::{Message, ToolCall};
+use crate::tool::kit::Toolkit;
 use crate::tool::result::ToolResult;
 
 /// The future a [`Hooks`] method returns: [`HookFuture::ready`] for a hook that decides
@@ -83,7 +86,7 @@ impl<T> std::fmt::Debug for HookFuture<'_, T> {
 }
 
 /// What a [before-tool hook](Hooks::before_tool) decides about a call.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ToolDecision {
     /// Run the call as it is (or as an earlier hook rewrote it).
@@ -100,6 +103,14 @@ pub enum ToolDecision {
         /// The arguments to run the call with.
         arguments: String,
     },
+    /// Do not run the call: `result` is its result (a cache hit, a dry run, a canned
+    /// answer), fed back to the model as if the tool had given it. The after-tool hooks do
+    /// not run on it (as in the Python port); a result that is a suspension
+    /// ([`ToolResult::pending`]) suspends the call like the tool's own would.
+    Answer {
+        /// The call's result.
+        result: ToolResult,
+    },
 }
 
 impl ToolDecision {
@@ -115,6 +126,11 @@ impl ToolDecision {
         ToolDecision::Rewrite {
             arguments: arguments.to_string(),
         }
+    }
+
+    /// Answers the call with `result`; the tool does not run.
+    pub fn answer(result: ToolResult) -> Self {
+        ToolDecision::Answer { result }
     }
 }
 
@@ -145,8 +161,11 @@ impl ToolDecision {
 ///   answer; the hook sees the same call).
 /// - [`after_tool`](Hooks::after_tool): after every execution that ran, on its result
 ///   (a suspension included), before the loop looks at it.
-/// - [`before_turn`](Hooks::before_turn) / [`after_turn`](Hooks::after_turn): around
-///   each model turn, with the transcript the model is shown and the reply it gave.
+/// - [`before_turn`](Hooks::before_turn): before each model turn, with the turn, the
+///   model's name, the working transcript and the tools offered; it may replace the
+///   transcript or the tools, or abort the run ([`TurnDecision`]).
+/// - [`after_turn`](Hooks::after_turn): after each model turn, with the reply, whose
+///   [`raw`](crate::Reply::raw) is the provider's response as it came.
 ///
 /// A panicking hook never crashes the run: a before-tool hook that panics denies the
 /// call, an after-tool hook that panics withholds the result (the model gets an error
@@ -195,14 +214,15 @@ pub trait Hooks: Send + Sync {
         HookFuture::ready(())
     }
 
-    /// Runs before model turn `turn` (1-based within the run), with the transcript the
-    /// model is about to be shown.
-    fn before_turn<'a>(&'a self, turn: u32, transcript: &'a [Message]) -> HookFuture<'a, ()> {
-        let _ = (turn, transcript);
-        HookFuture::ready(())
+    /// Runs before a model turn is asked, and decides whether it is asked as planned, with
+    /// another transcript or other tools, or not at all ([`TurnDecision`]).
+    fn before_turn<'a>(&'a self, turn: TurnStart<'a>) -> HookFuture<'a, TurnDecision> {
+        let _ = turn;
+        HookFuture::ready(TurnDecision::Continue)
     }
 
-    /// Runs after model turn `turn` gave `reply` (its usage included).
+    /// Runs after model turn `turn` gave `reply` (its usage included, and the provider's
+    /// raw response in [`Reply::raw`](crate::Reply::raw) where the provider keeps it).
     fn after_turn<'a>(&'a self, turn: u32, reply: &'a Reply) -> HookFuture<'a, ()> {
         let _ = (turn, reply);
         HookFuture::ready(())
@@ -222,8 +242,8 @@ impl<H: Hooks + ?Sized> Hooks for Arc<H> {
         (**self).after_tool(call, result)
     }
 
-    fn before_turn<'a>(&'a self, turn: u32, transcript: &'a [Message]) -> HookFuture<'a, ()> {
-        (**self).before_turn(turn, transcript)
+    fn before_turn<'a>(&'a self, turn: TurnStart<'a>) -> HookFuture<'a, TurnDecision> {
+        (**self).before_turn(turn)
     }
 
     fn after_turn<'a>(&'a self, turn: u32, reply: &'a Reply) -> HookFuture<'a, ()> {
@@ -267,11 +287,11 @@ pub(crate) struct BeforeTurn<F>(pub(crate) F);
 
 impl<F, Fut> Hooks for BeforeTurn<F>
 where
-    F: Fn(u32, &[Message]) -> Fut + Send + Sync,
-    Fut: Future<Output = ()> + Send + 'static,
+    F: Fn(TurnStart<'_>) -> Fut + Send + Sync,
+    Fut: Future<Output = TurnDecision> + Send + 'static,
 {
-    fn before_turn<'a>(&'a self, turn: u32, transcript: &'a [Message]) -> HookFuture<'a, ()> {
-        HookFuture::new((self.0)(turn, transcript))
+    fn before_turn<'a>(&'a self, turn: TurnStart<'a>) -> HookFuture<'a, TurnDecision> {
+        HookFuture::new((self.0)(turn))
     }
 }
 
@@ -294,6 +314,15 @@ pub(crate) enum Gate<'c> {
     Run(Cow<'c, ToolCall>),
     /// Do not run it; the model reads this text.
     Deny(String),
+    /// Do not run it; this is its result.
+    Answer(ToolResult),
+}
+
+/// What the before-turn hooks replaced, all together.
+#[derive(Default)]
+pub(crate) struct Replaced {
+    pub(crate) messages: Option<Vec<Message>>,
+    pub(crate) tools: Option<Box<Toolkit>>,
 }
 
 /// Which of the four hook points a set of hooks takes part in.
@@ -387,6 +416,11 @@ impl HookChain {
         !self.before_tool.is_empty() || !self.after_tool.is_empty()
     }
 
+    /// Whether any hook runs before model turns.
+    pub(crate) fn on_turns(&self) -> bool {
+        !self.before_turn.is_empty()
+    }
+
     /// How many sets of hooks were added.
     pub(crate) fn len(&self) -> usize {
         self.count
@@ -468,18 +502,40 @@ impl HookChain {
         }
     }
 
-    /// `Err` names the hook that panicked.
+    /// Runs the before-turn hooks in order, each shown what the ones before it replaced.
+    /// `Err` is the reason the run stops: a hook aborted it, or panicked.
     pub(crate) async fn before_turn(
         &self,
         turn: u32,
-        transcript: &[Message],
-    ) -> Result<(), String> {
+        model: Option<&str>,
+        messages: &[Message],
+        tools: &Toolkit,
+    ) -> Result<Replaced, StopReason> {
+        let mut replaced = Replaced::default();
         for hooks in &self.before_turn {
-            guarded(|| hooks.before_turn(turn, transcript))
-                .await
-                .ok_or_else(|| format!("the before-turn hook of turn {turn} panicked"))?;
+            let start = TurnStart {
+                turn,
+                model,
+                messages: replaced.messages.as_deref().unwrap_or(messages),
+                tools: replaced.tools.as_deref().unwrap_or(tools),
+            };
+            match guarded(|| hooks.before_turn(start)).await {
+                None => {
+                    return Err(StopReason::Hook {
+                        message: format!("the before-turn hook of turn {turn} panicked"),
+                    });
+                }
+                Some(TurnDecision::Continue) => {}
+                Some(TurnDecision::Replace { messages, tools }) => {
+                    replaced.messages = messages.or(replaced.messages);
+                    replaced.tools = tools.or(replaced.tools);
+                }
+                Some(TurnDecision::Abort { reason }) => {
+                    return Err(StopReason::Aborted { reason });
+                }
+            }
         }
-        Ok(())
+        Ok(replaced)
     }
 
     /// `Err` names the hook that panicked.
@@ -499,6 +555,7 @@ fn apply<'c>(decision: Option<ToolDecision>, current: &mut Cow<'c, ToolCall>) ->
     match decision {
         Some(ToolDecision::Allow) => None,
         Some(ToolDecision::Deny { reason }) => Some(Gate::Deny(reason)),
+        Some(ToolDecision::Answer { result }) => Some(Gate::Answer(result)),
         Some(ToolDecision::Rewrite { arguments }) => {
             current.to_mut().arguments = arguments;
             None

@@ -125,7 +125,8 @@ impl UsageLimits {
     /// Why `run` may not run `more` tool calls, if it may not.
     pub(crate) fn before_calls(&self, run: &RunResult, more: usize) -> Option<StopReason> {
         let limit = self.tool_calls?;
-        (run.calls.len() + more > limit as usize).then_some(StopReason::ToolCallLimit { limit })
+        (run.tool_calls.len() + more > limit as usize)
+            .then_some(StopReason::ToolCallLimit { limit })
     }
 }
 
@@ -136,5 +137,14 @@ impl Client {
     pub fn usage_limits(mut self, limits: UsageLimits) -> Self {
         self.options.limits = limits;
         self
+    }
+}
+
+/// A duration as a person reads it in a message: whole seconds, or milliseconds.
+pub(crate) fn humanize(d: std::time::Duration) -> String {
+    if d.subsec_millis() == 0 && d.as_secs() > 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
     }
 }

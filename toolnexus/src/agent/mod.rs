@@ -6,7 +6,8 @@
 //! [`RunStatus`], [`Event`], [`Compaction`]); the rest of the loop is here:
 //!
 //! - guardrails that pass, rewrite or trip: [`Guardrail`], its [`Check`] and [`Stage`];
-//! - steering a run: [`Hooks`] and [`ToolDecision`] (with [`HookFuture`]), and
+//! - steering a run: [`Hooks`], [`ToolDecision`], [`TurnStart`] and [`TurnDecision`]
+//!   (with [`HookFuture`]), and
 //!   [`IntoWaitOutcome`] for what a `wait_for` slot gives;
 //! - what a run reports: [`CallRecord`] and [`CallStatus`] per call, [`StopReason`] for a
 //!   run that stopped early;
@@ -47,6 +48,7 @@ pub(crate) mod stream;
 pub(crate) mod talk;
 pub(crate) mod trace;
 pub(crate) mod turn;
+pub(crate) mod turn_hook;
 pub(crate) mod typed;
 
 pub use as_tool::{AGENT_KEY, AGENT_STATE_KEY, DEFAULT_MAX_DEPTH};
@@ -57,7 +59,7 @@ pub use compaction::{
 pub use conversation::{ConversationStore, InMemoryConversations};
 pub use events::{Borrowed, Event, Form, Owned, OwnedEvent};
 pub use guardrail::{Check, Guardrail, Stage};
-pub use hooks::{HookFuture, Hooks, ToolDecision};
+pub use hooks::{HookFuture, Hooks, ToolDecision, TurnDecision, TurnStart};
 pub use journal::StoreError;
 #[cfg(feature = "__store")]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]

@@ -28,7 +28,7 @@ pub struct Halted {
 impl From<RunResult> for Halted {
     fn from(run: RunResult) -> Halted {
         Halted {
-            transcript: run.transcript,
+            transcript: run.messages,
             compacted: run.compacted,
             id: run.id,
         }
@@ -38,7 +38,7 @@ impl From<RunResult> for Halted {
 impl From<&RunResult> for Halted {
     fn from(run: &RunResult) -> Halted {
         Halted {
-            transcript: run.transcript.clone(),
+            transcript: run.messages.clone(),
             compacted: run.compacted.clone(),
             id: run.id.clone(),
         }

@@ -4,6 +4,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+mod form;
+
 use crate::model::Usage;
 use crate::model::message::{Message, ToolCall};
 use crate::tool::request::{Answer, Request};
@@ -19,7 +21,32 @@ use crate::tool::result::ToolResult;
 /// It is serde-serializable, so a run that halted on a suspension can be written to disk,
 /// read back in another process and resumed with
 /// [`Client::resume`](crate::Client::resume).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// # JSON form
+///
+/// The contract's `RunResult`, as the Python port writes it: `status` is the string
+/// `"done"`, `"pending"` or `"incomplete"`; `limit` names what stopped an incomplete run
+/// (`"maxTurns"`, `"timeout"`, …, see [`StopReason::limit`]) and `reason` holds this
+/// crate's whole [`StopReason`]; then `text`, `messages`, `tool_calls` (each
+/// `{id, name, args, output, is_error, metadata?, parts?, turn, status, request?,
+/// answer?}`, see [`CallRecord`]), `tool_call_count`, `turns`, `usage` (with
+/// `total_tokens`), `model`, `pending`, `id`, `compacted`. JSON written by earlier builds
+/// (`transcript`, `calls`, the object-shaped `status: {"state": …}`) still loads.
+///
+/// ```
+/// use toolnexus::{Client, Reply, ScriptedModel, Toolkit};
+///
+/// let client = Client::new(ScriptedModel::new([Reply::text("Hello")]));
+/// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+/// let run = rt.block_on(client.run("Hi", &Toolkit::new()));
+/// let json = serde_json::to_value(&run).unwrap();
+/// assert_eq!(json["status"], "done");
+/// assert_eq!(json["tool_call_count"], 0);
+/// assert_eq!(json["messages"][1]["content"], "Hello");
+/// let back: toolnexus::RunResult = serde_json::from_value(json).unwrap();
+/// assert_eq!(back, run);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunResult {
     /// Whether the run finished, halted on a request, or stopped early.
     pub status: RunStatus,
@@ -28,47 +55,45 @@ pub struct RunResult {
     /// [pending](RunStatus::Pending), the prompt of the request it halted on.
     pub text: String,
     /// The whole conversation, including any transcript the run continued.
-    pub transcript: Vec<Message>,
+    pub messages: Vec<Message>,
     /// Every tool call this run executed or resolved, turn by turn, in call order.
-    pub calls: Vec<CallRecord>,
+    pub tool_calls: Vec<CallRecord>,
     /// How many times this run called the model.
     pub turns: u32,
     /// The tokens those turns cost, summed.
     pub usage: Usage,
     /// The request the run halted on, when [`status`](RunResult::status) is
     /// [`RunStatus::Pending`] (or incomplete on [`StopReason::WaitFor`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending: Option<Request>,
     /// The run's id in the run store, for a client
     /// [with a store](crate::Client::with_store); for a run of a conversation the client
     /// keeps itself ([`Client::ask`](crate::Client::ask) without a store),
     /// `session:<conversation id>/run_<uuid>`, by which [`Client::resume`](crate::Client::resume)
     /// brings the conversation up to date; `None` otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// How the transcript the model is shown was compacted, for a client with
     /// [`compaction`](crate::Client::compaction) whose run went over its budget; `None`
-    /// otherwise. [`transcript`](RunResult::transcript) stays whole:
+    /// otherwise. [`messages`](RunResult::messages) stay whole:
     /// [`Compacted::apply`](crate::agent::Compacted::apply) gives the compacted one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compacted: Option<crate::agent::compaction::Compacted>,
-    /// The model that answered this run's last model turn, as [`Reply::model`](crate::Reply::model)
-    /// names it (`provider/model`): with a [`FallbackModel`](crate::model::FallbackModel)
-    /// or a [`Router`](crate::model::Router), the one of theirs that answered. Each
-    /// turn's is on its [`ModelTurnFinished`](crate::Event::ModelTurnFinished) event.
-    /// `None` before the first turn, or when nothing names the model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The model that answered this run's last model turn: its name as the requests
+    /// carried it ([`Model::model_name`](crate::Model::model_name), `gpt-4o-mini`), the
+    /// contract's `model` as the Python port reports it; with a
+    /// [`FallbackModel`](crate::model::FallbackModel) or a [`Router`](crate::model::Router),
+    /// the one of theirs that answered, as `provider/model`. Each turn's `provider/model`
+    /// is on its [`ModelTurnFinished`](crate::Event::ModelTurnFinished) event. `None`
+    /// before the first turn, or when nothing names the model.
     pub model: Option<String>,
 }
 
 impl RunResult {
-    /// A run on `transcript` that has not called the model yet.
-    pub(crate) fn empty(transcript: Vec<Message>) -> RunResult {
+    /// A run on `messages` that has not called the model yet.
+    pub(crate) fn empty(messages: Vec<Message>) -> RunResult {
         RunResult {
             status: RunStatus::Done,
             text: String::new(),
-            transcript,
-            calls: Vec::new(),
+            messages,
+            tool_calls: Vec::new(),
             turns: 0,
             usage: Usage::default(),
             pending: None,
@@ -91,11 +116,31 @@ impl RunResult {
     /// The calls that failed. Suspensions, and their declined or unresolved outcomes,
     /// are not tool errors and are never counted here.
     pub fn tool_errors(&self) -> impl Iterator<Item = &CallRecord> {
-        self.calls.iter().filter(|c| c.is_tool_error())
+        self.tool_calls.iter().filter(|c| c.is_tool_error())
+    }
+
+    /// How many tool calls the run made: `tool_calls.len()`, the contract's
+    /// `tool_call_count`.
+    pub fn tool_call_count(&self) -> usize {
+        self.tool_calls.len()
+    }
+
+    /// What stopped an [incomplete](RunStatus::Incomplete) run, in the contract's words
+    /// (`"maxTurns"`, `"timeout"`, …: [`StopReason::limit`]); `None` for a run that is done
+    /// or pending.
+    pub fn limit(&self) -> Option<&str> {
+        match &self.status {
+            RunStatus::Incomplete { reason } => Some(reason.limit()),
+            _ => None,
+        }
     }
 }
 
 /// How a run ended.
+///
+/// Inside a [`RunResult`]'s JSON it is the contract's string (`"done"`, `"pending"`,
+/// `"incomplete"`, see [`RunStatus::as_str`]) with the reason beside it; on its own it
+/// keeps the object form earlier builds wrote, `{"state": "incomplete", "reason": {…}}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
 #[non_exhaustive]
@@ -113,6 +158,17 @@ pub enum RunStatus {
         /// What stopped it.
         reason: StopReason,
     },
+}
+
+impl RunStatus {
+    /// The contract's name of the status: `"done"`, `"pending"` or `"incomplete"`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            RunStatus::Done => "done",
+            RunStatus::Pending => "pending",
+            RunStatus::Incomplete { .. } => "incomplete",
+        }
+    }
 }
 
 /// Why a run stopped before the model answered.
@@ -153,6 +209,13 @@ pub enum StopReason {
     Hook {
         /// Which hook, and what it said.
         message: String,
+    },
+    /// A [before-turn hook](crate::agent::Hooks::before_turn) aborted the run
+    /// ([`TurnDecision::Abort`](crate::agent::TurnDecision::Abort)) before the model was
+    /// asked.
+    Aborted {
+        /// The reason the hook gave.
+        reason: String,
     },
     /// The [run store](crate::Client::with_store) refused or failed a write (unreachable,
     /// locked, or the lease was lost to another worker). The last checkpoint stands:
@@ -215,6 +278,40 @@ pub enum StopReason {
         /// What was wrong with the last output.
         message: String,
     },
+    /// A limit this crate has no variant for, named by another port's `RunResult` (its
+    /// `limit`, e.g. the Python port's `"completion"`), read from JSON that carries no
+    /// `reason`.
+    Named {
+        /// The limit's name.
+        limit: String,
+    },
+}
+
+impl StopReason {
+    /// The contract's name for what stopped the run (a `RunResult`'s `limit`):
+    /// `"maxTurns"`, `"timeout"` (a deadline), `"cancelled"`, `"modelError"`, `"waitFor"`,
+    /// `"hook"`, `"aborted"`, `"store"`, `"totalTokens"`, `"requests"`, `"toolCalls"`, `"compaction"`,
+    /// `"cost"`, `"guardrail"`, `"output"`, or a [`Named`](StopReason::Named) one.
+    pub fn limit(&self) -> &str {
+        match self {
+            StopReason::MaxTurns { .. } => "maxTurns",
+            StopReason::ModelError { .. } => "modelError",
+            StopReason::Cancelled => "cancelled",
+            StopReason::Deadline { .. } => "timeout",
+            StopReason::WaitFor { .. } => "waitFor",
+            StopReason::Hook { .. } => "hook",
+            StopReason::Aborted { .. } => "aborted",
+            StopReason::Store { .. } => "store",
+            StopReason::TokenLimit { .. } => "totalTokens",
+            StopReason::RequestLimit { .. } => "requests",
+            StopReason::ToolCallLimit { .. } => "toolCalls",
+            StopReason::Compaction { .. } => "compaction",
+            StopReason::SpendLimit { .. } => "cost",
+            StopReason::Guardrail { .. } => "guardrail",
+            StopReason::InvalidOutput { .. } => "output",
+            StopReason::Named { limit } => limit,
+        }
+    }
 }
 
 impl fmt::Display for StopReason {
@@ -230,6 +327,9 @@ impl fmt::Display for StopReason {
                 write!(f, "wait_for failed on request `{request}`: {message}")
             }
             StopReason::Hook { message } => write!(f, "hook failed: {message}"),
+            StopReason::Aborted { reason } => {
+                write!(f, "a before-turn hook aborted the run: {reason}")
+            }
             StopReason::Store { message } => write!(f, "run store failed: {message}"),
             StopReason::TokenLimit { limit } => {
                 write!(f, "the run reached its limit of {limit} tokens")
@@ -259,13 +359,19 @@ impl fmt::Display for StopReason {
                 f,
                 "the output did not validate after {retries} retries: {message}"
             ),
+            StopReason::Named { limit } => write!(f, "the run reached its `{limit}` limit"),
         }
     }
 }
 
 /// One tool call of a run: what was asked, what came back, and how a suspension on the
 /// way was resolved.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Its JSON is the contract's flat tool-call record, `{name, args, output, is_error,
+/// metadata}` (`args` the parsed arguments; the raw text when they are not JSON), with
+/// this crate's `id`, `parts`, `turn`, `status`, `request` and `answer` beside them. The
+/// nested form earlier builds wrote (`{turn, call, result, status, …}`) still loads.
+#[derive(Debug, Clone, PartialEq)]
 pub struct CallRecord {
     /// The model turn (1-based, within this run) that asked for the call; `0` for a call
     /// of a halted turn finished by a resume.
@@ -278,10 +384,8 @@ pub struct CallRecord {
     /// How the call ended.
     pub status: CallStatus,
     /// The request the call suspended on, if it did.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request: Option<Request>,
     /// The answer the request got, if it got one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer: Option<Answer>,
 }
 
@@ -316,4 +420,11 @@ pub enum CallStatus {
     /// The run stopped (cancelled, or past its deadline) before the call finished; the
     /// model will read `cancelled: …` (or `unanswered: <prompt> …` for a suspension).
     Cancelled,
+}
+
+/// The arguments' JSON text as a value: the parsed arguments, or the text itself when it
+/// is not JSON (so it reads back unchanged).
+pub(crate) fn args_value(arguments: &str) -> serde_json::Value {
+    serde_json::from_str(arguments)
+        .unwrap_or_else(|_| serde_json::Value::String(arguments.to_owned()))
 }

@@ -93,6 +93,7 @@ fn stop_kind(reason: &StopReason) -> &'static str {
         StopReason::Deadline { .. } => "deadline",
         StopReason::WaitFor { .. } => "wait_for",
         StopReason::Hook { .. } => "hook",
+        StopReason::Aborted { .. } => "aborted",
         StopReason::Store { .. } => "store",
         StopReason::TokenLimit { .. } => "token_limit",
         StopReason::RequestLimit { .. } => "request_limit",
@@ -101,6 +102,7 @@ fn stop_kind(reason: &StopReason) -> &'static str {
         StopReason::InvalidOutput { .. } => "invalid_output",
         StopReason::SpendLimit { .. } => "spend_limit",
         StopReason::Guardrail { .. } => "guardrail",
+        StopReason::Named { .. } => "named",
     }
 }
 

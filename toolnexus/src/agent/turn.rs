@@ -442,7 +442,7 @@ async fn wait(wait_for: &WaitFor, request: &Request, limit: Option<Duration>) ->
         Some(limit) => match tokio::time::timeout(limit, asked).await {
             Ok(outcome) => outcome,
             Err(_) => {
-                let reason = format!("no answer within {}", humanize(limit));
+                let reason = format!("no answer within {}", crate::agent::limits::humanize(limit));
                 return Waited::Answer(request.decline(reason));
             }
         },
@@ -451,14 +451,6 @@ async fn wait(wait_for: &WaitFor, request: &Request, limit: Option<Duration>) ->
         Ok(Ok(answer)) => Waited::Answer(answer),
         Ok(Err(message)) => Waited::Failed(message),
         Err(_) => Waited::Panicked,
-    }
-}
-
-fn humanize(d: Duration) -> String {
-    if d.subsec_millis() == 0 && d.as_secs() > 0 {
-        format!("{}s", d.as_secs())
-    } else {
-        format!("{}ms", d.as_millis())
     }
 }
 
@@ -553,6 +545,7 @@ async fn hooked(
     let call = match gate {
         Gate::Run(call) => call,
         Gate::Deny(reason) => return (ToolResult::error(format!("denied: {reason}")), true),
+        Gate::Answer(result) => return (result, false),
     };
     env.events()
         .emit(Event::ToolCallStarted { turn, call: &call });

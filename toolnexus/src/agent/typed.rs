@@ -388,7 +388,7 @@ impl Client {
     /// let typed = rt.block_on(client.run_typed::<Verdict>("Review PR 7", &Toolkit::new())).unwrap();
     /// let verdict = typed.value.unwrap();
     /// assert!(verdict.approve);
-    /// assert!(typed.run.calls[0].result.output.contains("approve"));
+    /// assert!(typed.run.tool_calls[0].result.output.contains("approve"));
     /// ```
     pub async fn run_typed<T: DeserializeOwned + JsonSchema>(
         &self,

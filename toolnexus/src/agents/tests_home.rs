@@ -132,9 +132,9 @@ async fn an_agent_is_a_tool_whose_suspension_resumes_its_own_runtime() {
         .resume(halted, request.answer("Lisbon"), &toolkit)
         .await
         .unwrap();
-    assert_eq!(run.calls[0].result.output, "Lisbon it is.");
+    assert_eq!(run.tool_calls[0].result.output, "Lisbon it is.");
     assert_eq!(
-        run.calls[0].result.metadata.as_ref().unwrap()["agent"],
+        run.tool_calls[0].result.metadata.as_ref().unwrap()["agent"],
         "helper"
     );
     assert_eq!(run.text, "Done.");

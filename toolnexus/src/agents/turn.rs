@@ -288,7 +288,7 @@ impl Inner {
             RunStatus::Done => {
                 node.state = HandleState::Idle;
                 node.consume();
-                node.transcript = Some(run.transcript.clone());
+                node.transcript = Some(run.messages.clone());
                 self.note(format!("{id}: running→idle (done, turns={})", run.turns));
                 node.result(TaskStatus::Done, run.text.clone())
             }
@@ -313,7 +313,7 @@ impl Inner {
             } => {
                 node.state = HandleState::Idle;
                 node.consume();
-                node.transcript = Some(run.transcript.clone());
+                node.transcript = Some(run.messages.clone());
                 self.note(format!(
                     "{id}: running→idle (incomplete at maxTurns {})",
                     node.max_turns
@@ -328,7 +328,7 @@ impl Inner {
                 let limit = live.unwrap_or(Limit::MaxTokens);
                 node.state = HandleState::Idle;
                 node.consume();
-                node.transcript = Some(run.transcript.clone());
+                node.transcript = Some(run.messages.clone());
                 self.note(format!(
                     "{id}: running→idle (incomplete: {limit} exhausted mid-turn)"
                 ));

@@ -285,6 +285,13 @@ pub struct Reply {
     /// model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The provider's response as it came, for an [after-turn hook](crate::agent::Hooks::after_turn)
+    /// to read (logging, cost, tracing): the whole JSON body of a Chat Completions
+    /// response; for a streamed one, `{"streamed": true, "usage": …}` with the usage the
+    /// stream reported (as the Python port gives its `after_llm` hook). `None` where the
+    /// provider keeps none. Not part of the transcript, and not serialized.
+    #[serde(skip)]
+    pub raw: Option<Box<serde_json::Value>>,
 }
 
 /// Why a model ended its turn, in one vocabulary across providers (see

@@ -15,6 +15,9 @@ use crate::model::price::Cost;
 /// `completion_tokens` the whole completion, reasoning included: the three details are
 /// parts of those totals, never extra. A detail the provider does not report is 0.
 ///
+/// Its JSON carries `total_tokens` (prompt plus completion) beside the two counts, as the
+/// contract's `usage` does; reading JSON ignores it (the total is always the sum).
+///
 /// ```
 /// use toolnexus::Usage;
 ///
@@ -25,7 +28,7 @@ use crate::model::price::Cost;
 /// let cached = Usage::new(1_000, 50).with_cache(900, 0).with_reasoning(20);
 /// assert_eq!((cached + cached).cache_read_tokens, 1_800);
 /// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize)]
 pub struct Usage {
     /// Tokens read (the transcript and the tool list), cached ones included.
     #[serde(default)]
@@ -56,6 +59,37 @@ pub struct Usage {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+/// [`Usage`]'s JSON form: its fields, with `total_tokens` after the two counts.
+#[derive(Serialize)]
+struct UsageForm<'a> {
+    prompt_tokens: u64,
+    completion_tokens: u64,
+    total_tokens: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    cache_read_tokens: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    cache_write_tokens: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    reasoning_tokens: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cost: Option<&'a Cost>,
+}
+
+impl Serialize for Usage {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        UsageForm {
+            prompt_tokens: self.prompt_tokens,
+            completion_tokens: self.completion_tokens,
+            total_tokens: self.total_tokens(),
+            cache_read_tokens: self.cache_read_tokens,
+            cache_write_tokens: self.cache_write_tokens,
+            reasoning_tokens: self.reasoning_tokens,
+            cost: self.cost.as_ref(),
+        }
+        .serialize(serializer)
+    }
 }
 
 impl Usage {

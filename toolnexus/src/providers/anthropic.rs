@@ -227,6 +227,7 @@ impl Anthropic {
             finish_reason: response.stop_reason.as_deref().map(finish_reason),
             native,
             model: None,
+            raw: None,
         })
     }
 }

@@ -100,6 +100,7 @@ pub(crate) fn parse(body: &[u8]) -> Result<Reply, ModelError> {
         finish_reason: response.stop_reason.as_deref().map(finish_reason),
         native: reasoned.then(|| Box::new(NativeTurn::new(NATIVE, Value::Array(content)))),
         model: None,
+        raw: None,
     })
 }
 

@@ -96,6 +96,7 @@ mod http;
 mod openai;
 #[cfg(feature = "openai")]
 mod openai_family;
+mod openai_wire;
 mod output;
 #[cfg(feature = "openai")]
 mod responses;

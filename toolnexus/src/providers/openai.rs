@@ -10,6 +10,7 @@ use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
 use crate::providers::http::{Auth, Transport, describe_error};
 use crate::providers::openai_family::{check, mode};
+use crate::providers::openai_wire::{Chunk, WireUsage};
 use crate::providers::settings::refuse;
 use crate::providers::skeleton::{
     Protocol, encode, listing, model_settings, provider_spec, strict_setting,
@@ -203,6 +204,7 @@ impl OpenAi {
             finish_reason: finish,
             native: None,
             model: None,
+            raw: serde_json::from_slice(body).ok().map(Box::new),
         })
     }
 }
@@ -527,74 +529,4 @@ struct ResponseMessage {
     content: Option<String>,
     refusal: Option<String>,
     tool_calls: Option<Vec<ToolCall>>,
-}
-
-#[derive(Deserialize)]
-struct WireUsage {
-    #[serde(default)]
-    prompt_tokens: u64,
-    #[serde(default)]
-    completion_tokens: u64,
-    prompt_tokens_details: Option<PromptDetails>,
-    completion_tokens_details: Option<CompletionDetails>,
-}
-
-#[derive(Deserialize)]
-struct PromptDetails {
-    cached_tokens: Option<u64>,
-}
-
-#[derive(Deserialize)]
-struct CompletionDetails {
-    reasoning_tokens: Option<u64>,
-}
-
-impl From<WireUsage> for Usage {
-    fn from(usage: WireUsage) -> Usage {
-        let cached = usage.prompt_tokens_details.and_then(|d| d.cached_tokens);
-        let reasoning = usage
-            .completion_tokens_details
-            .and_then(|d| d.reasoning_tokens);
-        Usage::new(usage.prompt_tokens, usage.completion_tokens)
-            .with_cache(cached.unwrap_or(0), 0)
-            .with_reasoning(reasoning.unwrap_or(0))
-    }
-}
-
-#[derive(Deserialize)]
-struct Chunk {
-    #[serde(default)]
-    choices: Vec<ChunkChoice>,
-    usage: Option<WireUsage>,
-    error: Option<serde_json::Value>,
-}
-
-#[derive(Deserialize)]
-struct ChunkChoice {
-    #[serde(default)]
-    index: usize,
-    #[serde(default)]
-    delta: ChunkDelta,
-    finish_reason: Option<String>,
-}
-
-#[derive(Deserialize, Default)]
-struct ChunkDelta {
-    content: Option<String>,
-    refusal: Option<String>,
-    tool_calls: Option<Vec<CallDelta>>,
-}
-
-#[derive(Deserialize)]
-struct CallDelta {
-    #[serde(default)]
-    index: usize,
-    id: Option<String>,
-    function: Option<FunctionDelta>,
-}
-
-#[derive(Deserialize, Default)]
-struct FunctionDelta {
-    name: Option<String>,
-    arguments: Option<String>,
 }

@@ -356,6 +356,7 @@ pub(crate) fn reply(response: Response) -> Result<Reply, ModelError> {
         finish_reason: Some(finish),
         native,
         model: None,
+        raw: None,
     })
 }
 

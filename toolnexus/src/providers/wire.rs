@@ -160,6 +160,7 @@ impl<'s> Assembly<'s> {
                 ToolCall::new(call.id, call.name, arguments)
             })
             .collect();
+        let raw = serde_json::json!({"streamed": true, "usage": self.usage});
         Reply {
             content: (!self.text.is_empty()).then_some(self.text),
             tool_calls,
@@ -167,6 +168,7 @@ impl<'s> Assembly<'s> {
             finish_reason: self.finish,
             native: None,
             model: None,
+            raw: Some(Box::new(raw)),
         }
     }
 }

@@ -186,7 +186,7 @@ mod object {
                 .map(Json::into_inner)
                 .unwrap_or_default();
             let run = self.0.run_in(&ctx, transcript, prompt).await?;
-            ctx.set(TRANSCRIPT, Json(run.transcript.clone()));
+            ctx.set(TRANSCRIPT, Json(run.messages.clone()));
             Ok(Json(
                 serde_json::to_value(&run).map_err(HandlerError::from)?,
             ))

@@ -387,7 +387,7 @@ impl Engine {
         parked: &[Parked<'_>],
     ) -> Result<(), StoreError> {
         let doing = || StoreError::unavailable(format!("recording the end of run `{id}`"));
-        let transcript = to_json(&run.transcript);
+        let transcript = to_json(&run.messages);
         let result = to_json(run);
         let status = if parked.is_empty() {
             "finished"

@@ -61,7 +61,7 @@ use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt as _;
 
-use crate::agent::hooks::HookFuture;
+use crate::agent::hooks::{HookFuture, TurnDecision, TurnStart};
 use crate::model::Model;
 
 pub use error::TranslateError;
@@ -75,16 +75,17 @@ pub use result::{TranslateResult, TranslatedCall};
 /// `model` is asked once, with [`Model::complete_with`] and the request's settings (its
 /// `max_tokens` and `tool_choice` over them), so a provider's own settings, retries and
 /// timeouts apply as in the loop, and the turn has its `chat` span. The request's hooks
-/// see the turn: [`before_turn`](crate::agent::Hooks::before_turn) and
-/// [`after_turn`](crate::agent::Hooks::after_turn) once each (turn 1); the tool hooks never
-/// fire, since no tool runs.
+/// see the turn: [`before_turn`](crate::Hooks::before_turn) and
+/// [`after_turn`](crate::Hooks::after_turn) once each (turn 1); the tool hooks never
+/// fire, since no tool runs. A before-turn hook's abort fails the call
+/// ([`TranslateError::Hook`]); what it replaces is not applied (the request is the turn).
 ///
 /// # Errors
 ///
 /// [`TranslateError::Request`] for a request that cannot be translated, naming the
 /// place (`messages[2].tool_calls[0].id`) before anything is sent;
 /// [`TranslateError::Model`] when the model fails (a refused setting, a network error,
-/// an error response); [`TranslateError::Hook`] when a hook panics.
+/// an error response); [`TranslateError::Hook`] when a hook panics or aborts.
 pub async fn translate(
     model: &dyn Model,
     request: &TranslateRequest,
@@ -100,9 +101,20 @@ pub async fn translate(
         settings.max_tokens = Some(max_tokens);
     }
     for hooks in &request.hooks {
-        guarded(|| hooks.before_turn(1, &transcript))
+        let start = TurnStart {
+            turn: 1,
+            model: model.model_name(),
+            messages: &transcript,
+            tools: &toolkit,
+        };
+        let decided = guarded(|| hooks.before_turn(start))
             .await
             .ok_or_else(|| TranslateError::Hook("a before-turn hook panicked".to_owned()))?;
+        if let TurnDecision::Abort { reason } = decided {
+            return Err(TranslateError::Hook(format!(
+                "a before-turn hook aborted the call: {reason}"
+            )));
+        }
     }
     let turn = model.complete_with(&transcript, &toolkit, &settings, None);
     let reply = crate::agent::trace::chat(model, &settings, None, turn)

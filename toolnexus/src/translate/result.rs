@@ -1,6 +1,6 @@
 //! [`TranslateResult`]: one turn, in OpenAI's shapes.
 
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::model::message::ToolCall;
@@ -26,7 +26,6 @@ pub struct TranslateResult {
     /// value is given.
     pub finish_reason: FinishReason,
     /// The tokens this call cost.
-    #[serde(serialize_with = "usage_with_total")]
     pub usage: Usage,
     /// The model's name, as sent to the provider (empty when the model has none).
     pub model: String,
@@ -106,13 +105,6 @@ fn finish_reason(called: bool, reason: Option<FinishReason>) -> FinishReason {
         Some(FinishReason::Refusal | FinishReason::ContentFilter) => FinishReason::ContentFilter,
         _ => FinishReason::Stop,
     }
-}
-
-/// [`Usage`] with OpenAI's `total_tokens` beside its fields.
-fn usage_with_total<S: Serializer>(usage: &Usage, serializer: S) -> Result<S::Ok, S::Error> {
-    let mut value = serde_json::to_value(usage).map_err(serde::ser::Error::custom)?;
-    value["total_tokens"] = usage.total_tokens().into();
-    value.serialize(serializer)
 }
 
 #[cfg(test)]

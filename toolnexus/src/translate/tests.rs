@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde_json::{Value, json};
 
 use super::{TranslateError, TranslateRequest, translate};
-use crate::agent::hooks::{HookFuture, Hooks, ToolDecision};
+use crate::agent::hooks::{HookFuture, Hooks, ToolDecision, TurnDecision, TurnStart};
 use crate::model::message::{Message, ToolCall};
 use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::model::{FinishReason, Reply, ScriptedModel, Usage};
@@ -179,10 +179,10 @@ impl Hooks for Counting {
         self.tools.fetch_add(1, Ordering::SeqCst);
         HookFuture::ready(())
     }
-    fn before_turn<'a>(&'a self, turn: u32, transcript: &'a [Message]) -> HookFuture<'a, ()> {
-        assert_eq!((turn, transcript.len()), (1, 1));
+    fn before_turn<'a>(&'a self, turn: TurnStart<'a>) -> HookFuture<'a, TurnDecision> {
+        assert_eq!((turn.turn, turn.messages.len()), (1, 1));
         self.before.fetch_add(1, Ordering::SeqCst);
-        HookFuture::ready(())
+        HookFuture::ready(TurnDecision::Continue)
     }
     fn after_turn<'a>(&'a self, turn: u32, reply: &'a Reply) -> HookFuture<'a, ()> {
         assert_eq!((turn, reply.tool_calls.len()), (1, 1));
@@ -207,7 +207,7 @@ fn the_turn_hooks_fire_once_and_the_tool_hooks_never() {
 struct Panics;
 
 impl Hooks for Panics {
-    fn before_turn<'a>(&'a self, _: u32, _: &'a [Message]) -> HookFuture<'a, ()> {
+    fn before_turn<'a>(&'a self, _: TurnStart<'a>) -> HookFuture<'a, TurnDecision> {
         panic!("boom")
     }
 }

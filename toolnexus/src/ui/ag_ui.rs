@@ -510,7 +510,7 @@ impl Translate {
 
 /// The id of the call a halted run is parked on.
 fn parked_call(run: &RunResult) -> Option<&str> {
-    run.calls
+    run.tool_calls
         .iter()
         .rev()
         .find(|c| c.status == CallStatus::Pending)

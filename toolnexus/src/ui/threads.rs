@@ -174,7 +174,7 @@ impl Threads {
         let bytes = if self.stored {
             0
         } else {
-            json_len(&run.transcript)
+            json_len(&run.messages)
         };
         let mut state = self.lock();
         let state = &mut *state;
@@ -217,7 +217,7 @@ impl Threads {
                 );
             }
             if !self.stored {
-                kept.transcript = run.transcript.clone();
+                kept.transcript = run.messages.clone();
             }
             Ok(())
         };

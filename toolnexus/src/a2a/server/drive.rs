@@ -271,7 +271,7 @@ impl Engine {
                 .save_context(
                     owner,
                     context,
-                    wire::to_value(&run.transcript),
+                    wire::to_value(&run.messages),
                     self.expiry(now_ms()),
                 )
                 .await;
@@ -333,7 +333,7 @@ async fn resume(
         }
     }
     client
-        .resume(run.transcript, answer, toolkit)
+        .resume(run.messages, answer, toolkit)
         .await
         .map_err(|e| e.to_string())
 }

@@ -58,7 +58,7 @@ enum Summarizer {
 ///
 /// The compacted transcript then grows turn by turn, and is compacted again (its summary
 /// summarized with what followed) whenever it is over the budget. The run keeps its full
-/// transcript ([`RunResult::transcript`](crate::RunResult::transcript), and the run
+/// transcript ([`RunResult::messages`](crate::RunResult::messages), and the run
 /// store's record): only what the model is shown is compacted, and
 /// [`RunResult::compacted`](crate::RunResult::compacted) says how.
 ///

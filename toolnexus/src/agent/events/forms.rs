@@ -40,6 +40,11 @@ impl Event<'_, Borrowed> {
                 turn,
                 reply: Box::new(reply.clone()),
             },
+            Event::ToolCall { turn, call } => Event::ToolCall {
+                turn,
+                call: Box::new(call.clone()),
+            },
+            Event::Usage { usage } => Event::Usage { usage },
             Event::ToolCallStarted { turn, call } => Event::ToolCallStarted {
                 turn,
                 call: Box::new(call.clone()),
@@ -145,6 +150,8 @@ impl<'a> Event<'a, Borrowed> {
                 arguments,
             },
             Event::ModelTurnFinished { turn, reply } => Event::ModelTurnFinished { turn, reply },
+            Event::ToolCall { turn, call } => Event::ToolCall { turn, call },
+            Event::Usage { usage } => Event::Usage { usage },
             Event::ToolCallStarted { turn, call } => Event::ToolCallStarted { turn, call },
             Event::ToolCallFinished {
                 turn,
@@ -255,6 +262,11 @@ impl Clone for Event<'_, Owned> {
                 turn: *turn,
                 reply: reply.clone(),
             },
+            Event::ToolCall { turn, call } => Event::ToolCall {
+                turn: *turn,
+                call: call.clone(),
+            },
+            Event::Usage { usage } => Event::Usage { usage: *usage },
             Event::ToolCallStarted { turn, call } => Event::ToolCallStarted {
                 turn: *turn,
                 call: call.clone(),

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use crate::agent::run::{CallStatus, RunResult};
 use crate::model::Reply;
 use crate::model::message::ToolCall;
+use crate::model::usage::Usage;
 use crate::tool::caller::{LogLevel, ToolView};
 use crate::tool::request::Request;
 use crate::tool::result::ToolResult;
@@ -65,11 +66,13 @@ pub type OwnedEvent = Event<'static, Owned>;
 /// [`ModelTurnStarted`](Event::ModelTurnStarted), any deltas
 /// ([`TextDelta`](Event::TextDelta), [`ReasoningDelta`](Event::ReasoningDelta),
 /// [`ToolCallDelta`](Event::ToolCallDelta)) as the model streams them,
-/// [`ModelTurnFinished`](Event::ModelTurnFinished) (with the turn's usage); then for each
+/// [`ModelTurnFinished`](Event::ModelTurnFinished) (with the turn's usage) and one
+/// [`ToolCall`](Event::ToolCall) per call the turn asks for; then for each
 /// call [`ToolCallStarted`](Event::ToolCallStarted) and
 /// [`ToolCallFinished`](Event::ToolCallFinished) (interleaved across calls when they run
 /// concurrently), with [`Pending`](Event::Pending) between them when the call suspends;
-/// and [`RunFinished`](Event::RunFinished) last, exactly once. A running call may report
+/// and, when the model answered, [`Usage`](Event::Usage), then
+/// [`RunFinished`](Event::RunFinished) last, exactly once. A running call may report
 /// [`Progress`](Event::Progress) and [`Log`](Event::Log) lines, and a
 /// [`View`](Event::View), between its start and finish. A stream starts with
 /// [`RunStarted`](Event::RunStarted), which listeners do not
@@ -79,28 +82,34 @@ pub type OwnedEvent = Event<'static, Owned>;
 ///
 /// `Event` is `Serialize`, in a form that is a wire contract (it changes only with a new
 /// major version; new event types may be added, so a reader skips types it does not
-/// know): one object per event, its kind under `"type"` in `snake_case`, its fields in
-/// `snake_case` beside it. Values of the crate's own types keep their own serde forms
-/// ([`ToolResult`], [`Request`], [`RunResult`], [`Usage`](crate::Usage)); a tool call is
-/// `{"id", "name", "arguments"}` with the arguments as the model's JSON text.
+/// know): one object per event, its kind under `"type"`, its fields in `snake_case` beside
+/// it. The contract's six stream events come first, in the Python port's shape (its
+/// `is_error` where the specification's text says `isError`); the rest are this crate's,
+/// which a reader of the contract skips. Values of the crate's own types keep their own
+/// serde forms ([`ToolResult`], [`Request`], [`RunResult`], [`Usage`](crate::Usage));
+/// `args` is the call's arguments parsed (their raw text when they are not JSON); a `call`
+/// is `{"id", "name", "arguments"}` with the model's JSON text.
 ///
 /// | `type` | fields |
 /// | --- | --- |
+/// | `text` | `delta` (the next piece of the answer), `turn` |
+/// | `tool_call` | `id`, `name`, `args`, `turn` |
+/// | `tool_result` | `id`, `name`, `output`, `is_error`, `metadata`?, `parts`?, `turn`, `status` (`ok`, `error`, `declined`, …) |
+/// | `usage` | `usage` (the run's, summed) |
+/// | `pending` | `request`, `turn`, `call` |
+/// | `done` | `result` (the [`RunResult`]) |
 /// | `run_started` | `run_id`? (the run store's id, when there is one) |
 /// | `model_turn_started` | `turn` |
-/// | `text_delta` | `turn`, `text` |
 /// | `reasoning_delta` | `turn`, `text` |
 /// | `tool_call_delta` | `turn`, `index`, `id`?, `name`?, `arguments` (the next piece) |
 /// | `model_turn_finished` | `turn`, `text`?, `tool_calls`, `usage`, `finish_reason`?, `model`? (`provider/model`, the one that answered) |
 /// | `tool_call_started` | `turn`, `call` |
-/// | `tool_call_finished` | `turn`, `call`, `result`, `status` (`ok`, `error`, `declined`, …) |
-/// | `pending` | `turn`, `call`, `request` |
 /// | `progress` | `call_id`, `done`, `total`?, `message`? |
 /// | `log` | `call_id`, `level` (`debug` … `emergency`), `message` |
 /// | `view` | `call_id`, `view` (a [`ToolView`]: `uri`, `server`, `tool`, `html`, `ui`, `input`, `result`) |
 /// | `agent` | `path` (agent names, outermost first), `event` (the inner event) |
+/// | `compacted` | `turn`, `summarized`, `tokens_before`, `tokens_after` |
 /// | `guardrail_tripped` | `turn`, `name`, `stage` (`input`, `output`, `tool_call`, `tool_result`), `reason` |
-/// | `run_finished` | `run` (the [`RunResult`]) |
 ///
 /// ```
 /// use toolnexus::{Client, Reply, ScriptedModel, Toolkit};
@@ -163,6 +172,15 @@ pub enum Event<'a, F: Form<'a> = Borrowed> {
         turn: u32,
         /// The whole turn: text, tool calls, usage.
         reply: F::Of<Reply>,
+    },
+    /// The model asked for a tool call: one per call of a model turn, in the model's order,
+    /// right after the turn's [`ModelTurnFinished`](Event::ModelTurnFinished) and before any
+    /// of them runs, or a hook rewrites, denies or answers it. The contract's `tool_call`.
+    ToolCall {
+        /// The model turn that asked for the call.
+        turn: u32,
+        /// The call as the model made it.
+        call: F::Of<ToolCall>,
     },
     /// A tool call starts running (again, on the re-run after a suspension was answered).
     /// A call a hook denies does not start.
@@ -267,6 +285,13 @@ pub enum Event<'a, F: Form<'a> = Borrowed> {
         stage: crate::agent::guardrail::Stage,
         /// Why it tripped.
         reason: F::Of<str>,
+    },
+    /// The tokens the run spent, summed across its turns: sent once, right before
+    /// [`RunFinished`](Event::RunFinished), when the model gave its final answer (a run that
+    /// halts or stops early sends none, as in the Python port). The contract's `usage`.
+    Usage {
+        /// The run's usage, as its [`RunResult::usage`].
+        usage: Usage,
     },
     /// The run ended, in any status; the last event of the run.
     RunFinished {

@@ -7,23 +7,28 @@ use serde::Serialize;
 
 use crate::agent::events::{Event, Form};
 use crate::agent::run::{CallStatus, RunResult};
+use serde_json::{Map, Value};
+
+use crate::agent::run::args_value;
 use crate::model::message::ToolCall;
+use crate::model::usage::Usage;
 use crate::tool::caller::{LogLevel, ToolView};
+use crate::tool::content::ContentPart;
 use crate::tool::request::Request;
-use crate::tool::result::ToolResult;
 
 impl<'a, F: Form<'a>> Event<'a, F> {
-    /// The event's `type` in its [JSON form](Event#json-form): `"text_delta"`, …
+    /// The event's `type` in its [JSON form](Event#json-form): `"text"`, `"tool_call"`, …
     pub fn kind(&self) -> &'static str {
         match self {
             Event::RunStarted { .. } => "run_started",
             Event::ModelTurnStarted { .. } => "model_turn_started",
-            Event::TextDelta { .. } => "text_delta",
+            Event::TextDelta { .. } => "text",
             Event::ReasoningDelta { .. } => "reasoning_delta",
             Event::ToolCallDelta { .. } => "tool_call_delta",
             Event::ModelTurnFinished { .. } => "model_turn_finished",
+            Event::ToolCall { .. } => "tool_call",
             Event::ToolCallStarted { .. } => "tool_call_started",
-            Event::ToolCallFinished { .. } => "tool_call_finished",
+            Event::ToolCallFinished { .. } => "tool_result",
             Event::Pending { .. } => "pending",
             Event::Progress { .. } => "progress",
             Event::Log { .. } => "log",
@@ -31,7 +36,8 @@ impl<'a, F: Form<'a>> Event<'a, F> {
             Event::Agent { .. } => "agent",
             Event::Compacted { .. } => "compacted",
             Event::GuardrailTripped { .. } => "guardrail_tripped",
-            Event::RunFinished { .. } => "run_finished",
+            Event::Usage { .. } => "usage",
+            Event::RunFinished { .. } => "done",
         }
     }
 
@@ -41,7 +47,10 @@ impl<'a, F: Form<'a>> Event<'a, F> {
                 run_id: run_id.as_deref(),
             },
             Event::ModelTurnStarted { turn } => Wire::ModelTurnStarted { turn: *turn },
-            Event::TextDelta { turn, text } => Wire::TextDelta { turn: *turn, text },
+            Event::TextDelta { turn, text } => Wire::Text {
+                delta: text,
+                turn: *turn,
+            },
             Event::ReasoningDelta { turn, text } => Wire::ReasoningDelta { turn: *turn, text },
             Event::ToolCallDelta {
                 turn,
@@ -64,6 +73,12 @@ impl<'a, F: Form<'a>> Event<'a, F> {
                 finish_reason: reply.finish_reason.as_ref(),
                 model: reply.model.as_deref(),
             },
+            Event::ToolCall { turn, call: c } => Wire::ToolCall {
+                id: &c.id,
+                name: &c.name,
+                args: args_value(&c.arguments),
+                turn: *turn,
+            },
             Event::ToolCallStarted { turn, call: c } => Wire::ToolCallStarted {
                 turn: *turn,
                 call: wire_call(c),
@@ -73,10 +88,14 @@ impl<'a, F: Form<'a>> Event<'a, F> {
                 call: c,
                 result,
                 status,
-            } => Wire::ToolCallFinished {
+            } => Wire::ToolResult {
+                id: &c.id,
+                name: &c.name,
+                output: &result.output,
+                is_error: result.is_error,
+                metadata: result.metadata.as_ref(),
+                parts: result.parts.as_deref(),
                 turn: *turn,
-                call: wire_call(c),
-                result,
                 status: *status,
             },
             Event::Pending {
@@ -84,9 +103,9 @@ impl<'a, F: Form<'a>> Event<'a, F> {
                 call: c,
                 request,
             } => Wire::Pending {
+                request,
                 turn: *turn,
                 call: wire_call(c),
-                request,
             },
             Event::Progress {
                 call_id,
@@ -132,7 +151,8 @@ impl<'a, F: Form<'a>> Event<'a, F> {
                 stage: *stage,
                 reason,
             },
-            Event::RunFinished { run } => Wire::RunFinished { run },
+            Event::Usage { usage } => Wire::Usage { usage },
+            Event::RunFinished { run } => Wire::Done { result: run },
         }
     }
 }
@@ -178,9 +198,9 @@ enum Wire<'w, 'a, F: Form<'a>> {
     ModelTurnStarted {
         turn: u32,
     },
-    TextDelta {
+    Text {
+        delta: &'w str,
         turn: u32,
-        text: &'w str,
     },
     ReasoningDelta {
         turn: u32,
@@ -206,20 +226,32 @@ enum Wire<'w, 'a, F: Form<'a>> {
         #[serde(skip_serializing_if = "Option::is_none")]
         model: Option<&'w str>,
     },
+    ToolCall {
+        id: &'w str,
+        name: &'w str,
+        args: Value,
+        turn: u32,
+    },
     ToolCallStarted {
         turn: u32,
         call: WireCall<'w>,
     },
-    ToolCallFinished {
+    ToolResult {
+        id: &'w str,
+        name: &'w str,
+        output: &'w str,
+        is_error: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        metadata: Option<&'w Map<String, Value>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        parts: Option<&'w [ContentPart]>,
         turn: u32,
-        call: WireCall<'w>,
-        result: &'w ToolResult,
         status: CallStatus,
     },
     Pending {
+        request: &'w Request,
         turn: u32,
         call: WireCall<'w>,
-        request: &'w Request,
     },
     Progress {
         call_id: &'w str,
@@ -254,8 +286,11 @@ enum Wire<'w, 'a, F: Form<'a>> {
         stage: crate::agent::guardrail::Stage,
         reason: &'w str,
     },
-    RunFinished {
-        run: &'w RunResult,
+    Usage {
+        usage: &'w Usage,
+    },
+    Done {
+        result: &'w RunResult,
     },
 }
 
@@ -299,6 +334,12 @@ impl<'a, F: Form<'a>> fmt::Debug for Event<'a, F> {
                 .field("turn", turn)
                 .field("reply", &**reply)
                 .finish(),
+            Event::ToolCall { turn, call } => f
+                .debug_struct("ToolCall")
+                .field("turn", turn)
+                .field("call", &**call)
+                .finish(),
+            Event::Usage { usage } => f.debug_struct("Usage").field("usage", usage).finish(),
             Event::ToolCallStarted { turn, call } => f
                 .debug_struct("ToolCallStarted")
                 .field("turn", turn)

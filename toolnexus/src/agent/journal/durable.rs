@@ -294,9 +294,9 @@ impl Client {
                 reason: StopReason::Store { .. }
             }
         );
-        let working = run.compacted.as_ref().map(|c| c.apply(&run.transcript));
+        let working = run.compacted.as_ref().map(|c| c.apply(&run.messages));
         if let Some(session) = session_of(&record.run_id).filter(|_| stored)
-            && let Err(error) = sync(&record.store, session, &run.transcript, working).await
+            && let Err(error) = sync(&record.store, session, &run.messages, working).await
         {
             run.status = RunStatus::Incomplete {
                 reason: StopReason::Store {

@@ -191,7 +191,7 @@ impl RunRecord {
             return;
         }
         let parked = if run.is_pending() {
-            parked(&run.transcript)
+            parked(&run.messages)
         } else {
             Vec::new()
         };

@@ -1,0 +1,114 @@
+//! What a before-turn hook is shown ([`TurnStart`]) and decides ([`TurnDecision`]), and
+//! how the loop puts its decision in place.
+
+use crate::agent::client::Client;
+use crate::agent::drive::Stop;
+use crate::agent::listed::{Listed, Offered};
+use crate::agent::run::{RunResult, StopReason};
+use crate::model::message::Message;
+use crate::tool::kit::Toolkit;
+
+/// What a [before-turn hook](crate::agent::Hooks::before_turn) is shown: the turn about to be asked.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct TurnStart<'a> {
+    /// The model turn, 1-based within the run (the Python port counts from 0).
+    pub turn: u32,
+    /// The model's name as its provider knows it ([`Model::model_name`](crate::Model::model_name)),
+    /// when it has one.
+    pub model: Option<&'a str>,
+    /// The run's working transcript, as earlier turns and hooks left it.
+    pub messages: &'a [Message],
+    /// The tools the model is about to be offered.
+    pub tools: &'a Toolkit,
+}
+
+/// What a [before-turn hook](crate::agent::Hooks::before_turn) decides about a turn.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub enum TurnDecision {
+    /// Ask the model as planned.
+    #[default]
+    Continue,
+    /// Replace the working transcript (`messages`) and/or the tools offered (`tools`)
+    /// before the model is asked. A replaced transcript is the run's from then on (it is
+    /// what [`RunResult::messages`](crate::RunResult::messages) holds; the canonical use is
+    /// compaction); replaced tools are offered for this turn and the ones after it. Tool
+    /// calls still run against the run's toolkit.
+    Replace {
+        /// The new transcript, if replaced.
+        messages: Option<Vec<Message>>,
+        /// The new tools, if replaced (boxed: a toolkit is large, and most decisions are
+        /// not replacements).
+        tools: Option<Box<Toolkit>>,
+    },
+    /// Stop the run before the model is asked: it ends
+    /// [incomplete](crate::RunStatus::Incomplete) with
+    /// [`StopReason::Aborted`](crate::StopReason::Aborted) carrying `reason`.
+    Abort {
+        /// Why, in words for whoever reads the result.
+        reason: String,
+    },
+}
+
+impl TurnDecision {
+    /// Replaces the working transcript with `messages`.
+    pub fn messages(messages: Vec<Message>) -> Self {
+        TurnDecision::Replace {
+            messages: Some(messages),
+            tools: None,
+        }
+    }
+
+    /// Offers `tools` to the model from this turn on.
+    pub fn tools(tools: Toolkit) -> Self {
+        TurnDecision::Replace {
+            messages: None,
+            tools: Some(Box::new(tools)),
+        }
+    }
+
+    /// Aborts the run, saying why.
+    pub fn abort(reason: impl Into<String>) -> Self {
+        TurnDecision::Abort {
+            reason: reason.into(),
+        }
+    }
+}
+
+impl Client {
+    /// Runs the before-turn hooks on the turn about to be asked, putting what they
+    /// replace in place; the reason to stop when one aborts (or panics, or the run is
+    /// stopped meanwhile).
+    pub(crate) async fn turn_hooks(
+        &self,
+        run: &mut RunResult,
+        listed: &Listed<'_>,
+        tools: &mut Option<Toolkit>,
+        stop: &Stop,
+    ) -> Option<StopReason> {
+        let hooks = &self.tools.hooks;
+        if !hooks.on_turns() {
+            return None;
+        }
+        let replaced = {
+            let offered = match &*tools {
+                Some(tools) => Offered::Whole(tools),
+                None => listed.for_turn(&run.messages),
+            };
+            let model = self.model.model_name();
+            let asked = hooks.before_turn(run.turns, model, &run.messages, &offered);
+            match stop.guard(Box::pin(asked)).await {
+                Ok(Ok(replaced)) => replaced,
+                Ok(Err(reason)) | Err(reason) => return Some(reason),
+            }
+        };
+        if let Some(messages) = replaced.messages {
+            run.messages = messages;
+        }
+        if let Some(replaced) = replaced.tools {
+            *tools = Some(*replaced);
+        }
+        None
+    }
+}
