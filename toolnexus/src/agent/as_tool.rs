@@ -392,6 +392,22 @@ fn carry(request: Request, halted: &AgentState) -> Request {
     request.with_agent_state(state)
 }
 
+/// The usage of the inner run of an agent called as a tool (none for other tools).
+pub(crate) fn inner_usage(call: &crate::agent::run::CallRecord) -> crate::model::Usage {
+    let Some(meta) = call.result.metadata.as_ref() else {
+        return crate::model::Usage::default();
+    };
+    if !meta
+        .get(AGENT_KEY)
+        .is_some_and(serde_json::Value::is_string)
+    {
+        return crate::model::Usage::default();
+    }
+    meta.get("usage")
+        .and_then(|usage| <crate::model::Usage as serde::Deserialize>::deserialize(usage).ok())
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -460,20 +476,4 @@ mod tests {
             );
         }
     }
-}
-
-/// The usage of the inner run of an agent called as a tool (none for other tools).
-pub(crate) fn inner_usage(call: &crate::agent::run::CallRecord) -> crate::model::Usage {
-    let Some(meta) = call.result.metadata.as_ref() else {
-        return crate::model::Usage::default();
-    };
-    if !meta
-        .get(AGENT_KEY)
-        .is_some_and(serde_json::Value::is_string)
-    {
-        return crate::model::Usage::default();
-    }
-    meta.get("usage")
-        .and_then(|usage| <crate::model::Usage as serde::Deserialize>::deserialize(usage).ok())
-        .unwrap_or_default()
 }

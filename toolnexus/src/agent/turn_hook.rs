@@ -44,7 +44,7 @@ pub enum TurnDecision {
     },
     /// Stop the run before the model is asked: it ends
     /// [incomplete](crate::RunStatus::Incomplete) with
-    /// [`StopReason::Aborted`](crate::StopReason::Aborted) carrying `reason`.
+    /// [`StopReason::Aborted`](crate::agent::StopReason::Aborted) carrying `reason`.
     Abort {
         /// Why, in words for whoever reads the result.
         reason: String,

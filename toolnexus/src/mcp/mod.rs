@@ -47,6 +47,7 @@ pub(crate) mod server;
 mod trace;
 mod transport;
 
+#[cfg(feature = "ui")]
 pub(crate) use client::view_result;
 pub use client::{
     ANSWER_META_KEY, DECLINED, DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT,

@@ -103,7 +103,7 @@ enum Body {
     Url(String),
 }
 
-/// One content part: in a user's prompt ([`Prompt`](crate::Prompt)) or in
+/// One content part: in a user's prompt ([`UserContent`](crate::UserContent)) or in
 /// [`ToolResult::parts`](crate::ToolResult::parts) beside the text `output`.
 ///
 /// A part is text, or a payload of a [`PartKind`] with a MIME type and exactly one of its

@@ -75,8 +75,8 @@ pub use result::{TranslateResult, TranslatedCall};
 /// `model` is asked once, with [`Model::complete_with`] and the request's settings (its
 /// `max_tokens` and `tool_choice` over them), so a provider's own settings, retries and
 /// timeouts apply as in the loop, and the turn has its `chat` span. The request's hooks
-/// see the turn: [`before_turn`](crate::Hooks::before_turn) and
-/// [`after_turn`](crate::Hooks::after_turn) once each (turn 1); the tool hooks never
+/// see the turn: [`before_turn`](crate::agent::Hooks::before_turn) and
+/// [`after_turn`](crate::agent::Hooks::after_turn) once each (turn 1); the tool hooks never
 /// fire, since no tool runs. A before-turn hook's abort fails the call
 /// ([`TranslateError::Hook`]); what it replaces is not applied (the request is the turn).
 ///

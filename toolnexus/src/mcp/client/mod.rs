@@ -147,7 +147,7 @@ impl Shared {
 /// result: a [`Request`](crate::Request) of kind `"input"` (a form: `data` is
 /// `{"schema": <requestedSchema>}`) or `"authorization"` (with the URL), as the
 /// toolnexus contract maps them. The server keeps waiting. When the
-/// tool runs again with the [`Answer`](crate::Answer) in [`Context::answer`] — as
+/// tool runs again with the [`Answer`](crate::Answer) in [`Context::answer`](crate::Context::answer) — as
 /// [`Client::wait_for`](crate::Client::wait_for) and [`resume`](crate::dispatch::resume) do — the
 /// answer goes to the server (accept with the answer's data; decline when the answer's
 /// reason is [`"declined"`](DECLINED), cancel for any other refusal) and the same call
@@ -406,7 +406,7 @@ impl McpClientBuilder {
     /// Bounds every tool call (default [`DEFAULT_CALL_TIMEOUT`]); past it the call is
     /// cancelled on the server and ends with an error result. The deadlines are checked
     /// every quarter of the timeout, at most every second, so a call ends at most that
-    /// long after its deadline. A shorter [`Context::with_timeout`] still applies.
+    /// long after its deadline. A shorter [`Context::with_timeout`](crate::Context::with_timeout) still applies.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.options.timeout = timeout;
         self
