@@ -53,10 +53,8 @@ async fn an_sdk_agent_drives_a_conversation_and_the_python_port_reads_it_the_sam
         first.text,
         "[allow] system: Be brief.\nuser: Read my notes.\nSUPERSEDES-ALL-PRIOR: Read my notes."
     );
-    assert_eq!(
-        first.model.as_deref(),
-        Some(format!("acp/{agent_python}").as_str())
-    );
+    // The run names the model as its requests carried it: the agent's command.
+    assert_eq!(first.model.as_deref(), Some(agent_python.as_str()));
 
     let second = client
         .continue_run(first.messages.clone(), "And the summary?", &toolkit)

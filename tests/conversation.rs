@@ -33,13 +33,13 @@ fn continues(mode: &str) {
     let path = dir.join("runs.db");
     let db = path.to_str().unwrap();
     let first = ask(db, mode, "chat-42", "Weather today?");
-    assert_eq!(first["status"]["state"], "done", "{first}");
+    assert_eq!(first["status"], "done", "{first}");
     assert_eq!(first["text"], "Weather today?");
     let other = ask(db, mode, "chat-7", "Hello?");
     assert_eq!(other["text"], "Hello?");
     let second = ask(db, mode, "chat-42", "and tomorrow?");
     assert_eq!(second["text"], "Weather today? | and tomorrow?");
-    let transcript = second["transcript"].as_array().unwrap();
+    let transcript = second["messages"].as_array().unwrap();
     // The system prompt, both questions, both answers.
     assert_eq!(transcript.len(), 5, "{second}");
     assert_eq!(transcript[0]["content"], "You remember.");

@@ -229,7 +229,7 @@ async fn a_stream_carries_the_view_of_a_remote_call() {
     // Between the call's start and finish.
     let at = kinds.iter().position(|k| *k == "view").unwrap();
     assert_eq!(kinds[at - 1], "tool_call_started");
-    assert_eq!(kinds[at + 1], "tool_call_finished");
+    assert_eq!(kinds[at + 1], "tool_result");
     // The JSON form.
     let json = serde_json::to_value(&events[at]).unwrap();
     assert_eq!(json["type"], "view");

@@ -158,7 +158,7 @@ async fn an_old_serialized_run_without_a_trace_context_still_resumes_unlinked() 
     // A tampered context is untrusted input: ignored, never a failure.
     let pending = json!({"traceparent": "00-not-a-trace-01", "tracestate": "x"});
     bad["pending"]["trace"] = pending.clone();
-    for message in bad["transcript"].as_array_mut().expect("messages") {
+    for message in bad["messages"].as_array_mut().expect("messages") {
         if let Some(request) = message.get_mut("pending") {
             request["trace"] = pending.clone();
         }
