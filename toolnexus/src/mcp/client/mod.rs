@@ -31,6 +31,7 @@ use connect::{Endpoint, Stderr};
 use elicit::Parking;
 use handler::{Handler, Routing};
 
+#[cfg(feature = "ui")]
 pub(crate) use apps::wire_result as view_result;
 #[cfg(feature = "mcp-auth")]
 pub use auth::{
