@@ -487,16 +487,7 @@ fn view(n: &Node) -> HandleView {
 }
 
 fn unknown_result(h: &Handle) -> TaskResult {
-    TaskResult {
-        text: format!("no handle {h} in this runtime"),
-        is_error: true,
-        status: TaskStatus::Error,
-        pending: None,
-        turns: 0,
-        total_tokens: 0,
-        own_tokens: 0,
-        limit: None,
-    }
+    TaskResult::error(format!("no handle {h} in this runtime"))
 }
 
 impl fmt::Debug for Runtime {

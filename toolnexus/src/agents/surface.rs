@@ -23,19 +23,15 @@ impl Runtime {
         let h = match self.spawn(&self.root(), agent, None) {
             Ok(h) => h,
             Err(refused) => {
+                let status = if refused.limit.is_some() {
+                    TaskStatus::Incomplete
+                } else {
+                    TaskStatus::Error
+                };
                 return TaskResult {
-                    text: refused.message,
-                    is_error: true,
-                    status: if refused.limit.is_some() {
-                        TaskStatus::Incomplete
-                    } else {
-                        TaskStatus::Error
-                    },
-                    pending: None,
-                    turns: 0,
-                    total_tokens: 0,
-                    own_tokens: 0,
+                    status,
                     limit: refused.limit,
+                    ..TaskResult::error(refused.message)
                 };
             }
         };

@@ -47,16 +47,7 @@ impl Inner {
         let now = self.clock.now();
         let exhausted = t.exhausted(id, now);
         let Some(node) = t.get_mut(id) else {
-            return Launch::Settled(TaskResult {
-                text: format!("no handle {id}"),
-                is_error: true,
-                status: TaskStatus::Error,
-                pending: None,
-                turns: 0,
-                total_tokens: 0,
-                own_tokens: 0,
-                limit: None,
-            });
+            return Launch::Settled(TaskResult::error(format!("no handle {id}")));
         };
         if node.state == HandleState::Closed {
             return Launch::Settled(node.result(TaskStatus::Closed, "closed"));
@@ -99,16 +90,7 @@ impl Inner {
         let now = self.clock.now();
         let exhausted = t.exhausted(id, now);
         let Some(node) = t.get_mut(id) else {
-            return Launch::Settled(TaskResult {
-                text: format!("no handle {id}"),
-                is_error: true,
-                status: TaskStatus::Error,
-                pending: None,
-                turns: 0,
-                total_tokens: 0,
-                own_tokens: 0,
-                limit: None,
-            });
+            return Launch::Settled(TaskResult::error(format!("no handle {id}")));
         };
         let halted = node.halted.take();
         node.pending = None;

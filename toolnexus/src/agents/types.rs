@@ -299,6 +299,20 @@ pub struct TaskResult {
 }
 
 impl TaskResult {
+    /// An `error` result that did no work: `text` says why.
+    pub(crate) fn error(text: impl Into<String>) -> TaskResult {
+        TaskResult {
+            text: text.into(),
+            is_error: true,
+            status: TaskStatus::Error,
+            pending: None,
+            turns: 0,
+            total_tokens: 0,
+            own_tokens: 0,
+            limit: None,
+        }
+    }
+
     /// Whether the status is `done`.
     pub fn is_done(&self) -> bool {
         self.status == TaskStatus::Done
