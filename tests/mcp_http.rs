@@ -5,6 +5,9 @@
 //! versions that have them, the URL of a server bound to every interface, and the
 //! stateless mode.
 
+#[path = "common/raw_http.rs"]
+mod raw_http;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,6 +18,8 @@ use tokio::net::TcpStream;
 use tokio::sync::Notify;
 use toolnexus::mcp::{HttpOptions, HttpServer, McpServer};
 use toolnexus::{Tool, ToolResult, Toolkit};
+
+use raw_http::{Reply, exchange};
 
 /// Hang protection only.
 const PATIENCE: Duration = Duration::from_secs(30);
@@ -37,13 +42,6 @@ async fn serve(options: HttpOptions) -> HttpServer {
         .serve_http_with("127.0.0.1:0", options)
         .await
         .unwrap()
-}
-
-#[derive(Debug)]
-struct Reply {
-    status: u16,
-    head: String,
-    body: String,
 }
 
 impl Reply {
@@ -85,29 +83,6 @@ impl Reply {
                 .collect();
             !data.is_empty() && data.iter().all(|d| d.trim().is_empty())
         })
-    }
-}
-
-/// One request on its own connection (`Connection: close`), read to the end.
-async fn exchange(addr: SocketAddr, request: String) -> Reply {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let _ = stream.write_all(request.as_bytes()).await;
-    let mut raw = Vec::new();
-    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut raw))
-        .await
-        .expect("the server answers and closes")
-        .unwrap();
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("not an HTTP response: {text:?}"));
-    Reply {
-        status,
-        head: head.to_owned(),
-        body: body.to_owned(),
     }
 }
 

@@ -16,6 +16,8 @@
 
 #[path = "common/example.rs"]
 mod common_example;
+#[path = "common/raw_http.rs"]
+mod raw_http;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -23,20 +25,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common_example::Listening;
+use raw_http::{Reply, exchange};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
 /// Hang protection only.
 const PATIENCE: Duration = Duration::from_secs(60);
-
-/// An HTTP response: its status, head and body.
-#[derive(Debug)]
-struct Reply {
-    status: u16,
-    head: String,
-    body: String,
-}
 
 impl Reply {
     /// The JSON values of an event-stream body's `data:` lines.
@@ -90,25 +85,7 @@ async fn send(
     }
     text.push_str("\r\n");
     text.push_str(body);
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    stream.write_all(text.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut raw))
-        .await
-        .expect("an answer in time")
-        .unwrap();
-    let raw = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("not an HTTP response: {raw:?}"));
-    Reply {
-        status,
-        head: head.to_owned(),
-        body: body.to_owned(),
-    }
+    exchange(addr, text).await
 }
 
 const JSON: (&str, &str) = ("Content-Type", "application/json");
