@@ -8,49 +8,20 @@
 #[allow(dead_code)]
 #[path = "providers/server.rs"]
 mod server;
+#[path = "common/wire_script.rs"]
+mod wire_script;
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use futures_util::StreamExt as _;
 use serde_json::{Map, Value, json};
-use tokio::process::Command;
 use toolnexus::agent::ToolDecision;
 use toolnexus::agent::{TurnDecision, TurnStart};
 use toolnexus::providers::ModelConfig;
 use toolnexus::{Client, Reply, Tool, ToolCall, ToolResult, Toolkit};
 
 use server::{Canned, Server};
-
-const PROMPT: &str = "What is 2 + 3?";
-
-fn completion(message: Value, finish: &str, usage: (u64, u64)) -> Canned {
-    Canned::json(json!({
-        "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-wire",
-        "choices": [{"index": 0, "finish_reason": finish, "message": message}],
-        "usage": {"prompt_tokens": usage.0, "completion_tokens": usage.1,
-                  "total_tokens": usage.0 + usage.1}
-    }))
-}
-
-/// The model asks for `add(2, 3)`.
-fn asks_add() -> Canned {
-    completion(
-        json!({"role": "assistant", "content": null, "tool_calls": [{"id": "call_1",
-            "type": "function", "function": {"name": "add", "arguments": "{\"a\":2,\"b\":3}"}}]}),
-        "tool_calls",
-        (20, 7),
-    )
-}
-
-/// The model answers.
-fn answers() -> Canned {
-    completion(
-        json!({"role": "assistant", "content": "The answer is 5."}),
-        "stop",
-        (30, 6),
-    )
-}
+use wire_script::{PROMPT, answers, asks_add, python_port};
 
 fn chunk(delta: Value, finish: Option<&str>) -> (Option<&'static str>, String) {
     let chunk = json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1,
@@ -94,10 +65,41 @@ fn streamed() -> [Canned; 2] {
     ]
 }
 
+/// One streamed turn that asks `first` then `second`, then the answer.
+fn two_calls() -> [Canned; 2] {
+    let call = |index: u64, id: &str, name: &str| {
+        chunk(
+            json!({"tool_calls": [{"index": index, "id": id, "type": "function",
+                    "function": {"name": name, "arguments": "{\"text\":\"hi\"}"}}]}),
+            None,
+        )
+    };
+    [
+        Canned::sse([
+            chunk(json!({"role": "assistant"}), None),
+            call(0, "call_1", "first"),
+            call(1, "call_2", "second"),
+            chunk(json!({}), Some("tool_calls")),
+            usage_chunk(20, 7),
+            (None, "[DONE]".to_owned()),
+        ]),
+        Canned::sse([
+            chunk(
+                json!({"role": "assistant", "content": "Both said hi."}),
+                None,
+            ),
+            chunk(json!({}), Some("stop")),
+            usage_chunk(30, 6),
+            (None, "[DONE]".to_owned()),
+        ]),
+    ]
+}
+
 /// What the server answers one port in `scenario`.
 fn script(scenario: &str) -> Vec<Canned> {
     match scenario {
         "stream" => streamed().into(),
+        "concurrent" => two_calls().into(),
         // The second turn is never asked.
         "abort" => vec![asks_add()],
         _ => vec![asks_add(), answers()],
@@ -135,6 +137,38 @@ fn toolkit(runs: &Arc<Mutex<u32>>) -> Toolkit {
         |args, _| ToolResult::ok(args["text"].as_str().unwrap_or_default()),
     );
     Toolkit::new().with(add).with(echo)
+}
+
+/// `first` and `second`, as the Python script defines them: `first` finishes only after
+/// `second` has run, so the calls of one turn finish out of call order.
+fn gated() -> [Tool; 2] {
+    let gate = Arc::new(tokio::sync::Notify::new());
+    let schema = json!({"type": "object", "properties": {"text": {"type": "string"}},
+                        "required": ["text"]});
+    let waits = gate.clone();
+    let first = Tool::new(
+        "first",
+        "Waits for second.",
+        schema.clone(),
+        move |args, _| {
+            let waits = waits.clone();
+            async move {
+                waits.notified().await;
+                ToolResult::ok(format!(
+                    "first {}",
+                    args["text"].as_str().unwrap_or_default()
+                ))
+            }
+        },
+    );
+    let second = Tool::new_sync("second", "Lets first finish.", schema, move |args, _| {
+        gate.notify_one();
+        ToolResult::ok(format!(
+            "second {}",
+            args["text"].as_str().unwrap_or_default()
+        ))
+    });
+    [first, second]
 }
 
 /// This crate's run of `scenario`, in the shape `port.py` prints.
@@ -201,11 +235,16 @@ async fn rust_port(base_url: &str, scenario: &'static str) -> Value {
                 std::future::ready(())
             }
         });
-    let toolkit = toolkit(&runs);
+    let mut toolkit = toolkit(&runs);
+    if scenario == "concurrent" {
+        let [first, second] = gated();
+        toolkit = toolkit.with(first).with(second);
+    }
     let mut out = Map::new();
-    if scenario == "stream" {
+    if matches!(scenario, "stream" | "concurrent") {
         let events: Vec<Value> = client
-            .stream(PROMPT, &toolkit)
+            .run(PROMPT, &toolkit)
+            .stream()
             .map(|event| serde_json::to_value(&event).unwrap())
             .collect()
             .await;
@@ -218,35 +257,6 @@ async fn rust_port(base_url: &str, scenario: &'static str) -> Value {
     out.insert("hooks".into(), Value::Array(seen.lock().unwrap().clone()));
     out.insert("runs".into(), json!(*runs.lock().unwrap()));
     Value::Object(out)
-}
-
-/// The Python port's run of `scenario`; `None` when the port is not installed (outside
-/// CI).
-async fn python_port(base_url: &str, scenario: &str) -> Option<Value> {
-    let Ok(python) = std::env::var("TOOLNEXUS_PYTHON_TOOLNEXUS") else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "TOOLNEXUS_PYTHON_TOOLNEXUS is not set"
-        );
-        eprintln!("NOTICE: the Python port is not installed; set TOOLNEXUS_PYTHON_TOOLNEXUS");
-        return None;
-    };
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/wire_run/port.py");
-    let run = Command::new(python)
-        .args([script, base_url, scenario])
-        .env_remove("OPENROUTER_API_KEY")
-        .kill_on_drop(true)
-        .output();
-    let output = tokio::time::timeout(Duration::from_secs(60), run)
-        .await
-        .expect("the Python port answers within a minute")
-        .expect("the Python port runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    Some(serde_json::from_slice(&output.stdout).unwrap())
 }
 
 /// `value` without its nulls (the Python port writes `None` where this crate writes
@@ -340,7 +350,7 @@ async fn both(scenario: &'static str) -> Option<(Value, Value, Server)> {
         "{scenario}: this crate asked every scripted turn"
     );
     server.push(script(scenario));
-    let theirs = python_port(&base_url, scenario).await?;
+    let theirs = python_port("wire_run/port.py", &[&base_url, scenario], "").await?;
     assert_eq!(
         server.remaining(),
         0,
@@ -390,6 +400,34 @@ async fn the_same_stream_gives_the_same_events() {
     );
     assert_eq!(ours[0]["args"], json!({"a": 2, "b": 3}));
     assert_eq!(ours[5]["result"]["text"], "The answer is 5.");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_calls_give_their_results_in_call_order() {
+    let Some((ours, theirs, _server)) = both("concurrent").await else {
+        return;
+    };
+    let (ours, theirs) = (
+        contract_events(&ours["events"]),
+        contract_events(&theirs["events"]),
+    );
+    assert_eq!(ours, theirs);
+    let calls: Vec<(&str, &str)> = ours
+        .iter()
+        .filter(|e| e["type"] == "tool_call" || e["type"] == "tool_result")
+        .map(|e| (e["type"].as_str().unwrap(), e["id"].as_str().unwrap()))
+        .collect();
+    // `second` finished first; its result still comes after `first`'s.
+    assert_eq!(
+        calls,
+        [
+            ("tool_call", "call_1"),
+            ("tool_call", "call_2"),
+            ("tool_result", "call_1"),
+            ("tool_result", "call_2")
+        ]
+    );
+    assert_eq!(ours[2]["output"], "first hi");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

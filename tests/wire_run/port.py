@@ -9,7 +9,9 @@ the hooks saw) and "runs" (how many times the tool ran).
 Scenarios: ``run`` (a plain run), ``stream`` (the same run, streamed), ``rewrite`` (a
 before-LLM hook puts a system message first and keeps only the ``add`` tool), ``answer``
 (a before-tool hook answers the ``add`` call itself), ``abort`` (a before-LLM hook
-stops the run before its second turn), ``raw`` (an after-LLM hook keeps the response).
+stops the run before its second turn), ``raw`` (an after-LLM hook keeps the response),
+``concurrent`` (streamed: one turn asks ``first`` then ``second``, and ``first`` finishes
+only after ``second`` has run).
 """
 
 import asyncio
@@ -33,6 +35,21 @@ def add(a: float, b: float) -> str:
 def echo(text: str) -> str:
     """Says the text back."""
     return text
+
+
+GATE = {}
+
+
+async def first(text: str) -> str:
+    """Waits for second, then says the text back."""
+    await GATE["second ran"].wait()
+    return "first " + text
+
+
+async def second(text: str) -> str:
+    """Lets first finish, then says the text back."""
+    GATE["second ran"].set()
+    return "second " + text
 
 
 def plain(value):
@@ -75,11 +92,15 @@ async def main():
     )
     tools = [define_tool(add, name="add", description="Adds two numbers."),
              define_tool(echo, name="echo", description="Says the text back.")]
+    if scenario == "concurrent":
+        GATE["second ran"] = asyncio.Event()
+        tools += [define_tool(first, name="first", description="Waits for second."),
+                  define_tool(second, name="second", description="Lets first finish.")]
     toolkit = await create_toolkit(extra_tools=tools, builtins=False)
     out = {}
     prompt = "What is 2 + 3?"
     try:
-        if scenario == "stream":
+        if scenario in ("stream", "concurrent"):
             events = []
             async for ev in client.stream(prompt, toolkit):
                 events.append({k: plain(v) for k, v in ev.items()})

@@ -238,6 +238,35 @@ impl AzureOpenAi {
         AzureOpenAi { api, ..self }
     }
 
+    /// Decides, for each failed attempt, whether to try again (the contract's `on_error`;
+    /// see [`OpenAi::with_on_error`](crate::providers::OpenAi::with_on_error)).
+    #[must_use]
+    pub fn with_on_error<F>(self, f: F) -> Self
+    where
+        F: Fn(&crate::providers::ErrorInfo) -> crate::providers::ErrorTier + Send + Sync + 'static,
+    {
+        let api = each!(self, m => m.with_on_error(f));
+        AzureOpenAi { api, ..self }
+    }
+
+    /// Rewrites every request body just before it is sent (the contract's
+    /// `body_transform`).
+    #[must_use]
+    pub fn with_body_transform<F>(self, f: F) -> Self
+    where
+        F: Fn(serde_json::Value) -> serde_json::Value + Send + Sync + 'static,
+    {
+        let api = each!(self, m => m.with_body_transform(f));
+        AzureOpenAi { api, ..self }
+    }
+
+    /// Sends the requests through `client` (the contract's injectable HTTP transport).
+    #[must_use]
+    pub fn with_http_client(self, client: reqwest::Client) -> Self {
+        let api = each!(self, m => m.with_http_client(client));
+        AzureOpenAi { api, ..self }
+    }
+
     /// The deployment's name.
     pub fn deployment(&self) -> &str {
         &self.deployment

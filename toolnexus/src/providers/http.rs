@@ -10,7 +10,7 @@ use reqwest::StatusCode;
 use serde_json::Value;
 
 use crate::model::{ModelError, ModelErrorKind};
-use crate::providers::retry::{Retry, retry_after, retryable};
+use crate::providers::retry::{ErrorInfo, ErrorTier, OnError, Retry, retry_after, retryable};
 
 /// An API key. Its `Debug` never shows it, and error messages never include it.
 #[derive(Clone)]
@@ -90,8 +90,15 @@ pub(crate) struct Transport {
     pub(crate) timeout: Duration,
     pub(crate) connect_timeout: Duration,
     pub(crate) retry: Retry,
+    /// The host's classifier of failed attempts (`on_error`); `None`: the default policy.
+    pub(crate) on_error: Option<Arc<OnError>>,
+    /// The host's last rewrite of each request body (`body_transform`).
+    pub(crate) body_transform: Option<Arc<BodyTransform>>,
     client: Arc<OnceLock<Result<reqwest::Client, String>>>,
 }
+
+/// A host's rewrite of a request body, just before it is sent.
+pub(crate) type BodyTransform = dyn Fn(Value) -> Value + Send + Sync;
 
 /// The default limit on one request, streamed body included.
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
@@ -119,8 +126,71 @@ impl Transport {
             timeout: DEFAULT_TIMEOUT,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             retry: Retry::default(),
+            on_error: None,
+            body_transform: None,
             client: Arc::default(),
         }
+    }
+
+    /// Sends requests through `client` (a proxy, mTLS, a recording middleware) instead of
+    /// one built here; its own settings apply, the connect timeout set here does not.
+    pub(crate) fn set_client(&mut self, client: reqwest::Client) {
+        self.client = Arc::new(OnceLock::from(Ok(client)));
+    }
+
+    /// `body` as the host's `body_transform` rewrites it (unchanged without one).
+    fn transformed(&self, body: Vec<u8>) -> Result<Vec<u8>, ModelError> {
+        let Some(transform) = &self.body_transform else {
+            return Ok(body);
+        };
+        let value: Value = serde_json::from_slice(&body).map_err(|e| {
+            ModelError::new(format!(
+                "{}: the request body is not JSON: {e}",
+                self.provider
+            ))
+        })?;
+        let rewritten = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| transform(value)))
+            .map_err(|_| {
+                ModelError::new(format!(
+                    "{}: the body transform panicked; nothing was sent",
+                    self.provider
+                ))
+            })?;
+        serde_json::to_vec(&rewritten).map_err(|e| {
+            ModelError::new(format!(
+                "{}: the transformed body does not serialize: {e}",
+                self.provider
+            ))
+        })
+    }
+
+    /// Whether to try `failure` (attempt number `attempt`) again: the default policy, or
+    /// the host's `on_error` told what it would be.
+    fn retries(&self, failure: &Failure, attempt: u32) -> bool {
+        let retryable = match failure {
+            Failure::Status { status, .. } => retryable(*status),
+            // No response: connecting, timing out or a dropped connection may pass the
+            // next time; a request that could not be built would not.
+            Failure::Network(error) => !error.is_builder(),
+        };
+        let Some(on_error) = &self.on_error else {
+            return retryable;
+        };
+        let info = ErrorInfo {
+            status: match failure {
+                Failure::Status { status, .. } => Some(status.as_u16()),
+                Failure::Network(_) => None,
+            },
+            error: match failure {
+                Failure::Status { .. } => None,
+                Failure::Network(error) => Some(self.redact(&error.to_string())),
+            },
+            attempt,
+            retryable,
+        };
+        // A classifier that panics leaves the default policy in place.
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| on_error(&info)))
+            .map_or(retryable, |tier| tier == ErrorTier::Retry)
     }
 
     /// Adds a header sent with every request.
@@ -202,6 +272,7 @@ impl Transport {
     ) -> Result<reqwest::Response, ModelError> {
         let client = self.client()?;
         let custom = self.custom_headers()?;
+        let body = self.transformed(body)?;
         let url = match &self.query {
             Some(query) if url.contains('?') => format!("{url}&{query}"),
             Some(query) => format!("{url}?{query}"),
@@ -255,11 +326,7 @@ impl Transport {
                 }
                 Err(error) => Failure::Network(error),
             };
-            let may_retry = match &failure {
-                Failure::Status { status, .. } => retryable(*status),
-                Failure::Network(error) => error.is_connect(),
-            };
-            if !may_retry || attempt >= self.retry.max_retries {
+            if !self.retries(&failure, attempt) || attempt >= self.retry.max_retries {
                 return Err(self.error(failure, attempt, model));
             }
             let asked = match &failure {
@@ -397,6 +464,8 @@ impl fmt::Debug for Transport {
             .field("timeout", &self.timeout)
             .field("connect_timeout", &self.connect_timeout)
             .field("retry", &self.retry)
+            .field("on_error", &self.on_error.is_some())
+            .field("body_transform", &self.body_transform.is_some())
             .finish()
     }
 }

@@ -50,7 +50,8 @@
 //!   refused key, an unknown model, a transcript too long for the context window, a rate
 //!   limit, with the provider's own message. API keys are never printed, in `Debug` or in
 //!   errors.
-//! - **Retries** on `429`, `5xx` and `529` with exponential backoff and jitter, honouring
+//! - **Retries** on `429`, `500`, `502`, `503`, `504`, `529` and network errors, with
+//!   exponential backoff and jitter, honouring
 //!   `Retry-After`; never on `400`/`401`/`403`/`404` (see [`Retry`]). Timeouts for the
 //!   whole request and for connecting.
 //! - **Streaming** through [`Model::complete_streaming`](crate::Model::complete_streaming):
@@ -129,7 +130,7 @@ pub use gemini::Gemini;
 pub use openai::OpenAi;
 #[cfg(feature = "openai")]
 pub use responses::OpenAiResponses;
-pub use retry::Retry;
+pub use retry::{ErrorInfo, ErrorTier, Retry};
 #[cfg(feature = "vertex")]
 pub use vertex::Vertex;
 #[cfg(all(feature = "vertex", feature = "anthropic"))]
@@ -196,6 +197,48 @@ macro_rules! http_settings {
             #[must_use]
             pub fn with_max_retries(mut self, max_retries: u32) -> Self {
                 self.http.retry.max_retries = max_retries;
+                self
+            }
+
+            /// Decides, for each failed attempt of a request, whether to try again (the
+            /// contract's `on_error`): `f` gets the attempt's [`ErrorInfo`](crate::providers::ErrorInfo)
+            /// (its status or error, its number, and whether the default policy would
+            /// retry it) and answers [`ErrorTier::Retry`](crate::providers::ErrorTier::Retry)
+            /// or [`Fail`](crate::providers::ErrorTier::Fail). A retry stays within
+            /// [`Retry::max_retries`](crate::providers::Retry::max_retries); a deadline or a
+            /// cancellation is never asked about.
+            #[must_use]
+            pub fn with_on_error<F>(mut self, f: F) -> Self
+            where
+                F: Fn(&$crate::providers::ErrorInfo) -> $crate::providers::ErrorTier
+                    + Send
+                    + Sync
+                    + 'static,
+            {
+                self.http.on_error = Some(std::sync::Arc::new(f));
+                self
+            }
+
+            /// Rewrites every request body just before it is sent (the contract's
+            /// `body_transform`): `f` gets the whole JSON body as this provider built it
+            /// (settings merged) and returns the body to send. Signing, when the provider
+            /// signs, covers the rewritten body.
+            #[must_use]
+            pub fn with_body_transform<F>(mut self, f: F) -> Self
+            where
+                F: Fn(serde_json::Value) -> serde_json::Value + Send + Sync + 'static,
+            {
+                self.http.body_transform = Some(std::sync::Arc::new(f));
+                self
+            }
+
+            /// Sends this provider's requests through `client` (the contract's injectable
+            /// HTTP transport: a proxy, mTLS, a recording middleware), retries included.
+            /// The client's own settings apply; [`with_connect_timeout`](Self::with_connect_timeout)
+            /// does not.
+            #[must_use]
+            pub fn with_http_client(mut self, client: reqwest::Client) -> Self {
+                self.http.set_client(client);
                 self
             }
 

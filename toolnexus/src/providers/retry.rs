@@ -6,12 +6,14 @@ use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 
 /// How a provider retries a request that failed in a way that may pass: a rate limit
-/// (`429`), a server error (`5xx`), Anthropic's "overloaded" (`529`), or a connection that
-/// could not be opened. Authentication and validation errors (`400`, `401`, `403`, `404`,
+/// (`429`), a server error worth another try (`500`, `502`, `503`, `504`), Anthropic's
+/// "overloaded" (`529`), or a request that got no response (it could not connect, timed
+/// out, or was cut off): the contract's set, as the Python port has it. Other `5xx`
+/// (`501 Not Implemented`, `505`, …) fail at once. Authentication and validation errors (`400`, `401`, `403`, `404`,
 /// …) are never retried: the same request would fail the same way.
 ///
 /// Between attempts the provider waits what the server asked for (`Retry-After` in
-/// seconds, or OpenAI's `retry-after-ms`), else an exponential backoff with jitter:
+/// whole seconds, the contract's rule), else an exponential backoff with jitter:
 /// `initial_backoff × 2ⁿ`, capped at `max_backoff`, of which a random half is taken off.
 /// A server asking for a wait longer than `max_retry_after` ends the retries at once,
 /// with an error that says how long it asked for.
@@ -101,25 +103,56 @@ impl Retry {
     }
 }
 
-/// Whether a response with this status may succeed if sent again.
+/// Whether a response with this status may succeed if sent again: the contract's
+/// enumeration (429, 500, 502, 503, 504, 529), not every `5xx`.
 pub(crate) fn retryable(status: StatusCode) -> bool {
-    status == StatusCode::TOO_MANY_REQUESTS
-        || status == StatusCode::REQUEST_TIMEOUT
-        || status.is_server_error()
-        || status.as_u16() == 529
+    matches!(status.as_u16(), 429 | 500 | 502 | 503 | 504 | 529)
 }
 
-/// The wait a response asks for: `retry-after-ms` (OpenAI), else `Retry-After` in
-/// seconds (integer or decimal). The HTTP-date form is not read; the backoff applies.
+/// The largest `Retry-After` read as a delay, in seconds (the contract's bound: what
+/// every port holds exactly).
+const RETRY_AFTER_MAX: u64 = 2_147_483_647;
+
+/// The wait a response asks for, as the contract and the Python port read it:
+/// `Retry-After` in its delay-seconds form only (ASCII digits, `0` to 2147483647, `0`
+/// meaning "retry now"). Any other value (a fraction, a sign, the HTTP-date form, out of
+/// range, empty) is no answer, and the backoff applies. The header name is
+/// case-insensitive.
 pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let read = |name: &str| headers.get(name)?.to_str().ok()?.trim().parse::<f64>().ok();
-    if let Some(ms) = read("retry-after-ms").filter(|ms| ms.is_finite() && *ms >= 0.0) {
-        return Some(Duration::from_secs_f64(ms / 1000.0));
+    let value = headers.get("retry-after")?.to_str().ok()?.trim();
+    if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
     }
-    read("retry-after")
-        .filter(|s| s.is_finite() && *s >= 0.0)
-        .map(Duration::from_secs_f64)
+    let seconds: u64 = value.parse().ok().filter(|s| *s <= RETRY_AFTER_MAX)?;
+    Some(Duration::from_secs(seconds))
 }
+
+/// What [`on_error`](crate::providers::OpenAi::with_on_error) is told about one failed
+/// attempt of a model request (the contract's `ErrorInfo`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ErrorInfo {
+    /// The HTTP status, for a response that is not a success.
+    pub status: Option<u16>,
+    /// What went wrong, for a request that got no response (a connection, a timeout).
+    pub error: Option<String>,
+    /// Which attempt failed, from 0.
+    pub attempt: u32,
+    /// Whether the default policy would retry it (see [`Retry`]).
+    pub retryable: bool,
+}
+
+/// What [`on_error`](crate::providers::OpenAi::with_on_error) decides for a failed attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorTier {
+    /// Try again (still within [`Retry::max_retries`]).
+    Retry,
+    /// Give up now, with this attempt's error.
+    Fail,
+}
+
+/// A host's classifier of failed attempts.
+pub(crate) type OnError = dyn Fn(&ErrorInfo) -> ErrorTier + Send + Sync;
 
 #[cfg(test)]
 mod tests {
@@ -139,27 +172,41 @@ mod tests {
     }
 
     #[test]
-    fn retry_after_reads_seconds_and_milliseconds() {
+    fn retry_after_is_read_in_its_delay_seconds_form_only() {
+        let read = |value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert("Retry-After", value.parse().unwrap());
+            retry_after(&headers)
+        };
+        assert_eq!(retry_after(&HeaderMap::new()), None);
+        assert_eq!(read("2"), Some(Duration::from_secs(2)));
+        assert_eq!(read(" 7 "), Some(Duration::from_secs(7)));
+        assert_eq!(read("0"), Some(Duration::ZERO), "retry now");
+        assert_eq!(read("2147483647"), Some(Duration::from_secs(2_147_483_647)));
+        for value in [
+            "1.5",
+            "-1",
+            "+3",
+            "2147483648",
+            "99999999999999999999999",
+            "",
+            "soon",
+            "Wed, 21 Oct 2015 07:28:00 GMT",
+        ] {
+            assert_eq!(read(value), None, "{value:?}");
+        }
+        // OpenAI's `retry-after-ms` is not the contract's: the backoff applies.
         let mut headers = HeaderMap::new();
-        assert_eq!(retry_after(&headers), None);
-        headers.insert("retry-after", "2".parse().unwrap());
-        assert_eq!(retry_after(&headers), Some(Duration::from_secs(2)));
         headers.insert("retry-after-ms", "150".parse().unwrap());
-        assert_eq!(retry_after(&headers), Some(Duration::from_millis(150)));
-        headers.clear();
-        headers.insert(
-            "retry-after",
-            "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap(),
-        );
         assert_eq!(retry_after(&headers), None);
     }
 
     #[test]
     fn what_is_retried() {
-        for code in [429, 500, 502, 503, 504, 529, 408] {
+        for code in [429, 500, 502, 503, 504, 529] {
             assert!(retryable(StatusCode::from_u16(code).unwrap()), "{code}");
         }
-        for code in [400, 401, 403, 404, 413, 422] {
+        for code in [400, 401, 403, 404, 408, 413, 422, 501, 505, 520] {
             assert!(!retryable(StatusCode::from_u16(code).unwrap()), "{code}");
         }
     }
