@@ -267,12 +267,12 @@ async fn a_run_halted_three_agents_down_resumes_in_a_new_process() {
 
 #[tokio::test]
 async fn a_durable_run_halted_three_agents_down_resumes_from_sqlite_in_a_new_process() {
-    use toolnexus::store::SqliteStore;
+    use toolnexus::store::RunStore;
     let dir = std::env::temp_dir().join(format!("toolnexus-agents-store-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let (db, effects_file) = (dir.join("runs.db"), dir.join("effects"));
-    let store = SqliteStore::open(db.to_str().unwrap()).await.unwrap();
+    let store = RunStore::sqlite(db.to_str().unwrap()).await.unwrap();
     let (client, toolkit) = stack::lead(&Effects::to_file(effects_file.clone()));
     let halted = client
         .with_store(store.clone())
@@ -305,7 +305,7 @@ async fn a_durable_run_halted_three_agents_down_resumes_from_sqlite_in_a_new_pro
         once_each()
     );
     // The store holds the finished run and nothing waits any more.
-    let store = SqliteStore::open(db.to_str().unwrap()).await.unwrap();
+    let store = RunStore::sqlite(db.to_str().unwrap()).await.unwrap();
     assert!(store.pending().await.unwrap().is_empty());
     assert_eq!(
         store.result(&id).await.unwrap().map(|r| r.text),

@@ -7,7 +7,7 @@
 #[path = "stack.rs"]
 mod stack;
 
-use toolnexus::store::SqliteStore;
+use toolnexus::store::RunStore;
 use toolnexus::{Request, RunResult};
 
 fn verdict(request: &Request, verdict: &str) -> toolnexus::Answer {
@@ -27,7 +27,7 @@ fn main() {
         [flag, db, effects, answer] if flag == "--store" => {
             let (client, toolkit) = stack::lead(&stack::Effects::to_file(effects.into()));
             rt.block_on(async {
-                let store = SqliteStore::open(db).await.expect("the store opens");
+                let store = RunStore::sqlite(db).await.expect("the store opens");
                 let waiting = store.pending().await.expect("the store lists");
                 let [waiting] = waiting.as_slice() else {
                     panic!("one request waits, not {waiting:?}");

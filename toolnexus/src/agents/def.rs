@@ -14,10 +14,15 @@ use crate::tool::def::Tool;
 use crate::tool::kit::Toolkit;
 use crate::tool::request::{Answer, Request};
 
-use super::types::Budget;
+use super::types::{Budget, Handle};
 
 /// An interpreter of suspensions: answers a request while the run waits.
 pub(crate) type WaitFor = Arc<dyn Fn(Request) -> BoxFuture<'static, Answer> + Send + Sync>;
+
+/// A lifecycle hook: `on_spawn` gets the new handle, `on_close` the handle and why it
+/// closes (`closed`, or `interrupted` for a forced close).
+pub(crate) type OnSpawn = Arc<dyn Fn(Handle) -> BoxFuture<'static, ()> + Send + Sync>;
+pub(crate) type OnClose = Arc<dyn Fn(Handle, String) -> BoxFuture<'static, ()> + Send + Sync>;
 
 /// One agent's definition as the runtime keeps it.
 #[derive(Clone)]
@@ -31,6 +36,9 @@ pub(crate) struct AgentDef {
     pub(crate) budget: Budget,
     pub(crate) model: Option<Arc<dyn Model>>,
     pub(crate) wait_for: Option<WaitFor>,
+    pub(crate) completion: Option<crate::agents::gate::Completion>,
+    pub(crate) on_spawn: Option<OnSpawn>,
+    pub(crate) on_close: Option<OnClose>,
 }
 
 /// An agent: a name, what it does (what a delegating model reads), the tools it uses,
@@ -72,6 +80,9 @@ impl Agent {
                 budget: Budget::default(),
                 model: None,
                 wait_for: None,
+                completion: None,
+                on_spawn: None,
+                on_close: None,
             },
             team: Vec::new(),
         }
@@ -142,6 +153,42 @@ impl Agent {
         Fut: Future<Output = Answer> + Send + 'static,
     {
         self.def.wait_for = Some(Arc::new(move |request| f(request).boxed()));
+        self
+    }
+
+    /// Called once for each handle spawned from this agent, before its first turn (the
+    /// future it gives runs on a task of its own; the spawn does not wait for it).
+    #[must_use]
+    pub fn on_spawn<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(Handle) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        self.def.on_spawn = Some(Arc::new(move |h| f(h).boxed()));
+        self
+    }
+
+    /// Called when a handle of this agent closes, with why (`closed`, or `interrupted`
+    /// when the close was forced): after its children closed and its turn finished or
+    /// was aborted, before it reads `closed`. [`close`](super::Runtime::close) waits for
+    /// it.
+    #[must_use]
+    pub fn on_close<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(Handle, String) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        self.def.on_close = Some(Arc::new(move |h, reason| f(h, reason).boxed()));
+        self
+    }
+
+    /// Sets the agent's completion gate (the contract's `completion`): a turn ends `done`
+    /// only once `completion` verifies its work, and is asked to fix it otherwise (see
+    /// [`Completion`](crate::agents::Completion)). A delegated child gets the same
+    /// guarantee as a root.
+    #[must_use]
+    pub fn completion(mut self, completion: crate::agents::Completion) -> Self {
+        self.def.completion = Some(completion);
         self
     }
 

@@ -27,13 +27,20 @@
 //! - An agent can be a folder ([`Agent::from_dir`]: `AGENTS.md` … `MEMORY.md` make its
 //!   soul), edit its own notes ([`memory_tool`]) and wake on a heartbeat
 //!   ([`Runtime::heartbeat`]).
+//! - With a run store (features `sqlite`, `postgres`), `RuntimeBuilder::open` keeps the
+//!   handles in it and runs each turn as a run of that store: another process that opens
+//!   the same store gets the tree back, answers what it waits on
+//!   ([`Runtime::pending`], [`Runtime::resume`]), and no settled call runs twice.
 //!
 //! The guide's chapter [`agents`](crate::guide::agents) walks through it.
 
 mod clock;
 mod def;
+mod gate;
 mod heartbeat;
 mod home;
+#[cfg(feature = "__store")]
+pub(crate) mod keep;
 mod resume;
 mod runtime;
 mod surface;
@@ -44,6 +51,7 @@ mod types;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use def::Agent;
+pub use gate::{Completion, Verdict, all_todos_done, run_gated};
 pub use heartbeat::{HEARTBEAT_OK, HEARTBEAT_PROMPT, Heartbeat};
 pub use home::{BOOTSTRAP_ORDER, MAX_BOOTSTRAP_FILE_BYTES, MEMORY_TOOL, compose_soul, memory_tool};
 pub use runtime::{

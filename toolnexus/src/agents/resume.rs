@@ -3,9 +3,10 @@
 
 use std::sync::Arc;
 
-use crate::tool::request::Answer;
+use crate::tool::request::{Answer, Request};
 
 use super::runtime::{ROOT, Runtime};
+use super::table::with_path;
 use super::turn::Launch;
 use super::types::{Handle, HandleState, RuntimeError, TaskResult};
 
@@ -52,9 +53,43 @@ impl Runtime {
             });
             at = self.inner.table().get(&id).and_then(|n| n.parent.clone());
         }
+        #[cfg(feature = "__store")]
+        if let Err(error) = self.flush().await {
+            tracing::warn!(%error, "storing the agent handles after a resume failed");
+        }
         result.ok_or_else(|| RuntimeError::NoSuchRequest {
             answer: answer.id.clone(),
             pending: Vec::new(),
         })
+    }
+
+    /// The handle of id `id`, when this runtime has it: how a host gets its handles back
+    /// from a runtime opened on a store ([`RuntimeBuilder::open`](super::RuntimeBuilder)),
+    /// as [`list`](Runtime::list) names them.
+    pub fn handle(&self, id: &str) -> Option<Handle> {
+        let t = self.inner.table();
+        t.get(id).map(|n| Handle(Arc::clone(&n.id)))
+    }
+
+    /// The requests the tree waits on: each from the deepest handle suspended on it (the
+    /// ancestors that relayed it wait on the same request), its `data.path` naming that
+    /// handle, in handle order. Answer one with [`resume`](Runtime::resume).
+    pub fn pending(&self) -> Vec<Request> {
+        let t = self.inner.table();
+        let waits_on = |id: &str, request: &str| {
+            t.get(id).is_some_and(|n| {
+                n.state == HandleState::Suspended
+                    && n.pending.as_ref().is_some_and(|p| p.id == request)
+            })
+        };
+        t.nodes
+            .values()
+            .filter(|n| n.state == HandleState::Suspended && n.halted.is_some())
+            .filter_map(|n| {
+                let request = n.pending.as_ref()?;
+                let relayed = n.children.iter().any(|c| waits_on(c, &request.id));
+                (!relayed).then(|| with_path(request, &n.id))
+            })
+            .collect()
     }
 }

@@ -38,6 +38,9 @@ pub(crate) struct Inner {
     pub(crate) shutdown: Duration,
     table: Mutex<Table>,
     trace: Mutex<Vec<String>>,
+    /// The store of a durable runtime ([`RuntimeBuilder::open`]).
+    #[cfg(feature = "__store")]
+    pub(crate) keep: Option<Arc<super::keep::Keep>>,
 }
 
 impl Inner {
@@ -50,6 +53,22 @@ impl Inner {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(line);
+        self.touched();
+    }
+
+    /// The table changed: a durable runtime's writer stores what did.
+    pub(crate) fn touched(&self) {
+        #[cfg(feature = "__store")]
+        if let Some(keep) = &self.keep {
+            keep.wake.notify_one();
+        }
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // The writer finds the runtime gone and stops.
+        self.touched();
     }
 }
 
@@ -84,6 +103,9 @@ pub struct RuntimeBuilder {
     inbox_cap: usize,
     max_concurrent_turns: usize,
     shutdown: Duration,
+    /// The lease of a durable runtime's turns (`RuntimeBuilder::lease`).
+    #[cfg(feature = "__store")]
+    pub(crate) lease: Duration,
 }
 
 impl RuntimeBuilder {
@@ -145,6 +167,8 @@ impl RuntimeBuilder {
                 shutdown: self.shutdown,
                 table: Mutex::new(table),
                 trace: Mutex::new(Vec::new()),
+                #[cfg(feature = "__store")]
+                keep: None,
             }),
         }
     }
@@ -166,6 +190,8 @@ impl Runtime {
             inbox_cap: DEFAULT_INBOX_CAP,
             max_concurrent_turns: DEFAULT_MAX_CONCURRENT_TURNS,
             shutdown: DEFAULT_SHUTDOWN,
+            #[cfg(feature = "__store")]
+            lease: crate::agent::journal::DEFAULT_LEASE,
         }
     }
 
@@ -244,6 +270,9 @@ impl Runtime {
         t.nodes.insert(Arc::clone(&id), child);
         drop(t);
         self.inner.note(format!("{id}: spawned (tokens {tokens})"));
+        if let Some(on_spawn) = &def.on_spawn {
+            tokio::spawn(on_spawn(Handle(Arc::clone(&id))));
+        }
         Ok(Handle(id))
     }
 
@@ -261,6 +290,8 @@ impl Runtime {
         let tick = item.channel == "timer";
         if tick && node.ticks > 0 {
             node.ticks += 1;
+            drop(t);
+            self.inner.touched();
             return Ok(());
         }
         if node.inbox_len() >= self.inner.inbox_cap {
@@ -279,6 +310,8 @@ impl Runtime {
         } else {
             node.inbox.push(item);
         }
+        drop(t);
+        self.inner.touched();
         Ok(())
     }
 
@@ -381,7 +414,8 @@ impl Runtime {
 
     /// Closes `h` gracefully: its children first (leaf-first), then a running turn gets
     /// the runtime's shutdown grace (on its clock) before it is aborted (`force` aborts at
-    /// once). Waiters get `closed`; the last result stays readable.
+    /// once), then its agent's [`on_close`](Agent::on_close) hook runs. Waiters get
+    /// `closed`; the last result stays readable.
     pub fn close(&self, h: &Handle, force: bool) -> BoxFuture<'_, ()> {
         let h = h.clone();
         Box::pin(async move {
@@ -402,6 +436,16 @@ impl Runtime {
                 .is_some_and(super::table::Node::turn_live);
             if running && !force {
                 let _ = self.wait(&h, Some(self.inner.shutdown)).await;
+            }
+            let (jobs, on_close) = {
+                let mut t = self.inner.table();
+                let jobs = self.inner.abort(&mut t, h.id(), TaskStatus::Closed);
+                (jobs, t.get(h.id()).and_then(|n| n.def.on_close.clone()))
+            };
+            self.inner.start(jobs);
+            if let Some(on_close) = on_close {
+                let reason = if force { "interrupted" } else { "closed" };
+                on_close(h.clone(), reason.to_owned()).await;
             }
             let jobs = {
                 let mut t = self.inner.table();

@@ -57,8 +57,10 @@ impl Agent {
     /// This agent as a [`Tool`] named after it, described by what it does, taking
     /// `{"prompt": string}`: each call runs the agent in a runtime of its own over
     /// `model`, and gives its final text, with `metadata` `{agent, turns, totalTokens}`.
-    /// A run that halts suspends the call on the same request; the answer (by the
-    /// caller's `wait_for`, or its resume) resumes that runtime.
+    /// A run that halts suspends the call on the same request, its `data.path` the id
+    /// path of the agent that asked (the deepest suspended handle, `root/<agent>.1/…`);
+    /// the answer (by the caller's `wait_for`, or its resume) resumes that runtime, down
+    /// to that agent.
     pub fn into_tool(self, model: impl Model + 'static) -> Tool {
         let model: Arc<dyn Model> = Arc::new(model);
         let parked: Arc<Mutex<HashMap<String, Runtime>>> = Arc::default();
@@ -101,6 +103,13 @@ impl Agent {
                 if r.status == TaskStatus::Pending
                     && let Some(request) = r.pending
                 {
+                    // Outside its runtime, the request names the agent that asked: the
+                    // deepest handle suspended on it.
+                    let request = rt
+                        .pending()
+                        .into_iter()
+                        .find(|deepest| deepest.id == request.id)
+                        .unwrap_or(request);
                     parked
                         .lock()
                         .unwrap_or_else(PoisonError::into_inner)

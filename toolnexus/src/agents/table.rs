@@ -66,6 +66,8 @@ pub(crate) struct Node {
     pub(crate) pending: Option<Request>,
     pub(crate) transcript: Option<Vec<Message>>,
     pub(crate) task_key: Option<String>,
+    /// The stored run of its current (or last) turn, in a durable runtime.
+    pub(crate) run_id: Option<String>,
 }
 
 impl Node {
@@ -123,6 +125,7 @@ impl Node {
             pending: None,
             transcript: None,
             task_key: None,
+            run_id: None,
         }
     }
 

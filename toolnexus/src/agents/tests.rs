@@ -470,6 +470,12 @@ async fn a_grandchild_suspension_parks_the_tree_and_the_answer_goes_down() {
         request.data.as_ref().unwrap()["path"],
         json!(["root", "lead.1"])
     );
+    let [deepest] = rt.pending().try_into().unwrap();
+    assert_eq!(deepest.id, "req-1");
+    assert_eq!(
+        deepest.data.unwrap()["path"],
+        json!(["root", "lead.1", "mid.1", "leaf.1"])
+    );
     let states: Vec<(String, HandleState)> =
         rt.list().into_iter().map(|v| (v.id, v.state)).collect();
     assert_eq!(

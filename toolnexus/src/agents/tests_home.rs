@@ -195,3 +195,38 @@ async fn close_goes_leaf_first_and_keeps_the_last_results() {
     let first = |needle: &str| trace.iter().position(|t| t.contains(needle)).unwrap();
     assert!(first("slow.1: running→idle (closed") < first("lead.1: idle→closed"));
 }
+
+#[tokio::test]
+async fn on_spawn_and_on_close_see_each_handle_once_leaf_first_with_the_reason() {
+    use std::sync::{Arc, Mutex};
+    let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+    let (on_spawn, on_close) = (Arc::clone(&seen), Arc::clone(&seen));
+    let worker = Agent::new("worker")
+        .on_spawn(move |h| {
+            on_spawn.lock().unwrap().push(format!("spawn {h}"));
+            async {}
+        })
+        .on_close(move |h, reason| {
+            on_close.lock().unwrap().push(format!("close {h} {reason}"));
+            async {}
+        });
+    let rt = Runtime::new(crate::model::ScriptedModel::new([]), &worker);
+    let a = rt.spawn(&rt.root(), "worker", None).unwrap();
+    let b = rt.spawn(&a, "worker", None).unwrap();
+    rt.close(&a, false).await;
+    rt.close(&b, false).await;
+    let c = rt.spawn(&rt.root(), "worker", None).unwrap();
+    rt.close(&c, true).await;
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            "spawn root/worker.1",
+            "spawn root/worker.1/worker.1",
+            "close root/worker.1/worker.1 closed",
+            "close root/worker.1 closed",
+            "spawn root/worker.2",
+            "close root/worker.2 interrupted",
+        ]
+    );
+    assert_eq!(rt.inspect(&b).unwrap().state, HandleState::Closed);
+}

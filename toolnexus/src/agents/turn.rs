@@ -25,6 +25,9 @@ pub(crate) enum Mode {
         halted: Box<RunResult>,
         answer: Answer,
     },
+    /// A turn whose process stopped: its stored run, taken over and driven on.
+    #[cfg(feature = "__store")]
+    Recover { run: String },
 }
 
 pub(crate) struct Job {
@@ -33,6 +36,8 @@ pub(crate) struct Job {
     def: Arc<AgentDef>,
     max_turns: u32,
     mode: Mode,
+    /// The stored run a fresh turn records (a durable runtime's).
+    run_id: Option<String>,
 }
 
 pub(crate) enum Launch {
@@ -66,7 +71,9 @@ impl Inner {
         node.state = HandleState::Running;
         node.generation += 1;
         node.live_limit = None;
+        node.run_id = self.new_run_id(id, node.generation);
         let job = Job {
+            run_id: node.run_id.clone(),
             id: Arc::clone(&node.id),
             generation: node.generation,
             def: Arc::clone(&node.def),
@@ -118,7 +125,9 @@ impl Inner {
         node.state = HandleState::Running;
         node.generation += 1;
         node.live_limit = None;
+        node.run_id = halted.id.clone();
         let job = Job {
+            run_id: None,
             id: Arc::clone(&node.id),
             generation: node.generation,
             def: Arc::clone(&node.def),
@@ -158,7 +167,10 @@ impl Inner {
             def,
             max_turns,
             mode,
+            run_id,
         } = job;
+        #[cfg(not(feature = "__store"))]
+        let _ = run_id;
         let mut toolkit = def.toolkit.clone();
         if let Some(team) = &def.team {
             toolkit = toolkit.with(super::task::tool(&self, &id, team));
@@ -170,6 +182,10 @@ impl Inner {
             model: def.model.clone().unwrap_or_else(|| Arc::clone(&self.model)),
         };
         let mut client = Client::new(model).max_turns(max_turns);
+        #[cfg(feature = "__store")]
+        if let Some(keep) = &self.keep {
+            client = keep.client(client, run_id);
+        }
         if !def.soul.is_empty() {
             client = client.system(def.soul.clone());
         }
@@ -182,16 +198,25 @@ impl Inner {
             });
         }
         let run = match mode {
-            Mode::Fresh {
-                input,
-                transcript: None,
-            } => client.run(input, &toolkit).await,
-            Mode::Fresh {
-                input,
-                transcript: Some(transcript),
-            } => client.continue_run(transcript, input, &toolkit).await,
+            Mode::Fresh { input, transcript } => {
+                let gate = def.completion.as_ref();
+                crate::agents::gate::fresh(&client, input.into(), transcript, &toolkit, gate).await
+            }
+            #[cfg(feature = "__store")]
+            Mode::Recover { run } => match client.take_over_run(&run, &toolkit).await {
+                Ok(run) => run,
+                Err(error) => {
+                    let mut taken = RunResult::empty(Vec::new());
+                    taken.status = RunStatus::Incomplete {
+                        reason: StopReason::ModelError {
+                            message: format!("taking over run {run}: {error}"),
+                        },
+                    };
+                    taken
+                }
+            },
             Mode::Resume { halted, answer } => {
-                match client.resume(*halted, answer, &toolkit).await {
+                match self.resume_turn(&client, *halted, answer, &toolkit).await {
                     Ok(run) => run,
                     Err(error) => {
                         let mut run = RunResult::empty(Vec::new());
@@ -207,6 +232,57 @@ impl Inner {
         };
         let jobs = self.finish(&id, generation, run);
         self.start(jobs);
+    }
+
+    /// The stored run id of a fresh turn, in a durable runtime.
+    fn new_run_id(&self, id: &str, generation: u64) -> Option<String> {
+        #[cfg(feature = "__store")]
+        if let Some(keep) = &self.keep {
+            return Some(keep.run_id(id, generation));
+        }
+        let _ = (id, generation);
+        None
+    }
+
+    /// The job that takes over running `node`'s stored run `run` after its process
+    /// stopped.
+    #[cfg(feature = "__store")]
+    pub(crate) fn recover_job(&self, node: &mut super::table::Node, run: String) -> Job {
+        node.generation += 1;
+        node.live_limit = None;
+        Job {
+            id: Arc::clone(&node.id),
+            generation: node.generation,
+            def: Arc::clone(&node.def),
+            max_turns: node.max_turns,
+            mode: Mode::Recover { run },
+            run_id: None,
+        }
+    }
+
+    /// Resumes a halted turn with `answer`: in a durable runtime through the store, as an
+    /// answer to the halted run (its settled calls are not run again), else from the
+    /// halted result.
+    async fn resume_turn(
+        &self,
+        client: &Client,
+        halted: RunResult,
+        answer: Answer,
+        toolkit: &Toolkit,
+    ) -> Result<RunResult, String> {
+        #[cfg(feature = "__store")]
+        if self.keep.is_some()
+            && let Some(run) = halted.id.as_deref()
+        {
+            return client
+                .answer_run(run, answer, toolkit)
+                .await
+                .map_err(|e| e.to_string());
+        }
+        client
+            .resume(halted, answer, toolkit)
+            .await
+            .map_err(|e| e.to_string())
     }
 
     /// The nearest interpreter up the chain (the handle's own first), if any.
@@ -306,6 +382,15 @@ impl Inner {
                     "hit maxTurns without a final answer".into(),
                 )
             }
+            RunStatus::Incomplete {
+                reason: StopReason::Completion { .. },
+            } => {
+                node.state = HandleState::Idle;
+                node.consume();
+                node.transcript = Some(run.messages.clone());
+                self.note(format!("{id}: running→idle (incomplete at completion)"));
+                incomplete(node, Limit::Completion, run.text.clone())
+            }
             RunStatus::Incomplete { .. } if live.is_some() => {
                 let limit = live.unwrap_or(Limit::MaxTokens);
                 node.state = HandleState::Idle;
@@ -378,6 +463,11 @@ impl Inner {
         if let Some(p) = t.get_mut(pid) {
             p.running_children = p.running_children.saturating_sub(1);
         }
+        self.dequeue(t, pid)
+    }
+
+    /// Hands `pid`'s free slots to its queued wakes, first woken first.
+    pub(crate) fn dequeue(&self, t: &mut Table, pid: &str) -> Vec<Job> {
         let mut jobs = Vec::new();
         while let Some(p) = t.get_mut(pid) {
             if p.running_children >= p.max_concurrent {
@@ -454,6 +544,8 @@ impl Metered {
                         reply.usage.total_tokens(),
                         reply.tool_calls.len() as u64,
                     );
+                    drop(t);
+                    self.rt.touched();
                 }
             }
             reply

@@ -119,6 +119,9 @@ pub enum Limit {
     /// A [`wait`](super::Runtime::wait) ran out of time.
     #[serde(rename = "timeout")]
     Timeout,
+    /// The agent's [completion gate](super::Completion) did not pass in its attempts.
+    #[serde(rename = "completion")]
+    Completion,
 }
 
 impl Limit {
@@ -133,6 +136,7 @@ impl Limit {
             Limit::MaxChildren => "maxChildren",
             Limit::MaxConcurrent => "maxConcurrent",
             Limit::Timeout => "timeout",
+            Limit::Completion => "completion",
         }
     }
 }
