@@ -204,7 +204,8 @@ async fn a_stream_carries_the_view_of_a_remote_call() {
         Reply::text("Shown."),
     ]);
     let events: Vec<_> = Client::new(model)
-        .stream("Show my budget", &toolkit)
+        .run("Show my budget", &toolkit)
+        .stream()
         .collect()
         .await;
     let kinds: Vec<&str> = events.iter().map(|e| e.kind()).collect();

@@ -6,9 +6,13 @@
 //! view's `add_line` call waits on an approval the test clicks, its message lands in the
 //! chat and the next turn reads it, and its link opens only after the user confirms.
 //! From inside the frame the test tries to escape (tests/mcp_app/chat_host.mjs). The
-//! screenshot is saved as `target/tmp/mcp_app_host.png`.
+//! screenshot is saved as `target/tmp/mcp_app_host.png`. A second server, written with
+//! the official MCP TypeScript SDK (tests/mcp_app/ts_server.mjs), ships a view the page
+//! renders, which calls a tool and posts a message the same way
+//! (tests/mcp_app/chat_ts.mjs, `target/tmp/mcp_app_ts.png`).
 //!
-//! Needs `TOOLNEXUS_UI_NODE_MODULES`, `TOOLNEXUS_AGUI_PYTHON` and chromium at `TOOLNEXUS_CHROMIUM` (default
+//! Needs `TOOLNEXUS_UI_NODE_MODULES`, `TOOLNEXUS_NODE_MODULES` (the TypeScript SDK),
+//! `TOOLNEXUS_AGUI_PYTHON` and chromium at `TOOLNEXUS_CHROMIUM` (default
 //! `/usr/bin/chromium`).
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
@@ -17,15 +21,11 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
+#[path = "common/browser.rs"]
+mod browser;
 #[path = "common/example.rs"]
 mod common_example;
 use common_example::Listening;
-
-fn modules() -> String {
-    std::env::var("TOOLNEXUS_UI_NODE_MODULES").unwrap_or_else(|_| {
-        panic!("TOOLNEXUS_UI_NODE_MODULES is not set: this test drives chromium with playwright-core and does not skip; run it through .ci/test")
-    })
-}
 
 /// The budget server (its view importing the SDK from a loopback server of the test) and
 /// the chat page serving its tools, `add_line` gated.
@@ -45,27 +45,13 @@ fn servers(modules: &str) -> (Listening, Listening) {
 
 #[test]
 fn the_chat_page_hosts_a_view_which_calls_through_approval_and_stays_contained() {
-    let modules = modules();
+    let modules = browser::modules();
     let (_budget, chat) = servers(&modules);
     let screenshot = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("mcp_app_host.png");
     let _ = std::fs::remove_file(&screenshot);
-    let node = std::env::var("TOOLNEXUS_NODE").unwrap_or("node".into());
-    let output = Command::new("timeout")
-        .args([
-            "120",
-            &node,
-            &format!("{}/tests/mcp_app/chat_host.mjs", env!("CARGO_MANIFEST_DIR")),
-        ])
-        .arg(&chat.url)
-        .arg(&screenshot)
-        .env("NODE_MODULES", &modules)
-        .output()
-        .expect("node runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the browser run failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
+    let stdout = browser::run(
+        "mcp_app/chat_host.mjs",
+        &[&chat.url, screenshot.to_str().unwrap()],
     );
     let seen: Value = serde_json::from_str(stdout.trim()).expect("one JSON line");
 
@@ -128,13 +114,196 @@ fn the_chat_page_hosts_a_view_which_calls_through_approval_and_stays_contained()
     assert!(png.starts_with(b"\x89PNG"), "not a PNG");
 }
 
+/// A view's gated call goes through the run store as a model's does: with the chat's
+/// runs in SQLite (`--db`), the call parked on its approval card outlives the chat
+/// server, the approval clicked after the restart reaches the next server on the same
+/// file, which completes the call and hands the view its result, and the answer is
+/// taken once. The screenshot is saved as `target/tmp/mcp_app_restarted.png`.
+#[test]
+fn a_views_call_waiting_on_approval_is_answered_by_the_next_chat_server() {
+    let modules = browser::modules();
+    let sdk = serve_sdk(&modules);
+    let budget = Listening::start_with(
+        "mcp_app",
+        &["--http", "127.0.0.1:0"],
+        &[("MCP_APP_SDK", sdk.as_str())],
+    );
+    let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let db = tmp.join(format!("mcp_app_host-{}.db", std::process::id()));
+    let db = db.to_str().unwrap();
+    let chat_args = |addr: &str| -> Vec<String> {
+        [
+            addr,
+            "--db",
+            db,
+            "--mcp",
+            &budget.url,
+            "--approve",
+            "add_line",
+        ]
+        .map(str::to_owned)
+        .to_vec()
+    };
+    let args = chat_args("127.0.0.1:0");
+    let first = Listening::start(
+        "chat_ui",
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    let addr = first
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned();
+    let screenshot = tmp.join("mcp_app_restarted.png");
+    let _ = std::fs::remove_file(&screenshot);
+    let mut session = browser::Session::start(
+        "mcp_app/chat_restart.mjs",
+        &[&first.url, screenshot.to_str().unwrap()],
+    );
+    session.expect_line("interrupted");
+
+    // The chat server that parked the call goes away; another on the same file takes
+    // its place.
+    drop(first);
+    let args = chat_args(&addr);
+    let second = Listening::start(
+        "chat_ui",
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    assert_eq!(second.url, format!("http://{addr}/"));
+    let line = session.go_on();
+    let seen: Value = serde_json::from_str(line.trim()).expect("one JSON line");
+    assert_eq!(seen["totalBeforeApproval"], "Total: 1200");
+    assert!(
+        seen["chart"].as_str().unwrap().contains("travel: 250"),
+        "{seen}"
+    );
+    assert_eq!(seen["answerStatus"], 200, "{seen}");
+    let answers = seen["answers"].as_array().unwrap();
+    assert_eq!(answers.len(), 1, "{seen}");
+    assert_eq!(answers[0]["approved"], true);
+    // The id names the stored run of the view's call; it is answered once.
+    let id = answers[0]["id"].as_str().unwrap();
+    assert!(id.contains("@view:"), "{id}");
+    let (status, again) = post(
+        &second.url,
+        "apps/answer",
+        &json!({"id": id, "approved": true}),
+    );
+    assert_eq!(status, 404, "{again}");
+    assert!(again.contains("no call waits on"), "{again}");
+    assert!(std::fs::read(&screenshot).unwrap().starts_with(b"\x89PNG"));
+    drop(second);
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{db}{suffix}"));
+    }
+}
+
+/// A server the crate did not write: tests/mcp_app/ts_server.mjs, on the official MCP
+/// TypeScript SDK (`TOOLNEXUS_NODE_MODULES`), its view loading the extension SDK from
+/// `sdk`; a child process killed when dropped.
+fn ts_server(sdk: &str) -> Listening {
+    let modules = std::env::var("TOOLNEXUS_NODE_MODULES").unwrap_or_else(|_| {
+        panic!("TOOLNEXUS_NODE_MODULES is not set: this test runs the MCP TypeScript SDK and does not skip; run it through .ci/test")
+    });
+    let node = std::env::var("TOOLNEXUS_NODE").unwrap_or("node".into());
+    let mut child = Command::new("timeout")
+        .args([
+            "180",
+            &node,
+            &format!("{}/tests/mcp_app/ts_server.mjs", env!("CARGO_MANIFEST_DIR")),
+        ])
+        .env("NODE_MODULES", modules)
+        .env("MCP_APP_SDK", sdk)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .expect("node runs");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("the server's first line");
+    let Some(url) = line.trim().strip_prefix("listening on ") else {
+        let _ = child.kill();
+        panic!("ts_server.mjs printed {line:?}, not `listening on URL`");
+    };
+    let url = url.to_owned();
+    Listening { child, url }
+}
+
+/// The second judge: a view written with the extension SDK and served by the official
+/// MCP TypeScript SDK renders on the chat page, receives its result, calls a tool (one
+/// its server lists for views only, which the model never sees) through the page, and
+/// posts a message the next turn reads. The screenshot is saved as
+/// `target/tmp/mcp_app_ts.png`.
+#[test]
+fn the_chat_page_hosts_a_view_served_by_the_typescript_sdk() {
+    let modules = browser::modules();
+    let server = ts_server(&serve_sdk(&modules));
+    let chat = Listening::start("chat_ui", &["127.0.0.1:0", "--mcp", &server.url]);
+
+    // The model does not have the view's own tool: a prompt naming it is no call of it.
+    let body = json!({
+        "id": "chat-1",
+        "messages": [{"id": "m1", "role": "user", "parts": [{"type": "text", "text": "complete_task {\"open\": [\"ship\"], \"done\": [], \"task\": \"ship\"}"}]}],
+    });
+    let (_, stream) = post(&chat.url, "chat", &body);
+    assert!(stream.contains(r#""toolName":"deploy""#), "{stream}");
+    assert!(
+        !stream.contains(r#""toolName":"complete_task""#),
+        "{stream}"
+    );
+
+    let screenshot = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("mcp_app_ts.png");
+    let _ = std::fs::remove_file(&screenshot);
+    let stdout = browser::run(
+        "mcp_app/chat_ts.mjs",
+        &[&chat.url, screenshot.to_str().unwrap()],
+    );
+    let seen: Value = serde_json::from_str(stdout.trim()).expect("one JSON line");
+
+    assert_eq!(seen["sandbox"], "allow-scripts");
+    // The result reached the view: every task open.
+    let open = seen["openBefore"].as_str().unwrap();
+    for task in ["write the tests", "review the docs", "ship"] {
+        assert!(open.contains(task), "{seen}");
+    }
+    // Its call went through the page to its own server, and its result came back.
+    let calls = seen["appsCalls"].as_array().unwrap();
+    assert_eq!(calls.len(), 1, "{seen}");
+    assert_eq!(calls[0]["server"], "ts-tasks-app");
+    assert_eq!(calls[0]["name"], "complete_task");
+    assert_eq!(calls[0]["arguments"]["task"], "write the tests");
+    assert_eq!(seen["doneAfter"], "write the tests");
+    assert!(
+        !seen["openAfter"]
+            .as_str()
+            .unwrap()
+            .contains("write the tests"),
+        "{seen}"
+    );
+    // Its message was the next turn's: the scripted model deployed what it said.
+    let log = seen["log"].as_str().unwrap();
+    assert!(
+        log.contains(
+            r#"calling deploy {"service":"Tasks done: write the tests; open: review the docs, ship."}"#
+        ),
+        "{log}"
+    );
+    assert_eq!(seen["url"], chat.url.as_str());
+    assert_eq!(seen["elsewhere"], json!([]), "{seen}");
+    let png = std::fs::read(&screenshot).expect("a screenshot");
+    assert!(png.starts_with(b"\x89PNG"), "not a PNG");
+}
+
 /// The AI SDK's stream carries the view as a data part, AG-UI as a `CUSTOM` event (which
 /// the AG-UI Python SDK accepts), and the apps endpoint refuses
 /// what a view may not do: a server it does not come from, a tool its server does not
 /// have, an answer to no call; a gated call waits on an approval answered once.
 #[test]
 fn the_streams_carry_the_view_and_the_apps_endpoint_keeps_views_to_their_server() {
-    let modules = modules();
+    let modules = browser::modules();
     let (_budget, chat) = servers(&modules);
     let body = json!({
         "id": "chat-1",

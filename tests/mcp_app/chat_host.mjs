@@ -20,6 +20,8 @@ const profile = fs.mkdtempSync(path.join(os.tmpdir(), "toolnexus-chromium-"));
 const browser = await chromium.launchPersistentContext(profile, {
   executablePath: process.env.TOOLNEXUS_CHROMIUM || "/usr/bin/chromium",
   headless: true,
+  // A small window: the screenshot is the guide's figure.
+  viewport: { width: 720, height: 560 },
   args: [
     "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
     "--disable-component-update", "--disable-sync",
@@ -134,7 +136,11 @@ try {
 
   seen.url = page.url();
   seen.log = await page.locator("#log").innerText();
-  await page.screenshot({ path: screenshot, fullPage: true });
+  // The whole page in the window (a full-page capture of a taller page redraws the frame
+  // part-way).
+  const height = await page.evaluate(() => document.documentElement.scrollHeight);
+  await page.setViewportSize({ width: 720, height });
+  await page.screenshot({ path: screenshot });
   seen.errors = errors;
   console.log(JSON.stringify(seen));
 } finally {

@@ -34,6 +34,8 @@ const profile = fs.mkdtempSync(path.join(os.tmpdir(), "toolnexus-chromium-"));
 const browser = await chromium.launchPersistentContext(profile, {
   executablePath: process.env.TOOLNEXUS_CHROMIUM || "/usr/bin/chromium",
   headless: true,
+  // A small window: the screenshot is the guide's figure.
+  viewport: { width: 720, height: 560 },
   args: [
     "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
     "--disable-component-update", "--disable-sync",

@@ -1,5 +1,6 @@
 //! [`mcp_apps`]: the tool calls of the MCP Apps views a page renders, run on the server
-//! that owns each view, through the tools' own approvals.
+//! that owns each view, through the tools' own approvals; [`mcp_apps_durable`] keeps them
+//! in a run store.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -56,10 +57,51 @@ pub fn mcp_apps_with(
     servers: impl IntoIterator<Item = (String, Toolkit)>,
     options: UiOptions,
 ) -> Router {
+    router(servers, options, None)
+}
+
+/// [`mcp_apps_with`], the views' calls kept in `client`'s run store
+/// ([`Client::with_store`]) as a model's calls are: each call is a run of its own in the
+/// store (its id begins with `view:`; only the store and its lease are taken from
+/// `client`, not its model), recorded before and after the tool runs, parked there when
+/// it suspends. A call waiting on an approval is then answered by whichever process
+/// serves the router on the same store, after a restart too, and once only (a second
+/// answer is refused with `404`). The pending ids name the run and the caller's user.
+///
+/// The runs are the store's like any other: `RunStore::pending` lists a parked view
+/// call, `RunStore::purge` deletes the finished ones, and [`Client::recover`] on a
+/// client of that store takes up one whose process died while its tool ran, and drives
+/// it with that client's model (which reads the call as a user message): call `recover`
+/// on such a store only with a model that may read it. Without a store (a client built without one, or a build without the `sqlite` and
+/// `postgres` features) it is [`mcp_apps_with`].
+///
+/// [`Client::with_store`]: crate::Client::with_store
+/// [`Client::recover`]: crate::Client::recover
+pub fn mcp_apps_durable(
+    client: &crate::Client,
+    servers: impl IntoIterator<Item = (String, Toolkit)>,
+    options: UiOptions,
+) -> Router {
+    #[cfg(feature = "__store")]
+    let runner = crate::ui::apps_durable::runner(client);
+    #[cfg(not(feature = "__store"))]
+    let runner = {
+        let _ = client;
+        None
+    };
+    router(servers, options, runner)
+}
+
+fn router(
+    servers: impl IntoIterator<Item = (String, Toolkit)>,
+    options: UiOptions,
+    runner: Option<crate::Client>,
+) -> Router {
     let shared = Arc::new(Apps {
         servers: servers.into_iter().collect(),
         parked: Mutex::new(Parked::default()),
         user: options.user.clone(),
+        runner,
     });
     crate::ui::guarded(
         Router::new()
@@ -75,6 +117,9 @@ struct Apps {
     parked: Mutex<Parked>,
     /// Who sent a request, when the app has users.
     user: Option<crate::ui::User>,
+    /// The client whose store keeps the calls ([`mcp_apps_durable`]); `None`: in memory.
+    #[cfg_attr(not(feature = "__store"), allow(dead_code))]
+    runner: Option<crate::Client>,
 }
 
 /// The calls waiting on an answer, oldest first.
@@ -107,7 +152,7 @@ struct AnswerInput {
 }
 
 /// `value` as a JSON response with `status`.
-fn json_response(status: StatusCode, value: &Value) -> Response {
+pub(crate) fn json_response(status: StatusCode, value: &Value) -> Response {
     let body = serde_json::to_vec(value).unwrap_or_default();
     (
         status,
@@ -117,7 +162,7 @@ fn json_response(status: StatusCode, value: &Value) -> Response {
         .into_response()
 }
 
-fn refused(status: StatusCode, message: String) -> Response {
+pub(crate) fn refused(status: StatusCode, message: String) -> Response {
     json_response(status, &json!({ "error": message }))
 }
 
@@ -155,6 +200,18 @@ async fn call(State(apps): State<Arc<Apps>>, request: Parts, body: Bytes) -> Res
         );
     }
     let caller = caller_of(&apps, &request);
+    #[cfg(feature = "__store")]
+    if let Some(runner) = &apps.runner {
+        return crate::ui::apps_durable::call(
+            runner,
+            &caller,
+            &input.server,
+            tools,
+            &input.name,
+            input.arguments,
+        )
+        .await;
+    }
     run(
         &apps,
         caller,
@@ -177,6 +234,17 @@ async fn answer(State(apps): State<Arc<Apps>>, request: Parts, body: Bytes) -> R
         }
     };
     let caller = caller_of(&apps, &request);
+    #[cfg(feature = "__store")]
+    if let Some(runner) = &apps.runner {
+        return crate::ui::apps_durable::answer(
+            runner,
+            &caller,
+            &apps.servers,
+            &input.id,
+            input.approved,
+        )
+        .await;
+    }
     let waiting = {
         let mut parked = apps.parked.lock().unwrap_or_else(PoisonError::into_inner);
         match parked.calls.get(&input.id) {
@@ -262,6 +330,6 @@ async fn run(
 
 /// `result` in MCP's `CallToolResult` form, as a view reads it: the text as one text
 /// block, with the `structuredContent` and `_meta` the server sent.
-fn wire_result(result: &ToolResult) -> Value {
+pub(crate) fn wire_result(result: &ToolResult) -> Value {
     crate::mcp::view_result(result)
 }
