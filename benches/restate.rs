@@ -1,4 +1,4 @@
-//! The per-step overhead of a run on Restate, against the same run on a `SqliteStore`
+//! The per-step overhead of a run on Restate, against the same run on a `RunStore`
 //! and with no store, measured in one criterion run (see `BENCHMARKS.md`, "Durable
 //! runs"):
 //!
@@ -16,79 +16,28 @@
 #![allow(missing_docs)]
 
 use std::hint::black_box;
-use std::net::TcpListener;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use toolnexus::Client;
-use toolnexus::restate::{Agent, Ingress, register};
-use toolnexus::store::SqliteStore;
+use toolnexus::restate::{Agent, register};
+use toolnexus::store::RunStore;
+
+#[path = "../tests/common/restate_server.rs"]
+mod restate_server;
+use restate_server::Server;
 
 #[path = "common/workload.rs"]
 mod workload;
 use workload::{CALLS, TURNS, model, runtime, temp_db, tools};
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// A restate-server for the bench; SIGKILLed when dropped.
-struct Server(Child, PathBuf);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-        let _ = std::fs::remove_dir_all(&self.1);
-    }
-}
-
-fn server(binary: &str) -> (Server, u16, u16) {
-    let dir = std::env::temp_dir().join(format!("toolnexus-bench-restate-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let (ingress, admin, node, pg) = (free_port(), free_port(), free_port(), free_port());
-    let child = Command::new(binary)
-        .arg("--base-dir")
-        .arg(&dir)
-        .args(["--no-logo", "--node-name", "bench-node"])
-        .env("RESTATE_LISTEN_MODE", "tcp")
-        .env("RESTATE_DISABLE_TELEMETRY", "true")
-        .env(
-            "RESTATE_INGRESS__BIND_ADDRESS",
-            format!("127.0.0.1:{ingress}"),
-        )
-        .env("RESTATE_ADMIN__BIND_ADDRESS", format!("127.0.0.1:{admin}"))
-        .env(
-            "RESTATE_ADMIN__QUERY_ENGINE__PGSQL_BIND_ADDRESS",
-            format!("127.0.0.1:{pg}"),
-        )
-        .env("RESTATE_BIND_ADDRESS", format!("127.0.0.1:{node}"))
-        .env(
-            "RESTATE_ADVERTISED_ADDRESS",
-            format!("http://127.0.0.1:{node}"),
-        )
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("restate-server starts");
-    (Server(child, dir), ingress, admin)
-}
 
 fn overhead(c: &mut Criterion) {
     let rt = runtime();
     let toolkit = tools();
     let client = || Client::new(model()).max_turns(TURNS as u32 + 1);
     let bare = client();
-    let sqlite = rt.block_on(SqliteStore::open(temp_db("restate"))).unwrap();
+    let sqlite = rt.block_on(RunStore::sqlite(temp_db("restate"))).unwrap();
     let on_sqlite = client().with_store(sqlite);
 
     let mut group = c.benchmark_group("restate_overhead");
@@ -98,24 +47,24 @@ fn overhead(c: &mut Criterion) {
     group.bench_function("sqlite_wal", |b| {
         b.iter(|| black_box(rt.block_on(on_sqlite.run("go", &toolkit))))
     });
-    let Ok(binary) = std::env::var("TOOLNEXUS_RESTATE_SERVER") else {
+    if std::env::var_os("TOOLNEXUS_RESTATE_SERVER").is_none() {
         eprintln!("TOOLNEXUS_RESTATE_SERVER is not set: the restate row is skipped");
         group.finish();
         return;
-    };
-    let (_server, ingress_port, admin_port) = server(&binary);
+    }
+    let server = Server::start();
     let listener = rt
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .unwrap();
     let uri = format!("http://{}", listener.local_addr().unwrap());
     rt.spawn(Agent::new(client(), tools()).serve_on(listener));
-    let admin = format!("http://127.0.0.1:{admin_port}");
+    let admin = server.admin();
     let start = Instant::now();
     while let Err(error) = rt.block_on(register(&admin, &uri)) {
         assert!(start.elapsed() < Duration::from_secs(60), "{error}");
         std::thread::sleep(Duration::from_millis(200));
     }
-    let ingress = Ingress::new(format!("http://127.0.0.1:{ingress_port}"));
+    let ingress = server.ingress();
     let conversations = AtomicUsize::new(0);
     group.bench_function("restate", |b| {
         b.iter(|| {

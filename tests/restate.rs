@@ -13,8 +13,7 @@
 //!
 //! Every wait is bounded.
 
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -23,108 +22,12 @@ use toolnexus::{Answer, Message, RunResult};
 
 #[path = "common/example.rs"]
 mod example;
+#[path = "common/restate_server.rs"]
+mod restate_server;
+use restate_server::{Server, free_port, fresh_dir};
 
 /// The bound of every wait.
 const BOUND: Duration = Duration::from_secs(60);
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn server_binary() -> PathBuf {
-    if let Some(path) = std::env::var_os("TOOLNEXUS_RESTATE_SERVER") {
-        return path.into();
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(
-        "target/node-restate/node_modules/@restatedev/restate-server-linux-x64/bin/restate-server",
-    )
-}
-
-/// A restate-server on its ports and data directory; SIGKILLed when dropped.
-struct Server {
-    child: Option<Child>,
-    dir: PathBuf,
-    ports: [u16; 4],
-}
-
-impl Server {
-    fn start() -> Server {
-        let mut server = Server {
-            child: None,
-            dir: fresh_dir("server"),
-            ports: [free_port(), free_port(), free_port(), free_port()],
-        };
-        server.spawn();
-        server
-    }
-
-    fn spawn(&mut self) {
-        let [ingress, admin, node, pg] = self.ports;
-        let binary = server_binary();
-        assert!(binary.exists(), "no restate-server at {}", binary.display());
-        let child = Command::new(binary)
-            .arg("--base-dir")
-            .arg(&self.dir)
-            .args(["--no-logo", "--node-name", "test-node"])
-            .env("RESTATE_LISTEN_MODE", "tcp")
-            .env("RESTATE_DISABLE_TELEMETRY", "true")
-            .env("DO_NOT_TRACK", "1")
-            .env(
-                "RESTATE_INGRESS__BIND_ADDRESS",
-                format!("127.0.0.1:{ingress}"),
-            )
-            .env("RESTATE_ADMIN__BIND_ADDRESS", format!("127.0.0.1:{admin}"))
-            .env(
-                "RESTATE_ADMIN__QUERY_ENGINE__PGSQL_BIND_ADDRESS",
-                format!("127.0.0.1:{pg}"),
-            )
-            .env("RESTATE_BIND_ADDRESS", format!("127.0.0.1:{node}"))
-            .env(
-                "RESTATE_ADVERTISED_ADDRESS",
-                format!("http://127.0.0.1:{node}"),
-            )
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("restate-server starts");
-        self.child = Some(child);
-    }
-
-    fn kill(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-
-    fn ingress(&self) -> Ingress {
-        Ingress::new(format!("http://127.0.0.1:{}", self.ports[0]))
-    }
-
-    fn admin(&self) -> String {
-        format!("http://127.0.0.1:{}", self.ports[1])
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.kill();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-/// A new empty directory of this test process.
-fn fresh_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("toolnexus-restate-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// The service, on a fixed port (so Restate finds it again after a restart).
 struct Service {

@@ -4,6 +4,7 @@
 use std::fmt;
 
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::agent::run::RunResult;
@@ -32,6 +33,17 @@ impl fmt::Display for IngressError {
 }
 
 impl std::error::Error for IngressError {}
+
+/// A conversation's run waiting on an answer ([`Ingress::waiting`]): the Restate
+/// invocation that runs it, and the run as it was when it halted (its
+/// [`pending`](RunResult::pending) request, the calls made so far).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Waiting {
+    /// Restate's id of the invocation, to [`attach`](Ingress::attach) to.
+    pub invocation: String,
+    /// The run when it halted.
+    pub run: RunResult,
+}
 
 /// A client of the `Agent` object through a Restate server's ingress
 /// (`http://127.0.0.1:8080` by default on a local server).
@@ -95,6 +107,12 @@ impl Ingress {
     pub async fn pending(&self, conversation: &str) -> Result<Vec<Request>, IngressError> {
         let what = format!("listing the requests of conversation `{conversation}`");
         self.call(&what, conversation, "pending", Value::Null).await
+    }
+
+    /// The run of conversation `conversation` waiting on an answer, if one does.
+    pub async fn waiting(&self, conversation: &str) -> Result<Option<Waiting>, IngressError> {
+        let what = format!("reading the waiting run of conversation `{conversation}`");
+        self.call(&what, conversation, "waiting", Value::Null).await
     }
 
     /// Answers request `answer.id` of conversation `conversation`'s run, which resumes:

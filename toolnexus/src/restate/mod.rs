@@ -25,6 +25,10 @@
 //! `restate invocations cancel` (or the admin API) cancels a run between steps. The
 //! client's own store ([`Client::with_store`]) is not used inside a Restate invocation.
 //!
+//! With the `ui` feature, [`ag_ui`] is an AG-UI endpoint on the ingress: a chat page
+//! starts runs on the object and answers their approvals, as it does with
+//! [`ui::ag_ui`](crate::ui::ag_ui).
+//!
 //! ```no_run
 //! # async fn demo(model: toolnexus::ScriptedModel, toolkit: toolnexus::Toolkit) {
 //! use toolnexus::Client;
@@ -35,6 +39,8 @@
 //! # }
 //! ```
 
+#[cfg(feature = "ui")]
+mod ag_ui;
 mod ingress;
 mod steps;
 
@@ -50,7 +56,9 @@ use crate::model::message::Message;
 use crate::tool::kit::Toolkit;
 use crate::tool::request::{Answer, Request};
 
-pub use ingress::{Ingress, IngressError, register};
+#[cfg(feature = "ui")]
+pub use ag_ui::{ag_ui, ag_ui_with};
+pub use ingress::{Ingress, IngressError, Waiting, register};
 use steps::{JournaledModel, Steps, journaled_toolkit};
 
 /// The state key of the conversation's transcript.
@@ -58,6 +66,10 @@ const TRANSCRIPT: &str = "transcript";
 
 /// The state key of the requests the running run waits on.
 const PENDING: &str = "pending";
+
+/// The state key of the run waiting on an answer, as it was when it halted, and its
+/// invocation ([`Waiting`]).
+const WAITING: &str = "waiting";
 
 /// The state key of the awakeable that stands for request `id`.
 fn awakeable_key(id: &str) -> String {
@@ -119,16 +131,22 @@ impl Agent {
         }
         let toolkit = journaled_toolkit(&self.toolkit, &steps);
         let mut run = {
-            let driven = client.continue_run(transcript, prompt, &toolkit);
+            let driven = client.run(prompt, &toolkit).history(transcript);
             pump(ctx, &mut queue, driven).await?
         };
         while let Some(request) = run.pending.clone() {
             let (id, answered) = ctx.awakeable::<Json<Answer>>();
             ctx.set(&awakeable_key(&request.id), id);
             ctx.set(PENDING, Json(vec![request.clone()]));
+            let waiting = Waiting {
+                invocation: ctx.invocation_id().to_owned(),
+                run: run.clone(),
+            };
+            ctx.set(WAITING, Json(waiting));
             let answer = answered.await?.into_inner();
             ctx.clear(&awakeable_key(&request.id));
             ctx.clear(PENDING);
+            ctx.clear(WAITING);
             let resumed = client.resume(run.clone(), answer, &toolkit);
             run = match pump(ctx, &mut queue, resumed).await? {
                 Ok(run) => run,
@@ -199,6 +217,18 @@ mod object {
                 .get::<Json<Vec<Request>>>(PENDING)
                 .await?
                 .unwrap_or_default())
+        }
+
+        /// The conversation's run waiting on an answer, and its invocation (`null` when
+        /// none waits).
+        #[handler]
+        async fn waiting(&self, ctx: SharedObjectContext<'_>) -> HandlerResult<Json<Value>> {
+            Ok(Json(
+                ctx.get::<Json<Value>>(WAITING)
+                    .await?
+                    .map(Json::into_inner)
+                    .unwrap_or(Value::Null),
+            ))
         }
 
         /// Answers the request `answer.id` the conversation's run waits on: `false` when no
