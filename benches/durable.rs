@@ -6,7 +6,7 @@
 //!
 //! - `checkpointing/{no_store,sqlite_wal,postgres}`: one scripted run of 10 model turns of
 //!   3 tool calls each (three trivial tools), then an answer: with no store, on a
-//!   `SqliteStore` file (WAL), on a `PostgresStore`. PostgreSQL is Debian's server started
+//!   `RunStore` file (WAL), on a `RunStore`. PostgreSQL is Debian's server started
 //!   for the bench on 127.0.0.1 as the tests start it (tests/common/postgres.rs); set
 //!   `TOOLNEXUS_BENCH_PG_URL` to use a server of your own instead, or
 //!   `TOOLNEXUS_BENCH_NO_PG=1` to skip it.
@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use toolnexus::model::FnModel;
-use toolnexus::store::{PostgresStore, SqliteStore};
+use toolnexus::store::RunStore;
 use toolnexus::{Answer, Client, Message, Reply, Request, Tool, ToolResult, Toolkit};
 
 #[path = "../tests/common/postgres.rs"]
@@ -40,7 +40,7 @@ fn checkpointing(c: &mut Criterion) {
     let client = || Client::new(model()).max_turns(TURNS as u32 + 1);
     let bare = client();
     let sqlite = rt
-        .block_on(SqliteStore::open(temp_db("checkpointing")))
+        .block_on(RunStore::sqlite(temp_db("checkpointing")))
         .unwrap();
     let on_sqlite = client().with_store(sqlite);
     let pg_url = match std::env::var("TOOLNEXUS_BENCH_PG_URL") {
@@ -49,7 +49,7 @@ fn checkpointing(c: &mut Criterion) {
         Err(_) => Some(postgres::server().database("bench_durable")),
     };
     let on_pg = pg_url.map(|url| {
-        let store = rt.block_on(PostgresStore::connect(url)).unwrap();
+        let store = rt.block_on(RunStore::postgres(url)).unwrap();
         client().with_store(store)
     });
 
@@ -101,7 +101,7 @@ fn asking() -> (FnModel, Toolkit) {
 /// A SQLite store holding `n` parked runs: one parked through the API, copied in bulk.
 async fn parked_store(n: usize) -> (Client, Toolkit) {
     let path = temp_db(&format!("resume-{n}"));
-    let store = SqliteStore::open(&path).await.unwrap();
+    let store = RunStore::sqlite(&path).await.unwrap();
     let (model, toolkit) = asking();
     let client = Client::new(model).with_store(store);
     let run = client.run("deploy", &toolkit).await;

@@ -1,7 +1,7 @@
 //! What a durable run's store writes per turn, early and late in one run: the bytes a
 //! turn adds or changes in the store's tables (runs, their appended messages, their
 //! calls) at turn 10 and at turn 1,000 of one run of 1,001 turns of one call each, on a
-//! `SqliteStore` file. Flat is the goal: a checkpoint appends its turn's messages. For
+//! `RunStore` file. Flat is the goal: a checkpoint appends its turn's messages. For
 //! comparison it prints the size of the whole transcript at those turns, what a
 //! checkpoint that rewrote the transcript wrote each turn. See `BENCHMARKS.md`,
 //! "Durable runs".
@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use toolnexus::model::FnModel;
-use toolnexus::store::SqliteStore;
+use toolnexus::store::RunStore;
 use toolnexus::{Client, Message, Reply, Tool, ToolCall, ToolResult, Toolkit};
 
 #[path = "common/workload.rs"]
@@ -106,7 +106,7 @@ fn one_run(
     at: impl Fn(usize, &[Message], &str) + Send + Sync + 'static,
 ) {
     let path = temp_db(name);
-    let store = rt.block_on(SqliteStore::open(&path)).unwrap();
+    let store = rt.block_on(RunStore::sqlite(&path)).unwrap();
     let seen = path.clone();
     let client = Client::new(model(move |turn, transcript| at(turn, transcript, &seen)))
         .max_turns(TURNS as u32 + 1)

@@ -71,7 +71,7 @@ fn events(c: &mut Criterion) {
     });
     group.bench_function("stream", |b| {
         b.iter(|| {
-            let n = rt.block_on(plain.stream("go", &toolkit).count());
+            let n = rt.block_on(plain.run("go", &toolkit).stream().count());
             assert!(n > DELTAS);
             black_box(n)
         })

@@ -33,7 +33,7 @@ use std::io::{BufRead as _, Read as _};
 use serde_json::json;
 use toolnexus::a2a::{A2aAgent, A2aServer};
 use toolnexus::model::FnModel;
-use toolnexus::store::SqliteStore;
+use toolnexus::store::RunStore;
 use toolnexus::web::WebGuard;
 use toolnexus::{Client, Context, Message, Reply, Toolkit, tool};
 
@@ -131,7 +131,7 @@ async fn client(store: Option<&str>) -> Result<Client, String> {
             postgres(url).await?
         }
         Some(path) => {
-            let store = SqliteStore::open(path).await.map_err(|e| e.to_string())?;
+            let store = RunStore::sqlite(path).await.map_err(|e| e.to_string())?;
             Client::new(model()).with_store(store)
         }
     })
@@ -139,7 +139,7 @@ async fn client(store: Option<&str>) -> Result<Client, String> {
 
 #[cfg(feature = "postgres")]
 async fn postgres(url: &str) -> Result<Client, String> {
-    let store = toolnexus::store::PostgresStore::connect(url)
+    let store = toolnexus::store::RunStore::postgres(url)
         .await
         .map_err(|e| e.to_string())?;
     Ok(Client::new(model()).with_store(store))

@@ -8,11 +8,13 @@
 //! cargo run --example chat_ui --features ui -- 127.0.0.1:8080 --db chat.db   # durable
 //! cargo run --example chat_ui --features ui,mcp -- 127.0.0.1:8080 \
 //!     --mcp http://127.0.0.1:9000/mcp --approve add_line        # an MCP server's tools and views
+//! cargo run --example chat_ui --features ui,restate -- 127.0.0.1:8080 \
+//!     --restate http://127.0.0.1:8080 --admin http://127.0.0.1:9070   # runs on Restate
 //! ```
 //!
 //! With `--db PATH` the runs live in a SQLite file: each chat thread is a session of the
 //! store, and an approval card still open when the server restarts is answered by the
-//! next server on the same file.
+//! next server on the same file, a view's call waiting on one as well.
 //!
 //! With `--mcp URL` (feature `mcp`, repeatable) the tools of the MCP server at `URL` join
 //! the page's own, and the views they ship (MCP Apps, `io.modelcontextprotocol/ui`) show
@@ -22,6 +24,14 @@
 //! `/apps` (`toolnexus::ui::mcp_apps`); the tools named with `--approve NAME` ask the user
 //! first, whether the model or a view calls them. A view's message joins the chat as the
 //! user's, and a link it opens asks the user before it opens.
+//!
+//! With `--restate INGRESS` (feature `restate`) the runs are Restate invocations: the
+//! example serves its model and tools as the `Agent` object (`toolnexus::restate`) on a
+//! free loopback port, registers it with the Restate server whose admin API is at
+//! `--admin URL` (default `http://127.0.0.1:9070`), and the page's `/agui` endpoint is
+//! `toolnexus::restate::ag_ui` on that server's ingress. An approval card is then a
+//! suspended invocation that holds no worker: Approve resolves its awakeable, even after
+//! the Restate server restarted.
 //!
 //! Prints `listening on http://ADDR/` as its first stdout line and stops when its stdin
 //! closes. The page is at `/`, the AG-UI endpoint at `/agui`, the AI SDK's UI message
@@ -80,6 +90,42 @@ fn named_call(prompt: &str, tools: &Toolkit) -> Option<(String, String)> {
     let object = serde_json::from_str::<serde_json::Value>(arguments).ok()?;
     (object.is_object() && tools.get(name).is_some())
         .then(|| (name.to_owned(), arguments.to_owned()))
+}
+
+/// Serves `client` and `toolkit` as the Restate object `Agent`, registers it with the
+/// server of `--admin`, and gives the AG-UI endpoint on the server's `ingress`.
+#[cfg(feature = "restate")]
+async fn on_restate(
+    ingress: &str,
+    args: &[String],
+    client: &Client,
+    toolkit: &Toolkit,
+) -> std::io::Result<axum::Router> {
+    use toolnexus::restate::{Agent, Ingress, register};
+    let admin = values(args, "--admin")
+        .first()
+        .copied()
+        .unwrap_or("http://127.0.0.1:9070");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let uri = format!("http://{}", listener.local_addr()?);
+    tokio::spawn(Agent::new(client.clone(), toolkit.clone()).serve_on(listener));
+    register(admin, &uri)
+        .await
+        .map_err(|e| std::io::Error::other(format!("--restate: {e}")))?;
+    Ok(toolnexus::restate::ag_ui(Ingress::new(ingress)))
+}
+
+/// `--restate` without the feature.
+#[cfg(not(feature = "restate"))]
+async fn on_restate(
+    _: &str,
+    _: &[String],
+    _: &Client,
+    _: &Toolkit,
+) -> std::io::Result<axum::Router> {
+    Err(std::io::Error::other(
+        "--restate needs the example built with the `restate` feature",
+    ))
 }
 
 const PAGE: &str = include_str!("chat_ui/index.html");
@@ -150,7 +196,7 @@ async fn main() -> std::io::Result<()> {
         let path = args
             .get(at + 1)
             .ok_or_else(|| std::io::Error::other("--db needs a path"))?;
-        let store = toolnexus::store::SqliteStore::open(path)
+        let store = toolnexus::store::RunStore::sqlite(path)
             .await
             .map_err(std::io::Error::other)?;
         client = client.with_store(store);
@@ -158,24 +204,28 @@ async fn main() -> std::io::Result<()> {
     let toolkit = Toolkit::new().with(deploy::tool());
     #[cfg(feature = "mcp")]
     let (toolkit, views) = mcp_servers(&args, toolkit).await?;
+    // The views' calls, kept in the run store when there is one (`--db`).
+    #[cfg(feature = "mcp")]
+    let apps = toolnexus::ui::mcp_apps_durable(&client, views, toolnexus::ui::UiOptions::new());
     #[cfg(not(feature = "mcp"))]
     if !values(&args, "--mcp").is_empty() {
         return Err(std::io::Error::other(
             "--mcp needs the example built with the `mcp` feature",
         ));
     }
+    let agui = match values(&args, "--restate").first() {
+        None => toolnexus::ui::ag_ui(client.clone(), toolkit.clone()),
+        Some(ingress) => on_restate(ingress, &args, &client, &toolkit).await?,
+    };
     let app = axum::Router::new()
         .route(
             "/",
             axum::routing::get(|| async { axum::response::Html(PAGE) }),
         )
-        .nest(
-            "/agui",
-            toolnexus::ui::ag_ui(client.clone(), toolkit.clone()),
-        )
+        .nest("/agui", agui)
         .nest("/chat", toolnexus::ui::ai_sdk(client, toolkit));
     #[cfg(feature = "mcp")]
-    let app = app.nest("/apps", toolnexus::ui::mcp_apps(views));
+    let app = app.nest("/apps", apps);
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     println!("listening on http://{}/", listener.local_addr()?);
     let stdin_closed = async {

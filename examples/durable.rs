@@ -14,7 +14,7 @@
 use std::error::Error;
 
 use toolnexus::model::FnModel;
-use toolnexus::store::SqliteStore;
+use toolnexus::store::RunStore;
 use toolnexus::{Answer, Client, Context, Message, Reply, Suspend, Toolkit, tool};
 
 /// Deploy the service to production, once a human approves.
@@ -48,7 +48,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
             .display()
             .to_string(),
     };
-    let store = SqliteStore::open(&db).await?;
+    let store = RunStore::sqlite(&db).await?;
     let client = Client::new(model()).with_store(store.clone());
     let toolkit = Toolkit::new().with(deploy::tool());
 

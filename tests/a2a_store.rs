@@ -41,7 +41,7 @@ static NEXT: AtomicU64 = AtomicU64::new(0);
 
 /// The agent: `ask` suspends for a name and greets it; `count` says how many user
 /// messages its conversation holds; anything else is echoed.
-fn server<S: RunStore + Clone>(store: &S, ttl: Duration) -> A2aServer {
+fn server(store: &RunStore, ttl: Duration) -> A2aServer {
     let model = FnModel::new_sync(|transcript, _| {
         let users = transcript
             .iter()
@@ -80,7 +80,7 @@ fn server<S: RunStore + Clone>(store: &S, ttl: Duration) -> A2aServer {
         .with_task_ttl(ttl)
 }
 
-async fn serve<S: RunStore + Clone>(store: &S, ttl: Duration) -> ServedA2a {
+async fn serve(store: &RunStore, ttl: Duration) -> ServedA2a {
     server(store, ttl).serve("127.0.0.1:0").await.unwrap()
 }
 
@@ -147,7 +147,7 @@ macro_rules! on_both {
                 }
                 let open = || {
                     let path = path.clone();
-                    async move { toolnexus::store::SqliteStore::open(&path).await.unwrap() }
+                    async move { toolnexus::store::RunStore::sqlite(&path).await.unwrap() }
                 };
                 super::$check(open).await;
                 for suffix in ["", "-wal", "-shm"] {
@@ -164,11 +164,7 @@ macro_rules! on_both {
                 .unwrap();
                 let open = || {
                     let url = url.clone();
-                    async move {
-                        toolnexus::store::PostgresStore::connect(&url)
-                            .await
-                            .unwrap()
-                    }
+                    async move { toolnexus::store::RunStore::postgres(&url).await.unwrap() }
                 };
                 super::$check(open).await;
             }
@@ -179,10 +175,9 @@ macro_rules! on_both {
 // ---------------------------------------------------------------------------------------
 
 on_both!(replicas_answer_for_and_continue_each_others_tasks, replicas);
-async fn replicas<S, F>(open: impl Fn() -> F)
+async fn replicas<F>(open: impl Fn() -> F)
 where
-    S: RunStore + Clone,
-    F: Future<Output = S>,
+    F: Future<Output = RunStore>,
 {
     let (store_a, store_b) = (open().await, open().await);
     let a = serve(&store_a, Duration::from_secs(3600)).await;
@@ -276,10 +271,9 @@ where
 }
 
 on_both!(a_restarted_server_answers_the_waiting_task, restart);
-async fn restart<S, F>(open: impl Fn() -> F)
+async fn restart<F>(open: impl Fn() -> F)
 where
-    S: RunStore + Clone,
-    F: Future<Output = S>,
+    F: Future<Output = RunStore>,
 {
     let store = open().await;
     let served = serve(&store, Duration::from_secs(3600)).await;
@@ -307,10 +301,9 @@ where
 }
 
 on_both!(purge_deletes_ended_and_expired_a2a_tasks, retention);
-async fn retention<S, F>(open: impl Fn() -> F)
+async fn retention<F>(open: impl Fn() -> F)
 where
-    S: RunStore + Clone,
-    F: Future<Output = S>,
+    F: Future<Output = RunStore>,
 {
     let store = open().await;
     let served = serve(&store, Duration::from_secs(3600)).await;
@@ -358,10 +351,9 @@ where
 }
 
 on_both!(caps_and_pages_hold_in_the_store, caps);
-async fn caps<S, F>(open: impl Fn() -> F)
+async fn caps<F>(open: impl Fn() -> F)
 where
-    S: RunStore + Clone,
-    F: Future<Output = S>,
+    F: Future<Output = RunStore>,
 {
     let store = open().await;
     let served = server(&store, Duration::from_secs(3600))

@@ -57,7 +57,8 @@ async fn an_sdk_agent_drives_a_conversation_and_the_python_port_reads_it_the_sam
     assert_eq!(first.model.as_deref(), Some(agent_python.as_str()));
 
     let second = client
-        .continue_run(first.messages.clone(), "And the summary?", &toolkit)
+        .run("And the summary?", &toolkit)
+        .history(first.messages.clone())
         .await;
     assert!(second.is_done(), "{:?}", second.status);
     assert!(

@@ -365,14 +365,14 @@ async fn empty_and_repeated_call_ids_are_made_unique() {
 }
 
 #[tokio::test]
-async fn continue_run_adds_a_user_turn_to_a_prior_transcript() {
+async fn history_puts_a_prior_transcript_before_the_prompt() {
     let model = Arc::new(ScriptedModel::new([
         Reply::text("first"),
         Reply::text("second"),
     ]));
     let client = Client::new(model.clone()).system("sys");
     let first = client.run("one", &kit()).await;
-    let second = client.continue_run(first.messages, "two", &kit()).await;
+    let second = client.run("two", &kit()).history(first.messages).await;
     assert_eq!(second.text, "second");
     assert_eq!(users(&second.messages), 2);
     assert_eq!(
@@ -772,7 +772,8 @@ async fn a_new_prompt_on_a_halted_transcript_closes_the_open_turn() {
     let client = Client::new(model.clone()).concurrent(false);
     let halted = client.run("deploy", &toolkit).await;
     let run = client
-        .continue_run(halted.messages, "forget it", &toolkit)
+        .run("forget it", &toolkit)
+        .history(halted.messages)
         .await;
     assert!(run.is_done());
     assert_balanced(&run.messages);

@@ -381,7 +381,7 @@ async fn the_run_store_keeps_the_full_transcript_and_the_compaction() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("runs.db");
-    let store = toolnexus::store::SqliteStore::open(path.to_str().unwrap())
+    let store = toolnexus::store::RunStore::sqlite(path.to_str().unwrap())
         .await
         .unwrap();
     let mut summary = Reply::text("fetched three pages of x");

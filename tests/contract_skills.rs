@@ -268,7 +268,21 @@ fn discovery_follows_links_inside_its_folder_once_skips_dependencies_and_samples
     );
     assert!(!loaded.output.contains("SKILL.md</file>"));
 
-    let unlisted = skills.with_sample_limit(0);
+    // `0` means the default, as in the Python port.
+    let defaulted = run(skills
+        .clone()
+        .with_sample_limit(0)
+        .tool()
+        .execute(json!({"name": "many"}), Context::default()));
+    assert_eq!(defaulted.output, loaded.output);
+    let two = run(skills
+        .clone()
+        .with_sample_limit(2)
+        .tool()
+        .execute(json!({"name": "many"}), Context::default()));
+    assert_eq!(two.output.matches("<file>").count(), 2, "{}", two.output);
+
+    let unlisted = skills.without_file_list();
     let loaded = run(unlisted
         .tool()
         .execute(json!({"name": "many"}), Context::default()));

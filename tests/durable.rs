@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::json;
 use toolnexus::agent::{CallStatus, StopReason};
 use toolnexus::model::FnModel;
-use toolnexus::store::{PostgresStore, RunStore, SqliteStore, StoreError};
+use toolnexus::store::{RunStore, StoreError};
 use toolnexus::{
     Answer, Client, Message, Reply, Request, RunStatus, ScriptedModel, Tool, ToolCall, ToolResult,
     Toolkit,
@@ -41,20 +41,18 @@ macro_rules! on_both {
     };
 }
 
-async fn sqlite() -> SqliteStore {
-    SqliteStore::open(":memory:")
-        .await
-        .expect("in-memory store")
+async fn sqlite() -> RunStore {
+    RunStore::sqlite(":memory:").await.expect("in-memory store")
 }
 
-async fn pg(name: &str) -> PostgresStore {
+async fn pg(name: &str) -> RunStore {
     let url = tokio::task::spawn_blocking({
         let name = format!("durable_{name}");
         move || postgres::server().database(&name)
     })
     .await
     .unwrap();
-    PostgresStore::connect(url).await.expect("PostgreSQL store")
+    RunStore::postgres(url).await.expect("PostgreSQL store")
 }
 
 fn seen() -> Seen {
@@ -71,7 +69,7 @@ fn tool_messages(transcript: &[Message]) -> usize {
 // ---------------------------------------------------------------------------------------
 
 on_both!(a_run_is_checkpointed_under_its_id, checkpointed);
-async fn checkpointed<S: RunStore + Clone>(store: S) {
+async fn checkpointed(store: RunStore) {
     let seen = seen();
     let toolkit = Toolkit::new().with(counting(seen.clone()));
     let client = Client::new(steps("count", 3)).with_store(store.clone());
@@ -144,7 +142,7 @@ async fn until(flag: &AtomicBool) {
 }
 
 on_both!(recovery_never_runs_a_settled_call_again, recovery);
-async fn recovery<S: RunStore + Clone>(store: S) {
+async fn recovery(store: RunStore) {
     let seen = seen();
     let crashed = Arc::new(AtomicBool::new(false));
     let toolkit = Toolkit::new().with(crashing(seen.clone(), 2, crashed.clone()));
@@ -190,7 +188,7 @@ async fn recovery<S: RunStore + Clone>(store: S) {
 // ---------------------------------------------------------------------------------------
 
 on_both!(a_parked_run_is_answered_from_another_client, parked);
-async fn parked<S: RunStore + Clone>(store: S) {
+async fn parked(store: RunStore) {
     let seen = seen();
     let toolkit = Toolkit::new().with(approving(seen.clone(), "p", None));
     let first = Client::new(steps("approve", 1)).with_store(store.clone());
@@ -242,7 +240,7 @@ async fn parked<S: RunStore + Clone>(store: S) {
 // ---------------------------------------------------------------------------------------
 
 on_both!(an_expired_request_is_answered_as_expired, expired);
-async fn expired<S: RunStore + Clone>(store: S) {
+async fn expired(store: RunStore) {
     let seen = seen();
     let toolkit = Toolkit::new().with(approving(seen.clone(), "e", Some("2000-01-01T00:00:00Z")));
     let client = Client::new(steps("approve", 1)).with_store(store.clone());
@@ -331,7 +329,7 @@ fn two_gates() -> FnModel {
 }
 
 on_both!(a_run_being_driven_is_held_by_its_worker, held);
-async fn held<S: RunStore + Clone>(store: S) {
+async fn held(store: RunStore) {
     let (entered, release, runs) = Default::default();
     let toolkit = Toolkit::new().with(gate(
         Arc::clone(&entered),
@@ -373,7 +371,7 @@ async fn held<S: RunStore + Clone>(store: S) {
 // ---------------------------------------------------------------------------------------
 
 on_both!(a_session_keeps_its_conversation, sessions);
-async fn sessions<S: RunStore + Clone>(store: S) {
+async fn sessions(store: RunStore) {
     let model = ScriptedModel::new([Reply::text("hi"), Reply::text("fine"), Reply::text("bye")]);
     let client = Client::new(model).system("Be brief.").with_store(store);
     let session = client.session("user-42");
@@ -444,7 +442,7 @@ async fn two_postgres_workers_race_on_200_parked_runs() {
     let ran = Arc::new(Mutex::new(Vec::new()));
     let toolkit = Toolkit::new().with(asking(ran.clone()));
     let parker =
-        Client::new(steps("approve", 1)).with_store(PostgresStore::connect(&url).await.unwrap());
+        Client::new(steps("approve", 1)).with_store(RunStore::postgres(&url).await.unwrap());
     for i in 0..200 {
         let run = parker
             .clone()
@@ -453,7 +451,7 @@ async fn two_postgres_workers_race_on_200_parked_runs() {
             .await;
         assert!(run.is_pending(), "{:?}", run.status);
     }
-    let worker = |store: PostgresStore| {
+    let worker = |store: RunStore| {
         let toolkit = toolkit.clone();
         async move {
             let client = Client::new(steps("approve", 1)).with_store(store.clone());
@@ -477,8 +475,8 @@ async fn two_postgres_workers_race_on_200_parked_runs() {
         }
     };
     let (a, b) = tokio::join!(
-        worker(PostgresStore::connect(&url).await.unwrap()),
-        worker(PostgresStore::connect(&url).await.unwrap())
+        worker(RunStore::postgres(&url).await.unwrap()),
+        worker(RunStore::postgres(&url).await.unwrap())
     );
     let mut all: Vec<String> = a.0.iter().chain(&b.0).cloned().collect();
     eprintln!(

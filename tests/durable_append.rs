@@ -59,7 +59,7 @@ fn turns(tool: &'static str, turns: usize) -> FnModel {
 }
 
 on_both!(a_checkpoint_appends_its_turns_messages, appends);
-async fn appends<S: RunStore + Clone>(store: S, raw: Raw) {
+async fn appends(store: RunStore, raw: Raw) {
     const TURNS: usize = 12;
     let raw = Arc::new(raw);
     // While each call runs: the head's size, and how many messages are appended.
@@ -112,7 +112,7 @@ async fn appends<S: RunStore + Clone>(store: S, raw: Raw) {
 }
 
 on_both!(a_run_row_written_before_appending_is_recovered, old_row);
-async fn old_row<S: RunStore + Clone>(store: S, raw: Raw) {
+async fn old_row(store: RunStore, raw: Raw) {
     // A run as an earlier build checkpointed it: the whole transcript in the row, the
     // turn at 1 asking for `tick` twice, the first call settled, the second in flight;
     // its worker gone (lease expired).

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use toolnexus::agent::StopReason;
-use toolnexus::store::{PostgresStore, RunStore, SqliteStore, StoreError};
+use toolnexus::store::{RunStore, StoreError};
 use toolnexus::{Answer, Client, RunResult, RunStatus, Toolkit};
 
 #[path = "durable/fixture.rs"]
@@ -77,7 +77,7 @@ fn runs_per_call(seen: &Seen, calls: i64) -> Vec<usize> {
 }
 
 /// Parks one run on request `approve-<tag>-0`; its id.
-async fn park<S: RunStore + Clone>(store: &S, tag: &'static str) -> (String, Toolkit, Seen) {
+async fn park(store: &RunStore, tag: &'static str) -> (String, Toolkit, Seen) {
     let seen = seen();
     let toolkit = Toolkit::new().with(approving(seen.clone(), tag, None));
     let client = Client::new(steps("approve", 1)).with_store(store.clone());
@@ -111,7 +111,7 @@ async fn still_parked(raw: &Raw, run: &str, request: &str) {
 // ---------------------------------------------------------------------------------------
 
 on_both!(a_corrupted_checkpoint_is_reported_by_row, corrupted);
-async fn corrupted<S: RunStore + Clone>(store: S, raw: Raw) {
+async fn corrupted(store: RunStore, raw: Raw) {
     let (id, toolkit, seen) = park(&store, "c").await;
     let client = Client::new(steps("approve", 1)).with_store(store.clone());
     let run_row = format!("run `{id}`");
@@ -235,7 +235,7 @@ async fn corrupted<S: RunStore + Clone>(store: S, raw: Raw) {
 // ---------------------------------------------------------------------------------------
 
 on_both!(a_row_from_a_newer_version_is_refused, newer);
-async fn newer<S: RunStore + Clone>(store: S, raw: Raw) {
+async fn newer(store: RunStore, raw: Raw) {
     let (id, toolkit, _) = park(&store, "n").await;
     let client = Client::new(steps("approve", 1)).with_store(store.clone());
     raw.exec(&format!(
@@ -299,9 +299,9 @@ async fn newer<S: RunStore + Clone>(store: S, raw: Raw) {
             .await
             .unwrap();
         let url = postgres::server().url(&db);
-        PostgresStore::connect(url).await.map(|_| ())
+        RunStore::postgres(url).await.map(|_| ())
     } else {
-        SqliteStore::open(sqlite_path_of(&raw).await)
+        RunStore::sqlite(sqlite_path_of(&raw).await)
             .await
             .map(|_| ())
     };
@@ -316,7 +316,7 @@ async fn newer<S: RunStore + Clone>(store: S, raw: Raw) {
 // ---------------------------------------------------------------------------------------
 
 on_both!(unknown_ids_and_second_answers_are_refused, unknown);
-async fn unknown<S: RunStore + Clone>(store: S, raw: Raw) {
+async fn unknown(store: RunStore, raw: Raw) {
     match store.result("run_nobody").await {
         Err(e @ StoreError::UnknownRun(_)) => {
             assert_eq!(e.to_string(), "no run `run_nobody` in the run store")
@@ -363,7 +363,7 @@ async fn unknown<S: RunStore + Clone>(store: S, raw: Raw) {
 // ---------------------------------------------------------------------------------------
 
 on_both!(a_failed_write_keeps_the_checkpoint_before_it, failed_writes);
-async fn failed_writes<S: RunStore + Clone>(store: S, raw: Raw) {
+async fn failed_writes(store: RunStore, raw: Raw) {
     let lease = Duration::from_millis(200);
     let client = |id: &str| {
         Client::new(steps("count", 4))
@@ -484,7 +484,7 @@ async fn recover_one(client: &Client, toolkit: &Toolkit, lease: Duration) -> Run
 async fn a_locked_sqlite_file_is_waited_on_then_reported() {
     let path = sqlite_path("locked");
     let busy = Duration::from_millis(300);
-    let store = SqliteStore::open_with_busy_timeout(&path, busy)
+    let store = RunStore::sqlite_with_busy_timeout(&path, busy)
         .await
         .unwrap();
     let raw = sqlx::SqlitePool::connect(&format!("sqlite://{path}"))
@@ -517,7 +517,7 @@ async fn a_locked_sqlite_file_is_waited_on_then_reported() {
     // Opening it (the migration takes the write lock) is refused, naming the file.
     match bounded(
         "opening a locked file",
-        SqliteStore::open_with_busy_timeout(&path, busy),
+        RunStore::sqlite_with_busy_timeout(&path, busy),
     )
     .await
     {
@@ -558,7 +558,7 @@ async fn an_unreachable_postgres_is_reported_in_bounded_time() {
     let url = format!("postgres://toolnexus:secret@127.0.0.1:{port}/runs");
     let connected = bounded(
         "connecting to a closed port",
-        PostgresStore::connect_with_timeout(&url, Duration::from_secs(2)),
+        RunStore::postgres_with_timeout(&url, Duration::from_secs(2)),
     )
     .await;
     match connected {

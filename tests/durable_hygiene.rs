@@ -15,7 +15,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use toolnexus::store::{DEFAULT_RETENTION, PostgresStore, RunStore, SqliteStore, StoreError};
+use toolnexus::store::{DEFAULT_RETENTION, RunStore, StoreError};
 use toolnexus::{Answer, Client, Request, Toolkit};
 
 #[path = "durable/fixture.rs"]
@@ -57,7 +57,7 @@ fn seen() -> Seen {
 // ---------------------------------------------------------------------------------------
 
 on_both!(runs_that_ask_the_same_request_each_park, same_request);
-async fn same_request<S: RunStore + Clone>(store: S, _raw: Raw) {
+async fn same_request(store: RunStore, _raw: Raw) {
     let seen = seen();
     let toolkit = Toolkit::new().with(approving(seen.clone(), "same", None));
     let client = Client::new(steps("approve", 1)).with_store(store.clone());
@@ -181,7 +181,7 @@ on_both!(
     purge_deletes_what_ended_long_ago_and_keeps_the_rest,
     retention
 );
-async fn retention<S: RunStore + Clone>(store: S, raw: Raw) {
+async fn retention(store: RunStore, raw: Raw) {
     assert_eq!(DEFAULT_RETENTION, Duration::from_secs(30 * 24 * 60 * 60));
     let toolkit = Toolkit::new()
         .with(counting(seen()))
@@ -275,7 +275,7 @@ on_both!(
     purge_deletes_old_sessions_and_runs_nobody_answered,
     sessions_and_parked
 );
-async fn sessions_and_parked<S: RunStore + Clone>(store: S, raw: Raw) {
+async fn sessions_and_parked(store: RunStore, raw: Raw) {
     let toolkit = Toolkit::new()
         .with(counting(seen()))
         .with(approving(seen(), "p", None));
@@ -415,9 +415,11 @@ async fn schema_2(raw: &Raw) {
     .await;
 }
 
-async fn migrated<S: RunStore + Clone>(store: S, raw: Raw) {
+async fn migrated(store: RunStore, raw: Raw) {
     let version = raw.int("SELECT MAX(version) FROM toolnexus_schema").await;
-    assert_eq!(version, Some(7));
+    assert_eq!(version, Some(8));
+    // Migration 8: no agent handles.
+    assert_eq!(count(&raw, "toolnexus_agent_handles").await, 0);
     // Migration 7: no appended messages.
     assert_eq!(count(&raw, "toolnexus_run_messages").await, 0);
     // Migration 5: the tables of served A2A tasks, empty.
@@ -465,7 +467,7 @@ async fn a_version_2_sqlite_store_is_migrated_with_its_waiting_requests() {
         .unwrap();
     let raw = Raw::Sqlite(pool);
     schema_2(&raw).await;
-    let store = SqliteStore::open(&path).await.unwrap();
+    let store = RunStore::sqlite(&path).await.unwrap();
     migrated(store, raw).await;
 }
 
@@ -476,7 +478,7 @@ async fn a_version_2_postgres_store_is_migrated_with_its_waiting_requests() {
         .unwrap();
     let raw = Raw::Postgres(sqlx::PgPool::connect(&url).await.unwrap());
     schema_2(&raw).await;
-    let store = PostgresStore::connect(&url).await.unwrap();
+    let store = RunStore::postgres(&url).await.unwrap();
     migrated(store, raw).await;
 }
 
@@ -491,7 +493,7 @@ async fn a_new_sqlite_file_is_private_to_its_owner() {
     let dir = std::env::temp_dir().join(format!("toolnexus-mode-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("runs.db");
-    let store = SqliteStore::open(path.to_str().unwrap()).await.unwrap();
+    let store = RunStore::sqlite(path.to_str().unwrap()).await.unwrap();
     // A write, so that the WAL and the shared-memory index exist.
     let client = Client::new(steps("count", 1)).with_store(store.clone());
     let toolkit = Toolkit::new().with(counting(seen()));
@@ -526,7 +528,7 @@ async fn a_postgres_connection_error_never_shows_the_password() {
         ),
         format!("postgres://alice:userinfo-s3cret@127.0.0.1:{port}/runs?password=query-s3cret"),
     ] {
-        let error = PostgresStore::connect_with_timeout(&url, Duration::from_secs(5))
+        let error = RunStore::postgres_with_timeout(&url, Duration::from_secs(5))
             .await
             .expect_err("nothing listens there");
         for shown in [error.to_string(), format!("{error:?}")] {
@@ -538,7 +540,7 @@ async fn a_postgres_connection_error_never_shows_the_password() {
         }
     }
     // A URL that does not parse is not shown either.
-    let error = PostgresStore::connect("postgres://alice:s3cret@127.0.0.1:notaport/runs")
+    let error = RunStore::postgres("postgres://alice:s3cret@127.0.0.1:notaport/runs")
         .await
         .expect_err("not a URL");
     assert!(!error.to_string().contains("s3cret"), "{error}");

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::json;
 use toolnexus::agent::StopReason;
-use toolnexus::store::{PostgresStore, RunStore, SqliteStore};
+use toolnexus::store::RunStore;
 use toolnexus::{Answer, Client, Message, RunStatus, Tool, ToolResult, Toolkit};
 
 #[path = "durable/fixture.rs"]
@@ -35,20 +35,18 @@ macro_rules! on_both {
     };
 }
 
-async fn sqlite() -> SqliteStore {
-    SqliteStore::open(":memory:")
-        .await
-        .expect("in-memory store")
+async fn sqlite() -> RunStore {
+    RunStore::sqlite(":memory:").await.expect("in-memory store")
 }
 
-async fn pg(name: &str) -> PostgresStore {
+async fn pg(name: &str) -> RunStore {
     let url = tokio::task::spawn_blocking({
         let name = format!("paths_{name}");
         move || postgres::server().database(&name)
     })
     .await
     .unwrap();
-    PostgresStore::connect(url).await.expect("PostgreSQL store")
+    RunStore::postgres(url).await.expect("PostgreSQL store")
 }
 
 fn seen() -> Seen {
@@ -66,7 +64,7 @@ fn keys(seen: &Seen) -> Vec<String> {
 
 /// Checks that `run` is recorded: it has an id, the store gives it back as it ended, and
 /// every call it ran got an idempotency key under that id.
-async fn recorded<S: RunStore>(store: &S, run: &toolnexus::RunResult, seen: &Seen) -> String {
+async fn recorded(store: &RunStore, run: &toolnexus::RunResult, seen: &Seen) -> String {
     let id = run.id.clone().expect("a recorded run has an id");
     assert_eq!(store.result(&id).await.unwrap().as_ref(), Some(run));
     let keys = keys(seen);
@@ -81,7 +79,7 @@ async fn recorded<S: RunStore>(store: &S, run: &toolnexus::RunResult, seen: &See
 // ---------------------------------------------------------------------------------------
 
 on_both!(a_continued_run_is_recorded, continued);
-async fn continued<S: RunStore + Clone>(store: S) {
+async fn continued(store: RunStore) {
     let client = Client::new(steps("count", 1)).with_store(store.clone());
     let first = client.run("count once", &Toolkit::new()).await;
     let seen = seen();
@@ -90,7 +88,8 @@ async fn continued<S: RunStore + Clone>(store: S) {
     // second run makes one more call before it answers.
     let client = Client::new(steps("count", 2)).with_store(store.clone());
     let run = client
-        .continue_run(first.messages.clone(), "and once more", &toolkit)
+        .run("and once more", &toolkit)
+        .history(first.messages.clone())
         .await;
     assert!(run.is_done(), "{:?}", run.status);
     let id = recorded(&store, &run, &seen).await;
@@ -98,7 +97,7 @@ async fn continued<S: RunStore + Clone>(store: S) {
 }
 
 on_both!(an_incomplete_run_picked_up_is_recorded, picked_up);
-async fn picked_up<S: RunStore + Clone>(store: S) {
+async fn picked_up(store: RunStore) {
     let seen = seen();
     let toolkit = Toolkit::new().with(counting(seen.clone()));
     // Out of turns after one call, without a store.
@@ -125,7 +124,7 @@ async fn picked_up<S: RunStore + Clone>(store: S) {
 }
 
 on_both!(a_resumed_run_is_answered_through_the_store, resumed);
-async fn resumed<S: RunStore + Clone>(store: S) {
+async fn resumed(store: RunStore) {
     let seen = seen();
     let toolkit = Toolkit::new().with(approving(seen.clone(), "r", None));
     let client = Client::new(steps("approve", 1)).with_store(store.clone());
@@ -182,7 +181,7 @@ async fn resumed<S: RunStore + Clone>(store: S) {
 // ---------------------------------------------------------------------------------------
 
 on_both!(a_session_run_that_parks_is_pending, session_parks);
-async fn session_parks<S: RunStore + Clone>(store: S) {
+async fn session_parks(store: RunStore) {
     let seen = seen();
     let toolkit = Toolkit::new().with(approving(seen.clone(), "q", None));
     let client = Client::new(steps("approve", 1))
@@ -247,7 +246,7 @@ on_both!(
     an_answer_after_the_session_moved_on_leaves_it,
     session_moved_on
 );
-async fn session_moved_on<S: RunStore + Clone>(store: S) {
+async fn session_moved_on(store: RunStore) {
     let seen = seen();
     let toolkit = Toolkit::new().with(approving(seen.clone(), "m", None));
     let client = Client::new(steps("approve", 1)).with_store(store.clone());
@@ -310,7 +309,7 @@ fn calls_ops() -> toolnexus::model::FnModel {
 }
 
 on_both!(an_agent_run_as_a_tool_keeps_its_runs, agent_tool);
-async fn agent_tool<S: RunStore + Clone>(store: S) {
+async fn agent_tool(store: RunStore) {
     let ran = Arc::new(Mutex::new(Vec::new()));
     let inner = Client::new(steps("deploy", 1)).with_store(store.clone());
     let toolkit = Toolkit::new().with(ops(inner.clone(), ran.clone(), "deploy-1"));

@@ -82,7 +82,7 @@ on_both!(
     a_turns_calls_are_started_before_any_of_them_runs,
     started_first
 );
-async fn started_first<S: RunStore + Clone>(store: S, raw: Raw) {
+async fn started_first(store: RunStore, raw: Raw) {
     let raw = Arc::new(raw);
     let seen = Arc::new(Mutex::new(Vec::new()));
     // Before each call runs (its before-tool hook), count the call rows of its turn.
@@ -122,7 +122,7 @@ async fn started_first<S: RunStore + Clone>(store: S, raw: Raw) {
 }
 
 on_both!(a_lost_lease_stops_the_run_at_the_next_write, lost_lease);
-async fn lost_lease<S: RunStore + Clone>(store: S, raw: Raw) {
+async fn lost_lease(store: RunStore, raw: Raw) {
     let raw = Arc::new(raw);
     let seen = Arc::new(Mutex::new(Vec::new()));
     // The first execution hands the run's lease to another worker.

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use toolnexus::agent::OwnedEvent;
 use toolnexus::agent::StopReason;
 use toolnexus::model::{Delta, DeltaSink, ModelFuture};
-use toolnexus::store::SqliteStore;
+use toolnexus::store::RunStore;
 use toolnexus::{
     Answer, Client, Event, Message, Model, Reply, RunStatus, ScriptedModel, Tool, ToolCall,
     ToolResult, Toolkit,
@@ -90,7 +90,7 @@ async fn a_stream_yields_every_event_in_order_with_a_stable_json_form() {
     let client = Client::new(model);
     let toolkit = Toolkit::new().with(echo());
     // Owned and 'static: the stream outlives the client and the toolkit it was made from.
-    let stream = client.stream("Echo hi", &toolkit);
+    let stream = client.run("Echo hi", &toolkit).stream();
     drop((client, toolkit));
     let events: Vec<OwnedEvent> = tokio::spawn(stream.collect()).await.unwrap();
     let json = json_of(&events);
@@ -160,7 +160,7 @@ async fn a_halted_run_streams_its_pending_request_and_resumes_as_a_stream() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let toolkit = Toolkit::new().with(approving(seen.clone(), "s", None));
     let client = Client::new(steps("approve", 1));
-    let events: Vec<OwnedEvent> = client.stream("go", &toolkit).collect().await;
+    let events: Vec<OwnedEvent> = client.run("go", &toolkit).stream().collect().await;
     let json = json_of(&events);
     let pending = json
         .iter()
@@ -217,7 +217,7 @@ fn stalls_after_first_turn(asked: Arc<AtomicUsize>) -> toolnexus::model::FnModel
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dropping_the_stream_cancels_the_run_and_a_store_keeps_it_recoverable() {
-    let store = SqliteStore::open(":memory:").await.unwrap();
+    let store = RunStore::sqlite(":memory:").await.unwrap();
     let started = Arc::new(tokio::sync::Notify::new());
     let slow = Tool::new("slow", "Takes forever.", json!({"type": "object"}), {
         let started = started.clone();
@@ -233,7 +233,7 @@ async fn dropping_the_stream_cancels_the_run_and_a_store_keeps_it_recoverable() 
     let toolkit = Toolkit::new().with(slow);
     let asked = Arc::new(AtomicUsize::new(0));
     let client = Client::new(stalls_after_first_turn(asked.clone())).with_store(store.clone());
-    let mut stream = client.stream("go slow", &toolkit);
+    let mut stream = client.run("go slow", &toolkit).stream();
     let id = stream
         .run_id()
         .expect("a stored run's id is known at once")
@@ -312,7 +312,7 @@ async fn a_slow_reader_holds_the_run_back() {
     });
     let client = Client::new(model);
     let toolkit = Toolkit::new().with(echo());
-    let mut stream = client.stream("loop", &toolkit);
+    let mut stream = client.run("loop", &toolkit).stream();
     for _ in 0..3 {
         stream.next().await.unwrap();
     }

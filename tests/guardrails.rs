@@ -312,7 +312,11 @@ fn streaming_model(url: &str) -> OpenAiResponses {
 async fn an_output_guardrail_trip_on_a_streamed_answer_never_shows_the_text() {
     let server = Rules::start([Step::Text(SECRET_ANSWER)]).await;
     let client = Client::new(streaming_model(&server.url)).guardrail(no_launch_codes());
-    let events: Vec<OwnedEvent> = client.stream("The code?", &Toolkit::new()).collect().await;
+    let events: Vec<OwnedEvent> = client
+        .run("The code?", &Toolkit::new())
+        .stream()
+        .collect()
+        .await;
     assert!(
         server
             .events()
@@ -347,7 +351,11 @@ async fn an_output_guardrail_trip_on_a_streamed_answer_never_shows_the_text() {
     // The same answer with a guardrail that passes it: the text streams, once, whole.
     let server = Rules::start([Step::Text("All clear.")]).await;
     let client = Client::new(streaming_model(&server.url)).guardrail(no_launch_codes());
-    let events: Vec<OwnedEvent> = client.stream("Status?", &Toolkit::new()).collect().await;
+    let events: Vec<OwnedEvent> = client
+        .run("Status?", &Toolkit::new())
+        .stream()
+        .collect()
+        .await;
     let text: String = events
         .iter()
         .filter_map(|e| match e {

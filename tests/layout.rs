@@ -34,7 +34,7 @@ const LAYERS: &[&str] = &[
     "a2a",   // A2A agents as tools, and a Client served as one: agent, tool, env, time, web
     // The run stores: they implement the loop's journal and the task storage of the MCP
     // and A2A servers (a trait each consumer owns, as the journal is the loop's): agent,
-    // tool, time, mcp (task rows), a2a (task rows).
+    // tool, time, mcp (task rows), a2a (task rows), agents (handle rows).
     "store",
     "source", // tools from MCP configs, skills folders, HTTP endpoints: mcp, tool, builtins, a2a
     "dispatch", // a facade over the tool layer's plumbing and the loop's resume: tool, agent

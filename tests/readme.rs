@@ -87,6 +87,71 @@ fn every_code_fence_in_the_guide_closes() {
     }
 }
 
+/// The images a chapter embeds (`![alt](img/NAME.png)`): each a PNG of
+/// `toolnexus/docs/guide/img/` small enough for the repository (at most 150 KB), with
+/// alternative text. (On docs.rs the relative path shows the alt text.)
+#[test]
+fn every_figure_of_the_guide_is_there_and_small() {
+    let mut figures = 0;
+    for (name, text) in chapters() {
+        for (alt, target) in images(&text) {
+            figures += 1;
+            assert!(
+                !alt.trim().is_empty(),
+                "{name}.md: {target} has no alt text"
+            );
+            assert!(
+                target.starts_with("img/") && target.ends_with(".png") && !target.contains(".."),
+                "{name}.md: {target} is not a PNG of docs/guide/img/"
+            );
+            let path = repo().join("toolnexus/docs/guide").join(&target);
+            let bytes =
+                fs::read(&path).unwrap_or_else(|e| panic!("{name}.md embeds {target}: {e}"));
+            assert!(bytes.starts_with(b"\x89PNG"), "{target} is not a PNG");
+            assert!(
+                bytes.len() <= 150 * 1024,
+                "{target} has {} bytes; keep a figure under 150 KB",
+                bytes.len()
+            );
+        }
+    }
+    assert!(figures >= 3, "the guide embeds {figures} figures");
+}
+
+/// The `(alt, target)` of every `![alt](target)` of `markdown` (on one line, not after
+/// a word: `vec![…]` is no image).
+fn images(markdown: &str) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for line in markdown.lines() {
+        let mut from = 0;
+        while let Some(at) = line[from..].find("![").map(|at| from + at) {
+            from = at + 2;
+            if line[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+                continue;
+            }
+            let Some((alt, after)) = line[from..].split_once(']') else {
+                break;
+            };
+            let Some(target) = after.strip_prefix('(').and_then(|t| t.split_once(')')) else {
+                continue;
+            };
+            found.push((alt.to_owned(), target.0.to_owned()));
+        }
+    }
+    found
+}
+
+#[test]
+fn the_figure_check_reads_an_image_link() {
+    assert_eq!(
+        images("a ![The view](img/v.png) and ![](x.png).\nlet v = vec![1](2);"),
+        [
+            ("The view".to_owned(), "img/v.png".to_owned()),
+            (String::new(), "x.png".to_owned())
+        ]
+    );
+}
+
 /// A chapter left out of `toolnexus::guide` would neither show on docs.rs nor have its
 /// examples run; a chapter the README does not link is one a reader does not find.
 #[test]

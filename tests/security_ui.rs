@@ -395,7 +395,7 @@ async fn users_own_their_threads(stored: bool) {
         });
     let mut client = toolnexus::Client::new(model());
     if stored {
-        let store = toolnexus::store::SqliteStore::open(":memory:")
+        let store = toolnexus::store::RunStore::sqlite(":memory:")
             .await
             .unwrap();
         client = client.with_store(store);

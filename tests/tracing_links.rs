@@ -169,7 +169,7 @@ async fn an_old_serialized_run_without_a_trace_context_still_resumes_unlinked() 
 #[tokio::test]
 async fn a_resume_from_the_run_store_links_to_the_run_that_halted() {
     use toolnexus::Answer;
-    use toolnexus::store::SqliteStore;
+    use toolnexus::store::RunStore;
     let dir = std::env::temp_dir().join(format!("toolnexus-trace-link-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     let file = dir.join("runs.db");
@@ -179,7 +179,7 @@ async fn a_resume_from_the_run_store_links_to_the_run_that_halted() {
     let first = {
         let collector = Collector::new();
         let _guard = collector.scoped();
-        let store = SqliteStore::open(&path).await.expect("the store opens");
+        let store = RunStore::sqlite(&path).await.expect("the store opens");
         let halted = client().with_store(store).run("go", &toolkit()).await;
         assert!(halted.is_pending(), "{:?}", halted.status);
         span(&collector.finished(), "invoke_agent")
@@ -191,7 +191,7 @@ async fn a_resume_from_the_run_store_links_to_the_run_that_halted() {
     // the database connects the two runs.
     let collector = Collector::new();
     let _guard = collector.scoped();
-    let store = SqliteStore::open(&path).await.expect("the store reopens");
+    let store = RunStore::sqlite(&path).await.expect("the store reopens");
     let resumed = resumer()
         .with_store(store)
         .answer(Answer::accept("req-1"), &toolkit())

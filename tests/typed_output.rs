@@ -1,4 +1,4 @@
-//! A run's typed output (`Client::run_typed`): each provider's structured-output request
+//! A run's typed output (`RunRequest::typed`): each provider's structured-output request
 //! checked by its official SDK's request types (`tests/providers/validate.py`: openai,
 //! anthropic, google-genai, pinned in `.ci/test`), invalid output sent back with what is
 //! wrong until it validates or the retries run out, tools run before the answer, and a
@@ -84,7 +84,8 @@ async fn native<M: Model + 'static>(
     assert!(model.native_output(), "{kind}");
     let client = Client::new(model).output_retries(2);
     let typed = client
-        .run_typed::<Verdict>("Review PR 7", &harness::toolkit(Default::default()))
+        .run("Review PR 7", &harness::toolkit(Default::default()))
+        .typed::<Verdict>()
         .await
         .unwrap();
     assert_eq!(
@@ -193,7 +194,8 @@ async fn the_output_tool_after_other_tools() {
     assert!(!model.native_output());
     let client = Client::new(model).output_retries(2);
     let typed = client
-        .run_typed::<Verdict>("Review PR 7", &Toolkit::new().with(lookup))
+        .run("Review PR 7", &Toolkit::new().with(lookup))
+        .typed::<Verdict>()
         .await
         .unwrap();
     assert_eq!(typed.value.unwrap().reason, "tests pass");
@@ -216,7 +218,11 @@ async fn retries_run_out_with_the_last_output() {
         Reply::call("c2", OUTPUT_TOOL, BAD_FIELD),
     ]))
     .output_retries(1);
-    match client.run_typed::<Verdict>("Review", &Toolkit::new()).await {
+    match client
+        .run("Review", &Toolkit::new())
+        .typed::<Verdict>()
+        .await
+    {
         Err(TypedError::InvalidOutput { run, message, .. }) => {
             assert!(message.contains("approve"), "{message}");
             assert!(matches!(
@@ -239,7 +245,8 @@ async fn native_mode_reads_the_text_answer() {
     ))]))
     .output_mode(OutputMode::Native);
     let typed = client
-        .run_typed::<Verdict>("Review", &Toolkit::new())
+        .run("Review", &Toolkit::new())
+        .typed::<Verdict>()
         .await
         .unwrap();
     assert!(typed.value.unwrap().approve);
@@ -267,7 +274,8 @@ async fn a_halted_typed_run_resumes_to_its_value() {
     ]);
     let client = Client::new(model);
     let typed = client
-        .run_typed::<Verdict>("Review", &toolkit)
+        .run("Review", &toolkit)
+        .typed::<Verdict>()
         .await
         .unwrap();
     assert!(typed.is_pending() && typed.value.is_none());
@@ -306,7 +314,8 @@ async fn anthropic_falls_back_to_the_output_tool() {
     let server = Server::start([call]).await;
     let model = Anthropic::new(SECRET, "claude-sonnet-4-5").with_base_url(&server.url);
     let typed = Client::new(model)
-        .run_typed::<Tally>("Count", &Toolkit::new())
+        .run("Count", &Toolkit::new())
+        .typed::<Tally>()
         .await
         .unwrap();
     assert_eq!(typed.value.unwrap().counts["a"], 2);

@@ -1,7 +1,7 @@
 """The durable-run workload of benches/durable.rs on LangGraph with its SqliteSaver.
 
 One run: a scripted model makes 10 turns of 3 tool calls (add, upper, echo), then
-answers; every step is checkpointed to a SQLite file (WAL, as SqliteStore uses). Also the
+answers; every step is checkpointed to a SQLite file (WAL, as RunStore uses). Also the
 same graph with no checkpointer. Prints the mean time per run of each, in microseconds.
 
     python benches/langgraph/run.py [runs]

@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde_json::json;
 use toolnexus::code::CodeMode;
 use toolnexus::model::FnModel;
-use toolnexus::store::SqliteStore;
+use toolnexus::store::RunStore;
 use toolnexus::{Answer, Client, Message, Reply, Tool, ToolResult, Toolkit};
 
 /// The script: counts 1 and 2, sends (approval), counts their sum.
@@ -81,7 +81,7 @@ async fn main() {
         eprintln!("usage: code_worker <sqlite-file> run|answer <run-id> <effects>");
         std::process::exit(64);
     };
-    let store = SqliteStore::open(store).await.expect("SQLite store");
+    let store = RunStore::sqlite(store).await.expect("SQLite store");
     let code = CodeMode::new(toolkit(effects));
     let client = Client::new(model()).with_store(store.clone());
     match mode.as_str() {

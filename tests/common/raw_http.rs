@@ -14,6 +14,7 @@ const PATIENCE: Duration = Duration::from_secs(60);
 #[derive(Debug)]
 pub(crate) struct Reply {
     pub(crate) status: u16,
+    #[allow(dead_code)]
     pub(crate) head: String,
     pub(crate) body: String,
 }

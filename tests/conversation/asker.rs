@@ -5,7 +5,7 @@
 //! held. Prints the run as JSON.
 
 use toolnexus::model::FnModel;
-use toolnexus::store::SqliteStore;
+use toolnexus::store::RunStore;
 use toolnexus::{Client, Message, Reply, Toolkit};
 
 #[tokio::main(flavor = "current_thread")]
@@ -25,7 +25,7 @@ async fn main() {
             .collect();
         Ok(Reply::text(asked.join(" | ")))
     });
-    let store = SqliteStore::open(db).await.expect("SQLite store");
+    let store = RunStore::sqlite(db).await.expect("SQLite store");
     let client = Client::new(model).system("You remember.");
     let client = match mode.as_str() {
         "durable" => client.with_store(store),

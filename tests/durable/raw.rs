@@ -2,7 +2,7 @@
 //! PostgreSQL database, each with a connection of the test's own to damage rows and add
 //! failing triggers.
 
-use toolnexus::store::{PostgresStore, SqliteStore};
+use toolnexus::store::RunStore;
 
 use crate::postgres;
 
@@ -89,9 +89,9 @@ pub(crate) fn sqlite_path(name: &str) -> String {
     path.display().to_string()
 }
 
-pub(crate) async fn sqlite(name: &str) -> (SqliteStore, Raw) {
+pub(crate) async fn sqlite(name: &str) -> (RunStore, Raw) {
     let path = sqlite_path(name);
-    let store = SqliteStore::open(&path).await.expect("SQLite store");
+    let store = RunStore::sqlite(&path).await.expect("SQLite store");
     // One connection: the triggers it makes and drops are the ones it sees next.
     let raw = sqlx::sqlite::SqlitePoolOptions::new()
         .max_connections(1)
@@ -105,16 +105,14 @@ fn pg_url(name: &str) -> String {
     postgres::server().database(&format!("failures_{name}"))
 }
 
-pub(crate) async fn pg(name: &str) -> (PostgresStore, Raw) {
+pub(crate) async fn pg(name: &str) -> (RunStore, Raw) {
     let url = tokio::task::spawn_blocking({
         let name = name.to_owned();
         move || pg_url(&name)
     })
     .await
     .unwrap();
-    let store = PostgresStore::connect(&url)
-        .await
-        .expect("PostgreSQL store");
+    let store = RunStore::postgres(&url).await.expect("PostgreSQL store");
     let raw = sqlx::PgPool::connect(&url)
         .await
         .expect("a second connection");

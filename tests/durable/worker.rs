@@ -13,7 +13,7 @@ use std::io::Write as _;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use toolnexus::store::{PostgresStore, RunStore, SqliteStore};
+use toolnexus::store::RunStore;
 use toolnexus::{Client, Message, Tool, ToolResult, Toolkit};
 
 #[path = "fixture.rs"]
@@ -50,7 +50,7 @@ fn appender(log: String) -> Tool {
     )
 }
 
-async fn drive<S: RunStore + Clone>(store: S, mode: &str, run_id: &str, log: &str) -> i32 {
+async fn drive(store: RunStore, mode: &str, run_id: &str, log: &str) -> i32 {
     // Connected: the test's kill clock starts now.
     println!("ready");
     let toolkit = Toolkit::new().with(appender(log.to_owned()));
@@ -159,12 +159,10 @@ async fn main() {
         std::process::exit(64);
     };
     let code = if store.starts_with("postgres://") {
-        let store = PostgresStore::connect(store)
-            .await
-            .expect("PostgreSQL store");
+        let store = RunStore::postgres(store).await.expect("PostgreSQL store");
         drive(store, mode, run_id, log).await
     } else {
-        let store = SqliteStore::open(store).await.expect("SQLite store");
+        let store = RunStore::sqlite(store).await.expect("SQLite store");
         drive(store, mode, run_id, log).await
     };
     std::process::exit(code);

@@ -359,6 +359,7 @@ async fn a_task_store_from_before_owners_upgrades_in_place() {
          DROP INDEX IF EXISTS toolnexus_sessions_written; \
          ALTER TABLE toolnexus_sessions DROP COLUMN updated_at; \
          DROP TABLE IF EXISTS toolnexus_a2a_contexts; DROP TABLE IF EXISTS toolnexus_run_messages; \
+         DROP TABLE IF EXISTS toolnexus_agent_handles; \
          DELETE FROM toolnexus_schema WHERE version >= 4",
     )
     .execute(&raw)

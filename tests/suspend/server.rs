@@ -148,7 +148,7 @@ async fn server() -> McpServer {
         server = server.with_state_ttl(Duration::from_millis(ms));
     }
     if let Ok(path) = std::env::var("SUSPEND_STORE") {
-        let store = toolnexus::store::SqliteStore::open(&path)
+        let store = toolnexus::store::RunStore::sqlite(&path)
             .await
             .expect("SUSPEND_STORE opens");
         server = server.with_store(&store);

@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use toolnexus::mcp::{HttpOptions, McpServer};
-use toolnexus::store::{PostgresStore, SqliteStore};
+use toolnexus::store::RunStore;
 use toolnexus::{Context, Request, Tool, ToolResult, Toolkit};
 
 fn toolkit(name: &'static str) -> Toolkit {
@@ -130,12 +130,12 @@ async fn main() -> std::io::Result<()> {
         });
     }
     if store.starts_with("postgres://") {
-        let store = PostgresStore::connect(store)
+        let store = RunStore::postgres(store)
             .await
             .map_err(std::io::Error::other)?;
         server = server.with_store(&store);
     } else if store != "memory" {
-        let store = SqliteStore::open(store)
+        let store = RunStore::sqlite(store)
             .await
             .map_err(std::io::Error::other)?;
         server = server.with_store(&store);

@@ -210,6 +210,7 @@ impl Agent {
         let mut path = parent.path.clone();
         path.push(self.name.clone());
         let client = self.client_for(&ctx, &parent, &path);
+        let stamp = relay_path(&path);
         let scope = AgentScope {
             depth: parent.depth + 1,
             path,
@@ -244,7 +245,7 @@ impl Agent {
                 (SCOPE.scope(scope, fresh).await, Usage::default(), 0)
             }
         };
-        self.result(run, before, turns)
+        self.result(run, before, turns, stamp)
     }
 
     /// The inner client for one call: the outer call's cancellation, and a listener that
@@ -318,8 +319,9 @@ impl Agent {
         Ok((run, halted.usage, halted.turns))
     }
 
-    /// The tool result for an inner run (with the usage and turns of its earlier legs).
-    fn result(&self, run: RunResult, before: Usage, turns: u32) -> ToolResult {
+    /// The tool result for an inner run (with the usage and turns of its earlier legs);
+    /// a suspension relayed up carries `path` in its `data.path`.
+    fn result(&self, run: RunResult, before: Usage, turns: u32, path: Vec<String>) -> ToolResult {
         let usage = before + run.usage;
         let turns = turns + run.turns;
         let meta = |result: ToolResult| {
@@ -338,7 +340,7 @@ impl Agent {
                         turns,
                         usage,
                     };
-                    ToolResult::pending(carry(request, &halted))
+                    ToolResult::pending(carry(request, &halted, path))
                 }
                 None => ToolResult::error(format!(
                     "agent `{}` halted without a request to answer",
@@ -358,6 +360,16 @@ impl Agent {
             }
         }
     }
+}
+
+/// The contract's `data.path` of a suspension relayed by the agent at `names` (the agents
+/// from the outermost down): the id path the Python port's runtime gives the handle of an
+/// agent run on its own (`root`, then each agent as its first spawn, `name.1`). Each
+/// relaying level stamps its own, so the outermost agent's path is the one a host sees.
+fn relay_path(names: &[String]) -> Vec<String> {
+    std::iter::once("root".to_owned())
+        .chain(names.iter().map(|name| format!("{name}.1")))
+        .collect()
 }
 
 /// Whether `request` carries the state of a halted inner run (an answer to it, even a
@@ -387,9 +399,9 @@ fn waits_on(transcript: &[Message], id: &str) -> bool {
 
 /// `request` carrying the inner run's state (in place of the state of any run below,
 /// which that state's transcript holds).
-fn carry(request: Request, halted: &AgentState) -> Request {
+fn carry(request: Request, halted: &AgentState, path: Vec<String>) -> Request {
     let state = serde_json::to_value(halted).unwrap_or(Value::Null);
-    request.with_agent_state(state)
+    request.with_agent_state(state, path)
 }
 
 /// The usage of the inner run of an agent called as a tool (none for other tools).
@@ -433,9 +445,11 @@ mod tests {
             asked.data = data.clone();
             // Two agents up, each time through the request's wire form (a pending tool
             // result carries it as JSON): the state rides in `data`.
-            let once: Request = serde_json::from_value(carry(asked.clone(), &halted()).to_value())
-                .expect("the wire form reads back");
-            let wire = carry(once, &halted()).to_value();
+            let once: Request = serde_json::from_value(
+                carry(asked.clone(), &halted(), relay_path(&["a".into()])).to_value(),
+            )
+            .expect("the wire form reads back");
+            let wire = carry(once, &halted(), relay_path(&["a".into()])).to_value();
             assert!(wire["data"].get(AGENT_STATE_KEY).is_some(), "{wire}");
             let read: Request = serde_json::from_value(wire.clone()).expect("reads back");
             assert_eq!(read.to_value(), wire, "the wire form survives a round trip");
@@ -448,32 +462,45 @@ mod tests {
     }
 
     #[test]
-    fn the_wire_form_is_the_one_of_earlier_versions() {
+    fn the_wire_form_is_the_one_of_earlier_versions_with_the_contracts_path() {
         let state = serde_json::to_value(halted()).unwrap();
         let mut wrapped = state.clone();
         wrapped["wrapped"] = json!(true);
         let asked = Request::approval("Deploy?").with_id("r1");
+        let path = json!(["root", "a.1"]);
         let cases = [
-            (None, json!({AGENT_STATE_KEY: state})),
+            (None, json!({AGENT_STATE_KEY: state, "path": path})),
             (
                 Some(json!({"env": "prod"})),
-                json!({"env": "prod", AGENT_STATE_KEY: state}),
+                json!({"env": "prod", AGENT_STATE_KEY: state, "path": path}),
             ),
             (
                 Some(json!("a string")),
-                json!({"value": "a string", AGENT_STATE_KEY: wrapped}),
+                json!({"value": "a string", AGENT_STATE_KEY: wrapped, "path": path}),
             ),
         ];
         for (data, on_the_wire) in cases {
             let mut request = asked.clone();
-            request.data = data;
-            let wire = carry(request, &halted()).to_value();
+            request.data = data.clone();
+            let wire = carry(request, &halted(), relay_path(&["a".into()])).to_value();
             assert_eq!(wire["data"], on_the_wire);
             assert_eq!(
                 serde_json::to_string(&wire["data"]).unwrap(),
                 serde_json::to_string(&on_the_wire).unwrap(),
                 "the keys in the same order"
             );
+            let read: Request = serde_json::from_value(wire.clone()).unwrap();
+            assert_eq!(
+                read.path(),
+                Some(&["root".to_owned(), "a.1".to_owned()][..])
+            );
+            assert_eq!(read.data, data);
+            // As earlier versions wrote it (no path), it reads back the same, pathless.
+            let mut old = wire;
+            old["data"].as_object_mut().unwrap().remove("path");
+            let read: Request = serde_json::from_value(old).unwrap();
+            assert_eq!((read.path(), &read.data), (None, &data));
+            assert!(read.agent_state().is_some());
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 use futures_util::future::BoxFuture;
 
@@ -95,7 +95,7 @@ impl ConversationStore for InMemoryConversations {
 
 impl Client {
     /// Continues the conversation `id` with `prompt` (the contract's `ask(prompt, {id})`):
-    /// its messages so far, then the prompt, run as [`continue_run`](Client::continue_run)
+    /// its messages so far, then the prompt, run as [`history`](crate::agent::RunRequest::history)
     /// does; the conversation then holds what the run added. The first `ask` of an id
     /// starts it.
     ///
@@ -150,15 +150,6 @@ impl Client {
         ));
         self.remember(id, &run).await?;
         Ok(run)
-    }
-
-    /// Keeps conversations in `store` instead of the client's memory (see
-    /// [`ConversationStore`]); used by [`ask`](Client::ask) when the client has no run
-    /// store.
-    #[must_use]
-    pub fn conversations(mut self, store: impl ConversationStore) -> Self {
-        self.options.conversations = Arc::new(store);
-        self
     }
 
     /// Brings conversation `id` up to date with `run`, one of its runs, unless the

@@ -59,6 +59,7 @@ impl Client {
         open: Option<Opened>,
         record: Option<&RunRecord>,
     ) -> RunResult {
+        let started = std::time::Instant::now();
         let mut open = open;
         let mut run = RunResult::empty(transcript);
         run.compacted = open.as_mut().and_then(|o| o.compacted.take());
@@ -93,6 +94,8 @@ impl Client {
             None => steps.await,
         }
         trace::run_ended(&span, &run);
+        let model = self.model.model_name().unwrap_or_default();
+        self.tools.meter.run_ended(&run, model, started);
         let events = events(&self.tools.listener);
         if run.status == RunStatus::Done && run.turns > 0 {
             events.emit(Event::Usage { usage: run.usage });
@@ -309,9 +312,12 @@ impl Client {
         let held = Held::default();
         let held = self.withholds(turn).then_some(&held);
         let asked = async {
-            let mut reply = self
+            let start = std::time::Instant::now();
+            let reply = self
                 .ask_model(turn, transcript, toolkit, events, held)
-                .await?;
+                .await;
+            self.tools.meter.llm_called(&*self.model, &reply, start);
+            let mut reply = reply?;
             if reply.model.is_none() {
                 // Named by the loop, not by a model made of others: the run reports the
                 // name the request carried.

@@ -1,7 +1,7 @@
-//! The ways into the loop: a new prompt ([`Client::run`]), a continued transcript
-//! ([`Client::continue_run`]), an incomplete run picked up ([`Client::run_from`]), a halted
-//! run answered ([`Client::resume`]). Each goes through the client's store when it has
-//! one (see `journal/`).
+//! The ways into the loop: a new prompt, a continued transcript, an incomplete run picked
+//! up (what a [`RunRequest`](crate::agent::request::RunRequest) starts), a halted run
+//! answered ([`Client::resume`]). Each goes through the client's store when it has one
+//! (see `journal/`).
 
 use crate::agent::client::Client;
 use crate::agent::conversation::is_summary;
@@ -20,7 +20,7 @@ impl Client {
     /// The system prompt is the client's [`system`](Client::system) and the toolkit's
     /// [`skills_prompt`](Toolkit::skills_prompt), separated by a blank line (either alone
     /// when the other is empty; no system message when both are).
-    pub async fn run(&self, prompt: impl Into<UserContent>, toolkit: &Toolkit) -> RunResult {
+    pub(crate) async fn run_prompt(&self, prompt: UserContent, toolkit: &Toolkit) -> RunResult {
         let mut transcript = Vec::with_capacity(2);
         if let Some(system) = self.system_with(toolkit.skills_prompt()) {
             transcript.push(Message::system(system));
@@ -34,10 +34,10 @@ impl Client {
     /// gets it too). If the transcript ends in a halted turn, the
     /// new prompt abandons it: each unfinished call gets an explicit error result
     /// (`unanswered: <prompt>`, or `not run: …`), so the transcript stays balanced.
-    pub async fn continue_run(
+    pub(crate) async fn run_continued(
         &self,
         transcript: Vec<Message>,
-        prompt: impl Into<UserContent>,
+        prompt: UserContent,
         toolkit: &Toolkit,
     ) -> RunResult {
         let transcript = self.continued(transcript, prompt, toolkit.skills_prompt());
@@ -50,7 +50,11 @@ impl Client {
     /// unfinished calls, they are played first (calls not run are run, suspensions go to
     /// `wait_for`, or the run halts on them again). With a store, it is recorded as a new
     /// run.
-    pub async fn run_from(&self, transcript: Vec<Message>, toolkit: &Toolkit) -> RunResult {
+    pub(crate) async fn run_transcript(
+        &self,
+        transcript: Vec<Message>,
+        toolkit: &Toolkit,
+    ) -> RunResult {
         let open = ToolTurn::open(&transcript)
             .filter(ToolTurn::is_open)
             .map(|turn| Opened {

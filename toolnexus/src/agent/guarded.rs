@@ -17,13 +17,6 @@ use crate::model::message::{Message, ToolCall};
 type Tripped = (Arc<str>, String);
 
 impl Client {
-    /// Adds a guardrail to every run (see [`Guardrail`]).
-    #[must_use]
-    pub fn guardrail(mut self, guardrail: Guardrail) -> Self {
-        self.options.guardrails.push(guardrail);
-        self
-    }
-
     fn guards(&self, stage: Stage, concurrent: bool) -> impl Iterator<Item = &Guardrail> {
         (self.options.guardrails.iter()).filter(move |g| {
             g.stage == stage && (stage != Stage::Input || g.concurrent == concurrent)

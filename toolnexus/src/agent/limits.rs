@@ -3,13 +3,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::client::Client;
 use crate::agent::run::{RunResult, StopReason};
 use crate::model::price::Cost;
 
 /// Caps on what one run may spend. A run past one stops
 /// [incomplete](crate::RunStatus::Incomplete), with a [`StopReason`] naming the cap,
-/// as [`max_turns`](Client::max_turns) does.
+/// as [`max_turns`](crate::Client::max_turns) does.
 ///
 /// - [`total_tokens`](UsageLimits::total_tokens): the model is not asked again once the
 ///   run's [`Usage::total_tokens`](crate::Usage::total_tokens) (a summarizing model's
@@ -21,8 +20,8 @@ use crate::model::price::Cost;
 ///   whose calls would go past it runs none of them, each answered `not run: …` so the
 ///   transcript stays balanced ([`StopReason::ToolCallLimit`]).
 ///
-/// Like [`max_turns`](Client::max_turns), the caps are per run: a
-/// [resumed](Client::resume) run starts afresh.
+/// Like [`max_turns`](crate::Client::max_turns), the caps are per run: a
+/// [resumed](crate::Client::resume) run starts afresh.
 ///
 /// ```
 /// use toolnexus::agent::UsageLimits;
@@ -88,16 +87,16 @@ impl UsageLimits {
     /// conversation's cap is already reached). A request dearer than every one before
     /// it can therefore pass the cap by the difference: a transcript grows by what the
     /// last turn and its tool results added. Turns are priced by the client's
-    /// [`PriceTable`](crate::model::PriceTable) ([`Client::prices`]; the shipped list
+    /// [`PriceTable`](crate::model::PriceTable) ([`Client::prices`](crate::Client::prices); the shipped list
     /// prices when none is set); a model it has no price for counts nothing. The
-    /// summarizing model of [compaction](Client::compaction) is not priced.
+    /// summarizing model of [compaction](crate::Client::compaction) is not priced.
     #[must_use]
     pub fn cost(mut self, cost: Cost) -> Self {
         self.cost = Some(cost);
         self
     }
 
-    /// Caps what a conversation by id ([`Client::ask`]) spends across its runs, with the
+    /// Caps what a conversation by id ([`Client::ask`](crate::Client::ask)) spends across its runs, with the
     /// rule of [`UsageLimits::cost`]. The spend is counted by the client, in memory: a
     /// new client (a restart) starts every conversation afresh, and a client with a run
     /// store counts per run only.
@@ -127,16 +126,6 @@ impl UsageLimits {
         let limit = self.tool_calls?;
         (run.tool_calls.len() + more > limit as usize)
             .then_some(StopReason::ToolCallLimit { limit })
-    }
-}
-
-impl Client {
-    /// Caps what each run may spend (see [`UsageLimits`]). Setting them again replaces
-    /// them.
-    #[must_use]
-    pub fn usage_limits(mut self, limits: UsageLimits) -> Self {
-        self.options.limits = limits;
-        self
     }
 }
 

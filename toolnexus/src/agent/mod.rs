@@ -16,17 +16,21 @@
 //!   [`AGENT_STATE_KEY`];
 //! - durable runs: the [`Journal`] a run store implements (features `sqlite`,
 //!   `postgres`; see `toolnexus::store`), and [`Session`]s;
-//! - a run's typed output ([`Client::run_typed`]): [`Typed`], [`TypedError`],
+//! - a run's typed output ([`RunRequest::typed`](crate::agent::RunRequest::typed)): [`Typed`], [`TypedError`],
 //!   [`OutputMode`], [`OUTPUT_TOOL`];
 //! - the context budget ([`Compaction`], also at the crate root):
 //!   [`Compacted`], [`estimate_tokens`], [`contract_json`], [`SUMMARY_PREFIX`],
 //!   [`FLUSH_REMINDER`], [`CONTINUE`];
 //! - caps per run: [`UsageLimits`];
+//! - metrics ([`Client::on_metric`], [`Client::metrics`]): [`MetricRecord`],
+//!   [`MetricsRegistry`];
 //! - spend caps: [`SpendScope`] (prices are [`crate::model::PriceTable`]);
+//! - a conversation in memory ([`Client::conversation`]): [`Conversation`];
 //! - conversations by id ([`Client::ask`]): [`ConversationStore`],
 //!   [`InMemoryConversations`], and the [`StoreError`] its methods give.
 
 pub(crate) mod as_tool;
+pub(crate) mod chat;
 pub(crate) mod client;
 pub(crate) mod compaction;
 pub(crate) mod conversation;
@@ -36,13 +40,16 @@ pub(crate) mod events;
 pub(crate) mod guarded;
 pub(crate) mod guardrail;
 pub(crate) mod hooks;
+pub(crate) mod in_order;
 pub(crate) mod journal;
 pub(crate) mod limits;
 pub(crate) mod listed;
+pub(crate) mod metrics;
 pub(crate) mod options;
+pub(crate) mod request;
 pub(crate) mod resume;
 pub(crate) mod run;
-pub(crate) mod settings;
+pub(crate) mod setters;
 pub(crate) mod spend;
 pub(crate) mod stream;
 pub(crate) mod talk;
@@ -50,8 +57,10 @@ pub(crate) mod trace;
 pub(crate) mod turn;
 pub(crate) mod turn_hook;
 pub(crate) mod typed;
+pub(crate) mod wait;
 
 pub use as_tool::{AGENT_KEY, AGENT_STATE_KEY, DEFAULT_MAX_DEPTH};
+pub use chat::Conversation;
 pub use client::{Client, DEFAULT_MAX_TURNS, IntoWaitOutcome};
 pub use compaction::{
     CONTINUE, Compacted, Compaction, FLUSH_REMINDER, SUMMARY_PREFIX, contract_json, estimate_tokens,
@@ -68,7 +77,9 @@ pub use journal::session::Session;
 #[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
 pub use journal::{Answered, Journal, Loaded, Parked, Stored};
 pub use limits::UsageLimits;
+pub use metrics::{MetricRecord, MetricsRegistry};
 pub use options::DEFAULT_OUTPUT_RETRIES;
+pub use request::RunRequest;
 pub use resume::{Halted, ResumeError};
 pub use run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
 pub use spend::SpendScope;

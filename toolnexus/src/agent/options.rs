@@ -23,7 +23,7 @@ pub(crate) struct RunOptions {
     pub(crate) compaction: Option<Arc<Compaction>>,
     /// Caps per run ([`Client::usage_limits`](crate::Client::usage_limits)).
     pub(crate) limits: UsageLimits,
-    /// The output a typed run must end with ([`Client::run_typed`](crate::Client::run_typed)).
+    /// The output a typed run must end with ([`RunRequest::typed`](crate::agent::RunRequest::typed)).
     pub(crate) output: Option<Arc<OutputSpec>>,
     /// How often invalid output goes back to the model.
     pub(crate) output_retries: u32,

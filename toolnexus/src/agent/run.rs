@@ -270,7 +270,7 @@ pub enum StopReason {
         /// Why it tripped.
         reason: String,
     },
-    /// A [typed run](crate::Client::run_typed)'s output did not validate, after `retries`
+    /// A [typed run](crate::agent::RunRequest::typed)'s output did not validate, after `retries`
     /// tries to correct it. The run's text is the last output.
     InvalidOutput {
         /// The retries it had.
@@ -278,9 +278,16 @@ pub enum StopReason {
         /// What was wrong with the last output.
         message: String,
     },
+    /// The completion gate ([`agents::Completion`](crate::agents::Completion)) judged
+    /// the work unfinished `attempts` times; the run's text says why.
+    Completion {
+        /// The attempts the gate allowed, all used.
+        attempts: u32,
+        /// What the last verdict said.
+        reason: String,
+    },
     /// A limit this crate has no variant for, named by another port's `RunResult` (its
-    /// `limit`, e.g. the Python port's `"completion"`), read from JSON that carries no
-    /// `reason`.
+    /// `limit`), read from JSON that carries no `reason`.
     Named {
         /// The limit's name.
         limit: String,
@@ -291,7 +298,8 @@ impl StopReason {
     /// The contract's name for what stopped the run (a `RunResult`'s `limit`):
     /// `"maxTurns"`, `"timeout"` (a deadline), `"cancelled"`, `"modelError"`, `"waitFor"`,
     /// `"hook"`, `"aborted"`, `"store"`, `"totalTokens"`, `"requests"`, `"toolCalls"`, `"compaction"`,
-    /// `"cost"`, `"guardrail"`, `"output"`, or a [`Named`](StopReason::Named) one.
+    /// `"cost"`, `"guardrail"`, `"output"`, `"completion"`, or a
+    /// [`Named`](StopReason::Named) one.
     pub fn limit(&self) -> &str {
         match self {
             StopReason::MaxTurns { .. } => "maxTurns",
@@ -309,6 +317,7 @@ impl StopReason {
             StopReason::SpendLimit { .. } => "cost",
             StopReason::Guardrail { .. } => "guardrail",
             StopReason::InvalidOutput { .. } => "output",
+            StopReason::Completion { .. } => "completion",
             StopReason::Named { limit } => limit,
         }
     }
@@ -359,6 +368,9 @@ impl fmt::Display for StopReason {
                 f,
                 "the output did not validate after {retries} retries: {message}"
             ),
+            StopReason::Completion { attempts, reason } => {
+                write!(f, "completion.verify failed {attempts}x: {reason}")
+            }
             StopReason::Named { limit } => write!(f, "the run reached its `{limit}` limit"),
         }
     }

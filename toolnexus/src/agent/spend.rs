@@ -106,16 +106,6 @@ impl Spend {
 }
 
 impl Client {
-    /// Prices each model turn with `table`: its [`Usage::cost`](crate::model::Usage::cost) (and so the run's) is
-    /// set from the model that answered it (see [`PriceTable`]). Without a table, turns
-    /// are priced with [`PriceTable::list_prices`] only when a spend cap
-    /// ([`UsageLimits::cost`], [`UsageLimits::conversation_cost`]) is set.
-    #[must_use]
-    pub fn prices(mut self, table: PriceTable) -> Self {
-        self.options.prices = Some(Arc::new(table));
-        self
-    }
-
     /// Puts the turn's cost on `reply.usage`, when the client prices turns.
     pub(crate) fn price(&self, reply: &mut Reply) {
         let limits = &self.options.limits;

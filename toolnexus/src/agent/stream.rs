@@ -15,7 +15,6 @@ use crate::agent::events::{Event, Listener, OwnedEvent};
 use crate::agent::resume::{Halted, ResumeError, halted_turn};
 use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::agent::talk::LoopCaller;
-use crate::model::message::Message;
 use crate::tool::context::CancellationToken;
 use crate::tool::kit::Toolkit;
 use crate::tool::request::Answer;
@@ -28,7 +27,7 @@ pub const STREAM_BUFFER: usize = 1024;
 type Run = Pin<Box<dyn Future<Output = RunResult> + Send>>;
 
 /// A run as a [`Stream`] of owned [`Event`]s ([`OwnedEvent`]): what
-/// [`Client::stream`] and its siblings give. It is `'static` and `Send`: hand it to a web
+/// [`RunRequest::stream`](crate::agent::RunRequest::stream) and its siblings give. It is `'static` and `Send`: hand it to a web
 /// framework as a response body, or move it to another task.
 ///
 /// The stream **drives** the run: the run advances only while the stream is polled, and
@@ -60,7 +59,7 @@ type Run = Pin<Box<dyn Future<Output = RunResult> + Send>>;
 /// let client = Client::new(ScriptedModel::new([Reply::text("Deployed.")]));
 /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
 /// # rt.block_on(async {
-/// let mut events = client.stream("Deploy the service", &Toolkit::new());
+/// let mut events = client.run("Deploy the service", &Toolkit::new()).stream();
 /// while let Some(event) = events.next().await {
 ///     println!("{event}"); // its JSON form
 ///     if let Event::RunFinished { run } = &event {
@@ -307,46 +306,6 @@ fn is_chatter(event: &Event<'_>) -> bool {
 }
 
 impl Client {
-    /// [`Client::run`] as a stream of its events (see [`EventStream`]).
-    ///
-    /// With a [store](Client::with_store), the run's id is chosen now (unless
-    /// [`run_id`](Client::run_id) set one), and is [`EventStream::run_id`] and the first
-    /// event's.
-    pub fn stream(
-        &self,
-        prompt: impl Into<crate::model::message::UserContent>,
-        toolkit: &Toolkit,
-    ) -> EventStream {
-        let (client, run_id) = self.with_run_id();
-        let (prompt, toolkit) = (prompt.into(), toolkit.clone());
-        EventStream::new(&client, run_id, move |client| async move {
-            client.run(prompt, &toolkit).await
-        })
-    }
-
-    /// [`Client::continue_run`] as a stream of its events (see [`Client::stream`]).
-    pub fn stream_continue(
-        &self,
-        transcript: Vec<Message>,
-        prompt: impl Into<crate::model::message::UserContent>,
-        toolkit: &Toolkit,
-    ) -> EventStream {
-        let (client, run_id) = self.with_run_id();
-        let (prompt, toolkit) = (prompt.into(), toolkit.clone());
-        EventStream::new(&client, run_id, move |client| async move {
-            client.continue_run(transcript, prompt, &toolkit).await
-        })
-    }
-
-    /// [`Client::run_from`] as a stream of its events (see [`Client::stream`]).
-    pub fn stream_from(&self, transcript: Vec<Message>, toolkit: &Toolkit) -> EventStream {
-        let (client, run_id) = self.with_run_id();
-        let toolkit = toolkit.clone();
-        EventStream::new(&client, run_id, move |client| async move {
-            client.run_from(transcript, &toolkit).await
-        })
-    }
-
     /// [`Client::resume`] as a stream of its events. The halted turn is checked at once:
     /// a transcript that is not halted on the answer's request is an error, and no stream.
     pub fn stream_resume(
@@ -377,7 +336,7 @@ impl Client {
     }
 
     /// This client with the next run's store id chosen, when it has a store.
-    fn with_run_id(&self) -> (Client, Option<String>) {
+    pub(crate) fn with_run_id(&self) -> (Client, Option<String>) {
         #[cfg(feature = "__store")]
         if let Some(durable) = &self.store {
             let mut client = self.clone();

@@ -13,17 +13,6 @@ use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::model::settings::ModelSettings;
 use crate::model::{FinishReason, Model, ModelError, Reply, Usage};
 
-impl Client {
-    /// Names the agent this client runs: its runs' spans are `invoke_agent {name}`, with
-    /// `gen_ai.agent.name` set (see [`trace`](crate::trace)). Without a name they are
-    /// `invoke_agent`.
-    #[must_use]
-    pub fn agent_name(mut self, name: impl Into<String>) -> Self {
-        self.name = Some(name.into());
-        self
-    }
-}
-
 /// The span of one run; `resumed` is the id of the request whose answer it continues.
 #[inline]
 pub(crate) fn run_span(client: &Client, resumed: Option<&str>) -> Span {
@@ -102,6 +91,7 @@ fn stop_kind(reason: &StopReason) -> &'static str {
         StopReason::InvalidOutput { .. } => "invalid_output",
         StopReason::SpendLimit { .. } => "spend_limit",
         StopReason::Guardrail { .. } => "guardrail",
+        StopReason::Completion { .. } => "completion",
         StopReason::Named { .. } => "named",
     }
 }

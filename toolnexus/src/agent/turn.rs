@@ -1,19 +1,20 @@
 //! One assistant turn's tool calls: running them (through the hooks), resolving their
 //! suspensions concurrently, writing their results into the transcript.
 
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::FutureExt as _;
 use futures_util::future::{BoxFuture, join_all};
 use rustc_hash::FxHashSet;
 
 use crate::agent::as_tool;
 use crate::agent::events::{Event, Events, Listener, events};
 use crate::agent::hooks::{Gate, HookChain};
+use crate::agent::in_order::InOrder;
 use crate::agent::journal::record::RunRecord;
+use crate::agent::metrics::Meter;
 use crate::agent::run::{CallRecord, CallStatus};
+use crate::agent::wait::{Waited, wait};
 use crate::model::message::{Message, ToolCall};
 use crate::tool::Tool;
 use crate::tool::context::Caller;
@@ -37,9 +38,12 @@ pub(crate) struct ToolOptions {
     pub(crate) listener: Option<Arc<Listener>>,
     /// Where the tools' progress, log lines and sampling requests go (see `talk.rs`).
     pub(crate) caller: Option<Arc<dyn Caller>>,
+    /// The client's metrics (see `metrics.rs`).
+    pub(crate) meter: Meter,
 }
 
 /// What the calls of one turn run with.
+#[derive(Clone, Copy)]
 pub(crate) struct Env<'a> {
     pub(crate) toolkit: &'a Toolkit,
     pub(crate) opts: &'a ToolOptions,
@@ -261,7 +265,11 @@ impl ToolTurn {
             }
             return Played::Settled;
         }
+        // Results are reported in call order, whichever call finishes first.
+        let ordered = InOrder::of(env, self.slots.iter().map(|slot| &slot.call));
+        let env = &ordered.as_ref().map_or(*env, |ordered| ordered.env(env));
         let steps = join_all(self.slots.iter_mut().map(|slot| drive(slot, number, env))).await;
+        ordered.inspect(InOrder::flush);
         steps
             .into_iter()
             .find(|played| !matches!(played, Played::Settled))
@@ -427,33 +435,6 @@ async fn suspended(slot: &mut Slot, turn: u32, env: &Env<'_>) -> Played {
     Played::Settled
 }
 
-enum Waited {
-    Answer(Answer),
-    Panicked,
-    Failed(String),
-}
-
-/// Asks `wait_for` about `request`; past `limit` the request has expired, which is a
-/// negative answer.
-async fn wait(wait_for: &WaitFor, request: &Request, limit: Option<Duration>) -> Waited {
-    let asked = AssertUnwindSafe(async { wait_for(request.clone()).await }).catch_unwind();
-    let outcome = match limit {
-        None => asked.await,
-        Some(limit) => match tokio::time::timeout(limit, asked).await {
-            Ok(outcome) => outcome,
-            Err(_) => {
-                let reason = format!("no answer within {}", crate::agent::limits::humanize(limit));
-                return Waited::Answer(request.decline(reason));
-            }
-        },
-    };
-    match outcome {
-        Ok(Ok(answer)) => Waited::Answer(answer),
-        Ok(Err(message)) => Waited::Failed(message),
-        Err(_) => Waited::Panicked,
-    }
-}
-
 /// Resolves a parked call with `answer`: re-runs it once with the answer in its context,
 /// or feeds back `declined/expired: <prompt>` when the answer is negative.
 async fn resolve(slot: &mut Slot, answer: Answer, turn: u32, env: &Env<'_>) {
@@ -509,9 +490,11 @@ async fn run_call(
     turn: u32,
     env: &Env<'_>,
 ) -> (ToolResult, bool) {
+    let start = std::time::Instant::now();
     let Some(record) = env.record else {
         let (mut result, denied) = hooked(call, answer, turn, env).await;
         crate::agent::trace::keep_context(&mut result);
+        Meter::tool_called(call, &result, start, env);
         return (result, denied);
     };
     let (mut result, denied) = Box::pin(hooked(call, answer, turn, env)).await;
@@ -519,6 +502,7 @@ async fn run_call(
     if !denied {
         Box::pin(record.settled(&call.id, &result)).await;
     }
+    Meter::tool_called(call, &result, start, env);
     (result, denied)
 }
 

@@ -1,4 +1,4 @@
-//! A run's typed output: [`Client::run_typed`], [`Typed`], [`TypedError`], and the checks
+//! A run's typed output: [`RunRequest::typed`](crate::agent::RunRequest::typed), [`Typed`], [`TypedError`], and the checks
 //! the loop makes on the final answer of a typed run (native structured output, or the
 //! output tool).
 
@@ -239,7 +239,7 @@ impl<'s> OutputCheck<'s> {
     }
 }
 
-/// The output of a typed run ([`Client::run_typed`]): the value, and the run that gave it.
+/// The output of a typed run ([`RunRequest::typed`](crate::agent::RunRequest::typed)): the value, and the run that gave it.
 ///
 /// `value` is `Some` when the run is [done](RunResult::is_done); `None` when it halted on
 /// a suspension ([`RunResult::pending`]): answer it and resume with
@@ -353,52 +353,6 @@ impl std::error::Error for TypedError {
 }
 
 impl Client {
-    /// Runs `prompt` to a typed output: the model's final answer must be a `T`, read
-    /// from JSON that follows `T`'s schema.
-    ///
-    /// Where the model has structured output of its own
-    /// ([`Model::native_output`](crate::Model::native_output): OpenAI's `response_format`
-    /// and Responses' `text.format`, strict when the schema allows; Anthropic's
-    /// `output_config.format`; Gemini's `responseSchema`) the final answer is asked for in
-    /// that form. Elsewhere (Bedrock, your own models) the run lists one more tool,
-    /// [`OUTPUT_TOOL`], whose arguments are the answer, and ends when the model calls it
-    /// (see [`output_mode`](Client::output_mode)). Either way the model may run the
-    /// toolkit's tools first.
-    ///
-    /// Output that does not parse, or does not read as a `T` (serde's error names the
-    /// field), goes back to the model with what is wrong, at most
-    /// [`output_retries`](Client::output_retries) times; after that the result is
-    /// [`TypedError::InvalidOutput`], with the run and the last output. A run that halts
-    /// on a suspension is not an error: [`Typed::value`] is `None`, and
-    /// [`resume_typed`](Client::resume_typed) gives the value once it is answered. The
-    /// run's [`text`](RunResult::text) is the output's JSON.
-    ///
-    /// ```
-    /// use toolnexus::{Client, Reply, ScriptedModel, Toolkit};
-    ///
-    /// #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
-    /// struct Verdict { approve: bool, reason: String }
-    ///
-    /// let model = ScriptedModel::new([
-    ///     Reply::call("c1", "final_result", r#"{"approve": "yes"}"#),
-    ///     Reply::call("c2", "final_result", r#"{"approve": true, "reason": "tests pass"}"#),
-    /// ]);
-    /// let client = Client::new(model).output_retries(2);
-    /// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
-    /// let typed = rt.block_on(client.run_typed::<Verdict>("Review PR 7", &Toolkit::new())).unwrap();
-    /// let verdict = typed.value.unwrap();
-    /// assert!(verdict.approve);
-    /// assert!(typed.run.tool_calls[0].result.output.contains("approve"));
-    /// ```
-    pub async fn run_typed<T: DeserializeOwned + JsonSchema>(
-        &self,
-        prompt: impl Into<crate::model::message::UserContent>,
-        toolkit: &Toolkit,
-    ) -> Result<Typed<T>, TypedError> {
-        let (client, toolkit) = self.typed::<T>(toolkit);
-        Typed::from_run(client.run(prompt, &toolkit).await)
-    }
-
     /// [`resume`](Client::resume) for a typed run that halted ([`Typed::value`] `None`):
     /// the run goes on with the same output checks, to its value.
     pub async fn resume_typed<T: DeserializeOwned + JsonSchema>(
@@ -415,23 +369,11 @@ impl Client {
         Typed::from_run(run)
     }
 
-    /// Sets how many times output that does not validate goes back to the model (default
-    /// 1) in [`run_typed`](Client::run_typed).
-    #[must_use]
-    pub fn output_retries(mut self, retries: u32) -> Self {
-        self.options.output_retries = retries;
-        self
-    }
-
-    /// Sets how a typed run asks for its output (default [`OutputMode::Auto`]).
-    #[must_use]
-    pub fn output_mode(mut self, mode: OutputMode) -> Self {
-        self.options.mode = mode;
-        self
-    }
-
     /// This client and toolkit set up for a typed run of `T`.
-    fn typed<T: DeserializeOwned + JsonSchema>(&self, toolkit: &Toolkit) -> (Client, Toolkit) {
+    pub(crate) fn typed<T: DeserializeOwned + JsonSchema>(
+        &self,
+        toolkit: &Toolkit,
+    ) -> (Client, Toolkit) {
         let schema = OutputSchema::new(crate::schema::canonical::schema_for::<T>());
         let tool = match self.options.mode {
             OutputMode::Auto => {

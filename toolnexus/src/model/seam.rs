@@ -118,7 +118,7 @@ pub trait Model: Send + Sync {
     }
 
     /// Whether the model holds its final answer to a JSON schema itself
-    /// ([`ModelSettings::output`]), which [`Client::run_typed`](crate::Client::run_typed)
+    /// ([`ModelSettings::output`]), which [`RunRequest::typed`](crate::agent::RunRequest::typed)
     /// then uses; else a typed run ends with an output tool. `false` by default; the
     /// OpenAI, Anthropic and Gemini providers say `true`.
     fn native_output(&self) -> bool {

@@ -65,7 +65,7 @@ pub struct ModelSettings {
     /// A JSON schema the final answer must follow, in the provider's own structured
     /// output (OpenAI `response_format` / Responses `text.format`, Anthropic
     /// `output_config.format`, Gemini `responseSchema`); set by
-    /// [`Client::run_typed`](crate::Client::run_typed). A provider without it refuses it.
+    /// [`RunRequest::typed`](crate::agent::RunRequest::typed). A provider without it refuses it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<OutputFormat>,
     /// Fields of the provider's request body that have no setting here, added to its top

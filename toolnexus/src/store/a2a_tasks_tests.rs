@@ -5,7 +5,7 @@ use serde_json::json;
 use crate::a2a::TaskState;
 use crate::a2a::server::store::{ListQuery, SharedTasks, TaskRecord};
 use crate::agent::journal::Journal as _;
-use crate::store::SqliteStore;
+use crate::store::RunStore;
 
 fn record(id: &str, owner: Option<&str>, expires_ms: i64) -> TaskRecord {
     TaskRecord {
@@ -24,7 +24,7 @@ fn record(id: &str, owner: Option<&str>, expires_ms: i64) -> TaskRecord {
     }
 }
 
-async fn tasks(store: &SqliteStore) -> SharedTasks {
+async fn tasks(store: &RunStore) -> SharedTasks {
     let part = store
         .part(std::any::TypeId::of::<SharedTasks>())
         .expect("a run store keeps A2A tasks");
@@ -54,7 +54,7 @@ fn ended_states_are_the_terminal_ones() {
 
 #[tokio::test]
 async fn rows_are_written_compare_and_set_and_keep_their_owner() {
-    let store = SqliteStore::open(":memory:").await.unwrap();
+    let store = RunStore::sqlite(":memory:").await.unwrap();
     let tasks = tasks(&store).await;
     assert!(store.part(std::any::TypeId::of::<String>()).is_none());
     assert!(
@@ -190,7 +190,7 @@ async fn pages_and_room(tasks: SharedTasks) {
 
 #[tokio::test]
 async fn pages_and_room_on_sqlite() {
-    let store = SqliteStore::open(":memory:").await.unwrap();
+    let store = RunStore::sqlite(":memory:").await.unwrap();
     pages_and_room(tasks(&store).await).await;
 }
 

@@ -2,9 +2,9 @@
 //! a run survives its process, a parked run is answered from any worker, and a settled
 //! call never runs twice.
 //!
-//! Two backends, behind cargo features: [`SqliteStore`] (feature `sqlite`, one file in
+//! Two backends, behind cargo features: [`RunStore`] (feature `sqlite`, one file in
 //! WAL mode, or `:memory:`; the SQLite library is bundled, nothing to install) and
-//! [`PostgresStore`] (feature `postgres`, for many workers on many machines). Both open
+//! [`RunStore`] (feature `postgres`, for many workers on many machines). Both open
 //! with their schema migrated to the newest version, and refuse a database written by a
 //! newer toolnexus.
 //!
@@ -12,9 +12,9 @@
 //! # #[cfg(feature = "sqlite")]
 //! # async fn demo(model: toolnexus::ScriptedModel, toolkit: toolnexus::Toolkit) -> Result<(), toolnexus::store::StoreError> {
 //! use toolnexus::Client;
-//! use toolnexus::store::SqliteStore;
+//! use toolnexus::store::RunStore;
 //!
-//! let store = SqliteStore::open("runs.db").await?;
+//! let store = RunStore::sqlite("runs.db").await?;
 //! let client = Client::new(model).with_store(store.clone());
 //! let run = client.run("Deploy the service", &toolkit).await;      // checkpointed
 //! for waiting in store.pending().await? {                          // across runs
@@ -59,9 +59,9 @@
 //! with [`DEFAULT_RETENTION`] (30 days) or ages of your own:
 //!
 //! ```no_run
-//! # async fn demo(store: impl toolnexus::store::RunStore) -> Result<(), toolnexus::store::StoreError> {
+//! # async fn demo(store: toolnexus::store::RunStore) -> Result<(), toolnexus::store::StoreError> {
 //! use std::time::Duration;
-//! use toolnexus::store::{DEFAULT_RETENTION, RunStore};
+//! use toolnexus::store::DEFAULT_RETENTION;
 //! let purged = store.purge(DEFAULT_RETENTION).await?;
 //! println!("{} runs, {} tasks, {} sessions deleted", purged.runs, purged.tasks, purged.sessions);
 //! let abandoned = store.purge_unanswered(Duration::from_secs(90 * 86_400)).await?;
@@ -72,11 +72,11 @@
 mod a2a_tasks;
 mod appended;
 mod db;
+mod handles;
 mod inbox;
 mod journal;
 #[cfg(feature = "postgres")]
 mod postgres;
-mod reads;
 mod retention;
 mod runs;
 mod schema;
@@ -85,68 +85,65 @@ mod sessions;
 mod sqlite;
 pub(crate) mod tasks;
 
-use futures_util::FutureExt as _;
-use futures_util::future::BoxFuture;
-
 pub use crate::agent::journal::session::Session;
 pub use crate::agent::journal::{DEFAULT_LEASE, StoreError};
 pub use inbox::{PendingPage, PendingRequest};
-#[cfg(feature = "postgres")]
-pub use postgres::PostgresStore;
 pub use retention::{DEFAULT_RETENTION, Purged};
-#[cfg(feature = "sqlite")]
-pub use sqlite::SqliteStore;
 
-use crate::agent::journal::Journal;
 use crate::agent::run::RunResult;
 use runs::Engine;
 
 /// The largest page [`RunStore::pending`] reads at once.
 const PAGE: usize = 500;
 
-/// A database that keeps runs: [`SqliteStore`] or [`PostgresStore`]. Hand one to
+/// The run store: the runs, their requests, sessions and task rows in one database,
+/// SQLite ([`RunStore::sqlite`]) or PostgreSQL ([`RunStore::postgres`]). Hand one to
 /// [`Client::with_store`](crate::Client::with_store); keep a clone to list what waits.
+/// Cheap to clone; clones share the connections.
 ///
-/// The trait is sealed (the two backends share one engine); its methods are the store's
-/// reading side, which each store also has as its own methods (so `store.pending()` needs
-/// no import). What the loop writes goes through the journal every store also is.
-pub trait RunStore: Journal + sealed::Sealed {
+/// Its methods here are the store's reading side; what the loop writes goes through the
+/// [`Journal`](crate::agent::Journal) it also is.
+#[derive(Clone, Debug)]
+pub struct RunStore {
+    engine: Engine,
+}
+
+impl RunStore {
+    /// The store's engine, whichever the database.
+    pub(crate) fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
     /// Every request waiting for a human, across runs, oldest first. Requests past their
     /// `expires_at` are answered as expired on the way (whoever looks first), their runs
     /// left to [`Client::recover`](crate::Client::recover), and not listed.
-    fn pending(&self) -> BoxFuture<'_, Result<Vec<PendingRequest>, StoreError>> {
-        async move {
-            let mut all = Vec::new();
-            let mut after: Option<String> = None;
-            loop {
-                let page = self.engine().pending_page(PAGE, after.as_deref()).await?;
-                all.extend(page.requests);
-                match page.next {
-                    Some(next) => after = Some(next),
-                    None => return Ok(all),
-                }
+    pub async fn pending(&self) -> Result<Vec<PendingRequest>, StoreError> {
+        let mut all = Vec::new();
+        let mut after: Option<String> = None;
+        loop {
+            let page = self.engine.pending_page(PAGE, after.as_deref()).await?;
+            all.extend(page.requests);
+            match page.next {
+                Some(next) => after = Some(next),
+                None => return Ok(all),
             }
         }
-        .boxed()
     }
 
     /// Up to `limit` waiting requests, oldest first, after the cursor `after` (the
     /// [`next`](PendingPage::next) of the page before; `None` for the first page).
-    fn pending_page<'a>(
-        &'a self,
+    pub async fn pending_page(
+        &self,
         limit: usize,
-        after: Option<&'a str>,
-    ) -> BoxFuture<'a, Result<PendingPage, StoreError>> {
-        self.engine().pending_page(limit, after).boxed()
+        after: Option<&str>,
+    ) -> Result<PendingPage, StoreError> {
+        self.engine.pending_page(limit, after).await
     }
 
     /// The result run `run_id` ended with (for a parked run, the result it halted with);
     /// `None` while it is still running. [`StoreError::UnknownRun`] for an id never stored.
-    fn result<'a>(
-        &'a self,
-        run_id: &'a str,
-    ) -> BoxFuture<'a, Result<Option<RunResult>, StoreError>> {
-        self.engine().result(run_id).boxed()
+    pub async fn result(&self, run_id: &str) -> Result<Option<RunResult>, StoreError> {
+        self.engine.result(run_id).await
     }
 
     /// Deletes what ended more than `older_than` ago, in one transaction: finished runs
@@ -159,8 +156,8 @@ pub trait RunStore: Journal + sealed::Sealed {
     /// runs have [`RunStore::purge_unanswered`]). The store deletes nothing by itself: call
     /// this on a timer, with [`DEFAULT_RETENTION`] (30 days) or an age of your own. Gives
     /// back how many of each it deleted.
-    fn purge(&self, older_than: std::time::Duration) -> BoxFuture<'_, Result<Purged, StoreError>> {
-        self.engine().purge(older_than).boxed()
+    pub async fn purge(&self, older_than: std::time::Duration) -> Result<Purged, StoreError> {
+        self.engine.purge(older_than).await
     }
 
     /// Deletes, in one transaction, the runs parked (waiting for a human) since more than
@@ -170,17 +167,10 @@ pub trait RunStore: Journal + sealed::Sealed {
     /// are then unknown ([`StoreError::UnknownRun`]), and an answer to one of their
     /// requests finds nothing waiting. Gives back how many runs ([`Purged::parked`]) and
     /// requests it deleted.
-    fn purge_unanswered(
+    pub async fn purge_unanswered(
         &self,
         older_than: std::time::Duration,
-    ) -> BoxFuture<'_, Result<Purged, StoreError>> {
-        self.engine().purge_unanswered(older_than).boxed()
-    }
-}
-
-mod sealed {
-    /// Only this crate's stores: they share [`Engine`](super::Engine).
-    pub trait Sealed {
-        fn engine(&self) -> &super::Engine;
+    ) -> Result<Purged, StoreError> {
+        self.engine.purge_unanswered(older_than).await
     }
 }

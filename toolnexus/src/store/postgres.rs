@@ -1,4 +1,4 @@
-//! [`PostgresStore`]: runs in PostgreSQL, shared by many workers on many machines.
+//! [`RunStore::postgres`]: runs in PostgreSQL, shared by many workers on many machines.
 
 use std::str::FromStr as _;
 use std::time::Duration;
@@ -9,31 +9,26 @@ use sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions};
 use crate::store::StoreError;
 use crate::store::db::Pool;
 use crate::store::runs::Engine;
-use crate::store::{RunStore, schema, sealed};
+use crate::store::{RunStore, schema};
 
-/// The run store for many workers: PostgreSQL, leases taken with
-/// `SELECT … FOR UPDATE SKIP LOCKED`, times from the server's clock. Cheap to clone;
-/// clones share the connection pool.
-#[derive(Clone, Debug)]
-pub struct PostgresStore {
-    engine: Engine,
-}
-
-impl PostgresStore {
+impl RunStore {
+    /// The run store for many workers: PostgreSQL, leases taken with
+    /// `SELECT … FOR UPDATE SKIP LOCKED`, times from the server's clock.
+    ///
     /// Connects to `url` (`postgres://user:password@host:port/database`) and migrates the
     /// schema (one worker at a time, however many start together). A server that cannot
     /// be reached, or does not answer within 10 seconds, is reported as
     /// [`StoreError::Unavailable`], with the driver's reason (refused, timed out, …).
-    pub async fn connect(url: impl AsRef<str>) -> Result<PostgresStore, StoreError> {
-        PostgresStore::connect_with_timeout(url, Duration::from_secs(10)).await
+    pub async fn postgres(url: impl AsRef<str>) -> Result<RunStore, StoreError> {
+        RunStore::postgres_with_timeout(url, Duration::from_secs(10)).await
     }
 
-    /// As [`PostgresStore::connect`], waiting at most `timeout` for the server, and for a
+    /// As [`RunStore::postgres`], waiting at most `timeout` for the server, and for a
     /// free connection of the pool later on.
-    pub async fn connect_with_timeout(
+    pub async fn postgres_with_timeout(
         url: impl AsRef<str>,
         timeout: Duration,
-    ) -> Result<PostgresStore, StoreError> {
+    ) -> Result<RunStore, StoreError> {
         let options = PgConnectOptions::from_str(url.as_ref()).map_err(|e| {
             // The driver's reason names no part of the URL; the URL is not shown: its
             // userinfo or its query string (`?password=`) may hold the password.
@@ -61,7 +56,7 @@ impl PostgresStore {
             .map_err(doing())?;
         let pool = Pool::Postgres(pool);
         schema::migrate(&pool, &format!("PostgreSQL store `{shown}`")).await?;
-        Ok(PostgresStore {
+        Ok(RunStore {
             engine: Engine { pool },
         })
     }
@@ -76,11 +71,3 @@ fn shown(options: &PgConnectOptions) -> String {
         None => format!("{}:{}/{database}", options.get_host(), options.get_port()),
     }
 }
-
-impl sealed::Sealed for PostgresStore {
-    fn engine(&self) -> &Engine {
-        &self.engine
-    }
-}
-
-impl RunStore for PostgresStore {}

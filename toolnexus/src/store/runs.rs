@@ -10,7 +10,7 @@ use crate::store::db::{Arg, FORMAT, Pool, Tx, check_format, from_json, int, text
 
 /// The store's engine: one pool, the SQL shared by both backends.
 #[derive(Clone, Debug)]
-pub struct Engine {
+pub(crate) struct Engine {
     pub(crate) pool: Pool,
 }
 

@@ -87,6 +87,8 @@ const MIGRATIONS: &[&str] = &[
     // 7: a running run's messages appended one row each, not its transcript rewritten
     // at every checkpoint (`store/appended.rs`).
     crate::store::appended::MIGRATION,
+    // 8: the handles of durable agent runtimes (`store/handles.rs`).
+    crate::store::handles::MIGRATION,
 ];
 
 /// Brings the database's schema to the newest version, one transaction per migration (a

@@ -1,4 +1,4 @@
-//! [`SqliteStore`]: runs in one SQLite file (WAL), or in memory.
+//! [`RunStore::sqlite`]: runs in one SQLite file (WAL), or in memory.
 
 use std::str::FromStr as _;
 use std::time::Duration;
@@ -8,39 +8,33 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use crate::store::StoreError;
 use crate::store::db::Pool;
 use crate::store::runs::Engine;
-use crate::store::{RunStore, schema, sealed};
+use crate::store::{RunStore, schema};
 
-/// The embedded run store: one SQLite file in WAL mode (or `:memory:`), the SQLite
-/// library bundled. Cheap to clone; clones share the connections.
-///
-/// A file it creates is readable and writable by its owner only (mode `0600` on Unix),
-/// and so are the `-wal` and `-shm` files SQLite keeps beside it (SQLite gives them the
-/// database file's mode): the rows hold transcripts, tool results and answers. A file
-/// that already exists keeps its mode.
-///
-/// Several processes may share the file: writes are serialized by SQLite, each in one
-/// transaction. Commits are synchronous in WAL's `NORMAL` mode: a process that dies
-/// loses nothing it committed; an operating-system crash or power loss may lose the last
-/// commits (never corrupting the file).
-#[derive(Clone, Debug)]
-pub struct SqliteStore {
-    engine: Engine,
-}
-
-impl SqliteStore {
-    /// Opens (creating if missing) the store at `path`, or a private in-memory store for
-    /// `":memory:"`, and migrates its schema. A locked file is waited on for 5 seconds,
-    /// then reported.
-    pub async fn open(path: impl AsRef<str>) -> Result<SqliteStore, StoreError> {
-        SqliteStore::open_with_busy_timeout(path, Duration::from_secs(5)).await
+impl RunStore {
+    /// The embedded run store: opens (creating if missing) the SQLite file at `path`, in
+    /// WAL mode, or a private in-memory store for `":memory:"`, and migrates its schema.
+    /// A locked file is waited on for 5 seconds, then reported. The SQLite library is
+    /// bundled.
+    ///
+    /// A file it creates is readable and writable by its owner only (mode `0600` on Unix),
+    /// and so are the `-wal` and `-shm` files SQLite keeps beside it (SQLite gives them the
+    /// database file's mode): the rows hold transcripts, tool results and answers. A file
+    /// that already exists keeps its mode.
+    ///
+    /// Several processes may share the file: writes are serialized by SQLite, each in one
+    /// transaction. Commits are synchronous in WAL's `NORMAL` mode: a process that dies
+    /// loses nothing it committed; an operating-system crash or power loss may lose the last
+    /// commits (never corrupting the file).
+    pub async fn sqlite(path: impl AsRef<str>) -> Result<RunStore, StoreError> {
+        RunStore::sqlite_with_busy_timeout(path, Duration::from_secs(5)).await
     }
 
-    /// As [`SqliteStore::open`], waiting up to `busy_timeout` for a file another
+    /// As [`RunStore::sqlite`], waiting up to `busy_timeout` for a file another
     /// connection has locked before failing with [`StoreError::Unavailable`].
-    pub async fn open_with_busy_timeout(
+    pub async fn sqlite_with_busy_timeout(
         path: impl AsRef<str>,
         busy_timeout: Duration,
-    ) -> Result<SqliteStore, StoreError> {
+    ) -> Result<RunStore, StoreError> {
         let path = path.as_ref();
         let doing = || StoreError::unavailable(format!("opening SQLite store `{path}`"));
         let memory = path == ":memory:" || path.is_empty();
@@ -73,7 +67,7 @@ impl SqliteStore {
         .map_err(doing())?;
         let pool = Pool::Sqlite(pool);
         schema::migrate(&pool, &format!("SQLite store `{path}`")).await?;
-        Ok(SqliteStore {
+        Ok(RunStore {
             engine: Engine { pool },
         })
     }
@@ -92,11 +86,3 @@ fn create_private(path: &str) -> std::io::Result<()> {
         Err(e) => Err(e),
     }
 }
-
-impl sealed::Sealed for SqliteStore {
-    fn engine(&self) -> &Engine {
-        &self.engine
-    }
-}
-
-impl RunStore for SqliteStore {}

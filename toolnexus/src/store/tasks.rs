@@ -121,7 +121,7 @@ mod rows {
 
     impl TaskRows {
         /// The task rows of `store`.
-        pub(crate) fn of<S: RunStore + ?Sized>(store: &S) -> TaskRows {
+        pub(crate) fn of(store: &RunStore) -> TaskRows {
             TaskRows {
                 pool: store.engine().pool.clone(),
             }
@@ -344,7 +344,7 @@ mod rows {
 
     impl SpentRows {
         /// The records of `store`.
-        pub(crate) fn of<S: RunStore + ?Sized>(store: &S) -> SpentRows {
+        pub(crate) fn of(store: &RunStore) -> SpentRows {
             SpentRows {
                 pool: store.engine().pool.clone(),
             }
@@ -476,7 +476,7 @@ mod rows {
         /// does not know them, and a state spent on one replica is not known to another that
         /// shares its [`StateKey`](crate::mcp::StateKey).
         #[must_use]
-        pub fn with_store<S: RunStore>(self, store: &S) -> Self {
+        pub fn with_store(self, store: &RunStore) -> Self {
             self.keep_in(
                 Arc::new(TaskRows::of(store)),
                 Arc::new(SpentRows::of(store)),

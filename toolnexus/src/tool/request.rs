@@ -52,9 +52,10 @@ pub struct Request {
     /// (Boxed: most requests have none, and requests travel inside results and errors.)
     pub trace: Option<Box<crate::trace::TraceContext>>,
     /// What the tools that relay this request up carry in it to take its answer back
-    /// down: the state of a halted agent run as a tool. On the wire it rides in `data`
-    /// (under [`AGENT_STATE_KEY`]); in memory `data` is the asking tool's own.
-    carried: Option<Carried>,
+    /// down: the state of a halted agent run as a tool, and that agent's id path. On the
+    /// wire they ride in `data` (under [`AGENT_STATE_KEY`] and the contract's `path`); in
+    /// memory `data` is the asking tool's own.
+    carried: Option<Box<Carried>>,
 }
 
 impl Request {
@@ -135,12 +136,21 @@ impl Request {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
+    /// The contract's `data.path` of a request an agent run as a tool relayed: the id
+    /// path of the agent it came up through (`["root", "researcher.1"]`), as the Python
+    /// port's agent runtime writes it; `None` for a request no agent relayed, and for one
+    /// written by an earlier build of this crate. (On the wire it is `data.path`; in
+    /// memory `data` stays the asking tool's own.)
+    pub fn path(&self) -> Option<&[String]> {
+        self.carried.as_ref()?.path.as_deref()
+    }
+
     /// The state of the halted agent run (run as a tool) this request came up through:
     /// the nearest one above the tool that asked, which holds those further down. A
     /// request whose `data` was written by hand in the wire form carries it there.
     pub(crate) fn agent_state(&self) -> Option<&Value> {
         match &self.carried {
-            Some(Carried(state)) => Some(state),
+            Some(carried) => Some(&carried.state),
             None => self.data.as_ref()?.get(AGENT_STATE_KEY),
         }
     }
@@ -162,10 +172,13 @@ impl Request {
     }
 
     /// This request carrying `state`, the state of the halted agent run it came up
-    /// through, in place of any it carried.
+    /// through, and that agent's id `path`, in place of any it carried.
     #[must_use]
-    pub(crate) fn with_agent_state(mut self, state: Value) -> Self {
-        self.carried = Some(Carried(Box::new(state)));
+    pub(crate) fn with_agent_state(mut self, state: Value, path: Vec<String>) -> Self {
+        self.carried = Some(Box::new(Carried {
+            state,
+            path: Some(path),
+        }));
         self
     }
 
@@ -191,10 +204,14 @@ impl Request {
     }
 }
 
-/// The state a request carries for the agent runs it came up through (opaque here: the
-/// agent layer writes and reads it).
+/// What a request carries for the agent runs it came up through: their state (opaque
+/// here: the agent layer writes and reads it) and the relaying agent's id path.
 #[derive(Debug, Clone, PartialEq)]
-struct Carried(Box<Value>);
+struct Carried {
+    state: Value,
+    /// `None` in a request written before paths were.
+    path: Option<Vec<String>>,
+}
 
 /// A [`Request`]'s wire form: the fields, with a carried state inside `data`.
 mod wire {
@@ -203,6 +220,9 @@ mod wire {
     /// Set in a carried state when the request's own `data` was not an object and moved
     /// under `"value"` beside it.
     const WRAPPED: &str = "wrapped";
+
+    /// The contract's key of the relaying agent's id path in `data`.
+    const PATH: &str = "path";
 
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]
@@ -240,7 +260,7 @@ mod wire {
         fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
             let data = match &self.carried {
                 None => self.data.as_ref().map(Cow::Borrowed),
-                Some(Carried(state)) => Some(Cow::Owned(join(self.data.as_ref(), state))),
+                Some(carried) => Some(Cow::Owned(join(self.data.as_ref(), carried))),
             };
             Written {
                 id: &self.id,
@@ -258,7 +278,7 @@ mod wire {
     impl<'de> Deserialize<'de> for Request {
         fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
             let read = Read::deserialize(deserializer)?;
-            let (data, state) = split(read.data);
+            let (data, carried) = split(read.data);
             Ok(Request {
                 id: read.id,
                 kind: read.kind,
@@ -267,15 +287,16 @@ mod wire {
                 data,
                 expires_at: read.expires_at,
                 trace: read.trace,
-                carried: state.map(|state| Carried(Box::new(state))),
+                carried,
             })
         }
     }
 
-    /// `data` with `state` beside it under [`AGENT_STATE_KEY`]: data that is not an object
-    /// moves under `"value"`, and the state says so.
-    fn join(data: Option<&Value>, state: &Value) -> Value {
-        let mut state = state.clone();
+    /// `data` with the carried state beside it under [`AGENT_STATE_KEY`] and the path
+    /// under `path`: data that is not an object moves under `"value"`, and the state says
+    /// so.
+    fn join(data: Option<&Value>, carried: &Carried) -> Value {
+        let mut state = carried.state.clone();
         let (mut map, wrapped) = match data {
             Some(Value::Object(map)) => (map.clone(), false),
             None | Some(Value::Null) => (Map::new(), false),
@@ -288,16 +309,32 @@ mod wire {
             }
         }
         map.insert(AGENT_STATE_KEY.to_owned(), state);
+        if let Some(path) = &carried.path {
+            let path = path.iter().cloned().map(Value::String).collect();
+            map.insert(PATH.to_owned(), Value::Array(path));
+        }
         Value::Object(map)
     }
 
-    /// The request's own data and the state carried beside it, out of wire-form `data`.
-    pub(super) fn split(data: Option<Value>) -> (Option<Value>, Option<Value>) {
+    /// The request's own data and what is carried beside it, out of wire-form `data`
+    /// (a `path` is the carried one only beside a carried state: an earlier build wrote
+    /// none, and a request relayed by the agent runtime has its path in its own data).
+    pub(super) fn split(data: Option<Value>) -> (Option<Value>, Option<Box<Carried>>) {
         let mut map = match data {
             Some(Value::Object(map)) if map.contains_key(AGENT_STATE_KEY) => map,
             other => return (other, None),
         };
         let mut state = map.remove(AGENT_STATE_KEY).unwrap_or(Value::Null);
+        let path = match map.remove(PATH) {
+            Some(Value::Array(segments)) => segments
+                .into_iter()
+                .map(|s| match s {
+                    Value::String(s) => Some(s),
+                    _ => None,
+                })
+                .collect::<Option<Vec<String>>>(),
+            _ => None,
+        };
         let wrapped = match &mut state {
             Value::Object(fields) => fields.remove(WRAPPED) == Some(Value::Bool(true)),
             _ => false,
@@ -311,7 +348,7 @@ mod wire {
             None if map.is_empty() => None,
             None => Some(Value::Object(map)),
         };
-        (data, Some(state))
+        (data, Some(Box::new(Carried { state, path })))
     }
 }
 

@@ -77,20 +77,20 @@ async fn run(State(shared): State<Arc<Shared>>, request: Parts, body: Bytes) -> 
 }
 
 /// What the AG-UI input asks, checked.
-struct Input {
-    thread: String,
+pub(crate) struct Input {
+    pub(crate) thread: String,
     /// The thread's key: its id in the caller's namespace.
-    key: String,
-    run: String,
-    resume: Vec<Value>,
-    prompt: Option<String>,
+    pub(crate) key: String,
+    pub(crate) run: String,
+    pub(crate) resume: Vec<Value>,
+    pub(crate) prompt: Option<String>,
 }
 
-fn error(message: impl Into<String>, code: &str) -> Value {
+pub(crate) fn error(message: impl Into<String>, code: &str) -> Value {
     json!({"type": "RUN_ERROR", "message": message.into(), "code": code})
 }
 
-fn parse(body: &[u8]) -> Result<Input, (Option<(String, String)>, Value)> {
+pub(crate) fn parse(body: &[u8]) -> Result<Input, (Option<(String, String)>, Value)> {
     let value: Value = serde_json::from_slice(body).map_err(|e| {
         (
             None,
@@ -155,7 +155,7 @@ fn content_text(content: Option<&Value>) -> String {
     }
 }
 
-fn started(thread: &str, run: &str) -> Value {
+pub(crate) fn started(thread: &str, run: &str) -> Value {
     json!({"type": "RUN_STARTED", "threadId": thread, "runId": run})
 }
 
@@ -226,34 +226,12 @@ async fn start(shared: &Shared, input: &Input) -> Result<EventStream, Value> {
             .transcript(&input.key)
             .map_err(|too_long| error(too_long.message(), TooLong::CODE))?;
         return Ok(if transcript.is_empty() {
-            client.stream(prompt, toolkit)
+            client.run(prompt, toolkit).stream()
         } else {
-            client.stream_continue(transcript, prompt, toolkit)
+            client.run(prompt, toolkit).history(transcript).stream()
         });
     }
-    if input.resume.len() > 1 {
-        return Err(error(
-            "resume: a run halts on one interrupt at a time; give one entry",
-            "invalid_input",
-        ));
-    }
-    let entry = &input.resume[0];
-    let (Some(id), Some(status)) = (
-        entry.get("interruptId").and_then(Value::as_str),
-        entry.get("status").and_then(Value::as_str),
-    ) else {
-        return Err(error(
-            "resume: an entry needs a string `interruptId` and `status`",
-            "invalid_input",
-        ));
-    };
-    if status != "resolved" && status != "cancelled" {
-        return Err(error(
-            format!("resume: status {status:?} is neither \"resolved\" nor \"cancelled\""),
-            "invalid_input",
-        ));
-    }
-    let payload = entry.get("payload");
+    let (id, status, payload) = resume_entry(input)?;
     #[cfg(feature = "__store")]
     if stored(shared) {
         let given = |request: &str| answer(request, status, payload);
@@ -277,8 +255,35 @@ async fn start(shared: &Shared, input: &Input) -> Result<EventStream, Value> {
         .map_err(|e| error(format!("resume: {e}"), "resume_failed"))
 }
 
+/// The input's one `resume` entry: its interrupt id, status and payload, checked.
+pub(crate) fn resume_entry(input: &Input) -> Result<(&str, &str, Option<&Value>), Value> {
+    if input.resume.len() > 1 {
+        return Err(error(
+            "resume: a run halts on one interrupt at a time; give one entry",
+            "invalid_input",
+        ));
+    }
+    let entry = &input.resume[0];
+    let (Some(id), Some(status)) = (
+        entry.get("interruptId").and_then(Value::as_str),
+        entry.get("status").and_then(Value::as_str),
+    ) else {
+        return Err(error(
+            "resume: an entry needs a string `interruptId` and `status`",
+            "invalid_input",
+        ));
+    };
+    if status != "resolved" && status != "cancelled" {
+        return Err(error(
+            format!("resume: status {status:?} is neither \"resolved\" nor \"cancelled\""),
+            "invalid_input",
+        ));
+    }
+    Ok((id, status, entry.get("payload")))
+}
+
 /// The [`Answer`] a `resume` entry gives request `request`.
-fn answer(request: &str, status: &str, payload: Option<&Value>) -> Answer {
+pub(crate) fn answer(request: &str, status: &str, payload: Option<&Value>) -> Answer {
     if status == "cancelled" {
         let reason = payload
             .and_then(|p| p.get("reason").and_then(Value::as_str).or(p.as_str()))
@@ -291,8 +296,35 @@ fn answer(request: &str, status: &str, payload: Option<&Value>) -> Answer {
     }
 }
 
+/// The `TOOL_CALL_RESULT` of call `call_id` of run `run`.
+pub(crate) fn call_result(run: &str, call_id: &str, output: &str) -> Value {
+    json!({
+        "type": "TOOL_CALL_RESULT",
+        "messageId": format!("{run}-r-{call_id}"),
+        "toolCallId": call_id,
+        "content": output,
+        "role": "tool",
+    })
+}
+
+/// The `RUN_FINISHED` of a run that answered `text`.
+pub(crate) fn finished_success(thread: &str, run: &str, text: &str) -> Value {
+    json!({
+        "type": "RUN_FINISHED", "threadId": thread, "runId": run,
+        "result": text, "outcome": {"type": "success"},
+    })
+}
+
+/// The `RUN_FINISHED` of a run that halted on `interrupt`.
+pub(crate) fn finished_interrupt(thread: &str, run: &str, interrupt: Option<Value>) -> Value {
+    json!({
+        "type": "RUN_FINISHED", "threadId": thread, "runId": run,
+        "outcome": {"type": "interrupt", "interrupts": [interrupt]},
+    })
+}
+
 /// The interrupt of a pending request.
-fn interrupt(id: &str, call_id: Option<&str>, request: &Request) -> Value {
+pub(crate) fn interrupt(id: &str, call_id: Option<&str>, request: &Request) -> Value {
     let mut interrupt = json!({
         "id": id,
         "reason": request.kind,
@@ -442,13 +474,7 @@ impl Translate {
                 status,
                 ..
             } if status != CallStatus::Pending => {
-                out.push(json!({
-                    "type": "TOOL_CALL_RESULT",
-                    "messageId": format!("{}-r-{}", self.input.run, call.id),
-                    "toolCallId": call.id,
-                    "content": result.output,
-                    "role": "tool",
-                }));
+                out.push(call_result(&self.input.run, &call.id, &result.output));
             }
             Event::View { call_id, view } => out.push(json!({
                 "type": "CUSTOM",
@@ -472,10 +498,7 @@ impl Translate {
             RunStatus::Done => {
                 // A transcript past the limit refuses the thread's next run.
                 let _ = threads.finished(key, run, None);
-                json!({
-                    "type": "RUN_FINISHED", "threadId": thread, "runId": run_id,
-                    "result": run.text, "outcome": {"type": "success"},
-                })
+                finished_success(thread, run_id, &run.text)
             }
             RunStatus::Pending => {
                 let request = run.pending.clone().or(self.pending.take().map(|p| p.1));
@@ -495,10 +518,7 @@ impl Translate {
                     .map(|(call, _)| call.as_str())
                     .or_else(|| parked_call(run));
                 let interrupts = request.map(|r| interrupt(&id, call, &r));
-                json!({
-                    "type": "RUN_FINISHED", "threadId": thread, "runId": run_id,
-                    "outcome": {"type": "interrupt", "interrupts": [interrupts]},
-                })
+                finished_interrupt(thread, run_id, interrupts)
             }
             RunStatus::Incomplete { reason } => {
                 let _ = threads.finished(key, run, None);
@@ -509,7 +529,7 @@ impl Translate {
 }
 
 /// The id of the call a halted run is parked on.
-fn parked_call(run: &RunResult) -> Option<&str> {
+pub(crate) fn parked_call(run: &RunResult) -> Option<&str> {
     run.tool_calls
         .iter()
         .rev()

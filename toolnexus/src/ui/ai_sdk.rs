@@ -149,9 +149,9 @@ async fn fresh(
     let (client, toolkit) = (&shared.client, &shared.toolkit);
     Ok((
         if transcript.is_empty() {
-            client.stream(prompt, toolkit)
+            client.run(prompt, toolkit).stream()
         } else {
-            client.stream_continue(transcript, prompt, toolkit)
+            client.run(prompt, toolkit).history(transcript).stream()
         },
         None,
     ))

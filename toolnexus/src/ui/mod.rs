@@ -15,15 +15,17 @@
 //! [`ag_ui_with`] and [`ai_sdk_with`]) allows other hosts and origins, binds threads to
 //! the app's signed-in users, and bounds what an endpoint keeps.
 
-mod ag_ui;
+pub(crate) mod ag_ui;
 mod ai_sdk;
 #[cfg(feature = "mcp")]
 mod apps;
+#[cfg(all(feature = "mcp", feature = "__store"))]
+mod apps_durable;
 #[cfg(feature = "__store")]
 mod durable;
 mod options;
-mod sse;
-mod threads;
+pub(crate) mod sse;
+pub(crate) mod threads;
 
 use std::fmt::Write as _;
 
@@ -33,7 +35,7 @@ use sha2::{Digest, Sha256};
 pub use ag_ui::{ag_ui, ag_ui_with};
 pub use ai_sdk::{ai_sdk, ai_sdk_with};
 #[cfg(feature = "mcp")]
-pub use apps::{mcp_apps, mcp_apps_with};
+pub use apps::{mcp_apps, mcp_apps_durable, mcp_apps_with};
 pub use options::{DEFAULT_MAX_THREADS, DEFAULT_MAX_TRANSCRIPT_BYTES, UiOptions, User};
 
 /// What an endpoint's requests share: the client and toolkit it runs, and its threads.
@@ -127,7 +129,7 @@ pub(crate) fn view_value(call_id: &str, view: &crate::tool::ToolView) -> serde_j
 
 /// `router` (the endpoint's one route) behind the options' guard. The guard bounds the
 /// body, so axum's own bound on it is lifted.
-fn guarded(router: axum::Router, options: &UiOptions) -> axum::Router {
+pub(crate) fn guarded(router: axum::Router, options: &UiOptions) -> axum::Router {
     crate::web::layer(
         router.layer(axum::extract::DefaultBodyLimit::disable()),
         options.guard.clone(),

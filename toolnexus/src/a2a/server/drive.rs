@@ -119,7 +119,7 @@ impl Engine {
                 Work::Start {
                     prompt,
                     transcript: Some(transcript),
-                } => Ok(client.continue_run(transcript, prompt, toolkit).await),
+                } => Ok(client.run(prompt, toolkit).history(transcript).await),
                 Work::Resume {
                     run,
                     request,

@@ -12,7 +12,6 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::agent::client::Client;
 use crate::model::message::Message;
 use crate::model::{Model, ModelError, Usage};
 
@@ -167,7 +166,7 @@ impl Compaction {
 
     /// The contract's compactor, as a pure step: `None` when `transcript` is at or under
     /// the budget (or nothing in it can be summarized), else the compacted transcript.
-    /// The loop applies it for you (see [`Client::compaction`]); this is for a
+    /// The loop applies it for you (see [`Client::compaction`](crate::Client::compaction)); this is for a
     /// transcript you hold yourself.
     ///
     /// ```
@@ -299,22 +298,5 @@ impl fmt::Debug for Compaction {
             .field("count_tokens", &self.counter.as_ref().map(|_| "custom"))
             .field("flush_to_memory", &self.flush_to_memory)
             .finish()
-    }
-}
-
-impl Client {
-    /// Keeps what the model is shown under a token budget (see [`Compaction`]): before
-    /// each model turn over the budget, the older transcript is summarized and a recent
-    /// tail kept. The run's full transcript is kept; each compaction is reported as an
-    /// [`Event::Compacted`](crate::Event::Compacted) and on the turn's `chat` span
-    /// (`toolnexus.compaction.summarized`, `toolnexus.compaction.tokens`).
-    ///
-    /// A turn that compacted and then halted on a suspension is rewound with the rest of
-    /// the turn: the halted run's [`compacted`](crate::RunResult::compacted) is what it was
-    /// before that turn, and the resumed run compacts again.
-    #[must_use]
-    pub fn compaction(mut self, compaction: Compaction) -> Self {
-        self.options.compaction = Some(Arc::new(compaction));
-        self
     }
 }

@@ -1,6 +1,6 @@
 //! [`Event`]: what a run reports as it happens, for a UI to show progress; borrowed by a
 //! listener ([`Client::on_event`](crate::Client::on_event)), owned by a stream
-//! ([`Client::stream`](crate::Client::stream)), and the same JSON either way (see
+//! ([`RunRequest::stream`](crate::agent::RunRequest::stream)), and the same JSON either way (see
 //! [`Event`]'s "JSON form").
 
 use std::panic::AssertUnwindSafe;
@@ -53,7 +53,7 @@ pub type OwnedEvent = Event<'static, Owned>;
 
 /// One thing that happened in a run, sent to the listener set with
 /// [`Client::on_event`](crate::Client::on_event) as it happens, or yielded by a
-/// [stream](crate::Client::stream).
+/// [stream](crate::agent::RunRequest::stream).
 ///
 /// A listener gets `&Event<'_>`, whose fields borrow from the run (it copies what it
 /// keeps, or calls [`Event::owned`]); a stream yields `Event<'static, Owned>`
@@ -70,7 +70,9 @@ pub type OwnedEvent = Event<'static, Owned>;
 /// [`ToolCall`](Event::ToolCall) per call the turn asks for; then for each
 /// call [`ToolCallStarted`](Event::ToolCallStarted) and
 /// [`ToolCallFinished`](Event::ToolCallFinished) (interleaved across calls when they run
-/// concurrently), with [`Pending`](Event::Pending) between them when the call suspends;
+/// concurrently, but the finishes in call order, as the Python port's `tool_result`
+/// events: a call that finishes early is reported once the calls before it have), with
+/// [`Pending`](Event::Pending) between them when the call suspends;
 /// and, when the model answered, [`Usage`](Event::Usage), then
 /// [`RunFinished`](Event::RunFinished) last, exactly once. A running call may report
 /// [`Progress`](Event::Progress) and [`Log`](Event::Log) lines, and a
@@ -117,14 +119,14 @@ pub type OwnedEvent = Event<'static, Owned>;
 ///
 /// let client = Client::new(ScriptedModel::new([Reply::text("Hello")]));
 /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-/// let events: Vec<_> = rt.block_on(client.stream("Hi", &Toolkit::new()).collect());
+/// let events: Vec<_> = rt.block_on(client.run("Hi", &Toolkit::new()).stream().collect());
 /// let json = serde_json::to_value(&events[2]).unwrap();
 /// assert_eq!(json["type"], "model_turn_finished");
 /// assert_eq!(json["text"], "Hello");
 /// ```
 #[non_exhaustive]
 pub enum Event<'a, F: Form<'a> = Borrowed> {
-    /// A stream began (the first event of every [stream](crate::Client::stream); never
+    /// A stream began (the first event of every [stream](crate::agent::RunRequest::stream); never
     /// sent to a listener).
     RunStarted {
         /// The run's id in the run store, for a client

@@ -3,8 +3,6 @@
 
 use std::collections::HashSet;
 use std::pin::pin;
-use std::sync::Arc;
-use std::time::Duration;
 
 use futures_util::future::{Either, select};
 
@@ -12,7 +10,7 @@ use crate::agent::client::Client;
 use crate::agent::drive::Opened;
 use crate::agent::journal::record::{RunRecord, new_id, refused};
 use crate::agent::journal::session::{Session, session_of, sync};
-use crate::agent::journal::{DEFAULT_LEASE, Durable, Journal, Loaded, StoreError};
+use crate::agent::journal::{Durable, Loaded, StoreError};
 use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::agent::turn::ToolTurn;
 use crate::model::message::Message;
@@ -23,54 +21,6 @@ use crate::tool::request::Answer;
 const RECOVER_BATCH: i64 = 100;
 
 impl Client {
-    /// Keeps every run of this client in `store` (a `toolnexus::store::SqliteStore` or
-    /// `PostgresStore`): each run gets a run id ([`RunResult::id`]), its model turns and
-    /// tool calls are recorded as they happen (see `toolnexus::store` for the guarantee),
-    /// a run that suspends is parked there for [`answer`](Client::answer), and a run
-    /// whose worker died is taken up by [`recover`](Client::recover).
-    ///
-    /// Every way of running goes through it: [`run`](Client::run),
-    /// [`continue_run`](Client::continue_run), [`run_from`](Client::run_from),
-    /// [`resume`](Client::resume), [`answer`](Client::answer),
-    /// [`recover`](Client::recover), [sessions](Client::session), and this client
-    /// [run as a tool](Client::as_tool) by an agent whose own run is not kept (inside a
-    /// kept run, the outer run's record covers the call).
-    #[must_use]
-    pub fn with_store(mut self, store: impl Journal) -> Self {
-        self.store = Some(Durable {
-            store: Arc::new(store),
-            lease: DEFAULT_LEASE,
-            run_id: None,
-        });
-        self
-    }
-
-    /// Sets how long a run's lease lasts without renewal (default 30 s): the worker
-    /// driving a run renews it every third of that; a worker that dies loses its runs to
-    /// [`recover`](Client::recover) that long after. Needs [`with_store`](Client::with_store)
-    /// first (without a store it does nothing).
-    #[must_use]
-    pub fn lease(mut self, lease: Duration) -> Self {
-        if let Some(durable) = &mut self.store {
-            durable.lease = lease;
-        }
-        self
-    }
-
-    /// Sets the run id of the runs this client starts ([`run`](Client::run),
-    /// [`continue_run`](Client::continue_run), [`run_from`](Client::run_from), and a
-    /// [`resume`](Client::resume) of a run the store does not hold); by default each gets
-    /// a fresh `run_<uuid>`. A run with an id already in the store is refused
-    /// ([`StoreError::RunExists`] in the run's stop reason). Needs
-    /// [`with_store`](Client::with_store) first. Session runs name their own.
-    #[must_use]
-    pub fn run_id(mut self, id: impl Into<String>) -> Self {
-        if let Some(durable) = &mut self.store {
-            durable.run_id = Some(id.into());
-        }
-        self
-    }
-
     /// The session `id` of this client's store: a conversation kept across runs.
     pub fn session(&self, id: impl Into<String>) -> Session {
         Session::new(self.clone(), id.into())
@@ -204,6 +154,40 @@ impl Client {
                 return Ok(recovered);
             }
         }
+    }
+
+    /// Takes over run `run` once the lease of the worker that drove it has run out
+    /// (trying again every quarter lease, for three leases at most), and drives it to its
+    /// end here: settled calls are not run again, calls in flight run again with the same
+    /// idempotency key.
+    pub(crate) async fn take_over_run(
+        &self,
+        run: &str,
+        toolkit: &Toolkit,
+    ) -> Result<RunResult, StoreError> {
+        let durable = self.durable()?;
+        let token = new_id("");
+        let mut tries = 12;
+        let loaded = loop {
+            match durable.store.take_over(run, &token, durable.lease).await {
+                Err(StoreError::HeldByAnotherWorker { .. }) if tries > 0 => {
+                    tries -= 1;
+                    tokio::time::sleep(durable.lease / 4).await;
+                }
+                taken => break taken?,
+            }
+        };
+        let record = RunRecord::new(
+            &durable.store,
+            durable.lease,
+            run.to_owned(),
+            token,
+            &loaded.transcript,
+        );
+        let open = opened(&loaded, None);
+        Ok(self
+            .drive_recorded(loaded.transcript, toolkit, open, &record)
+            .await)
     }
 
     /// A new run on `transcript` (finishing `open` first), recorded in the store under

@@ -51,7 +51,7 @@ pub type Stored<'a, T> = BoxFuture<'a, Result<T, StoreError>>;
 /// and takes runs up from it again (answering a parked run, recovering an orphaned one,
 /// continuing a session).
 ///
-/// The run stores of `toolnexus::store` (`SqliteStore`, `PostgresStore`, features
+/// The run stores of `toolnexus::store` (`RunStore`, `RunStore`, features
 /// `sqlite` and `postgres`) implement it; another engine implements it the same way. The
 /// protocol an implementation keeps:
 ///

@@ -44,7 +44,7 @@ impl Session {
     }
 
     /// Runs `prompt` after the session's messages so far (as
-    /// [`Client::continue_run`] does), recorded in the store as a run of this session,
+    /// [`RunRequest::history`](crate::agent::RunRequest::history) does), recorded in the store as a run of this session,
     /// then appends the run's new messages, all together (a store that fails to take them
     /// ends the run incomplete with its error, and [`Client::recover`] finishes it). A run that halts on a request
     /// keeps its halted turn in the session; the next prompt abandons it (each unfinished

@@ -264,9 +264,28 @@ impl Skills {
     }
 
     /// The same skills, with the `skill` tool listing at most `limit` files of a skill's
-    /// folder (default [`DEFAULT_SAMPLE_LIMIT`]); `0` leaves the file list out.
+    /// folder; `0` means the default, [`DEFAULT_SAMPLE_LIMIT`], as the contract's
+    /// `sample_limit: 0` does in the Python port. To leave the file list out (the port's
+    /// `-1`), use [`without_file_list`](Skills::without_file_list).
     #[must_use]
     pub fn with_sample_limit(self, limit: usize) -> Skills {
+        let limit = if limit == 0 {
+            DEFAULT_SAMPLE_LIMIT
+        } else {
+            limit
+        };
+        self.sampling(limit)
+    }
+
+    /// The same skills, with the `skill` tool listing none of a skill's files (the Python
+    /// port's `sample_limit: -1`).
+    #[must_use]
+    pub fn without_file_list(self) -> Skills {
+        self.sampling(0)
+    }
+
+    /// The same skills listing `limit` files (`0`: none).
+    fn sampling(self, limit: usize) -> Skills {
         Skills {
             inner: Arc::new(Inner {
                 skills: self.inner.skills.clone(),

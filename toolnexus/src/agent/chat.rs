@@ -1,0 +1,120 @@
+//! The contract's conversation conveniences on a [`Client`]: a [`Conversation`] that keeps
+//! its transcript between sends, [`Client::conversation_store`], and
+//! [`Client::ask_with_text`] (`ask` with the Python port's `on_text`).
+
+use std::sync::Arc;
+
+use crate::agent::client::Client;
+use crate::agent::conversation::ConversationStore;
+use crate::agent::events::Event;
+use crate::agent::journal::StoreError;
+use crate::agent::run::RunResult;
+use crate::model::message::{Message, UserContent};
+use crate::tool::kit::Toolkit;
+
+/// A conversation held in memory: each [`send`](Conversation::send) continues the same
+/// transcript (the Python port's `client.conversation(toolkit)`). For conversations kept
+/// by id in a store, use [`Client::ask`].
+///
+/// ```
+/// use toolnexus::{Client, Reply, ScriptedModel, Toolkit};
+///
+/// let client = Client::new(ScriptedModel::new([Reply::text("Hi, Ada."), Reply::text("Ada.")]));
+/// let mut chat = client.conversation(Toolkit::new());
+/// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+/// rt.block_on(chat.send("I am Ada."));
+/// let run = rt.block_on(chat.send("Who am I?"));
+/// assert_eq!(run.text, "Ada.");
+/// assert_eq!(chat.messages().len(), 4);
+/// chat.reset();
+/// assert!(chat.messages().is_empty());
+/// ```
+#[derive(Debug)]
+pub struct Conversation {
+    client: Client,
+    toolkit: Toolkit,
+    messages: Vec<Message>,
+}
+
+impl Conversation {
+    /// Sends the next user turn, the transcript so far as its history, and keeps the
+    /// run's transcript (a halted or incomplete run's too) for the next send.
+    pub async fn send(&mut self, prompt: impl Into<UserContent>) -> RunResult {
+        let run = if self.messages.is_empty() {
+            self.client.run(prompt, &self.toolkit).await
+        } else {
+            let history = self.messages.clone();
+            self.client
+                .run(prompt, &self.toolkit)
+                .history(history)
+                .await
+        };
+        self.messages.clone_from(&run.messages);
+        run
+    }
+
+    /// The transcript so far (system prompt, user, assistant and tool messages).
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// Forgets the transcript: the next send starts a new conversation.
+    pub fn reset(&mut self) {
+        self.messages.clear();
+    }
+}
+
+impl Client {
+    /// A [`Conversation`] over `toolkit`, which keeps its transcript between sends.
+    pub fn conversation(&self, toolkit: Toolkit) -> Conversation {
+        Conversation {
+            client: self.clone(),
+            toolkit,
+            messages: Vec::new(),
+        }
+    }
+
+    /// The store [`ask`](Client::ask) keeps conversations in without a run store: the one
+    /// given to [`conversations`](Client::conversations), else the client's in-memory
+    /// one. Read and write it to share a conversation with `ask` (the contract's
+    /// conversation-store accessor).
+    ///
+    /// ```
+    /// use toolnexus::{Client, Message, Reply, ScriptedModel, Toolkit};
+    ///
+    /// let client = Client::new(ScriptedModel::new([Reply::text("Hello.")]));
+    /// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    /// rt.block_on(client.ask("chat-1", "Hi", &Toolkit::new())).unwrap();
+    /// let kept = rt.block_on(client.conversation_store().get("chat-1")).unwrap().unwrap();
+    /// assert_eq!(kept.len(), 2);
+    /// ```
+    pub fn conversation_store(&self) -> Arc<dyn ConversationStore> {
+        Arc::clone(&self.options.conversations)
+    }
+
+    /// [`ask`](Client::ask), with each piece of the answer's text given to `on_text` as
+    /// the model streams it (the Python port's `ask(…, on_text=…)`); the result is the
+    /// same. The model is asked through [`Model::complete_streaming`](crate::Model::complete_streaming),
+    /// and an event listener the client has still gets every event.
+    pub async fn ask_with_text<F>(
+        &self,
+        id: &str,
+        prompt: impl Into<UserContent>,
+        toolkit: &Toolkit,
+        on_text: F,
+    ) -> Result<RunResult, StoreError>
+    where
+        F: Fn(&str) + Send + Sync + 'static,
+    {
+        let own = self.tools.listener.clone();
+        let client = self.clone().on_event(move |event: &Event<'_>| {
+            if let Some(own) = &own {
+                own(event);
+            }
+            if let Event::TextDelta { text, .. } = event {
+                on_text(text);
+            }
+        });
+        client.ask(id, prompt, toolkit).await
+    }
+}
