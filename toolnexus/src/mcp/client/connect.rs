@@ -85,6 +85,11 @@ impl std::fmt::Debug for Endpoint {
 
 #[cfg(feature = "mcp-auth")]
 use super::auth::{Login, LoginClient};
+use super::opening::{Opening, Standalone, transport_client};
+
+/// The longest a new HTTP connection waits for its session's standalone stream to be
+/// answered; past it, the connection is handed out anyway (the stream may still open).
+const STANDALONE_WAIT: Duration = Duration::from_secs(5);
 
 /// An endpoint's OAuth configuration, and the login made from it at the first connection
 /// (shared by the builder's clones).
@@ -123,6 +128,7 @@ impl Endpoint {
             },
             false => ClientLifecycleMode::Initialize,
         };
+        let standalone = std::sync::OnceLock::<Standalone>::new();
         let handshake = async {
             match self {
                 Endpoint::Stdio {
@@ -174,55 +180,67 @@ impl Endpoint {
                     if let Some(token) = bearer {
                         config = config.auth_header(token.clone());
                     }
+                    // The connection is handed out once the session's standalone stream
+                    // is answered (`opening.rs`).
                     #[cfg(feature = "mcp-auth")]
                     if let Some(login) = self.login().await? {
-                        let transport = StreamableHttpClientTransport::with_client(
-                            LoginClient {
-                                login: Arc::clone(&login),
+                        let client = Opening::new(LoginClient {
+                            login: Arc::clone(&login),
+                        });
+                        let transport =
+                            StreamableHttpClientTransport::with_client(client.clone(), config);
+                        let running = handler.serve_with_lifecycle(transport, lifecycle()).await;
+                        let _ = standalone.set(client.standalone());
+                        return running.map_err(|error| match login.take_failure() {
+                            Some(message) => McpClientError::Authorization {
+                                server: label.clone(),
+                                message,
                             },
-                            config,
-                        );
-                        return handler
-                            .serve_with_lifecycle(transport, lifecycle())
-                            .await
-                            .map_err(|error| match login.take_failure() {
-                                Some(message) => McpClientError::Authorization {
-                                    server: label.clone(),
-                                    message,
-                                },
-                                None => McpClientError::Connect {
-                                    server: label.clone(),
-                                    message: http_hint(url, &error.to_string()),
-                                },
-                            });
-                    }
-                    let transport = StreamableHttpClientTransport::from_config(config);
-                    handler
-                        .serve_with_lifecycle(transport, lifecycle())
-                        .await
-                        .map_err(|error| {
-                            if error.auth_challenge().is_some() {
-                                return McpClientError::Authorization {
-                                    server: label.clone(),
-                                    message: needs_login(bearer.is_some()),
-                                };
-                            }
-                            McpClientError::Connect {
+                            None => McpClientError::Connect {
                                 server: label.clone(),
                                 message: http_hint(url, &error.to_string()),
-                            }
-                        })
+                            },
+                        });
+                    }
+                    let client = Opening::new(transport_client().map_err(|message| {
+                        McpClientError::Connect {
+                            server: label.clone(),
+                            message,
+                        }
+                    })?);
+                    let transport =
+                        StreamableHttpClientTransport::with_client(client.clone(), config);
+                    let running = handler.serve_with_lifecycle(transport, lifecycle()).await;
+                    let _ = standalone.set(client.standalone());
+                    running.map_err(|error| {
+                        if error.auth_challenge().is_some() {
+                            return McpClientError::Authorization {
+                                server: label.clone(),
+                                message: needs_login(bearer.is_some()),
+                            };
+                        }
+                        McpClientError::Connect {
+                            server: label.clone(),
+                            message: http_hint(url, &error.to_string()),
+                        }
+                    })
                 }
             }
         };
-        match tokio::time::timeout(limit, handshake).await {
-            Ok(result) => result,
-            Err(_) => Err(McpClientError::Timeout {
-                server: label,
-                what: "initialize".to_owned(),
-                after: limit,
-            }),
+        let running = match tokio::time::timeout(limit, handshake).await {
+            Ok(result) => result?,
+            Err(_) => {
+                return Err(McpClientError::Timeout {
+                    server: label,
+                    what: "initialize".to_owned(),
+                    after: limit,
+                });
+            }
+        };
+        if let Some(standalone) = standalone.get() {
+            standalone.wait(STANDALONE_WAIT).await;
         }
+        Ok(running)
     }
 }
 

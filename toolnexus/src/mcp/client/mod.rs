@@ -11,6 +11,7 @@ mod elicit;
 mod error;
 mod handler;
 mod listing;
+mod opening;
 mod result;
 mod retry;
 mod task;

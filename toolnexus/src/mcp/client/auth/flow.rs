@@ -71,7 +71,7 @@ impl Login {
             // logged in to afresh at its first challenge.
             let _ = manager.initialize_from_store().await;
         }
-        let http = super::http::transport_client()?;
+        let http = crate::mcp::client::opening::transport_client()?;
         Ok(Arc::new(Login {
             url: url.to_owned(),
             config,

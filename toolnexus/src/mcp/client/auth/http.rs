@@ -241,36 +241,3 @@ impl StreamableHttpClient for LoginClient {
         .await
     }
 }
-
-/// How many redirects one MCP request follows, at most (as the SDK's own client).
-const MAX_REDIRECTS: usize = 10;
-
-/// The HTTP client of a login's MCP requests, built as the SDK builds its own
-/// transport's: no idle connection pool (a half-read body would stall the next request
-/// on TCP's delayed ACK), and only same-origin 307 and 308 redirects followed. Those keep
-/// the method and the body; a cross-origin one would replay the session id and the
-/// custom headers to another host, so it comes back as the redirect response, and fails.
-pub(super) fn transport_client() -> Result<reqwest::Client, String> {
-    let policy = reqwest::redirect::Policy::custom(|attempt| {
-        let keeps_body = matches!(
-            attempt.status(),
-            reqwest::StatusCode::TEMPORARY_REDIRECT | reqwest::StatusCode::PERMANENT_REDIRECT
-        );
-        let same_origin = attempt
-            .previous()
-            .first()
-            .is_some_and(|first| first.origin() == attempt.url().origin());
-        if !keeps_body || !same_origin {
-            attempt.stop()
-        } else if attempt.previous().len() > MAX_REDIRECTS {
-            attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
-        } else {
-            attempt.follow()
-        }
-    });
-    reqwest::Client::builder()
-        .pool_max_idle_per_host(0)
-        .redirect(policy)
-        .build()
-        .map_err(|e| format!("could not set up the HTTP client: {e}"))
-}
