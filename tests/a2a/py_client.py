@@ -4,7 +4,7 @@ usage: py_client.py BASE_URL TASK_TEXT ANSWER [--polling]
 
 Sends TASK_TEXT, expects the task to ask (input-required), answers it with a second
 message on the same task, and prints one JSON object with what it saw: the states, the
-status message, the answer's artifact, and the errors the agent gave for bad calls.
+status message (and the request in its metadata), the answer's artifact, and the errors the agent gave for bad calls.
 """
 import asyncio
 import json
@@ -60,6 +60,7 @@ async def main():
     out["first_events"] = events
     out["asked_state"] = state_name(task.status.state)
     out["asked"] = text_of(task.status.message.parts)
+    out["asked_request"] = MessageToDict(task.status.message.metadata).get("toolnexus/request")
     reply = Message(role=Role.ROLE_USER, message_id=str(uuid.uuid4()), task_id=task.id,
                     context_id=task.context_id, parts=[Part(text=answer)])
     events, done = await send(client, reply)
