@@ -27,16 +27,22 @@ use super::runtime::{Inner, ROOT, Runtime, RuntimeBuilder};
 use super::table::{Node, Pool};
 use super::types::{HandleState, InboxItem, TaskResult, TaskStatus};
 
+/// One handle's row: its id, its state (`idle`, `running`, `suspended`, `closed`: what
+/// retention reads) and its whole state as JSON.
+pub(crate) struct HandleRow {
+    pub(crate) id: String,
+    pub(crate) state: &'static str,
+    pub(crate) json: String,
+}
+
 /// The rows a run store keeps a durable runtime's handles in (`store/handles.rs`), handed
-/// out by [`Journal::part`] for [`SharedHandles`]: `(handle id, JSON)` pairs per runtime
-/// name.
+/// out by [`Journal::part`] for [`SharedHandles`], per runtime name.
 pub(crate) trait HandleRows: Send + Sync + std::fmt::Debug {
-    /// Stores `rows` (id, JSON) of runtime `runtime`, replacing those of the same ids,
-    /// all or none.
+    /// Stores `rows` of runtime `runtime`, replacing those of the same ids, all or none.
     fn save<'a>(
         &'a self,
         runtime: &'a str,
-        rows: &'a [(String, String)],
+        rows: &'a [HandleRow],
     ) -> BoxFuture<'a, Result<(), StoreError>>;
 
     /// Every row of runtime `runtime`, by id.
@@ -98,6 +104,9 @@ struct Saved {
     /// The stored run of its current (or last) turn.
     #[serde(default)]
     run: Option<String>,
+    /// The input of its current (or last) fresh turn.
+    #[serde(default)]
+    input: Option<String>,
 }
 
 impl Saved {
@@ -137,6 +146,7 @@ impl Saved {
             transcript: n.transcript.clone(),
             task_key: n.task_key.clone(),
             run: n.run_id.clone(),
+            input: n.input.clone(),
         }
     }
 
@@ -178,6 +188,7 @@ impl Saved {
         n.transcript = self.transcript;
         n.task_key = self.task_key;
         n.run_id = self.run;
+        n.input = self.input;
         n
     }
 }
@@ -209,14 +220,24 @@ impl Keep {
     /// Stores every handle whose state changed since the last pass, in one transaction.
     pub(crate) async fn pass(&self, inner: &Inner) -> Result<(), StoreError> {
         let mut written = self.written.lock().await;
-        let changed: Vec<(String, String)> = {
+        let changed: Vec<HandleRow> = {
             let t = inner.table();
             let mut changed = Vec::new();
             for (id, node) in &t.nodes {
                 let json = serde_json::to_string(&Saved::of(node))
                     .map_err(|e| StoreError::corrupted(format!("handle `{id}`"), e))?;
                 if written.get(id) != Some(&json) {
-                    changed.push((id.to_string(), json));
+                    let state = match node.state {
+                        HandleState::Idle => "idle",
+                        HandleState::Running => "running",
+                        HandleState::Suspended => "suspended",
+                        HandleState::Closed => "closed",
+                    };
+                    changed.push(HandleRow {
+                        id: id.to_string(),
+                        state,
+                        json,
+                    });
                 }
             }
             changed
@@ -225,10 +246,45 @@ impl Keep {
             return Ok(());
         }
         self.rows.save(&self.name, &changed).await?;
-        for (id, json) in changed {
-            written.insert(Arc::from(id), json);
+        for row in changed {
+            written.insert(Arc::from(row.id), row.json);
         }
         Ok(())
+    }
+}
+
+/// The turn of handle `id` that a stop cut off, driven on: its stored `run` taken over
+/// (its settled calls are not run again). A stop after the handle's row said `running`
+/// but before the run was written left nothing that ran to completion, so the turn runs
+/// again from `again` (its input and transcript), under the same run id. Any other
+/// failure is the turn's `error`.
+pub(crate) async fn recover(
+    rt: &Inner,
+    id: &str,
+    client: &Client,
+    def: &super::def::AgentDef,
+    run: &str,
+    again: Option<(String, Option<Vec<Message>>)>,
+    toolkit: &crate::tool::kit::Toolkit,
+) -> RunResult {
+    match (client.take_over_run(run, toolkit).await, again) {
+        (Ok(taken), _) => taken,
+        (Err(StoreError::UnknownRun(_)), Some((input, transcript))) => {
+            rt.note(format!(
+                "{id}: its run {run} was never written; the turn runs again from its input"
+            ));
+            let gate = def.completion.as_ref();
+            super::gate::fresh(client, input.into(), transcript, toolkit, gate).await
+        }
+        (Err(error), _) => {
+            let mut taken = RunResult::empty(Vec::new());
+            taken.status = crate::agent::run::RunStatus::Incomplete {
+                reason: crate::agent::run::StopReason::ModelError {
+                    message: format!("taking over run {run}: {error}"),
+                },
+            };
+            taken
+        }
     }
 }
 

@@ -68,6 +68,10 @@ pub(crate) struct Node {
     pub(crate) task_key: Option<String>,
     /// The stored run of its current (or last) turn, in a durable runtime.
     pub(crate) run_id: Option<String>,
+    /// The input of its current (or last) fresh turn (the prompt and the drained inbox
+    /// block), kept so a durable runtime can run a turn again whose run a stop left
+    /// unwritten.
+    pub(crate) input: Option<String>,
 }
 
 impl Node {
@@ -126,6 +130,7 @@ impl Node {
             transcript: None,
             task_key: None,
             run_id: None,
+            input: None,
         }
     }
 

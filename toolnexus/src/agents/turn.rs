@@ -25,9 +25,14 @@ pub(crate) enum Mode {
         halted: Box<RunResult>,
         answer: Answer,
     },
-    /// A turn whose process stopped: its stored run, taken over and driven on.
+    /// A turn whose process stopped: its stored run, taken over and driven on; or, when
+    /// the stop came before the run was written, the turn again from its `input`.
     #[cfg(feature = "__store")]
-    Recover { run: String },
+    Recover {
+        run: String,
+        input: Option<String>,
+        transcript: Option<Vec<Message>>,
+    },
 }
 
 pub(crate) struct Job {
@@ -72,6 +77,7 @@ impl Inner {
         node.generation += 1;
         node.live_limit = None;
         node.run_id = self.new_run_id(id, node.generation);
+        node.input = node.run_id.as_ref().map(|_| input.clone());
         let job = Job {
             run_id: node.run_id.clone(),
             id: Arc::clone(&node.id),
@@ -203,18 +209,14 @@ impl Inner {
                 crate::agents::gate::fresh(&client, input.into(), transcript, &toolkit, gate).await
             }
             #[cfg(feature = "__store")]
-            Mode::Recover { run } => match client.take_over_run(&run, &toolkit).await {
-                Ok(run) => run,
-                Err(error) => {
-                    let mut taken = RunResult::empty(Vec::new());
-                    taken.status = RunStatus::Incomplete {
-                        reason: StopReason::ModelError {
-                            message: format!("taking over run {run}: {error}"),
-                        },
-                    };
-                    taken
-                }
-            },
+            Mode::Recover {
+                run,
+                input,
+                transcript,
+            } => {
+                let again = input.map(|input| (input, transcript));
+                super::keep::recover(&self, &id, &client, &def, &run, again, &toolkit).await
+            }
             Mode::Resume { halted, answer } => {
                 match self.resume_turn(&client, *halted, answer, &toolkit).await {
                     Ok(run) => run,
@@ -255,8 +257,12 @@ impl Inner {
             generation: node.generation,
             def: Arc::clone(&node.def),
             max_turns: node.max_turns,
-            mode: Mode::Recover { run },
-            run_id: None,
+            mode: Mode::Recover {
+                run: run.clone(),
+                input: node.input.clone(),
+                transcript: node.transcript.clone(),
+            },
+            run_id: Some(run),
         }
     }
 

@@ -9,16 +9,18 @@ use std::any::{Any, TypeId};
 use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
 
-use crate::agents::keep::{HandleRows, SharedHandles};
+use crate::agents::keep::{HandleRow, HandleRows, SharedHandles};
 use crate::store::StoreError;
 use crate::store::db::{Arg, FORMAT, Pool, check_format, text};
 
 /// Migration 8 of `schema.rs`: the handles of durable agent runtimes, by runtime name and
-/// handle id.
+/// handle id; `state` (idle, running, suspended, closed) beside the JSON, for retention
+/// (`store/retention.rs`).
 pub(crate) const MIGRATION: &str = "CREATE TABLE toolnexus_agent_handles (
         runtime TEXT NOT NULL,
         id TEXT NOT NULL,
         format BIGINT NOT NULL,
+        state TEXT NOT NULL,
         handle TEXT NOT NULL,
         updated_at BIGINT NOT NULL,
         PRIMARY KEY (runtime, id)
@@ -44,22 +46,24 @@ impl HandleRows for Rows {
     fn save<'a>(
         &'a self,
         runtime: &'a str,
-        rows: &'a [(String, String)],
+        rows: &'a [HandleRow],
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         async move {
             let doing = || StoreError::unavailable(format!("saving the handles of `{runtime}`"));
             let mut tx = self.pool.begin().await.map_err(doing())?;
-            for (id, handle) in rows {
+            for row in rows {
                 tx.exec(
-                    "INSERT INTO toolnexus_agent_handles (runtime, id, format, handle, updated_at) \
-                     VALUES ($1, $2, $3, $4, {now}) ON CONFLICT (runtime, id) DO UPDATE SET \
-                     format = excluded.format, handle = excluded.handle, \
-                     updated_at = excluded.updated_at",
+                    "INSERT INTO toolnexus_agent_handles \
+                     (runtime, id, format, state, handle, updated_at) \
+                     VALUES ($1, $2, $3, $4, $5, {now}) ON CONFLICT (runtime, id) DO UPDATE SET \
+                     format = excluded.format, state = excluded.state, \
+                     handle = excluded.handle, updated_at = excluded.updated_at",
                     &[
                         Arg::Text(runtime),
-                        Arg::Text(id),
+                        Arg::Text(&row.id),
                         Arg::Int(FORMAT),
-                        Arg::Text(handle),
+                        Arg::Text(row.state),
+                        Arg::Text(&row.json),
                     ],
                 )
                 .await

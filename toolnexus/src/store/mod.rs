@@ -150,8 +150,11 @@ impl RunStore {
     /// (with their requests), MCP tasks that completed, failed or were cancelled, and
     /// served A2A tasks that completed, failed, were canceled or rejected (with the A2A
     /// conversations last continued before then), and sessions last written before then
-    /// (with all their messages: a UI's threads are sessions too), by the database's
-    /// clock; also tasks and conversations past their time to live. Runs still running or
+    /// (with all their messages: a UI's threads are sessions too), and durable agent
+    /// runtimes whose handles were all last written before then, none running or
+    /// suspended (as a session, an idle runtime nobody woke for that long is deleted), by
+    /// the database's clock; also tasks and conversations past their time to live. Runs
+    /// still running or
     /// parked, and tasks still working or waiting, are kept whatever their age (parked
     /// runs have [`RunStore::purge_unanswered`]). The store deletes nothing by itself: call
     /// this on a timer, with [`DEFAULT_RETENTION`] (30 days) or an age of your own. Gives
@@ -165,8 +168,10 @@ impl RunStore {
     /// nobody answered, which would otherwise wait forever (a request with an
     /// `expires_at` is answered as expired instead, see [`RunStore::pending`]). Their ids
     /// are then unknown ([`StoreError::UnknownRun`]), and an answer to one of their
-    /// requests finds nothing waiting. Gives back how many runs ([`Purged::parked`]) and
-    /// requests it deleted.
+    /// requests finds nothing waiting. Durable agent runtimes waiting on a request since
+    /// then (a suspended handle, none running, nothing written since) go with them, all
+    /// their handles ([`Purged::agent_runtimes`]). Gives back how many runs
+    /// ([`Purged::parked`]), requests and runtimes it deleted.
     pub async fn purge_unanswered(
         &self,
         older_than: std::time::Duration,

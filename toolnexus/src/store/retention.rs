@@ -40,6 +40,48 @@ pub struct Purged {
     /// [`RunStore::purge_unanswered`](crate::store::RunStore::purge_unanswered), nobody
     /// having answered them; their requests are counted in `requests`.
     pub parked: u64,
+    /// Durable agent runtimes (`RuntimeBuilder::open`) whose handles were all last written
+    /// before the age: by `purge`, those with no handle running or suspended; by
+    /// `purge_unanswered`, those with a suspended handle nobody answered (and none
+    /// running). All their handle rows are deleted.
+    pub agent_runtimes: u64,
+}
+
+/// The durable agent runtimes whose handles were all last written at or before `$1`, none
+/// of them running or suspended.
+const IDLE_RUNTIMES: &str = "SELECT runtime FROM toolnexus_agent_handles GROUP BY runtime \
+     HAVING MAX(updated_at) <= $1 \
+     AND SUM(CASE WHEN state IN ('running', 'suspended') THEN 1 ELSE 0 END) = 0";
+
+/// The durable agent runtimes whose handles were all last written at or before `$1`, one
+/// of them at least suspended (waiting on a request) and none running.
+const UNANSWERED_RUNTIMES: &str = "SELECT runtime FROM toolnexus_agent_handles \
+     GROUP BY runtime HAVING MAX(updated_at) <= $1 \
+     AND SUM(CASE WHEN state = 'running' THEN 1 ELSE 0 END) = 0 \
+     AND SUM(CASE WHEN state = 'suspended' THEN 1 ELSE 0 END) > 0";
+
+/// Deletes the handle rows of the runtimes `select` names (for cutoff `cutoff`); how many
+/// runtimes they were.
+async fn delete_runtimes(tx: &mut Tx, select: &str, cutoff: i64) -> Result<u64, StoreError> {
+    let doing = || StoreError::unavailable("deleting the handles of old agent runtimes");
+    let count = tx
+        .fetch(
+            &format!("SELECT COUNT(*) FROM ({select}) AS old"),
+            &[Arg::Int(cutoff)],
+        )
+        .await
+        .map_err(doing())?;
+    let count = match count.first() {
+        Some(row) => int(row, 0, "a count of agent runtimes")?.unwrap_or(0),
+        None => 0,
+    };
+    tx.exec(
+        &format!("DELETE FROM toolnexus_agent_handles WHERE runtime IN ({select})"),
+        &[Arg::Int(cutoff)],
+    )
+    .await
+    .map_err(doing())?;
+    Ok(u64::try_from(count).unwrap_or(0))
 }
 
 /// The sessions last written at or before `$1` (a cutoff, ms since the epoch).
@@ -117,6 +159,7 @@ impl Engine {
         )
         .await
         .map_err(doing())?;
+        let agent_runtimes = delete_runtimes(&mut tx, IDLE_RUNTIMES, cutoff).await?;
         tx.commit().await.map_err(doing())?;
         Ok(Purged {
             runs,
@@ -126,6 +169,7 @@ impl Engine {
             a2a_conversations,
             sessions: u64::try_from(sessions).unwrap_or(0),
             parked: 0,
+            agent_runtimes,
         })
     }
 
@@ -155,10 +199,12 @@ impl Engine {
             )
             .await
             .map_err(doing())?;
+        let agent_runtimes = delete_runtimes(&mut tx, UNANSWERED_RUNTIMES, cutoff).await?;
         tx.commit().await.map_err(doing())?;
         Ok(Purged {
             requests,
             parked,
+            agent_runtimes,
             ..Purged::default()
         })
     }
