@@ -74,6 +74,8 @@ fn script(scenario: &str) -> Vec<Canned> {
             Canned::status(503, json!({"error": "busy"})),
         ],
         "on_text" => vec![streamed_answer()],
+        // A CDN's 520, which only a widened set retries, then the answer.
+        "statuses" => vec![Canned::status(520, json!({"error": "origin"})), answers()],
         "suspend_outer" => vec![
             asks("researcher", r#"{"prompt":"ship"}"#),
             asks("approve", "{}"),
@@ -403,6 +405,34 @@ async fn the_same_on_error_retries_and_fails_the_same_attempts() {
         json!([{"status": 400, "attempt": 0, "retryable": false},
                {"status": 503, "attempt": 0, "retryable": true}])
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_retryable_statuses_retry_the_same_status() {
+    let server = Server::start([Canned::status(520, json!({"error": "origin"}))]).await;
+    let base_url = format!("{}/v1", server.url);
+    // By default a 520 fails at once.
+    let plain = Client::new(openai(&base_url))
+        .run(PROMPT, &Toolkit::new())
+        .await;
+    assert!(!plain.is_done(), "{plain:?}");
+    assert_eq!((server.requests().len(), server.remaining()), (1, 0));
+    server.push(script("statuses"));
+    let widened = openai(&base_url).with_retry(
+        Retry::default()
+            .with_initial_backoff(Duration::from_millis(1))
+            .with_retryable_statuses([520]),
+    );
+    let ours = Client::new(widened).run(PROMPT, &Toolkit::new()).await;
+    assert_eq!(ours.text, "The answer is 5.", "{ours:?}");
+    assert_eq!((server.requests().len(), server.remaining()), (3, 0));
+    server.push(script("statuses"));
+    let Some(theirs) = python_port("wire_client/port.py", &[&base_url, "statuses"], "").await
+    else {
+        return;
+    };
+    assert_eq!((server.requests().len(), server.remaining()), (5, 0));
+    assert_eq!(theirs["text"], ours.text);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -13,7 +13,8 @@ own and its ``approve`` tool suspends: "request" is the pending request the run 
 ``on_error`` (an ``on_error`` that retries a 400 and fails a 503, over two runs: "infos"
 is what it was told, "errors" what the runs raised), ``on_text`` (``ask`` by id with an
 ``on_text`` callback: "deltas" it got, "text" the answer, "kept" the messages the
-conversation store holds for the id).
+conversation store holds for the id), ``statuses`` (``retryable_statuses=[520]``: a 520,
+then the answer; "text" is the run's).
 """
 
 import asyncio
@@ -76,6 +77,9 @@ async def main():
             return "retry" if info.get("status") == 400 else "fail"
         options["on_error"] = on_error
         options["retry_base_ms"] = 1
+    if scenario == "statuses":
+        options["retryable_statuses"] = [520]
+        options["retry_base_ms"] = 1
     client = create_client(**options)
     tools = [define_tool(add, name="add", description="Adds two numbers.", source="custom")]
     toolkit = await create_toolkit(extra_tools=tools, builtins=False)
@@ -104,6 +108,8 @@ async def main():
             except Exception as error:  # the 503 fails the second run
                 out["errors"].append(str(error))
         out["infos"] = infos
+    if scenario == "statuses":
+        out["text"] = (await client.run(prompt, toolkit)).text
     print(json.dumps(out))
 
 

@@ -10,7 +10,7 @@ use reqwest::StatusCode;
 use serde_json::Value;
 
 use crate::model::{ModelError, ModelErrorKind};
-use crate::providers::retry::{ErrorInfo, ErrorTier, OnError, Retry, retry_after, retryable};
+use crate::providers::retry::{ErrorInfo, ErrorTier, OnError, Retry, retry_after};
 
 /// An API key. Its `Debug` never shows it, and error messages never include it.
 #[derive(Clone)]
@@ -168,7 +168,7 @@ impl Transport {
     /// the host's `on_error` told what it would be.
     fn retries(&self, failure: &Failure, attempt: u32) -> bool {
         let retryable = match failure {
-            Failure::Status { status, .. } => retryable(*status),
+            Failure::Status { status, .. } => self.retry.is_retryable(status.as_u16()),
             // No response: connecting, timing out or a dropped connection may pass the
             // next time; a request that could not be built would not.
             Failure::Network(error) => !error.is_builder(),

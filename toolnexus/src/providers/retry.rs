@@ -2,21 +2,25 @@
 
 use std::time::Duration;
 
-use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 
 /// How a provider retries a request that failed in a way that may pass: a rate limit
 /// (`429`), a server error worth another try (`500`, `502`, `503`, `504`), Anthropic's
 /// "overloaded" (`529`), or a request that got no response (it could not connect, timed
 /// out, or was cut off): the contract's set, as the Python port has it. Other `5xx`
-/// (`501 Not Implemented`, `505`, …) fail at once. Authentication and validation errors (`400`, `401`, `403`, `404`,
-/// …) are never retried: the same request would fail the same way.
+/// (`501 Not Implemented`, `505`, …) fail at once, unless a host adds them with
+/// [`Retry::with_retryable_statuses`] (as the Python port's `retryable_statuses`, it can
+/// only add: `429` stays retried). Authentication and validation errors (`400`, `401`,
+/// `403`, `404`, …) are never retried by default: the same request would fail the same
+/// way.
 ///
 /// Between attempts the provider waits what the server asked for (`Retry-After` in
-/// whole seconds, the contract's rule), else an exponential backoff with jitter:
-/// `initial_backoff × 2ⁿ`, capped at `max_backoff`, of which a random half is taken off.
-/// A server asking for a wait longer than `max_retry_after` ends the retries at once,
-/// with an error that says how long it asked for.
+/// whole seconds, the contract's rule, however long: as the Python port, a wait is
+/// bounded by the caller, who can drop the run's future), else an exponential backoff
+/// with jitter: `initial_backoff × 2ⁿ`, capped at `max_backoff`, of which a random half
+/// is taken off. A host that will not wait that long sets
+/// [`max_retry_after`](Retry::with_max_retry_after): a server asking for more ends the
+/// retries at once, with an error that says how long it asked for.
 ///
 /// ```
 /// use std::time::Duration;
@@ -25,6 +29,10 @@ use reqwest::header::HeaderMap;
 /// let patient = Retry::default().with_max_retries(5).with_max_backoff(Duration::from_secs(60));
 /// assert_eq!(patient.max_retries, 5);
 /// assert_eq!(Retry::none().max_retries, 0);
+/// // A CDN's `520`–`524` retried too, beside the default set.
+/// let behind_a_cdn = Retry::default().with_retryable_statuses(520..=524);
+/// assert!(behind_a_cdn.is_retryable(522) && behind_a_cdn.is_retryable(429));
+/// assert!(!behind_a_cdn.is_retryable(501));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -37,9 +45,16 @@ pub struct Retry {
     /// The longest backoff between two attempts (default 30 s).
     pub max_backoff: Duration,
     /// The longest `Retry-After` honoured; a server asking for more is not retried
-    /// (default 60 s).
+    /// (default: whatever the server asks, up to the contract's 2147483647 s, as the
+    /// Python port waits).
     pub max_retry_after: Duration,
+    /// Statuses retried beside the default set (`with_retryable_statuses`): one bit per
+    /// status from 100 to 611.
+    extra: [u64; 8],
 }
+
+/// The first status `Retry::extra` has a bit for.
+const EXTRA_FROM: u16 = 100;
 
 impl Default for Retry {
     fn default() -> Self {
@@ -47,7 +62,8 @@ impl Default for Retry {
             max_retries: 2,
             initial_backoff: Duration::from_millis(500),
             max_backoff: Duration::from_secs(30),
-            max_retry_after: Duration::from_secs(60),
+            max_retry_after: Duration::from_secs(RETRY_AFTER_MAX),
+            extra: [0; 8],
         }
     }
 }
@@ -89,6 +105,32 @@ impl Retry {
         self
     }
 
+    /// Retries these statuses too, beside the default set (429, 500, 502, 503, 504,
+    /// 529), which they add to and never shrink (the Python port's
+    /// `retryable_statuses`). Statuses outside 100–599 are ignored.
+    #[must_use]
+    pub fn with_retryable_statuses(mut self, statuses: impl IntoIterator<Item = u16>) -> Self {
+        for status in statuses {
+            if (EXTRA_FROM..600).contains(&status) {
+                let bit = usize::from(status - EXTRA_FROM);
+                self.extra[bit / 64] |= 1 << (bit % 64);
+            }
+        }
+        self
+    }
+
+    /// Whether a response with this status is tried again: the default set, and the
+    /// statuses added with [`Retry::with_retryable_statuses`].
+    pub fn is_retryable(&self, status: u16) -> bool {
+        if retryable_by_default(status) {
+            return true;
+        }
+        let Some(bit) = status.checked_sub(EXTRA_FROM).map(usize::from) else {
+            return false;
+        };
+        bit < 512 && self.extra[bit / 64] & (1 << (bit % 64)) != 0
+    }
+
     /// The jittered backoff before retry number `attempt` (0 for the first retry).
     pub(crate) fn backoff(&self, attempt: u32) -> Duration {
         let factor = 2u32.saturating_pow(attempt.min(31));
@@ -105,8 +147,8 @@ impl Retry {
 
 /// Whether a response with this status may succeed if sent again: the contract's
 /// enumeration (429, 500, 502, 503, 504, 529), not every `5xx`.
-pub(crate) fn retryable(status: StatusCode) -> bool {
-    matches!(status.as_u16(), 429 | 500 | 502 | 503 | 504 | 529)
+fn retryable_by_default(status: u16) -> bool {
+    matches!(status, 429 | 500 | 502 | 503 | 504 | 529)
 }
 
 /// The largest `Retry-After` read as a delay, in seconds (the contract's bound: what
@@ -203,11 +245,27 @@ mod tests {
 
     #[test]
     fn what_is_retried() {
+        let retry = Retry::default();
         for code in [429, 500, 502, 503, 504, 529] {
-            assert!(retryable(StatusCode::from_u16(code).unwrap()), "{code}");
+            assert!(retry.is_retryable(code), "{code}");
         }
-        for code in [400, 401, 403, 404, 408, 413, 422, 501, 505, 520] {
-            assert!(!retryable(StatusCode::from_u16(code).unwrap()), "{code}");
+        for code in [
+            400, 401, 403, 404, 408, 413, 422, 501, 505, 520, 0, 99, 600, 999,
+        ] {
+            assert!(!retry.is_retryable(code), "{code}");
         }
+        // Added statuses join the set, at both ends of the range; nothing leaves it.
+        let wider = retry.with_retryable_statuses([100, 408, 520, 599, 600, 65535]);
+        for code in [100, 408, 520, 599, 429, 503] {
+            assert!(wider.is_retryable(code), "{code}");
+        }
+        for code in [101, 409, 521, 600, 65535] {
+            assert!(!wider.is_retryable(code), "{code}");
+        }
+        assert_eq!(
+            Retry::default().max_retry_after,
+            Duration::from_secs(2_147_483_647),
+            "a server's Retry-After is honoured however long, as the Python port"
+        );
     }
 }
