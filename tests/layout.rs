@@ -60,7 +60,6 @@ const KNOWN_FILE_PAIRS: &[(&str, &str)] = &[];
 const KNOWN_CIRCLES: &[(&str, usize)] = &[
     ("a2a/server/drive.rs", 2),
     ("a2a/server/rpc.rs", 2),
-    ("agent/as_tool.rs", 25),
     ("agents/keep.rs", 4),
     ("mcp/client/deadline.rs", 2),
     ("model/price.rs", 2),

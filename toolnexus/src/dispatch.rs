@@ -7,7 +7,8 @@
 //! (`agent/`), which runs a turn's calls; this module gathers what code one level below
 //! `#[tool]` needs, so that neither layer's public module carries the other's.
 
-pub use crate::agent::resume::{Resumed, resume};
+pub use crate::agent::entry::resume;
+pub use crate::agent::resume::Resumed;
 pub use crate::tool::args::{Args, ArgsError};
 pub use crate::tool::call::ready;
 pub use crate::tool::def::sanitize_name;

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::agent::client::Client;
-use crate::agent::conversation::ConversationStore;
+use crate::agent::conversation::{ConversationStore, PREFIX, RUN, after_run, conversation_of};
 use crate::agent::events::Event;
 use crate::agent::journal::StoreError;
 use crate::agent::run::RunResult;
@@ -116,5 +116,87 @@ impl Client {
             }
         });
         client.ask(id, prompt, toolkit).await
+    }
+}
+
+impl Client {
+    /// Continues the conversation `id` with `prompt` (the contract's `ask(prompt, {id})`):
+    /// its messages so far, then the prompt, run as [`history`](crate::agent::RunRequest::history)
+    /// does; the conversation then holds what the run added. The first `ask` of an id
+    /// starts it.
+    ///
+    /// Without a run store the conversation is kept in the client's [`ConversationStore`]
+    /// (in memory by default, see [`conversations`](Client::conversations)). With
+    /// [`with_store`](Client::with_store) it is the store's [session](Client::session) `id`,
+    /// and each `ask` a durable run of it (`session:<id>/run_<uuid>`): any process with
+    /// the same store continues the same conversation, an answer to a suspension
+    /// finishes the run in whichever process gives it, and a run whose worker died is
+    /// recovered.
+    ///
+    /// A run that halts on a suspension keeps its halted turn in the conversation:
+    /// [`resume`](Client::resume) (or, with a store, [`answer`](Client::answer)) finishes
+    /// it there, and a new `ask` abandons it (each unfinished call gets an explicit
+    /// result), as [`Session::run`](crate::agent::Session) does. With
+    /// [`compaction`](Client::compaction) the conversation keeps the compacted transcript
+    /// (each run's own record keeps its full one), so a long conversation stays within
+    /// the budget from one `ask` to the next.
+    ///
+    /// ```
+    /// use toolnexus::{Client, Reply, ScriptedModel, Toolkit};
+    ///
+    /// let client = Client::new(ScriptedModel::new([Reply::text("Sunny."), Reply::text("Rain.")]));
+    /// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    /// let toolkit = Toolkit::new();
+    /// rt.block_on(client.ask("chat-42", "Weather today?", &toolkit)).unwrap();
+    /// let run = rt.block_on(client.ask("chat-42", "and tomorrow?", &toolkit)).unwrap();
+    /// assert_eq!(run.text, "Rain.");
+    /// assert_eq!(run.messages.len(), 4); // both questions, both answers
+    /// ```
+    pub async fn ask(
+        &self,
+        id: &str,
+        prompt: impl Into<crate::model::message::UserContent>,
+        toolkit: &Toolkit,
+    ) -> Result<RunResult, StoreError> {
+        #[cfg(feature = "__store")]
+        if self.store.is_some() {
+            return Box::pin(self.session(id).run(prompt, toolkit)).await;
+        }
+        let conversations = &self.options.conversations;
+        let before = conversations.get(id).await?.unwrap_or_default();
+        let transcript = self.continued(before, prompt, toolkit.skills_prompt());
+        let ledger = &self.options.ledger;
+        let before = ledger.spent(id);
+        let drive = self.drive(transcript, toolkit, None);
+        let mut run = crate::agent::spend::SPENT_BEFORE.scope(before, drive).await;
+        ledger.add(id, run.usage.cost.unwrap_or_default());
+        run.id = Some(format!(
+            "{PREFIX}{id}{}",
+            crate::agent::journal::record::new_id(RUN)
+        ));
+        self.remember(id, &run).await?;
+        Ok(run)
+    }
+
+    /// Brings conversation `id` up to date with `run`, one of its runs, unless the
+    /// conversation moved on since the run began.
+    pub(crate) async fn remember(&self, id: &str, run: &RunResult) -> Result<(), StoreError> {
+        let conversations = &self.options.conversations;
+        let stored = conversations.get(id).await?.unwrap_or_default();
+        let working = run.compacted.as_ref().map(|c| c.apply(&run.messages));
+        let working = working.as_deref().unwrap_or(&run.messages);
+        match after_run(&stored, &run.messages, working) {
+            Some(messages) => conversations.save(id, &messages).await,
+            None => Ok(()),
+        }
+    }
+
+    /// After [`resume`](Client::resume): brings the in-memory conversation the run belongs
+    /// to (by its id) up to date.
+    pub(crate) async fn remember_resumed(&self, run: &RunResult) -> Result<(), StoreError> {
+        match run.id.as_deref().and_then(conversation_of) {
+            Some(id) => self.remember(id, run).await,
+            None => Ok(()),
+        }
     }
 }

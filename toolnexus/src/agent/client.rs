@@ -8,8 +8,8 @@ use std::time::Duration;
 
 #[cfg(feature = "__store")]
 use crate::agent::journal::Durable;
+use crate::agent::options::ToolOptions;
 use crate::agent::talk::LoopCaller;
-use crate::agent::turn::ToolOptions;
 use crate::model::Model;
 use crate::tool::context::CancellationToken;
 use crate::tool::request::Answer;
@@ -200,5 +200,17 @@ impl fmt::Debug for Client {
             .field("store", &self.has_store())
             .field("options", &self.options)
             .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// The Prometheus text of everything this client (and its clones) did so far: the
+    /// contract's six metrics, byte-identical to what the other ports render for the same
+    /// records (see [`MetricsRegistry`](crate::agent::MetricsRegistry)). Mount it at `GET /metrics`.
+    pub fn metrics(&self) -> String {
+        match self.tools.meter.registry.lock() {
+            Ok(registry) => registry.render(),
+            Err(poisoned) => poisoned.into_inner().render(),
+        }
     }
 }

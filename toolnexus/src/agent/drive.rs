@@ -20,10 +20,11 @@ use crate::agent::events::{Event, Events, events};
 use crate::agent::guarded::Held;
 use crate::agent::journal::record::RunRecord;
 use crate::agent::listed::{Listed, Offered};
+use crate::agent::options::Env;
 use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::agent::spend::Spend;
 use crate::agent::trace;
-use crate::agent::turn::{Env, Played, ToolTurn};
+use crate::agent::turn::{Played, ToolTurn};
 use crate::agent::typed::{OutputCheck, Verdict};
 use crate::model::message::Message;
 use crate::model::{Delta, DeltaSink, ModelError, Reply};
@@ -324,7 +325,7 @@ impl Client {
                 notes.named = self.model.model_name().map(str::to_owned);
                 reply.model = crate::model::routing::model_id(&*self.model);
             }
-            self.price(&mut reply);
+            self.options.price(&mut reply);
             Ok(reply)
         };
         let asked = trace::chat(&*self.model, &self.settings, compacted, asked).map(|r| {

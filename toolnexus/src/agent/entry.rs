@@ -6,9 +6,12 @@
 use crate::agent::client::Client;
 use crate::agent::conversation::is_summary;
 use crate::agent::drive::Opened;
-use crate::agent::resume::{Halted, ResumeError, halted_turn};
+use crate::agent::options::Env;
+use crate::agent::options::ToolOptions;
+use crate::agent::resume::{Halted, ResumeError, Resumed};
 use crate::agent::run::RunResult;
 use crate::agent::turn::ToolTurn;
+use crate::agent::turn::{Played, halted_turn};
 use crate::model::message::Message;
 use crate::model::message::UserContent;
 use crate::tool::kit::Toolkit;
@@ -203,4 +206,46 @@ impl Client {
         }
         self.drive(transcript, toolkit, open).await
     }
+}
+
+/// Finishes the turn a run halted on, in a new process if need be, from serialized data
+/// alone: the halted run (or its transcript) and the answer to the request it waits on,
+/// found by the answer's id.
+///
+/// The call parked on that request runs again with the answer in
+/// [`Context::answer`](crate::Context::answer) (or gets `declined/expired: <prompt>` when
+/// the answer declines); calls of the turn that never ran are run now. Every call then has
+/// exactly one tool message, unless another call of the turn is still suspended: then
+/// [`Resumed::pending`] holds its request, to answer and resume with in turn. No user
+/// message is added.
+///
+/// This runs tools only; [`Client::resume`](crate::Client::resume) also lets the model
+/// continue afterwards.
+pub async fn resume(
+    halted: impl Into<Halted>,
+    answer: Answer,
+    toolkit: &Toolkit,
+) -> Result<Resumed, ResumeError> {
+    let mut transcript = halted.into().transcript;
+    let (mut turn, halted) = halted_turn(&transcript, &answer.id)?;
+    let opts = ToolOptions::default();
+    let env = Env {
+        toolkit,
+        opts: &opts,
+        cancel: None,
+        builtin: None,
+        record: None,
+    };
+    turn.answer(halted, answer, &env).await;
+    // Without `wait_for` nothing can fail: the turn settles or halts again.
+    let pending = match turn.play(&env).await {
+        Played::Settled => None,
+        Played::Halted(request) | Played::Failed { request, .. } => Some(request),
+    };
+    turn.write(&mut transcript);
+    Ok(Resumed {
+        transcript,
+        calls: turn.records().collect(),
+        pending,
+    })
 }

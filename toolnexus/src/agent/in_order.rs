@@ -4,8 +4,9 @@
 use std::sync::{Arc, Mutex};
 
 use crate::agent::events::{Event, Listener};
+use crate::agent::options::Env;
+use crate::agent::options::ToolOptions;
 use crate::agent::run::CallStatus;
-use crate::agent::turn::{Env, ToolOptions};
 use crate::model::message::ToolCall;
 use crate::tool::result::ToolResult;
 

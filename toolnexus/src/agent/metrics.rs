@@ -15,9 +15,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::client::Client;
 use crate::agent::run::{RunResult, RunStatus, StopReason};
-use crate::agent::turn::Env;
 use crate::model::message::ToolCall;
 use crate::model::{Model, ModelError, Reply, Usage};
 use crate::tool::result::ToolResult;
@@ -379,7 +377,7 @@ pub(crate) fn number(x: f64) -> String {
 /// [`Client::on_metric`] set. Shared by the client's clones.
 #[derive(Clone, Default)]
 pub(crate) struct Meter {
-    registry: Arc<Mutex<MetricsRegistry>>,
+    pub(crate) registry: Arc<Mutex<MetricsRegistry>>,
     pub(crate) sink: Option<Arc<OnMetric>>,
 }
 
@@ -435,15 +433,18 @@ impl Meter {
         );
     }
 
-    /// The `tool` record of `call`, begun at `start`, in `env`'s meter: a suspension is
-    /// `pending`, never an error.
-    pub(crate) fn tool_called(call: &ToolCall, result: &ToolResult, start: Instant, env: &Env<'_>) {
-        let tool = (env.builtin.filter(|tool| tool.name() == call.name))
-            .or_else(|| env.toolkit.get(&call.name));
-        let source = tool.map_or("custom", |t| t.source());
+    /// The `tool` record of `call` (a tool of `source`), begun at `start`: a suspension
+    /// is `pending`, never an error.
+    pub(crate) fn tool_called(
+        &self,
+        call: &ToolCall,
+        source: &str,
+        result: &ToolResult,
+        start: Instant,
+    ) {
         let pending = result.is_pending();
         let (is_error, ms) = (result.is_error && !pending, millis(start));
-        env.opts.meter.emit(
+        self.emit(
             |r| r.tool(&call.name, source, is_error, ms, pending),
             || MetricRecord::Tool {
                 tool: call.name.clone(),
@@ -491,18 +492,6 @@ impl Meter {
 /// Milliseconds since `start`.
 pub(crate) fn millis(start: Instant) -> f64 {
     start.elapsed().as_secs_f64() * 1000.0
-}
-
-impl Client {
-    /// The Prometheus text of everything this client (and its clones) did so far: the
-    /// contract's six metrics, byte-identical to what the other ports render for the same
-    /// records (see [`MetricsRegistry`]). Mount it at `GET /metrics`.
-    pub fn metrics(&self) -> String {
-        match self.tools.meter.registry.lock() {
-            Ok(registry) => registry.render(),
-            Err(poisoned) => poisoned.into_inner().render(),
-        }
-    }
 }
 
 #[cfg(test)]

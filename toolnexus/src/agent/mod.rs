@@ -30,6 +30,7 @@
 //!   [`InMemoryConversations`], and the [`StoreError`] its methods give.
 
 pub(crate) mod as_tool;
+pub(crate) mod before_turn;
 pub(crate) mod chat;
 pub(crate) mod client;
 pub(crate) mod compaction;
@@ -81,7 +82,6 @@ pub use metrics::{MetricRecord, MetricsRegistry};
 pub use options::DEFAULT_OUTPUT_RETRIES;
 pub use request::RunRequest;
 pub use resume::{Halted, ResumeError};
-pub use run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
-pub use spend::SpendScope;
+pub use run::{CallRecord, CallStatus, RunResult, RunStatus, SpendScope, StopReason};
 pub use stream::{EventStream, STREAM_BUFFER};
 pub use typed::{OUTPUT_TOOL, OutputMode, Typed, TypedError};

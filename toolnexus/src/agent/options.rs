@@ -4,14 +4,25 @@
 //! in its own module.
 
 use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
 
 use crate::agent::compaction::Compaction;
 use crate::agent::conversation::{ConversationStore, InMemoryConversations};
+use crate::agent::events::{Events, Listener, events};
 use crate::agent::guardrail::Guardrail;
+use crate::agent::hooks::HookChain;
+use crate::agent::journal::record::RunRecord;
 use crate::agent::limits::UsageLimits;
+use crate::agent::metrics::Meter;
 use crate::agent::spend::Ledger;
 use crate::agent::typed::{OutputMode, OutputSpec};
 use crate::model::price::PriceTable;
+use crate::tool::Tool;
+use crate::tool::context::{Caller, CancellationToken};
+use crate::tool::kit::Toolkit;
+use crate::tool::request::{Answer, Request};
 
 /// The default for [`Client::output_retries`](crate::Client::output_retries).
 pub const DEFAULT_OUTPUT_RETRIES: u32 = 1;
@@ -39,6 +50,13 @@ pub(crate) struct RunOptions {
     pub(crate) guardrails: Vec<Guardrail>,
 }
 
+impl RunOptions {
+    /// Puts the turn's cost on `reply.usage`, when the client prices turns.
+    pub(crate) fn price(&self, reply: &mut crate::model::Reply) {
+        crate::agent::spend::price(&self.limits, self.prices.as_ref(), reply);
+    }
+}
+
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
@@ -52,5 +70,43 @@ impl Default for RunOptions {
             ledger: Ledger::default(),
             guardrails: Vec::new(),
         }
+    }
+}
+
+/// The host slot that answers a [`Request`](crate::tool::request::Request) while the run waits; `Err` ends the run.
+pub(crate) type WaitFor =
+    dyn Fn(Request) -> BoxFuture<'static, Result<Answer, String>> + Send + Sync;
+
+/// How the calls of a turn are run.
+#[derive(Clone, Default)]
+pub(crate) struct ToolOptions {
+    pub(crate) wait_for: Option<Arc<WaitFor>>,
+    pub(crate) wait_timeout: Option<Duration>,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) sequential: bool,
+    pub(crate) hooks: HookChain,
+    pub(crate) listener: Option<Arc<Listener>>,
+    /// Where the tools' progress, log lines and sampling requests go (see `talk.rs`).
+    pub(crate) caller: Option<Arc<dyn Caller>>,
+    /// The client's metrics (see `metrics.rs`).
+    pub(crate) meter: Meter,
+}
+
+/// What the calls of one turn run with.
+#[derive(Clone, Copy)]
+pub(crate) struct Env<'a> {
+    pub(crate) toolkit: &'a Toolkit,
+    pub(crate) opts: &'a ToolOptions,
+    /// The run's cancellation token, handed to every tool's [`Context`](crate::tool::context::Context).
+    pub(crate) cancel: Option<&'a CancellationToken>,
+    /// A tool the loop provides itself (tool search's), run for calls of its name.
+    pub(crate) builtin: Option<&'a Tool>,
+    /// Where a durable run records its calls; `None` without a store.
+    pub(crate) record: Option<&'a RunRecord>,
+}
+
+impl Env<'_> {
+    pub(crate) fn events(&self) -> Events<'_> {
+        events(&self.opts.listener)
     }
 }

@@ -12,9 +12,15 @@ use serde::de::DeserializeOwned;
 use crate::agent::client::Client;
 use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::agent::stream::EventStream;
-use crate::agent::typed::{Typed, TypedError};
+use std::sync::Arc;
+
+use crate::agent::resume::Halted;
+use crate::agent::typed::{OUTPUT_TOOL, OutputMode, OutputSpec, Typed, TypedError, native_fits};
 use crate::model::message::{Message, UserContent};
+use crate::model::settings::{ModelSettings, OutputFormat};
+use crate::schema::output::OutputSchema;
 use crate::tool::kit::Toolkit;
+use crate::tool::request::Answer;
 
 /// What a run starts from.
 enum Start {
@@ -242,6 +248,55 @@ impl Future for RunRequest<'_> {
             })
             .as_mut()
             .poll(cx)
+    }
+}
+
+impl Client {
+    /// [`resume`](Client::resume) for a typed run that halted ([`Typed::value`] `None`):
+    /// the run goes on with the same output checks, to its value.
+    pub async fn resume_typed<T: DeserializeOwned + JsonSchema>(
+        &self,
+        halted: impl Into<Halted>,
+        answer: Answer,
+        toolkit: &Toolkit,
+    ) -> Result<Typed<T>, TypedError> {
+        let (client, toolkit) = self.typed::<T>(toolkit);
+        let run = client
+            .resume(halted, answer, &toolkit)
+            .await
+            .map_err(TypedError::Resume)?;
+        Typed::from_run(run)
+    }
+
+    /// This client and toolkit set up for a typed run of `T`.
+    pub(crate) fn typed<T: DeserializeOwned + JsonSchema>(
+        &self,
+        toolkit: &Toolkit,
+    ) -> (Client, Toolkit) {
+        let schema = OutputSchema::new(crate::schema::canonical::schema_for::<T>());
+        let tool = match self.options.mode {
+            OutputMode::Auto => {
+                !(self.model.native_output()
+                    && native_fits(self.model.provider_name(), &schema.schema))
+            }
+            OutputMode::Native => false,
+            OutputMode::Tool => true,
+        };
+        let spec = Arc::new(OutputSpec::new::<T>(schema, tool));
+        let mut client = self.clone();
+        let mut toolkit = toolkit.clone();
+        if tool {
+            toolkit.extend([spec.output_tool()]);
+            #[cfg(feature = "search")]
+            if let Some(search) = &mut client.search {
+                search.visible.push(OUTPUT_TOOL.to_owned());
+            }
+        } else {
+            let format = OutputFormat::json_schema(OUTPUT_TOOL, spec.schema.schema.clone());
+            client = client.settings(ModelSettings::new().output(format));
+        }
+        client.options.output = Some(spec);
+        (client, toolkit)
     }
 }
 

@@ -5,10 +5,7 @@ use std::fmt;
 
 use crate::agent::compaction::Compacted;
 use crate::agent::run::{CallRecord, RunResult};
-use crate::agent::turn::{Env, Played, ToolOptions, ToolTurn};
 use crate::model::message::Message;
-use crate::tool::kit::Toolkit;
-use crate::tool::request::Answer;
 
 /// A run that halted on a request, to resume with the answer to it
 /// ([`Client::resume`](crate::Client::resume), [`dispatch::resume`](crate::dispatch::resume)):
@@ -94,60 +91,3 @@ impl fmt::Display for ResumeError {
 }
 
 impl std::error::Error for ResumeError {}
-
-/// Finishes the turn a run halted on, in a new process if need be, from serialized data
-/// alone: the halted run (or its transcript) and the answer to the request it waits on,
-/// found by the answer's id.
-///
-/// The call parked on that request runs again with the answer in
-/// [`Context::answer`](crate::Context::answer) (or gets `declined/expired: <prompt>` when
-/// the answer declines); calls of the turn that never ran are run now. Every call then has
-/// exactly one tool message, unless another call of the turn is still suspended: then
-/// [`Resumed::pending`] holds its request, to answer and resume with in turn. No user
-/// message is added.
-///
-/// This runs tools only; [`Client::resume`](crate::Client::resume) also lets the model
-/// continue afterwards.
-pub async fn resume(
-    halted: impl Into<Halted>,
-    answer: Answer,
-    toolkit: &Toolkit,
-) -> Result<Resumed, ResumeError> {
-    let mut transcript = halted.into().transcript;
-    let (mut turn, halted) = halted_turn(&transcript, &answer.id)?;
-    let opts = ToolOptions::default();
-    let env = Env {
-        toolkit,
-        opts: &opts,
-        cancel: None,
-        builtin: None,
-        record: None,
-    };
-    turn.answer(halted, answer, &env).await;
-    // Without `wait_for` nothing can fail: the turn settles or halts again.
-    let pending = match turn.play(&env).await {
-        Played::Settled => None,
-        Played::Halted(request) | Played::Failed { request, .. } => Some(request),
-    };
-    turn.write(&mut transcript);
-    Ok(Resumed {
-        transcript,
-        calls: turn.records().collect(),
-        pending,
-    })
-}
-
-/// The turn `transcript` halted on, and the index of the call parked on the request
-/// `id`.
-pub(crate) fn halted_turn(
-    transcript: &[Message],
-    id: &str,
-) -> Result<(ToolTurn, usize), ResumeError> {
-    let turn = ToolTurn::open(transcript).ok_or(ResumeError::NotHalted)?;
-    let halted = turn
-        .parked_on(id)
-        .ok_or_else(|| ResumeError::UnknownRequest {
-            request: id.to_owned(),
-        })?;
-    Ok((turn, halted))
-}

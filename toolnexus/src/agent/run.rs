@@ -258,7 +258,7 @@ pub enum StopReason {
         /// What the run (or the conversation, run included) had spent.
         spent: crate::model::price::Cost,
         /// Which cap.
-        scope: crate::agent::spend::SpendScope,
+        scope: SpendScope,
     },
     /// A [guardrail](crate::agent::Guardrail) tripped; nothing it guarded ran or was
     /// shown.
@@ -439,4 +439,24 @@ pub enum CallStatus {
 pub(crate) fn args_value(arguments: &str) -> serde_json::Value {
     serde_json::from_str(arguments)
         .unwrap_or_else(|_| serde_json::Value::String(arguments.to_owned()))
+}
+
+/// What a spend cap covers (see [`StopReason::SpendLimit`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum SpendScope {
+    /// One run ([`UsageLimits::cost`](crate::agent::UsageLimits::cost)).
+    Run,
+    /// A conversation by id, across its runs ([`UsageLimits::conversation_cost`](crate::agent::UsageLimits::conversation_cost)).
+    Conversation,
+}
+
+impl fmt::Display for SpendScope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SpendScope::Run => "run",
+            SpendScope::Conversation => "conversation",
+        })
+    }
 }

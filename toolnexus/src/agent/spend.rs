@@ -2,36 +2,12 @@
 //! [`PriceTable`](crate::model::PriceTable).
 
 use std::collections::HashMap;
-use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use serde::{Deserialize, Serialize};
-
-use crate::agent::client::Client;
 use crate::agent::limits::UsageLimits;
-use crate::agent::run::{RunResult, StopReason};
+use crate::agent::run::{RunResult, SpendScope, StopReason};
 use crate::model::Reply;
 use crate::model::price::{Cost, PriceTable};
-
-/// What a spend cap covers (see [`StopReason::SpendLimit`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum SpendScope {
-    /// One run ([`UsageLimits::cost`]).
-    Run,
-    /// A conversation by id, across its runs ([`UsageLimits::conversation_cost`]).
-    Conversation,
-}
-
-impl fmt::Display for SpendScope {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            SpendScope::Run => "run",
-            SpendScope::Conversation => "conversation",
-        })
-    }
-}
 
 /// What the conversations of a client spent, by id (for
 /// [`UsageLimits::conversation_cost`]).
@@ -105,29 +81,27 @@ impl Spend {
     }
 }
 
-impl Client {
-    /// Puts the turn's cost on `reply.usage`, when the client prices turns.
-    pub(crate) fn price(&self, reply: &mut Reply) {
-        let limits = &self.options.limits;
-        let table = match &self.options.prices {
-            Some(table) => table,
-            None if limits.cost.is_some() || limits.conversation_cost.is_some() => {
-                static LIST: std::sync::OnceLock<Arc<PriceTable>> = std::sync::OnceLock::new();
-                LIST.get_or_init(|| Arc::new(PriceTable::list_prices()))
-            }
-            None => return,
-        };
-        let Some(model) = reply.model.as_deref() else {
-            return;
-        };
-        match table.cost(model, &reply.usage) {
-            Some(cost) => reply.usage.cost = Some(cost),
-            None => tracing::warn!(
-                target: "toolnexus",
-                model,
-                "the price table has no price for this model; its turns count nothing \
-                 toward spend caps"
-            ),
+/// Puts the turn's cost on `reply.usage`, when the client prices turns: by `prices`, or by
+/// the list prices when `limits` caps a cost.
+pub(crate) fn price(limits: &UsageLimits, prices: Option<&Arc<PriceTable>>, reply: &mut Reply) {
+    let table = match prices {
+        Some(table) => table,
+        None if limits.cost.is_some() || limits.conversation_cost.is_some() => {
+            static LIST: std::sync::OnceLock<Arc<PriceTable>> = std::sync::OnceLock::new();
+            LIST.get_or_init(|| Arc::new(PriceTable::list_prices()))
         }
+        None => return,
+    };
+    let Some(model) = reply.model.as_deref() else {
+        return;
+    };
+    match table.cost(model, &reply.usage) {
+        Some(cost) => reply.usage.cost = Some(cost),
+        None => tracing::warn!(
+            target: "toolnexus",
+            model,
+            "the price table has no price for this model; its turns count nothing \
+             toward spend caps"
+        ),
     }
 }

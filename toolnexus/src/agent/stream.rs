@@ -12,9 +12,10 @@ use futures_util::Stream;
 
 use crate::agent::client::Client;
 use crate::agent::events::{Event, Listener, OwnedEvent};
-use crate::agent::resume::{Halted, ResumeError, halted_turn};
+use crate::agent::resume::{Halted, ResumeError};
 use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::agent::talk::LoopCaller;
+use crate::agent::turn::halted_turn;
 use crate::tool::context::CancellationToken;
 use crate::tool::kit::Toolkit;
 use crate::tool::request::Answer;

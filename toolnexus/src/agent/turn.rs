@@ -2,64 +2,22 @@
 //! suspensions concurrently, writing their results into the transcript.
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use futures_util::future::{BoxFuture, join_all};
+use futures_util::future::join_all;
 use rustc_hash::FxHashSet;
 
 use crate::agent::as_tool;
-use crate::agent::events::{Event, Events, Listener, events};
-use crate::agent::hooks::{Gate, HookChain};
+use crate::agent::events::{Event, Events};
+use crate::agent::hooks::Gate;
 use crate::agent::in_order::InOrder;
-use crate::agent::journal::record::RunRecord;
-use crate::agent::metrics::Meter;
+use crate::agent::options::Env;
+use crate::agent::resume::ResumeError;
 use crate::agent::run::{CallRecord, CallStatus};
 use crate::agent::wait::{Waited, wait};
 use crate::model::message::{Message, ToolCall};
-use crate::tool::Tool;
-use crate::tool::context::Caller;
-use crate::tool::context::{CancellationToken, Context};
-use crate::tool::kit::Toolkit;
+use crate::tool::context::Context;
 use crate::tool::request::{Answer, Request};
 use crate::tool::result::ToolResult;
-
-/// The host slot that answers a [`Request`] while the run waits; `Err` ends the run.
-pub(crate) type WaitFor =
-    dyn Fn(Request) -> BoxFuture<'static, Result<Answer, String>> + Send + Sync;
-
-/// How the calls of a turn are run.
-#[derive(Clone, Default)]
-pub(crate) struct ToolOptions {
-    pub(crate) wait_for: Option<Arc<WaitFor>>,
-    pub(crate) wait_timeout: Option<Duration>,
-    pub(crate) timeout: Option<Duration>,
-    pub(crate) sequential: bool,
-    pub(crate) hooks: HookChain,
-    pub(crate) listener: Option<Arc<Listener>>,
-    /// Where the tools' progress, log lines and sampling requests go (see `talk.rs`).
-    pub(crate) caller: Option<Arc<dyn Caller>>,
-    /// The client's metrics (see `metrics.rs`).
-    pub(crate) meter: Meter,
-}
-
-/// What the calls of one turn run with.
-#[derive(Clone, Copy)]
-pub(crate) struct Env<'a> {
-    pub(crate) toolkit: &'a Toolkit,
-    pub(crate) opts: &'a ToolOptions,
-    /// The run's cancellation token, handed to every tool's [`Context`].
-    pub(crate) cancel: Option<&'a CancellationToken>,
-    /// A tool the loop provides itself (tool search's), run for calls of its name.
-    pub(crate) builtin: Option<&'a Tool>,
-    /// Where a durable run records its calls; `None` without a store.
-    pub(crate) record: Option<&'a RunRecord>,
-}
-
-impl Env<'_> {
-    fn events(&self) -> Events<'_> {
-        events(&self.opts.listener)
-    }
-}
 
 /// How far [`ToolTurn::play`] got.
 pub(crate) enum Played {
@@ -373,6 +331,21 @@ impl ToolTurn {
 }
 
 /// Takes one call as far as it goes: runs it if it has not run, then, if it suspended,
+/// The turn `transcript` halted on, and the index of the call parked on the request
+/// `id`.
+pub(crate) fn halted_turn(
+    transcript: &[Message],
+    id: &str,
+) -> Result<(ToolTurn, usize), ResumeError> {
+    let turn = ToolTurn::open(transcript).ok_or(ResumeError::NotHalted)?;
+    let halted = turn
+        .parked_on(id)
+        .ok_or_else(|| ResumeError::UnknownRequest {
+            request: id.to_owned(),
+        })?;
+    Ok((turn, halted))
+}
+
 /// asks `wait_for` and resolves it with the answer.
 async fn drive(slot: &mut Slot, turn: u32, env: &Env<'_>) -> Played {
     if let (SlotState::NotRun, Some(id)) = (&slot.state, &slot.duplicate) {
@@ -494,7 +467,7 @@ async fn run_call(
     let Some(record) = env.record else {
         let (mut result, denied) = hooked(call, answer, turn, env).await;
         crate::agent::trace::keep_context(&mut result);
-        Meter::tool_called(call, &result, start, env);
+        metered(call, &result, start, env);
         return (result, denied);
     };
     let (mut result, denied) = Box::pin(hooked(call, answer, turn, env)).await;
@@ -502,8 +475,16 @@ async fn run_call(
     if !denied {
         Box::pin(record.settled(&call.id, &result)).await;
     }
-    Meter::tool_called(call, &result, start, env);
+    metered(call, &result, start, env);
     (result, denied)
+}
+
+/// The `tool` metric record of `call`, its source read from the tool that ran it.
+fn metered(call: &ToolCall, result: &ToolResult, start: std::time::Instant, env: &Env<'_>) {
+    let tool = (env.builtin.filter(|tool| tool.name() == call.name))
+        .or_else(|| env.toolkit.get(&call.name));
+    let source = tool.map_or("custom", |t| t.source());
+    env.opts.meter.tool_called(call, source, result, start);
 }
 
 /// Executes one call through the hooks. `true` when a before-tool hook denied it.

@@ -1,10 +1,6 @@
-//! What a before-turn hook is shown ([`TurnStart`]) and decides ([`TurnDecision`]), and
-//! how the loop puts its decision in place.
+//! What a before-turn hook is shown ([`TurnStart`]) and decides ([`TurnDecision`]); the
+//! loop puts the decision in place in `before_turn.rs`.
 
-use crate::agent::client::Client;
-use crate::agent::drive::Stop;
-use crate::agent::listed::{Listed, Offered};
-use crate::agent::run::{RunResult, StopReason};
 use crate::model::message::Message;
 use crate::tool::kit::Toolkit;
 
@@ -73,42 +69,5 @@ impl TurnDecision {
         TurnDecision::Abort {
             reason: reason.into(),
         }
-    }
-}
-
-impl Client {
-    /// Runs the before-turn hooks on the turn about to be asked, putting what they
-    /// replace in place; the reason to stop when one aborts (or panics, or the run is
-    /// stopped meanwhile).
-    pub(crate) async fn turn_hooks(
-        &self,
-        run: &mut RunResult,
-        listed: &Listed<'_>,
-        tools: &mut Option<Toolkit>,
-        stop: &Stop,
-    ) -> Option<StopReason> {
-        let hooks = &self.tools.hooks;
-        if !hooks.on_turns() {
-            return None;
-        }
-        let replaced = {
-            let offered = match &*tools {
-                Some(tools) => Offered::Whole(tools),
-                None => listed.for_turn(&run.messages),
-            };
-            let model = self.model.model_name();
-            let asked = hooks.before_turn(run.turns, model, &run.messages, &offered);
-            match stop.guard(Box::pin(asked)).await {
-                Ok(Ok(replaced)) => replaced,
-                Ok(Err(reason)) | Err(reason) => return Some(reason),
-            }
-        };
-        if let Some(messages) = replaced.messages {
-            run.messages = messages;
-        }
-        if let Some(replaced) = replaced.tools {
-            *tools = Some(*replaced);
-        }
-        None
     }
 }

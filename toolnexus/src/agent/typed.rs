@@ -9,21 +9,17 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::agent::client::Client;
-use crate::agent::resume::{Halted, ResumeError};
+use crate::agent::resume::ResumeError;
 use crate::agent::run::{CallRecord, CallStatus, RunResult, RunStatus, StopReason};
-use crate::model::settings::{ModelSettings, OutputFormat};
 use crate::schema::output::{OutputSchema, WRAP_KEY};
 use crate::tool::Tool;
-use crate::tool::kit::Toolkit;
-use crate::tool::request::Answer;
 use crate::tool::result::ToolResult;
 
 /// The name of the output tool a typed run ends by calling, where the model has no
 /// native structured output.
 pub const OUTPUT_TOOL: &str = "final_result";
 
-/// How a typed run asks for its output ([`Client::output_mode`]).
+/// How a typed run asks for its output ([`Client::output_mode`](crate::Client::output_mode)).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum OutputMode {
@@ -48,7 +44,7 @@ type ReadFn = dyn Fn(&Value) -> Result<(), String> + Send + Sync;
 pub(crate) struct OutputSpec {
     /// The schema the model is held to (an object: a non-object type is wrapped under
     /// `"result"`).
-    schema: OutputSchema,
+    pub(crate) schema: OutputSchema,
     /// Whether the run uses the output tool (else native structured output).
     tool: bool,
     /// Reads a JSON value (unwrapped) as the output type: its error names the field.
@@ -65,7 +61,10 @@ impl fmt::Debug for OutputSpec {
 }
 
 impl OutputSpec {
-    fn new<T: DeserializeOwned + JsonSchema>(schema: OutputSchema, tool: bool) -> OutputSpec {
+    pub(crate) fn new<T: DeserializeOwned + JsonSchema>(
+        schema: OutputSchema,
+        tool: bool,
+    ) -> OutputSpec {
         OutputSpec {
             schema,
             tool,
@@ -121,7 +120,7 @@ impl OutputSpec {
     }
 
     /// The output tool, where the run uses one.
-    fn output_tool(self: &Arc<Self>) -> Tool {
+    pub(crate) fn output_tool(self: &Arc<Self>) -> Tool {
         let spec = Arc::clone(self);
         Tool::new_sync(
             OUTPUT_TOOL,
@@ -141,7 +140,7 @@ impl OutputSpec {
 /// Whether the provider named `provider` can hold `schema` in its structured output
 /// (Anthropic's takes its strict profile only; Gemini's, its profile): else a typed run
 /// on it uses the output tool.
-fn native_fits(provider: Option<&str>, schema: &Value) -> bool {
+pub(crate) fn native_fits(provider: Option<&str>, schema: &Value) -> bool {
     use crate::schema::profile;
     match provider {
         Some("anthropic") => profile::anthropic_strict(schema).is_ok(),
@@ -243,7 +242,7 @@ impl<'s> OutputCheck<'s> {
 ///
 /// `value` is `Some` when the run is [done](RunResult::is_done); `None` when it halted on
 /// a suspension ([`RunResult::pending`]): answer it and resume with
-/// [`Client::resume_typed`] (or read a run finished elsewhere with [`Typed::from_run`]).
+/// [`Client::resume_typed`](crate::Client::resume_typed) (or read a run finished elsewhere with [`Typed::from_run`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Typed<T> {
     /// The output, read as `T` (`None` while the run is halted).
@@ -294,7 +293,7 @@ impl<T: DeserializeOwned> Typed<T> {
 #[non_exhaustive]
 pub enum TypedError {
     /// The model's output did not parse or validate as the output type, after
-    /// [`output_retries`](Client::output_retries) tries to correct it.
+    /// [`output_retries`](crate::Client::output_retries) tries to correct it.
     InvalidOutput {
         /// The run (incomplete, [`StopReason::InvalidOutput`]).
         run: Box<RunResult>,
@@ -308,7 +307,7 @@ pub enum TypedError {
         /// The run.
         run: Box<RunResult>,
     },
-    /// [`Client::resume_typed`] could not resume the halted run.
+    /// [`Client::resume_typed`](crate::Client::resume_typed) could not resume the halted run.
     Resume(ResumeError),
 }
 
@@ -349,55 +348,6 @@ impl std::error::Error for TypedError {
             TypedError::Resume(error) => Some(error),
             _ => None,
         }
-    }
-}
-
-impl Client {
-    /// [`resume`](Client::resume) for a typed run that halted ([`Typed::value`] `None`):
-    /// the run goes on with the same output checks, to its value.
-    pub async fn resume_typed<T: DeserializeOwned + JsonSchema>(
-        &self,
-        halted: impl Into<Halted>,
-        answer: Answer,
-        toolkit: &Toolkit,
-    ) -> Result<Typed<T>, TypedError> {
-        let (client, toolkit) = self.typed::<T>(toolkit);
-        let run = client
-            .resume(halted, answer, &toolkit)
-            .await
-            .map_err(TypedError::Resume)?;
-        Typed::from_run(run)
-    }
-
-    /// This client and toolkit set up for a typed run of `T`.
-    pub(crate) fn typed<T: DeserializeOwned + JsonSchema>(
-        &self,
-        toolkit: &Toolkit,
-    ) -> (Client, Toolkit) {
-        let schema = OutputSchema::new(crate::schema::canonical::schema_for::<T>());
-        let tool = match self.options.mode {
-            OutputMode::Auto => {
-                !(self.model.native_output()
-                    && native_fits(self.model.provider_name(), &schema.schema))
-            }
-            OutputMode::Native => false,
-            OutputMode::Tool => true,
-        };
-        let spec = Arc::new(OutputSpec::new::<T>(schema, tool));
-        let mut client = self.clone();
-        let mut toolkit = toolkit.clone();
-        if tool {
-            toolkit.extend([spec.output_tool()]);
-            #[cfg(feature = "search")]
-            if let Some(search) = &mut client.search {
-                search.visible.push(OUTPUT_TOOL.to_owned());
-            }
-        } else {
-            let format = OutputFormat::json_schema(OUTPUT_TOOL, spec.schema.schema.clone());
-            client = client.settings(ModelSettings::new().output(format));
-        }
-        client.options.output = Some(spec);
-        (client, toolkit)
     }
 }
 

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use futures_util::FutureExt as _;
 
-use crate::agent::turn::WaitFor;
+use crate::agent::options::WaitFor;
 use crate::tool::request::{Answer, Request};
 
 /// What `wait_for` gave.
