@@ -4,7 +4,7 @@
 //! Which variables a value may name is the caller's to say: [`expand`] reads any (the
 //! MCP and A2A config files and HTTP tools, which the app itself writes), [`expand_only`]
 //! only those a predicate allows (a model config, which may come from elsewhere: see
-//! `providers/config.rs`).
+//! `providers/config/`).
 
 /// Why a `${NAME}` was not expanded.
 #[derive(Debug, Clone, PartialEq, Eq)]

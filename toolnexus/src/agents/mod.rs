@@ -39,14 +39,10 @@ mod def;
 mod gate;
 mod heartbeat;
 mod home;
-#[cfg(feature = "__store")]
-pub(crate) mod keep;
 mod resume;
-mod runtime;
+pub(crate) mod runtime;
 mod surface;
 mod table;
-mod task;
-mod turn;
 mod types;
 
 pub use clock::{Clock, ManualClock, SystemClock};
@@ -54,11 +50,11 @@ pub use def::Agent;
 pub use gate::{Completion, Verdict, all_todos_done, run_gated};
 pub use heartbeat::{HEARTBEAT_OK, HEARTBEAT_PROMPT, Heartbeat};
 pub use home::{BOOTSTRAP_ORDER, MAX_BOOTSTRAP_FILE_BYTES, MEMORY_TOOL, compose_soul, memory_tool};
+pub use runtime::task::TASK_TOOL;
 pub use runtime::{
     DEFAULT_INBOX_CAP, DEFAULT_MAX_CONCURRENT_TURNS, DEFAULT_SHUTDOWN, ROOT, Runtime,
     RuntimeBuilder,
 };
-pub use task::TASK_TOOL;
 pub use types::{
     Budget, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_DEPTH, DEFAULT_MAX_TURNS, Handle, HandleState,
     HandleView, InboxItem, Limit, RuntimeError, SpawnError, TaskResult, TaskStatus, Woken,

@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use crate::tool::request::{Answer, Request};
 
+use super::runtime::turn::Launch;
 use super::runtime::{ROOT, Runtime};
 use super::table::with_path;
-use super::turn::Launch;
 use super::types::{Handle, HandleState, RuntimeError, TaskResult};
 
 impl Runtime {

@@ -87,7 +87,6 @@ mod bedrock_request;
 #[cfg(feature = "bedrock")]
 mod bedrock_response;
 mod config;
-mod config_build;
 #[cfg(feature = "gemini")]
 mod gemini;
 #[cfg(feature = "gemini")]

@@ -1,6 +1,6 @@
 //! The rows of a durable agent runtime's handles (`toolnexus::agents`, a runtime opened
 //! on a store with `RuntimeBuilder::open`): the store's side of the handle rows the
-//! runtime defines (`agents/keep.rs`), one row per handle of each named runtime, its
+//! runtime defines (`agents/runtime/keep.rs`), one row per handle of each named runtime, its
 //! JSON the handle's whole state (tree place, status, budget carved and spent, inbox,
 //! suspended turn). The turns themselves are runs of the same store.
 
@@ -9,7 +9,7 @@ use std::any::{Any, TypeId};
 use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
 
-use crate::agents::keep::{HandleRow, HandleRows, SharedHandles};
+use crate::agents::runtime::keep::{HandleRow, HandleRows, SharedHandles};
 use crate::store::StoreError;
 use crate::store::db::{Arg, FORMAT, Pool, check_format, text};
 

@@ -1,4 +1,4 @@
-//! Durable agent runtimes (`agents/keep.rs`) on a SQLite store: what comes back after a
+//! Durable agent runtimes (`agents/runtime/keep.rs`) on a SQLite store: what comes back after a
 //! stop, and what is refused.
 
 use std::sync::Arc;

@@ -19,8 +19,6 @@ pub(crate) mod ag_ui;
 mod ai_sdk;
 #[cfg(feature = "mcp")]
 mod apps;
-#[cfg(all(feature = "mcp", feature = "__store"))]
-mod apps_durable;
 #[cfg(feature = "__store")]
 mod durable;
 mod options;

@@ -135,7 +135,7 @@ async fn untraced(shared: Arc<Shared>, remote: Arc<str>, args: Value, ctx: Conte
 enum Step {
     Done(Result<CallToolResponse, ServiceError>),
     Elicited(Box<Elicitation>),
-    /// The watchdog saw the deadline pass (see `deadline.rs`).
+    /// The watchdog saw the deadline pass (see `handler/deadline.rs`).
     TimedOut,
 }
 

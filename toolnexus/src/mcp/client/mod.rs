@@ -6,7 +6,6 @@ mod auth;
 mod call;
 mod catalog;
 mod connect;
-mod deadline;
 mod elicit;
 mod error;
 mod handler;

@@ -11,10 +11,10 @@ use crate::model::{DeltaSink, Model, ModelError, ModelFuture, Reply};
 use crate::tool::kit::Toolkit;
 use crate::tool::request::{Answer, Request};
 
-use super::def::{AgentDef, WaitFor};
-use super::runtime::Inner;
-use super::table::{Table, with_path};
-use super::types::{HandleState, Limit, TaskResult, TaskStatus};
+use super::Inner;
+use crate::agents::def::{AgentDef, WaitFor};
+use crate::agents::table::{Table, with_path};
+use crate::agents::types::{HandleState, Limit, TaskResult, TaskStatus};
 
 pub(crate) enum Mode {
     Fresh {
@@ -249,7 +249,7 @@ impl Inner {
     /// The job that takes over running `node`'s stored run `run` after its process
     /// stopped.
     #[cfg(feature = "__store")]
-    pub(crate) fn recover_job(&self, node: &mut super::table::Node, run: String) -> Job {
+    pub(crate) fn recover_job(&self, node: &mut crate::agents::table::Node, run: String) -> Job {
         node.generation += 1;
         node.live_limit = None;
         Job {
@@ -343,7 +343,7 @@ impl Inner {
         let live = node.live_limit.take();
         // A model call the live budget walk refused never reached the model.
         node.turns_total += run.turns - u32::from(live.is_some() && run.turns > 0);
-        let incomplete = |node: &super::table::Node, limit: Limit, text: String| {
+        let incomplete = |node: &crate::agents::table::Node, limit: Limit, text: String| {
             let mut r = node.result(TaskStatus::Incomplete, text);
             r.limit = Some(limit);
             r

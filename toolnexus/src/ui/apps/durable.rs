@@ -9,6 +9,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 
+use super::{json_response, refused, wire_result};
 use crate::agent::client::Client;
 use crate::agent::journal::StoreError;
 use crate::agent::run::RunResult;
@@ -16,7 +17,6 @@ use crate::model::message::Message;
 use crate::model::seam::{FnModel, Reply};
 use crate::tool::kit::Toolkit;
 use crate::tool::request::Answer;
-use crate::ui::apps::{json_response, refused, wire_result};
 
 /// How a view call's run id begins.
 const VIEW: &str = "view:";

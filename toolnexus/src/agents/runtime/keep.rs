@@ -23,9 +23,9 @@ use crate::agent::run::RunResult;
 use crate::model::message::Message;
 use crate::tool::request::Request;
 
-use super::runtime::{Inner, ROOT, Runtime, RuntimeBuilder};
-use super::table::{Node, Pool};
-use super::types::{HandleState, InboxItem, TaskResult, TaskStatus};
+use super::{Inner, ROOT, Runtime, RuntimeBuilder};
+use crate::agents::table::{Node, Pool};
+use crate::agents::types::{HandleState, InboxItem, TaskResult, TaskStatus};
 
 /// One handle's row: its id, its state (`idle`, `running`, `suspended`, `closed`: what
 /// retention reads) and its whole state as JSON.
@@ -151,7 +151,7 @@ impl Saved {
     }
 
     /// The node back, on `def` (the registered agent of its name).
-    fn node(self, id: &str, def: Arc<super::def::AgentDef>) -> Node {
+    fn node(self, id: &str, def: Arc<crate::agents::def::AgentDef>) -> Node {
         let mut n = Node::new(Arc::from(id), def, None, Duration::ZERO, None);
         n.parent = self.parent.map(Arc::from);
         n.depth = self.depth;
@@ -262,7 +262,7 @@ pub(crate) async fn recover(
     rt: &Inner,
     id: &str,
     client: &Client,
-    def: &super::def::AgentDef,
+    def: &crate::agents::def::AgentDef,
     run: &str,
     again: Option<(String, Option<Vec<Message>>)>,
     toolkit: &crate::tool::kit::Toolkit,
@@ -274,7 +274,7 @@ pub(crate) async fn recover(
                 "{id}: its run {run} was never written; the turn runs again from its input"
             ));
             let gate = def.completion.as_ref();
-            super::gate::fresh(client, input.into(), transcript, toolkit, gate).await
+            crate::agents::gate::fresh(client, input.into(), transcript, toolkit, gate).await
         }
         (Err(error), _) => {
             let mut taken = RunResult::empty(Vec::new());

@@ -10,6 +10,8 @@
 //! caller to report to gets them. The routing also holds each call's deadline, which one
 //! watchdog task per client checks (see `deadline.rs`), so a call arms no timer of its own.
 
+mod deadline;
+
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -94,7 +96,7 @@ impl Routing {
             changed: watch::channel(0).0,
             notes: super::catalog::Notes::default(),
             elicitation_timeout,
-            tick: super::deadline::tick(call_timeout),
+            tick: deadline::tick(call_timeout),
         })
     }
 
@@ -135,7 +137,7 @@ impl Routing {
             && let Ok(runtime) = tokio::runtime::Handle::try_current()
         {
             slots.watched = true;
-            runtime.spawn(super::deadline::watch(Arc::downgrade(self), self.tick));
+            runtime.spawn(deadline::watch(Arc::downgrade(self), self.tick));
         }
     }
 

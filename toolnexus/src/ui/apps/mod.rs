@@ -2,6 +2,9 @@
 //! that owns each view, through the tools' own approvals; [`mcp_apps_durable`] keeps them
 //! in a run store.
 
+#[cfg(feature = "__store")]
+mod durable;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -83,7 +86,7 @@ pub fn mcp_apps_durable(
     options: UiOptions,
 ) -> Router {
     #[cfg(feature = "__store")]
-    let runner = crate::ui::apps_durable::runner(client);
+    let runner = durable::runner(client);
     #[cfg(not(feature = "__store"))]
     let runner = {
         let _ = client;
@@ -202,7 +205,7 @@ async fn call(State(apps): State<Arc<Apps>>, request: Parts, body: Bytes) -> Res
     let caller = caller_of(&apps, &request);
     #[cfg(feature = "__store")]
     if let Some(runner) = &apps.runner {
-        return crate::ui::apps_durable::call(
+        return durable::call(
             runner,
             &caller,
             &input.server,
@@ -236,14 +239,7 @@ async fn answer(State(apps): State<Arc<Apps>>, request: Parts, body: Bytes) -> R
     let caller = caller_of(&apps, &request);
     #[cfg(feature = "__store")]
     if let Some(runner) = &apps.runner {
-        return crate::ui::apps_durable::answer(
-            runner,
-            &caller,
-            &apps.servers,
-            &input.id,
-            input.approved,
-        )
-        .await;
+        return durable::answer(runner, &caller, &apps.servers, &input.id, input.approved).await;
     }
     let waiting = {
         let mut parked = apps.parked.lock().unwrap_or_else(PoisonError::into_inner);

@@ -1,6 +1,11 @@
 //! [`Runtime`]: the handle table and the six verbs, `spawn`, `post`, `wake`, `wait`,
 //! `interrupt` and `close`, with the read-only `list` and `inspect`.
 
+#[cfg(feature = "__store")]
+pub(crate) mod keep;
+pub(crate) mod task;
+pub(crate) mod turn;
+
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -40,7 +45,7 @@ pub(crate) struct Inner {
     trace: Mutex<Vec<String>>,
     /// The store of a durable runtime ([`RuntimeBuilder::open`]).
     #[cfg(feature = "__store")]
-    pub(crate) keep: Option<Arc<super::keep::Keep>>,
+    pub(crate) keep: Option<Arc<keep::Keep>>,
 }
 
 impl Inner {
@@ -351,11 +356,11 @@ impl Runtime {
         let launched = self.inner.launch(&mut t, h.id(), prompt);
         drop(t);
         Ok(match launched {
-            super::turn::Launch::Started(job) => {
+            turn::Launch::Started(job) => {
                 self.inner.start(vec![job]);
                 Woken::Started
             }
-            super::turn::Launch::Settled(result) => Woken::Settled(Box::new(result)),
+            turn::Launch::Settled(result) => Woken::Settled(Box::new(result)),
         })
     }
 

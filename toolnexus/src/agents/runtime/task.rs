@@ -9,8 +9,8 @@ use crate::tool::context::Context;
 use crate::tool::def::Tool;
 use crate::tool::result::ToolResult;
 
-use super::runtime::{Inner, Runtime};
-use super::types::{Handle, TaskStatus};
+use super::{Inner, Runtime};
+use crate::agents::types::{Handle, TaskStatus};
 
 /// The name of the delegating tool.
 pub const TASK_TOOL: &str = "task";

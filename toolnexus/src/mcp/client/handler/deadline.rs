@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::handler::Routing;
+use super::Routing;
 
 /// How often the watchdog looks: a quarter of the call timeout, between 1 ms and 1 s.
 pub(super) fn tick(call_timeout: Duration) -> Duration {
@@ -52,7 +52,7 @@ impl Drop for Gone {
 
 #[cfg(test)]
 mod tests {
-    use super::super::handler::Inbound;
+    use super::super::Inbound;
     use super::*;
 
     const LIMIT: Duration = Duration::from_secs(8);

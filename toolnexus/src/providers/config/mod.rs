@@ -2,6 +2,8 @@
 //! `model`, `apiKey`, `headers`, `systemPrompt`, `maxTurns`), from JSON or a struct, to
 //! a model chosen at run time and the client around it.
 
+mod build;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -267,7 +269,7 @@ impl ModelConfig {
     /// saying what to set.
     pub fn build(&self) -> Result<Box<dyn Model>, ModelError> {
         let headers = self.expanded_headers()?;
-        crate::providers::config_build::build(self, headers)
+        build::build(self, headers)
     }
 
     /// A [`Client`] over [`ModelConfig::build`]'s model, with [`ModelConfig::system`] as
