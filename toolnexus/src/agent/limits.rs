@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::agent::run::{RunResult, StopReason};
-use crate::model::price::Cost;
+use crate::model::cost::Cost;
 
 /// Caps on what one run may spend. A run past one stops
 /// [incomplete](crate::RunStatus::Incomplete), with a [`StopReason`] naming the cap,

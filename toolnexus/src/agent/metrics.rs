@@ -20,7 +20,7 @@ use crate::model::message::ToolCall;
 use crate::model::{Model, ModelError, Reply, Usage};
 use crate::tool::result::ToolResult;
 
-/// One record of what a client did, as [`Client::on_metric`] receives it and the Python
+/// One record of what a client did, as [`Client::on_metric`](crate::Client::on_metric) receives it and the Python
 /// port's `on_metric` does: its JSON form is the Python port's dict, `event` naming the
 /// kind.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -105,8 +105,8 @@ struct Histogram {
 }
 
 /// A cumulative, in-memory registry of the contract's six metrics, fed with
-/// [`MetricRecord`]s and rendered as Prometheus text. Each [`Client`] keeps one (see
-/// [`Client::metrics`]); keep one of your own to aggregate records from elsewhere.
+/// [`MetricRecord`]s and rendered as Prometheus text. Each [`Client`](crate::Client) keeps one (see
+/// [`Client::metrics`](crate::Client::metrics)); keep one of your own to aggregate records from elsewhere.
 ///
 /// ```
 /// use toolnexus::agent::{MetricRecord, MetricsRegistry};

@@ -254,9 +254,9 @@ pub enum StopReason {
     /// for a conversation): the model was not asked again.
     SpendLimit {
         /// The cap.
-        limit: crate::model::price::Cost,
+        limit: crate::model::cost::Cost,
         /// What the run (or the conversation, run included) had spent.
-        spent: crate::model::price::Cost,
+        spent: crate::model::cost::Cost,
         /// Which cap.
         scope: SpendScope,
     },

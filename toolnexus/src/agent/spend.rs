@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use crate::agent::limits::UsageLimits;
 use crate::agent::run::{RunResult, SpendScope, StopReason};
 use crate::model::Reply;
-use crate::model::price::{Cost, PriceTable};
+use crate::model::cost::Cost;
+use crate::model::price::PriceTable;
 
 /// What the conversations of a client spent, by id (for
 /// [`UsageLimits::conversation_cost`]).

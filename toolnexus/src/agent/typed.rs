@@ -28,7 +28,7 @@ pub enum OutputMode {
     /// schema (Anthropic's takes what its strict profile accepts), else the output tool.
     #[default]
     Auto,
-    /// The provider's structured output ([`ModelSettings::output`]): the final answer is
+    /// The provider's structured output ([`ModelSettings::output`](crate::model::ModelSettings::output)): the final answer is
     /// JSON that follows the schema.
     Native,
     /// The output tool: the model ends the run by calling [`OUTPUT_TOOL`] with the

@@ -10,6 +10,7 @@
 //! ([`crate::agent`]):
 //! providers implement it, and the loop calls it, without either importing the other.
 
+pub(crate) mod cost;
 pub(crate) mod error;
 pub(crate) mod message;
 pub(crate) mod price;
@@ -18,9 +19,10 @@ pub(crate) mod seam;
 pub(crate) mod settings;
 pub(crate) mod usage;
 
+pub use cost::Cost;
 pub use error::{ModelError, ModelErrorKind};
 pub use message::{Message, NativeTurn, ToolCall, UserContent};
-pub use price::{Cost, LIST_PRICES_DATE, Price, PriceTable};
+pub use price::{LIST_PRICES_DATE, Price, PriceTable};
 pub use routing::{FallbackModel, Router};
 pub(crate) use seam::shared;
 pub use seam::{Delta, DeltaSink, FinishReason, FnModel, Model, ModelFuture, Reply, ScriptedModel};

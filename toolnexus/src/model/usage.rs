@@ -5,7 +5,7 @@ use std::ops::{Add, AddAssign};
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::price::Cost;
+use crate::model::cost::Cost;
 
 /// Tokens spent: in the prompt, and in the completion, with the parts of each the
 /// providers report on their own (read from or written to their prompt cache, spent

@@ -8,11 +8,12 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
 use crate::primitive::complete::{Completer, CompletionRequest};
+use crate::primitive::prompt::IntoPromptReply;
 use crate::primitive::prompt::{GetFuture, GetResult, Prompt, PromptError, PromptRequest};
+use crate::primitive::resource::IntoResourceContents;
 use crate::primitive::resource::{
     ReadFuture, ReadResult, Resource, ResourceError, ResourceRequest,
 };
-use crate::primitive::returns::{IntoPromptReply, IntoResourceContents};
 use crate::primitive::strings;
 use crate::primitive::template::UriTemplate;
 use crate::schema::canonical::schema_for;

@@ -15,7 +15,6 @@ mod guard;
 pub(crate) mod message;
 pub(crate) mod prompt;
 pub(crate) mod resource;
-pub(crate) mod returns;
 pub(crate) mod strings;
 pub(crate) mod template;
 
@@ -23,7 +22,8 @@ pub use app::{MCP_APP_MIME_TYPE, MCP_APPS_EXTENSION, McpApp};
 pub use complete::{Completion, CompletionRequest, MAX_COMPLETIONS};
 pub use contents::ResourceContents;
 pub use message::{PromptContent, PromptMessage, PromptReply, PromptRole, ResourceLink};
+pub use prompt::IntoPromptReply;
 pub use prompt::{GetResult, Prompt, PromptArgument, PromptError, PromptRequest};
+pub use resource::IntoResourceContents;
 pub use resource::{ReadResult, Resource, ResourceError, ResourceRequest};
-pub use returns::{IntoPromptReply, IntoResourceContents};
 pub use template::TemplateError;

@@ -3,6 +3,7 @@
 use std::any::Any;
 use std::collections::HashMap;
 use std::fmt;
+use std::fmt::Display;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
@@ -11,8 +12,8 @@ use futures_util::FutureExt as _;
 use serde_json::Value;
 
 use crate::primitive::complete::{Completer, Completers, Completion, CompletionRequest};
+use crate::primitive::message::PromptMessage;
 use crate::primitive::message::PromptReply;
-use crate::primitive::returns::IntoPromptReply;
 use crate::tool::context::Context;
 use crate::tool::handler::BoxFuture;
 
@@ -393,5 +394,61 @@ impl Prompt {
             inventory::iter::<PromptRegistration>.into_iter().collect();
         entries.sort_by_key(|entry| entry.path);
         entries.into_iter().map(|entry| (entry.make)()).collect()
+    }
+}
+
+/// A value a prompt's function returns, as the prompt's messages.
+///
+/// - text (`String`, `&'static str`): one user message;
+/// - a [`PromptMessage`], or a `Vec` of them;
+/// - a [`PromptReply`] (messages and a description);
+/// - `Result<T, E>` of any of these, `E: Display` (the error fails the get; a
+///   [`PromptError`] is kept as it is).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a return type a #[prompt] function can have",
+    label = "unsupported #[prompt] return type",
+    note = "a #[prompt] function returns text (`String`, `&'static str`: one user message), `PromptMessage`, `Vec<PromptMessage>` or `PromptReply`, or a `Result<T, E>` of one of those with `E: Display`"
+)]
+pub trait IntoPromptReply {
+    /// The messages, or why the get failed.
+    fn into_prompt_reply(self) -> Result<PromptReply, PromptError>;
+}
+
+impl IntoPromptReply for String {
+    fn into_prompt_reply(self) -> Result<PromptReply, PromptError> {
+        Ok(PromptReply::new([PromptMessage::user(self)]))
+    }
+}
+
+impl IntoPromptReply for &'static str {
+    fn into_prompt_reply(self) -> Result<PromptReply, PromptError> {
+        Ok(PromptReply::new([PromptMessage::user(self)]))
+    }
+}
+
+impl IntoPromptReply for PromptMessage {
+    fn into_prompt_reply(self) -> Result<PromptReply, PromptError> {
+        Ok(PromptReply::new([self]))
+    }
+}
+
+impl IntoPromptReply for Vec<PromptMessage> {
+    fn into_prompt_reply(self) -> Result<PromptReply, PromptError> {
+        Ok(PromptReply::new(self))
+    }
+}
+
+impl IntoPromptReply for PromptReply {
+    fn into_prompt_reply(self) -> Result<PromptReply, PromptError> {
+        Ok(self)
+    }
+}
+
+impl<T: IntoPromptReply, E: Display + 'static> IntoPromptReply for Result<T, E> {
+    fn into_prompt_reply(self) -> Result<PromptReply, PromptError> {
+        match self {
+            Ok(value) => value.into_prompt_reply(),
+            Err(error) => Err(PromptError::from_display(error)),
+        }
     }
 }

@@ -2,20 +2,24 @@
 //! template.
 
 use std::any::Any;
+use std::borrow::Cow;
 use std::fmt;
+use std::fmt::Display;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 use futures_util::FutureExt as _;
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::primitive::complete::{Completer, Completers, Completion, CompletionRequest};
 use crate::primitive::contents::ResourceContents;
-use crate::primitive::returns::IntoResourceContents;
 use crate::primitive::template::{TemplateError, UriTemplate};
+use crate::tool::content::ContentPart;
 use crate::tool::context::Context;
 use crate::tool::handler::BoxFuture;
+use crate::tool::returns::Json;
 
 /// What reading a resource gives: its contents, or why not.
 pub type ReadResult = Result<Vec<ResourceContents>, ResourceError>;
@@ -403,5 +407,89 @@ impl Resource {
             .collect();
         entries.sort_by_key(|entry| entry.path);
         entries.into_iter().map(|entry| (entry.make)()).collect()
+    }
+}
+
+/// A value a resource's function returns, as the contents of the read.
+///
+/// - text: `String`, `&'static str`, `Cow<'static, str>`;
+/// - bytes: `Vec<u8>` (the resource's MIME type, else the one the bytes show), or a
+///   [`ContentPart`] (an image, a PDF, an audio clip, with its own);
+/// - [`Json<T>`](crate::Json) (`T: Serialize`): its JSON text, `application/json`;
+/// - [`ResourceContents`], or a `Vec` of them (several contents in one read);
+/// - `Result<T, E>` of any of these, `E: Display` (the error fails the read; a
+///   [`ResourceError`] is kept as it is, so `ResourceError::not_found` reads as "not
+///   found").
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a return type a #[resource] function can have",
+    label = "unsupported #[resource] return type",
+    note = "a #[resource] function returns text (`String`, `&'static str`), bytes (`Vec<u8>`, `ContentPart`), `Json<T>`, `ResourceContents` or `Vec<ResourceContents>`, or a `Result<T, E>` of one of those with `E: Display`"
+)]
+pub trait IntoResourceContents {
+    /// The contents, or why the read failed.
+    fn into_resource_contents(self) -> Result<Vec<ResourceContents>, ResourceError>;
+}
+
+impl IntoResourceContents for String {
+    fn into_resource_contents(self) -> Result<Vec<ResourceContents>, ResourceError> {
+        Ok(vec![ResourceContents::text(self)])
+    }
+}
+
+impl IntoResourceContents for &'static str {
+    fn into_resource_contents(self) -> Result<Vec<ResourceContents>, ResourceError> {
+        Ok(vec![ResourceContents::text(self)])
+    }
+}
+
+impl IntoResourceContents for Cow<'static, str> {
+    fn into_resource_contents(self) -> Result<Vec<ResourceContents>, ResourceError> {
+        Ok(vec![ResourceContents::text(self)])
+    }
+}
+
+impl IntoResourceContents for Vec<u8> {
+    fn into_resource_contents(self) -> Result<Vec<ResourceContents>, ResourceError> {
+        Ok(vec![ResourceContents::blob(self)])
+    }
+}
+
+impl IntoResourceContents for ContentPart {
+    fn into_resource_contents(self) -> Result<Vec<ResourceContents>, ResourceError> {
+        Ok(vec![self.into()])
+    }
+}
+
+impl IntoResourceContents for ResourceContents {
+    fn into_resource_contents(self) -> Result<Vec<ResourceContents>, ResourceError> {
+        Ok(vec![self])
+    }
+}
+
+impl IntoResourceContents for Vec<ResourceContents> {
+    fn into_resource_contents(self) -> Result<Vec<ResourceContents>, ResourceError> {
+        Ok(self)
+    }
+}
+
+impl<T: Serialize> IntoResourceContents for Json<T> {
+    fn into_resource_contents(self) -> Result<Vec<ResourceContents>, ResourceError> {
+        match serde_json::to_string(&self.0) {
+            Ok(text) => Ok(vec![
+                ResourceContents::text(text).with_mime_type("application/json"),
+            ]),
+            Err(error) => Err(ResourceError::failed(format!(
+                "the resource's value could not be written as JSON: {error}"
+            ))),
+        }
+    }
+}
+
+impl<T: IntoResourceContents, E: Display + 'static> IntoResourceContents for Result<T, E> {
+    fn into_resource_contents(self) -> Result<Vec<ResourceContents>, ResourceError> {
+        match self {
+            Ok(value) => value.into_resource_contents(),
+            Err(error) => Err(ResourceError::from_display(error)),
+        }
     }
 }

@@ -4,7 +4,7 @@ use std::fmt;
 
 use bm25::{DefaultTokenizer, Embedder, EmbedderBuilder, Embedding, Language, Scorer, Tokenizer};
 
-use crate::search::index::Ranker;
+use crate::search::rank::Ranker;
 
 /// Okapi BM25 (k1 = 1.2, b = 0.75) over a fixed set of documents, with the `bm25` crate's
 /// English tokenizer (Unicode word splitting, stop words, Snowball stemming), after

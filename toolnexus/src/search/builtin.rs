@@ -6,9 +6,11 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::search::index::ToolIndex;
-use crate::search::options::SEARCH_TOOL;
 use crate::tool::Tool;
 use crate::tool::result::ToolResult;
+
+/// The name of the built-in tool the model searches with.
+pub const SEARCH_TOOL: &str = "search_tools";
 
 /// The marker of a result line that names a tool: `- NAME: description`.
 const LINE: &str = "- ";

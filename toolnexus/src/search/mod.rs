@@ -34,9 +34,12 @@ mod bm25;
 mod builtin;
 mod index;
 mod options;
+mod rank;
 
 pub use bm25::Bm25;
-pub use index::{Hit, Ranker, ToolIndex, document};
-pub use options::{DEFAULT_RESULTS, SEARCH_TOOL, ToolSearch};
+pub use builtin::SEARCH_TOOL;
+pub use index::{Hit, ToolIndex, document};
+pub use options::{DEFAULT_RESULTS, ToolSearch};
+pub use rank::Ranker;
 
 pub(crate) use builtin::named;

@@ -8,9 +8,6 @@ use crate::search::index::ToolIndex;
 use crate::tool::Tool;
 use crate::tool::kit::Toolkit;
 
-/// The name of the built-in tool the model searches with.
-pub const SEARCH_TOOL: &str = "search_tools";
-
 /// How many tools one search gives by default ([`ToolSearch::results`]).
 pub const DEFAULT_RESULTS: usize = 5;
 
@@ -19,7 +16,7 @@ pub const DEFAULT_RESULTS: usize = 5;
 /// With it, a run no longer lists every tool of the toolkit on every turn. Each turn
 /// lists:
 ///
-/// 1. the built-in [`search_tools`](SEARCH_TOOL) tool (a query in, the best matches out,
+/// 1. the built-in [`search_tools`](crate::search::SEARCH_TOOL) tool (a query in, the best matches out,
 ///    each with a one-line description);
 /// 2. the always-visible tools ([`ToolSearch::visible`]);
 /// 3. every tool found so far in the run: each tool a `search_tools` result named, and

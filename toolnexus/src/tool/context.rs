@@ -7,9 +7,9 @@ use std::time::Duration;
 pub use tokio_util::sync::CancellationToken;
 
 use crate::tool::caller::{LogLevel, Sampled, Sampling, SamplingError, ToolView};
-use crate::tool::handler::BoxFuture;
 use crate::tool::request::{Answer, Request};
 use crate::tool::state::{State, States};
+use futures_util::future::BoxFuture;
 
 /// Passed to every execution: the call id, the [`Answer`] when the call is re-run after a
 /// suspension was resolved, a timeout, a cancellation signal, the shared [`State`]s, and

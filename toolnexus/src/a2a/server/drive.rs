@@ -1,77 +1,19 @@
 //! Running a task: the client's run (or its resumption), the runner's lease, and the
 //! task's state from the run's outcome.
 
-use serde_json::{Map, Value};
+use serde_json::Map;
 
 use super::engine::{Engine, Live, status};
-use crate::a2a::client::call::{ANSWER_KEY, REQUEST_KEY};
+use super::work::Work;
+use crate::a2a::client::call::REQUEST_KEY;
 use crate::a2a::time::now_ms;
 use crate::a2a::wire::{self, Artifact, Event, Message, Part, Task, TaskState, TaskStatus};
 use crate::agent::client::Client;
 #[cfg(feature = "__store")]
 use crate::agent::journal::StoreError;
 use crate::agent::run::{RunResult, RunStatus, StopReason};
-use crate::model::message::Message as Turn;
 use crate::tool::kit::Toolkit;
 use crate::tool::request::{Answer, Request};
-
-/// What a task's runner does.
-pub(super) enum Work {
-    /// A new run on `prompt`, continuing a conversation's transcript when there is one.
-    Start {
-        prompt: String,
-        transcript: Option<Vec<Turn>>,
-    },
-    /// The halted `run`, resumed with the answer to `request`.
-    Resume {
-        run: Box<RunResult>,
-        request: Box<Request>,
-        answer: Box<Answer>,
-    },
-}
-
-/// Words that decline an approval.
-const NO: [&str; 8] = [
-    "no", "n", "deny", "denied", "decline", "declined", "reject", "cancel",
-];
-
-/// The answer a message gives to `request`: a toolnexus [`Answer`] in its metadata (for
-/// this request), else its text (or its first data part). For an approval, a text that
-/// says no declines.
-pub(super) fn answer_for(request: &Request, message: &Message) -> Answer {
-    let given = message
-        .metadata
-        .as_ref()
-        .and_then(|meta| meta.get(ANSWER_KEY))
-        .and_then(|value| serde_json::from_value::<Answer>(value.clone()).ok())
-        .filter(|answer| answer.id == request.id);
-    if let Some(answer) = given {
-        return answer;
-    }
-    let text = message.text();
-    let data = if text.is_empty() {
-        message.parts.iter().find_map(|p| p.data.clone())
-    } else {
-        Some(Value::String(text.clone()))
-    };
-    if request.kind == "approval" {
-        let word = text
-            .trim()
-            .trim_end_matches(['.', '!'])
-            .split([':', ' ', ','])
-            .next()
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        if NO.contains(&word.as_str()) {
-            return Answer::decline(&request.id, text);
-        }
-    }
-    let answer = Answer::accept(&request.id);
-    match data {
-        Some(data) => answer.with_data(data),
-        None => answer,
-    }
-}
 
 impl Engine {
     pub(super) fn spawn(

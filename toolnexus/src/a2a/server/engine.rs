@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-use super::drive::{Work, answer_for};
 use super::store::{self, ListQuery, SharedTasks, TaskRecord};
+use super::work::{Work, answer_for};
 use super::{Config, limits};
 use crate::a2a::time::now_ms;
 use crate::a2a::wire::{self, Event, Message, RpcError, Task, TaskState, TaskStatus};

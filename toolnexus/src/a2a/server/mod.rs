@@ -8,6 +8,7 @@ mod rpc;
 pub(crate) mod store;
 mod stream;
 mod tasks;
+mod work;
 
 use std::fmt;
 use std::sync::Arc;
@@ -15,6 +16,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use engine::Engine;
+
+use crate::a2a::wire::Dialect;
 use crate::agent::client::Client;
 use crate::tool::kit::Toolkit;
 use crate::web::WebGuard;
@@ -402,4 +406,12 @@ impl A2aServer {
         }
         card
     }
+}
+
+/// One request being answered.
+pub(super) struct Call {
+    pub(super) engine: Engine,
+    pub(super) owner: Option<String>,
+    pub(super) dialect: Dialect,
+    pub(super) id: Value,
 }

@@ -8,11 +8,13 @@ use axum::response::{IntoResponse as _, Response};
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 
+use super::Call;
 use super::engine::Engine;
 use super::stream;
 use super::tasks;
 use crate::a2a::wire::{
-    self, Dialect, Event, Message, RpcError, Task, TaskState, codes, rpc_result,
+    self, Dialect, Event, Message, RpcError, Task, TaskState, codes, history_length, member,
+    rpc_result,
 };
 
 /// The agent's reply to a direct message: the answer's parts, when the task completed.
@@ -205,48 +207,6 @@ pub(super) async fn handle(
             Ok(result) => json_response(&rpc_result(&id, result)),
             Err(error) => fail(error),
         },
-    }
-}
-
-/// One request being answered.
-pub(super) struct Call {
-    pub(super) engine: Engine,
-    pub(super) owner: Option<String>,
-    pub(super) dialect: Dialect,
-    pub(super) id: Value,
-}
-
-/// The member `camel` of `value`, or its proto field name (`historyLength` or
-/// `history_length`): ProtoJSON readers accept both.
-pub(super) fn member<'a>(value: &'a Value, camel: &str) -> Option<&'a Value> {
-    if let Some(found) = value.get(camel) {
-        return Some(found);
-    }
-    let mut snake = String::with_capacity(camel.len() + 4);
-    for c in camel.chars() {
-        if c.is_ascii_uppercase() {
-            snake.push('_');
-            snake.push(c.to_ascii_lowercase());
-        } else {
-            snake.push(c);
-        }
-    }
-    value.get(&snake)
-}
-
-/// `params.historyLength` (or `configuration.historyLength`): a count of messages.
-pub(super) fn history_length(value: Option<&Value>, at: &str) -> Result<Option<usize>, RpcError> {
-    match value {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => v
-            .as_u64()
-            .and_then(|n| usize::try_from(n).ok())
-            .map(Some)
-            .ok_or_else(|| {
-                RpcError::invalid_params(format!(
-                    "{at} must be a whole number of messages ≥ 0, not {v}"
-                ))
-            }),
     }
 }
 

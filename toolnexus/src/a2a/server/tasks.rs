@@ -3,10 +3,10 @@
 
 use serde_json::{Value, json};
 
+use super::Call;
 use super::engine::parse;
-use super::rpc::{Call, history_length, member};
 use super::store::ListQuery;
-use crate::a2a::wire::{RpcError, Task, TaskState};
+use crate::a2a::wire::{RpcError, Task, TaskState, history_length, member};
 
 const DEFAULT_PAGE: usize = 50;
 const MAX_PAGE: usize = 100;

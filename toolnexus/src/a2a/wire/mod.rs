@@ -16,6 +16,7 @@ use serde_json::{Map, Value, json};
 
 pub(crate) use card::{Endpoint, PeerCard, Skill};
 pub(crate) use rpc::{RpcError, codes, result as rpc_result};
+pub(crate) use rpc::{history_length, member};
 
 /// The two protocol versions on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

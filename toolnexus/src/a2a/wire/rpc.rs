@@ -115,3 +115,37 @@ impl std::fmt::Display for RpcError {
 pub(crate) fn result(id: &Value, result: Value) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "result": result })
 }
+
+/// The member `camel` of `value`, or its proto field name (`historyLength` or
+/// `history_length`): ProtoJSON readers accept both.
+pub(crate) fn member<'a>(value: &'a Value, camel: &str) -> Option<&'a Value> {
+    if let Some(found) = value.get(camel) {
+        return Some(found);
+    }
+    let mut snake = String::with_capacity(camel.len() + 4);
+    for c in camel.chars() {
+        if c.is_ascii_uppercase() {
+            snake.push('_');
+            snake.push(c.to_ascii_lowercase());
+        } else {
+            snake.push(c);
+        }
+    }
+    value.get(&snake)
+}
+
+/// `params.historyLength` (or `configuration.historyLength`): a count of messages.
+pub(crate) fn history_length(value: Option<&Value>, at: &str) -> Result<Option<usize>, RpcError> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .map(Some)
+            .ok_or_else(|| {
+                RpcError::invalid_params(format!(
+                    "{at} must be a whole number of messages ≥ 0, not {v}"
+                ))
+            }),
+    }
+}

@@ -84,47 +84,11 @@ pub(super) async fn list(servers: &[ServerConfig]) -> McpInventory {
     inventory
 }
 
-/// The definitions of `listed` that the server's `tools` allow list lets through: all
-/// when it is empty; with a `true`, only those mapped to `true`; else all but those
-/// mapped to `false`. A name the server does not list is warned about.
-pub(super) fn allowed(
-    server: &ServerConfig,
-    listed: Vec<rmcp::model::Tool>,
-) -> Vec<rmcp::model::Tool> {
-    let filter = &server.tools;
-    if filter.is_empty() {
-        return listed;
-    }
-    for (name, _) in filter {
-        if !listed.iter().any(|tool| tool.name == name.as_str()) {
-            tracing::warn!(
-                server = %server.name,
-                "MCP server `{}`: the `tools` entry `{name}` matches no tool it lists",
-                server.name
-            );
-        }
-    }
-    let allow_list = filter.iter().any(|(_, on)| *on);
-    let mark = |name: &str| {
-        filter
-            .iter()
-            .rev()
-            .find(|(key, _)| key == name)
-            .map(|(_, on)| *on)
-    };
-    listed
-        .into_iter()
-        .filter(|tool| match mark(&tool.name) {
-            Some(on) => on,
-            None => !allow_list,
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::source::McpConfig;
+    use crate::source::config::load::allowed;
 
     fn listed(names: &[&str]) -> Vec<rmcp::model::Tool> {
         names

@@ -3,7 +3,6 @@
 use futures_util::future::join_all;
 use serde_json::Value;
 
-use super::inventory::allowed;
 use super::{ServerConfig, Transport};
 use crate::env;
 use crate::mcp::{McpClient, McpClientError, PromptInfo, ResourceInfo, ResourceTemplateInfo};
@@ -261,4 +260,41 @@ fn structured_output(tool: Tool) -> Tool {
         Some(schema) => wrapped.with_output_schema(schema.clone()),
         None => wrapped,
     }
+}
+
+/// The definitions of `listed` that the server's `tools` allow list lets through: all
+/// when it is empty; with a `true`, only those mapped to `true`; else all but those
+/// mapped to `false`. A name the server does not list is warned about.
+pub(super) fn allowed(
+    server: &ServerConfig,
+    listed: Vec<rmcp::model::Tool>,
+) -> Vec<rmcp::model::Tool> {
+    let filter = &server.tools;
+    if filter.is_empty() {
+        return listed;
+    }
+    for (name, _) in filter {
+        if !listed.iter().any(|tool| tool.name == name.as_str()) {
+            tracing::warn!(
+                server = %server.name,
+                "MCP server `{}`: the `tools` entry `{name}` matches no tool it lists",
+                server.name
+            );
+        }
+    }
+    let allow_list = filter.iter().any(|(_, on)| *on);
+    let mark = |name: &str| {
+        filter
+            .iter()
+            .rev()
+            .find(|(key, _)| key == name)
+            .map(|(_, on)| *on)
+    };
+    listed
+        .into_iter()
+        .filter(|tool| match mark(&tool.name) {
+            Some(on) => on,
+            None => !allow_list,
+        })
+        .collect()
 }
