@@ -277,17 +277,20 @@ fn killed_while_running_then_recovered(store: &str, label: &str) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn sqlite_tree_killed_while_running_is_taken_over_by_another_process() {
-    let dir = std::env::temp_dir().join(format!(
-        "toolnexus-agents-running-db-{}",
-        std::process::id()
-    ));
+/// `scenario` on a fresh SQLite file of its own.
+fn on_sqlite(name: &str, scenario: fn(&str, &str)) {
+    let dir =
+        std::env::temp_dir().join(format!("toolnexus-agents-{name}-db-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join("runs.db");
     let _ = std::fs::remove_file(&db);
-    killed_while_running_then_recovered(db.to_str().unwrap(), "sqlite");
+    scenario(db.to_str().unwrap(), "sqlite");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sqlite_tree_killed_while_running_is_taken_over_by_another_process() {
+    on_sqlite("running", killed_while_running_then_recovered);
 }
 
 #[test]
@@ -298,15 +301,7 @@ fn postgres_tree_killed_while_running_is_taken_over_by_another_process() {
 
 #[test]
 fn sqlite_tree_killed_while_waiting_is_answered_from_another_process() {
-    let dir = std::env::temp_dir().join(format!(
-        "toolnexus-agents-durable-db-{}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("runs.db");
-    let _ = std::fs::remove_file(&db);
-    killed_while_waiting_then_answered(db.to_str().unwrap(), "sqlite");
-    let _ = std::fs::remove_dir_all(&dir);
+    on_sqlite("durable", killed_while_waiting_then_answered);
 }
 
 #[test]

@@ -16,33 +16,20 @@ use toolnexus::a2a::A2aServer;
 use toolnexus::agents::{Agent, TASK_TOOL};
 use toolnexus::mcp::McpServer;
 use toolnexus::model::FnModel;
-use toolnexus::{Client, Message, Reply, Tool, ToolCall, ToolResult, Toolkit};
+use toolnexus::{Client, Message, Reply, Tool, ToolResult, Toolkit};
 
 #[path = "common/a2a.rs"]
 mod a2a;
+#[path = "common/agent_tree.rs"]
+mod agent_tree;
 #[path = "common/raw_http.rs"]
 mod raw_http;
 
 type Log = Arc<Mutex<Vec<String>>>;
 
-/// A model for `agent` that reads only the transcript: its k-th turn makes `calls[k]`,
-/// then it answers `<agent> done`; each turn is logged.
+/// [`agent_tree::scripted`], its turns logged.
 fn model(agent: &'static str, calls: Vec<(&'static str, Value)>, log: Log) -> FnModel {
-    FnModel::new_sync(move |transcript, _| {
-        let k = transcript
-            .iter()
-            .filter(|m| matches!(m, Message::Assistant { .. }))
-            .count();
-        log.lock().unwrap().push(format!("turn {agent} {k}"));
-        Ok(match calls.get(k) {
-            Some((tool, args)) => Reply::calls([ToolCall::new(
-                format!("{agent}_call_{k}"),
-                *tool,
-                args.to_string(),
-            )]),
-            None => Reply::text(format!("{agent} done")),
-        })
-    })
+    agent_tree::scripted(agent, calls, move |line| log.lock().unwrap().push(line))
 }
 
 fn effect(name: &'static str, log: Log) -> Tool {

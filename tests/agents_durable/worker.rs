@@ -14,13 +14,16 @@
 //! Every model turn and every tool effect appends a line to `<effects>`.
 //! `<store>` is a `postgres://` URL or a SQLite file.
 
+#[path = "../common/agent_tree.rs"]
+mod agent_tree;
+
 use std::io::Write as _;
 
 use serde_json::{Value, json};
 use toolnexus::agents::{Agent, Budget, Runtime, TASK_TOOL};
 use toolnexus::model::FnModel;
 use toolnexus::store::RunStore;
-use toolnexus::{Message, Reply, Tool, ToolCall, ToolResult, Usage};
+use toolnexus::{Reply, Tool, ToolResult};
 
 /// The runtime's name in the store.
 const NAME: &str = "crash-tree";
@@ -41,26 +44,9 @@ fn append(log: &str, line: &str) {
         .expect("the effects file takes the line");
 }
 
-/// A model for `agent` that reads only the transcript: its k-th turn makes `calls[k]`,
-/// then it answers `<agent> done`; every turn appends `turn <agent> <k>` and spends 10
-/// tokens.
+/// [`agent_tree::scripted`], its turns appended to the effects file.
 fn model(agent: &'static str, calls: Vec<(&'static str, Value)>, log: String) -> FnModel {
-    FnModel::new_sync(move |transcript, _| {
-        let k = transcript
-            .iter()
-            .filter(|m| matches!(m, Message::Assistant { .. }))
-            .count();
-        append(&log, &format!("turn {agent} {k}"));
-        let reply = match calls.get(k) {
-            Some((tool, args)) => Reply::calls([ToolCall::new(
-                format!("{agent}_call_{k}"),
-                *tool,
-                args.to_string(),
-            )]),
-            None => Reply::text(format!("{agent} done")),
-        };
-        Ok(reply.with_usage(Usage::new(6, 4)))
-    })
+    agent_tree::scripted(agent, calls, move |line| append(&log, &line))
 }
 
 /// A tool `name` that appends `<name> <idempotency key>` to the effects file.

@@ -7,41 +7,14 @@
 // the page, navigate the top, reach the page's server, call a tool its server does not
 // have. Prints one JSON line with what was seen; saves a screenshot.
 // Usage: NODE_MODULES=… node chat_host.mjs CHAT_URL SCREENSHOT
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { createRequire } from "node:module";
+import { launch } from "./chromium.mjs";
 
 const [chatUrl, screenshot] = process.argv.slice(2);
-const require = createRequire(process.env.NODE_MODULES.replace(/\/?$/, "/"));
-const { chromium } = require("playwright-core");
 
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), "toolnexus-chromium-"));
-const browser = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.TOOLNEXUS_CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  // A small window: the screenshot is the guide's figure.
-  viewport: { width: 720, height: 560 },
-  args: [
-    "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync",
-  ],
-  timeout: 30000,
-});
 const seen = { elsewhere: [] };
 const errors = [];
+const { browser, page, close } = await launch({ elsewhere: seen.elsewhere, errors });
 try {
-  // Nothing leaves the machine; what tried to is noted.
-  await browser.route("**/*", (route) => {
-    const url = route.request().url();
-    if (new URL(url).hostname === "127.0.0.1") return route.continue();
-    seen.elsewhere.push(url);
-    return route.abort();
-  });
-  const page = browser.pages()[0] || (await browser.newPage());
-  page.setDefaultTimeout(20000);
-  page.on("pageerror", (e) => errors.push(String(e)));
-  page.on("console", (m) => { if (m.type() === "error") errors.push(`${m.text()} (${m.location().url})`); });
   await page.goto(chatUrl);
 
   // The model calls the view's tool; the view shows its result.
@@ -144,6 +117,5 @@ try {
   seen.errors = errors;
   console.log(JSON.stringify(seen));
 } finally {
-  await browser.close();
-  fs.rmSync(profile, { recursive: true, force: true });
+  await close();
 }

@@ -5,42 +5,18 @@
 // checks the view shows the call's result. Prints one JSON line with what was seen
 // (the answered id among it); saves a screenshot.
 // Usage: NODE_MODULES=… node chat_restart.mjs CHAT_URL SCREENSHOT
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { createRequire } from "node:module";
+import { launch } from "./chromium.mjs";
 
 const [chatUrl, screenshot] = process.argv.slice(2);
-const require = createRequire(process.env.NODE_MODULES.replace(/\/?$/, "/"));
-const { chromium } = require("playwright-core");
 
 function line() {
   return new Promise((resolve) => process.stdin.once("data", resolve));
 }
 
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), "toolnexus-chromium-"));
-const browser = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.TOOLNEXUS_CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  viewport: { width: 720, height: 560 },
-  args: [
-    "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync",
-  ],
-  timeout: 30000,
-});
 const seen = { answers: [], elsewhere: [] };
 const errors = [];
+const { page, close } = await launch({ elsewhere: seen.elsewhere, errors, consoleErrors: false });
 try {
-  await browser.route("**/*", (route) => {
-    const url = route.request().url();
-    if (new URL(url).hostname === "127.0.0.1") return route.continue();
-    seen.elsewhere.push(url);
-    return route.abort();
-  });
-  const page = browser.pages()[0] || (await browser.newPage());
-  page.setDefaultTimeout(20000);
-  page.on("pageerror", (e) => errors.push(String(e)));
   page.on("request", (request) => {
     if (new URL(request.url()).pathname === "/apps/answer") seen.answers.push(JSON.parse(request.postData()));
   });
@@ -76,6 +52,5 @@ try {
   seen.errors = errors;
   console.log(JSON.stringify(seen));
 } finally {
-  await browser.close();
-  fs.rmSync(profile, { recursive: true, force: true });
+  await close();
 }

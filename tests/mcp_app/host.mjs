@@ -6,16 +6,12 @@
 // calls `add_line`. Prints one JSON line with what was seen; saves a screenshot.
 // Usage: NODE_MODULES=… node host.mjs MCP_URL HOST_URL SCREENSHOT (HOST_URL serves
 // host.html at / and node_modules under /node_modules/, on loopback).
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
+import { launch } from "./chromium.mjs";
 
 const [mcpUrl, hostUrl, screenshot] = process.argv.slice(2);
 const modules = process.env.NODE_MODULES.replace(/\/?$/, "/");
-const require = createRequire(modules);
-const { chromium } = require("playwright-core");
 const { Client, StreamableHTTPClientTransport } = await import(
   pathToFileURL(path.join(modules, "@modelcontextprotocol/client/dist/index.mjs")).href
 );
@@ -30,29 +26,11 @@ const toolInput = { lines: [{ name: "rent", amount: 900 }, { name: "food", amoun
 const toolResult = await client.callTool({ name: "budget", arguments: toolInput });
 seen.result = toolResult.structuredContent;
 
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), "toolnexus-chromium-"));
-const browser = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.TOOLNEXUS_CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  // A small window: the screenshot is the guide's figure.
-  viewport: { width: 720, height: 560 },
-  args: [
-    "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync",
-  ],
-  timeout: 30000,
-});
+const errors = [];
+const { page, close } = await launch({ errors });
 try {
-  // Nothing leaves the machine.
-  await browser.route("**/*", (route) =>
-    new URL(route.request().url()).hostname === "127.0.0.1" ? route.continue() : route.abort(),
-  );
-  const page = browser.pages()[0] || (await browser.newPage());
   page.setDefaultTimeout(15000);
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(String(e)));
   page.on("requestfailed", (r) => errors.push(`${r.url()}: ${r.failure()?.errorText}`));
-  page.on("console", (m) => { if (m.type() === "error") errors.push(`${m.text()} (${m.location().url})`); });
   await page.exposeFunction("mcpCall", async (method, params) => {
     switch (method) {
       case "setup":
@@ -87,7 +65,6 @@ try {
   await page.screenshot({ path: screenshot, fullPage: true });
   console.log(JSON.stringify(seen));
 } finally {
-  await browser.close();
-  fs.rmSync(profile, { recursive: true, force: true });
+  await close();
   await client.close();
 }
