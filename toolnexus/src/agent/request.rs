@@ -31,6 +31,8 @@ enum Start {
     },
     /// A transcript as it stands.
     Transcript(Vec<Message>),
+    /// A prompt continuing the conversation kept under an id.
+    Conversation { id: String, prompt: UserContent },
     /// Moved into the run the request started when it was first polled.
     Started,
 }
@@ -47,6 +49,10 @@ impl Start {
                 prompt,
             } => client.run_continued(transcript, prompt, toolkit).await,
             Start::Transcript(transcript) => client.run_transcript(transcript, toolkit).await,
+            Start::Conversation { id, prompt } => match client.ask(&id, prompt, toolkit).await {
+                Ok(run) => run,
+                Err(error) => store_failed(&id, &error),
+            },
             // Only a request polled by hand and then finished again gets here.
             Start::Started => {
                 let mut run = RunResult::empty(Vec::new());
@@ -105,6 +111,7 @@ impl std::fmt::Debug for RunRequest<'_> {
             Start::Prompt { history: None, .. } => "prompt",
             Start::Prompt { .. } => "prompt after a transcript",
             Start::Transcript(_) => "transcript",
+            Start::Conversation { .. } => "prompt in a conversation",
             Start::Started => "started",
         };
         f.debug_struct("RunRequest").field("start", &start).finish()
@@ -170,7 +177,37 @@ impl<'c> RunRequest<'c> {
                 prompt,
             },
             Start::Transcript(_) => Start::Transcript(transcript),
+            Start::Conversation { prompt, .. } => Start::Prompt {
+                history: Some(transcript),
+                prompt,
+            },
             Start::Started => Start::Started,
+        };
+        self
+    }
+
+    /// Runs the prompt in the conversation `id`, as [`Client::ask`] does: after the
+    /// conversation's messages so far (in the client's
+    /// [`ConversationStore`](crate::agent::ConversationStore), or with a
+    /// [store](Client::with_store) the store's session `id`, any process continuing it),
+    /// and the conversation then holds what the run added. A conversation that cannot be
+    /// read or written ends the run [incomplete](RunStatus::Incomplete) with
+    /// [`StopReason::Store`] saying why. Works with every finisher:
+    /// `client.run(text, &toolkit).conversation(thread).stream()` is a chat endpoint.
+    ///
+    /// After [`history`](RunRequest::history) the conversation replaces the given
+    /// transcript, and the reverse (the last call wins). A request of
+    /// [`Client::run_from`] has no prompt to add: it runs its transcript as it stands.
+    pub fn conversation(mut self, id: impl Into<String>) -> Self {
+        self.start = match self.start {
+            Start::Prompt { prompt, .. } | Start::Conversation { prompt, .. } => {
+                Start::Conversation {
+                    id: id.into(),
+                    prompt,
+                }
+            }
+            // A transcript has no prompt to add: it is run as it stands.
+            other => other,
         };
         self
     }
@@ -182,6 +219,9 @@ impl<'c> RunRequest<'c> {
     /// [`run_id`](Client::run_id) set one), and is [`EventStream::run_id`] and the first
     /// event's.
     pub fn stream(self) -> EventStream {
+        if let Start::Conversation { id, prompt } = self.start {
+            return conversation_stream(self.client, id, prompt, self.toolkit.clone());
+        }
         let (client, run_id) = self.client.with_run_id();
         let (start, toolkit) = (self.start, self.toolkit.clone());
         EventStream::new(&client, run_id, move |client| async move {
@@ -230,6 +270,51 @@ impl<'c> RunRequest<'c> {
         let (client, toolkit) = self.client.typed::<T>(self.toolkit);
         Typed::from_run(self.start.run(&client, &toolkit).await)
     }
+}
+
+/// The stream of a prompt in conversation `id`. With a store the run is a run of the
+/// session `id`, its id chosen now (the stream's [`run_id`](EventStream::run_id)) and
+/// recorded when the stream is first read.
+fn conversation_stream(
+    client: &Client,
+    id: String,
+    prompt: UserContent,
+    toolkit: Toolkit,
+) -> EventStream {
+    #[cfg(feature = "__store")]
+    if client.store.is_some() {
+        let run_id = client.session(id.clone()).new_run_id();
+        return EventStream::new(client, Some(run_id.clone()), move |client| async move {
+            let session = client.session(id.clone());
+            match session
+                .open_as(prompt, toolkit.skills_prompt(), run_id)
+                .await
+            {
+                Ok((transcript, record)) => {
+                    client
+                        .drive_recorded(transcript, &toolkit, None, &record)
+                        .await
+                }
+                Err(error) => store_failed(&id, &error),
+            }
+        });
+    }
+    EventStream::new(client, None, move |client| async move {
+        Start::Conversation { id, prompt }
+            .run(&client, &toolkit)
+            .await
+    })
+}
+
+/// The run a conversation that could not be read or written ends as.
+fn store_failed(id: &str, error: &crate::agent::journal::StoreError) -> RunResult {
+    let mut run = RunResult::empty(Vec::new());
+    run.status = RunStatus::Incomplete {
+        reason: StopReason::Store {
+            message: format!("conversation `{id}`: {error}"),
+        },
+    };
+    run
 }
 
 /// Awaiting a request runs the loop to the run's end, halt or stop (as does

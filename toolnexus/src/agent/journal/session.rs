@@ -68,10 +68,24 @@ impl Session {
         prompt: crate::model::message::UserContent,
         skills_prompt: &str,
     ) -> Result<(Vec<Message>, RunRecord), StoreError> {
+        self.open_as(prompt, skills_prompt, self.new_run_id()).await
+    }
+
+    /// A fresh run id of this session (`session:<id>/run_<32 hex digits>`).
+    pub(crate) fn new_run_id(&self) -> String {
+        format!("{PREFIX}{}{}", self.id, new_id(RUN))
+    }
+
+    /// [`Session::open`] under the run id `id` (one of [`Session::new_run_id`]).
+    pub(crate) async fn open_as(
+        &self,
+        prompt: crate::model::message::UserContent,
+        skills_prompt: &str,
+        id: String,
+    ) -> Result<(Vec<Message>, RunRecord), StoreError> {
         let durable = self.client.durable()?;
         let before = durable.store.session_messages(&self.id).await?;
         let transcript = self.client.continued(before, prompt, skills_prompt);
-        let id = format!("{PREFIX}{}{}", self.id, new_id(RUN));
         let record = self
             .client
             .create(durable, id, &transcript)
