@@ -84,7 +84,7 @@ impl std::fmt::Debug for Endpoint {
 }
 
 #[cfg(feature = "mcp-auth")]
-use super::auth::{Login, LoginClient};
+use super::auth::Login;
 use super::opening::{Opening, Standalone, transport_client};
 
 /// The longest a new HTTP connection waits for its session's standalone stream to be
@@ -184,9 +184,8 @@ impl Endpoint {
                     // is answered (`opening.rs`).
                     #[cfg(feature = "mcp-auth")]
                     if let Some(login) = self.login().await? {
-                        let client = Opening::new(LoginClient {
-                            login: Arc::clone(&login),
-                        });
+                        let client =
+                            Opening::new(login.client.clone()).with_login(Arc::clone(&login));
                         let transport =
                             StreamableHttpClientTransport::with_client(client.clone(), config);
                         let running = handler.serve_with_lifecycle(transport, lifecycle()).await;

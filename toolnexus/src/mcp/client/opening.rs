@@ -16,13 +16,16 @@ use std::time::Duration;
 
 use axum::http::{HeaderName, HeaderValue};
 use futures_util::stream::BoxStream;
-use rmcp::model::ClientJsonRpcMessage;
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
     StreamableHttpResponseLimits,
 };
 use sse_stream::{Error as SseError, Sse};
 use tokio::sync::Notify;
+
+#[cfg(feature = "mcp-auth")]
+use super::auth::{Login, with_login};
 
 /// How many redirects one MCP request follows, at most (as the SDK's own client).
 const MAX_REDIRECTS: usize = 10;
@@ -57,11 +60,15 @@ pub(super) fn transport_client() -> Result<reqwest::Client, String> {
         .map_err(|e| format!("could not set up the HTTP client: {e}"))
 }
 
-/// A streamable-HTTP client (`C`) that tells when the session's standalone stream has
-/// been answered (opened or refused).
+/// The streamable-HTTP client of a connection: `C` (reqwest's client, or the SDK's
+/// authorizing client over it for a connection with a login), with the login's retries
+/// when there is one, and a note of when the session's standalone stream has been
+/// answered (opened or refused).
 #[derive(Clone)]
 pub(super) struct Opening<C> {
     inner: C,
+    #[cfg(feature = "mcp-auth")]
+    login: Option<Arc<Login>>,
     /// Whether a response named a session: only a session has a standalone stream.
     session: Arc<AtomicBool>,
     opened: Arc<Notify>,
@@ -71,9 +78,18 @@ impl<C> Opening<C> {
     pub(super) fn new(inner: C) -> Self {
         Opening {
             inner,
+            #[cfg(feature = "mcp-auth")]
+            login: None,
             session: Arc::default(),
             opened: Arc::default(),
         }
+    }
+
+    /// Sends every request with `login`'s token, logging in on a challenge.
+    #[cfg(feature = "mcp-auth")]
+    pub(super) fn with_login(mut self, login: Arc<Login>) -> Self {
+        self.login = Some(login);
+        self
     }
 
     /// What waits for the session's standalone stream.
@@ -93,6 +109,26 @@ impl<C> Opening<C> {
             self.session.store(true, Ordering::SeqCst);
         }
     }
+
+    /// Sends `call` with its auth header: the login's token (logging in again on a
+    /// challenge), else `auth_header`, the configured one.
+    async fn send<T, F, Fut>(
+        &self,
+        tool_call: bool,
+        auth_header: Option<String>,
+        call: F,
+    ) -> Result<T, HttpError>
+    where
+        F: Fn(Option<String>) -> Fut,
+        Fut: Future<Output = Result<T, HttpError>>,
+    {
+        #[cfg(feature = "mcp-auth")]
+        if let Some(login) = &self.login {
+            return with_login(login, tool_call, call).await;
+        }
+        let _ = tool_call;
+        call(auth_header).await
+    }
 }
 
 /// Waits for the standalone stream of an [`Opening`]'s session.
@@ -111,11 +147,26 @@ impl Standalone {
     }
 }
 
-type Posted<E> = Result<StreamableHttpPostResponse, StreamableHttpError<E>>;
-type Streamed<E> = Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<E>>;
+type HttpError = StreamableHttpError<reqwest::Error>;
+type Posted = Result<StreamableHttpPostResponse, HttpError>;
+type Streamed = Result<BoxStream<'static, Result<Sse, SseError>>, HttpError>;
 
-impl<C: StreamableHttpClient + Sync> StreamableHttpClient for Opening<C> {
-    type Error = C::Error;
+fn is_tool_call(message: &ClientJsonRpcMessage) -> bool {
+    matches!(
+        message,
+        ClientJsonRpcMessage::Request(request)
+            if matches!(request.request, ClientRequest::CallToolRequest(_))
+    )
+}
+
+/// The transport sends through `post_message_with_response_limits`,
+/// `get_stream_with_max_sse_event_size` and `delete_session`; the other methods come
+/// back to those with the SDK's default limits.
+impl<C> StreamableHttpClient for Opening<C>
+where
+    C: StreamableHttpClient<Error = reqwest::Error> + Sync,
+{
+    type Error = reqwest::Error;
 
     async fn post_message(
         &self,
@@ -124,37 +175,17 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for Opening<C> {
         session_id: Option<Arc<str>>,
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Posted<C::Error> {
-        let posted = self
-            .inner
-            .post_message(uri, message, session_id, auth_header, custom_headers)
-            .await;
-        self.saw(&posted);
-        posted
-    }
-
-    async fn post_message_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Posted<C::Error> {
-        let posted = self
-            .inner
-            .post_message_with_max_sse_event_size(
-                uri,
-                message,
-                session_id,
-                auth_header,
-                custom_headers,
-                max_sse_event_size,
-            )
-            .await;
-        self.saw(&posted);
-        posted
+    ) -> Posted {
+        let limits = StreamableHttpResponseLimits::default();
+        self.post_message_with_response_limits(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            limits,
+        )
+        .await
     }
 
     async fn post_message_with_response_limits(
@@ -165,17 +196,25 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for Opening<C> {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
         limits: StreamableHttpResponseLimits,
-    ) -> Posted<C::Error> {
+    ) -> Posted {
+        let tool_call = is_tool_call(&message);
         let posted = self
-            .inner
-            .post_message_with_response_limits(
-                uri,
-                message,
-                session_id,
-                auth_header,
-                custom_headers,
-                limits,
-            )
+            .send(tool_call, auth_header, |token| {
+                let inner = self.inner.clone();
+                let (uri, message, session_id, headers) = (
+                    uri.clone(),
+                    message.clone(),
+                    session_id.clone(),
+                    custom_headers.clone(),
+                );
+                async move {
+                    inner
+                        .post_message_with_response_limits(
+                            uri, message, session_id, token, headers, limits,
+                        )
+                        .await
+                }
+            })
             .await;
         self.saw(&posted);
         posted
@@ -187,7 +226,13 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for Opening<C> {
         session_id: Arc<str>,
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<(), StreamableHttpError<C::Error>> {
+    ) -> Result<(), HttpError> {
+        // With the token as it stands: closing never starts a login.
+        #[cfg(feature = "mcp-auth")]
+        let auth_header = match &self.login {
+            Some(login) => login.token().await,
+            None => auth_header,
+        };
         self.inner
             .delete_session(uri, session_id, auth_header, custom_headers)
             .await
@@ -200,16 +245,17 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for Opening<C> {
         last_event_id: Option<String>,
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Streamed<C::Error> {
-        let standalone = last_event_id.is_none();
-        let stream = self
-            .inner
-            .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
-            .await;
-        if standalone {
-            self.opened.notify_one();
-        }
-        stream
+    ) -> Streamed {
+        let max = StreamableHttpResponseLimits::default().max_sse_event_size;
+        self.get_stream_with_max_sse_event_size(
+            uri,
+            session_id,
+            last_event_id,
+            auth_header,
+            custom_headers,
+            max,
+        )
+        .await
     }
 
     async fn get_stream_with_max_sse_event_size(
@@ -220,18 +266,30 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for Opening<C> {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
-    ) -> Streamed<C::Error> {
+    ) -> Streamed {
         let standalone = last_event_id.is_none();
         let stream = self
-            .inner
-            .get_stream_with_max_sse_event_size(
-                uri,
-                session_id,
-                last_event_id,
-                auth_header,
-                custom_headers,
-                max_sse_event_size,
-            )
+            .send(false, auth_header, |token| {
+                let inner = self.inner.clone();
+                let (uri, session_id, last_event_id, headers) = (
+                    uri.clone(),
+                    session_id.clone(),
+                    last_event_id.clone(),
+                    custom_headers.clone(),
+                );
+                async move {
+                    inner
+                        .get_stream_with_max_sse_event_size(
+                            uri,
+                            session_id,
+                            last_event_id,
+                            token,
+                            headers,
+                            max_sse_event_size,
+                        )
+                        .await
+                }
+            })
             .await;
         if standalone {
             self.opened.notify_one();

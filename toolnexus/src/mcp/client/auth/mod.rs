@@ -21,7 +21,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 
 pub(super) use flow::Login;
-pub(super) use http::LoginClient;
+pub(super) use http::send as with_login;
 pub use tokens::{FileTokenStore, MemoryTokenStore, StoredCredentials, TokenStore};
 
 /// Completes the login a suspension waited for, when `ctx` carries its answer.
