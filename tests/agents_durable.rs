@@ -73,6 +73,36 @@ fn ids(handles: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Waits for the `role` worker to exit, and checks it succeeded.
+fn exits(child: &mut Child, role: &str) {
+    let deadline = Instant::now() + BOUND;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the {role} worker did not exit");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "the {role} worker failed: {status}");
+}
+
+/// The tree's three handles in `report`, in these states (lead, child, grandchild).
+fn assert_states(report: &Value, states: [&str; 3]) {
+    let expected: Vec<(String, String)> = [
+        "root/lead.1",
+        "root/lead.1/child.1",
+        "root/lead.1/child.1/grandchild.1",
+    ]
+    .iter()
+    .zip(states)
+    .map(|(id, state)| ((*id).to_owned(), state.to_owned()))
+    .collect();
+    assert_eq!(ids(&report["handles"]), expected, "{report}");
+}
+
 /// A fresh directory of the scenario `name` on store `label`, and its effects log.
 fn scenario_dir(name: &str, label: &str) -> (std::path::PathBuf, String) {
     let dir = std::env::temp_dir().join(format!(
@@ -122,16 +152,7 @@ fn killed_while_waiting_then_answered(store: &str, label: &str) {
     // Another process: the same tree, the same budget spent, the request with its path.
     let (mut second, rx) = start_worker(store, "answer", log);
     let found = json(&next(&rx, &mut second, "recovered tree"));
-    assert_eq!(
-        ids(&found["handles"]),
-        [
-            ("root/lead.1", "suspended"),
-            ("root/lead.1/child.1", "suspended"),
-            ("root/lead.1/child.1/grandchild.1", "suspended"),
-        ]
-        .map(|(id, state)| (id.to_owned(), state.to_owned())),
-        "{found}"
-    );
+    assert_states(&found, ["suspended"; 3]);
     assert_eq!(found["leadTokens"], tokens_at_kill, "{found}");
     let pending = found["pending"].as_array().expect("pending requests");
     assert_eq!(pending.len(), 1, "{found}");
@@ -142,33 +163,13 @@ fn killed_while_waiting_then_answered(store: &str, label: &str) {
         "{found}"
     );
     let after = json(&next(&rx, &mut second, "finished tree"));
-    let deadline = Instant::now() + BOUND;
-    let status = loop {
-        if let Some(status) = second.try_wait().expect("wait") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = second.kill();
-            panic!("the answering worker did not exit");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert!(status.success(), "the answering worker failed: {status}");
+    exits(&mut second, "answering");
     assert_eq!(after["result"]["status"], "done", "{after}");
     assert_eq!(after["result"]["text"], "lead done", "{after}");
     // Three more turns of 10 tokens, rolled up to the lead.
     assert_eq!(after["leadTokens"], tokens_at_kill + 30, "{after}");
     // The task calls reattached: no handle was spawned again.
-    assert_eq!(
-        ids(&after["handles"]),
-        [
-            ("root/lead.1", "idle"),
-            ("root/lead.1/child.1", "closed"),
-            ("root/lead.1/child.1/grandchild.1", "closed"),
-        ]
-        .map(|(id, state)| (id.to_owned(), state.to_owned())),
-        "{after}"
-    );
+    assert_states(&after, ["idle", "closed", "closed"]);
 
     // Every model turn and every effect, once: the note settled before the kill is not
     // run again, the approved deploy runs once, and no finished turn asks the model again.
@@ -210,43 +211,14 @@ fn killed_while_running_then_recovered(store: &str, label: &str) {
 
     let (mut second, rx) = start_worker(store, "recover", log);
     let found = json(&next(&rx, &mut second, "recovered tree"));
-    assert_eq!(
-        ids(&found["handles"]),
-        [
-            ("root/lead.1", "running"),
-            ("root/lead.1/child.1", "running"),
-            ("root/lead.1/child.1/grandchild.1", "running"),
-        ]
-        .map(|(id, state)| (id.to_owned(), state.to_owned())),
-        "{found}"
-    );
+    assert_states(&found, ["running"; 3]);
     assert_eq!(found["leadTokens"], 40, "four turns of 10 tokens: {found}");
     let after = json(&next(&rx, &mut second, "finished tree"));
-    let deadline = Instant::now() + BOUND;
-    let status = loop {
-        if let Some(status) = second.try_wait().expect("wait") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = second.kill();
-            panic!("the recovering worker did not exit");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert!(status.success(), "the recovering worker failed: {status}");
+    exits(&mut second, "recovering");
     assert_eq!(after["result"]["status"], "done", "{after}");
     assert_eq!(after["result"]["text"], "lead done", "{after}");
     assert_eq!(after["leadTokens"], 70, "{after}");
-    assert_eq!(
-        ids(&after["handles"]),
-        [
-            ("root/lead.1", "idle"),
-            ("root/lead.1/child.1", "closed"),
-            ("root/lead.1/child.1/grandchild.1", "closed"),
-        ]
-        .map(|(id, state)| (id.to_owned(), state.to_owned())),
-        "{after}"
-    );
+    assert_states(&after, ["idle", "closed", "closed"]);
     let effects = std::fs::read_to_string(log).unwrap();
     let lines: Vec<&str> = effects.lines().collect();
     let shape: Vec<&str> = lines
