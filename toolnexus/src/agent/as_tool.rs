@@ -262,7 +262,6 @@ impl Agent {
         }
         // Inside a durable run (the call has an idempotency key) the outer run's record
         // covers this call: one store per tree of runs, so a request is parked once.
-        #[cfg(feature = "__store")]
         if ctx.idempotency_key().is_some() {
             client.store = None;
         }

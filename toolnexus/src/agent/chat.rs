@@ -158,7 +158,6 @@ impl Client {
         prompt: impl Into<crate::model::message::UserContent>,
         toolkit: &Toolkit,
     ) -> Result<RunResult, StoreError> {
-        #[cfg(feature = "__store")]
         if self.store.is_some() {
             return Box::pin(self.session(id).run(prompt, toolkit)).await;
         }

@@ -6,7 +6,6 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-#[cfg(feature = "__store")]
 use crate::agent::journal::Durable;
 use crate::agent::options::ToolOptions;
 use crate::agent::talk::LoopCaller;
@@ -107,7 +106,6 @@ pub struct Client {
     #[cfg(feature = "search")]
     pub(crate) search: Option<crate::search::ToolSearch>,
     /// The run store, its lease and the next run's id ([`Client::with_store`]).
-    #[cfg(feature = "__store")]
     pub(crate) store: Option<Durable>,
     /// Compaction, usage caps, typed output, conversations (`options.rs`).
     pub(crate) options: crate::agent::options::RunOptions,
@@ -136,7 +134,6 @@ impl Client {
             settings: Arc::default(),
             #[cfg(feature = "search")]
             search: None,
-            #[cfg(feature = "__store")]
             store: None,
             options: crate::agent::options::RunOptions::default(),
         }
@@ -154,10 +151,7 @@ impl Client {
 
     /// Whether a run store is set (for `Debug`).
     fn has_store(&self) -> bool {
-        #[cfg(feature = "__store")]
-        return self.store.is_some();
-        #[cfg(not(feature = "__store"))]
-        false
+        self.store.is_some()
     }
 }
 

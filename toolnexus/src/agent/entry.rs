@@ -126,7 +126,6 @@ impl Client {
             id,
         } = halted.into();
         let (turn, halted) = halted_turn(&transcript, &answer.id)?;
-        #[cfg(feature = "__store")]
         if let Some(durable) = &self.store {
             let open = Opened {
                 turn,
@@ -199,7 +198,6 @@ impl Client {
         toolkit: &Toolkit,
         open: Option<Opened>,
     ) -> RunResult {
-        #[cfg(feature = "__store")]
         if let Some(durable) = &self.store {
             // Boxed: a run without a store does not carry the store's futures.
             return Box::pin(self.start_durable(durable, transcript, toolkit, open, None)).await;

@@ -71,11 +71,7 @@ pub use events::{Borrowed, Event, Form, Owned, OwnedEvent};
 pub use guardrail::{Check, Guardrail, Stage};
 pub use hooks::{HookFuture, Hooks, ToolDecision, TurnDecision, TurnStart};
 pub use journal::StoreError;
-#[cfg(feature = "__store")]
-#[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
 pub use journal::session::Session;
-#[cfg(feature = "__store")]
-#[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
 pub use journal::{Answered, Journal, Loaded, Parked, Stored};
 pub use limits::UsageLimits;
 pub use metrics::{MetricRecord, MetricsRegistry};

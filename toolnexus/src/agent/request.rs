@@ -281,7 +281,6 @@ fn conversation_stream(
     prompt: UserContent,
     toolkit: Toolkit,
 ) -> EventStream {
-    #[cfg(feature = "__store")]
     if client.store.is_some() {
         let run_id = client.session(id.clone()).new_run_id();
         return EventStream::new(client, Some(run_id.clone()), move |client| async move {

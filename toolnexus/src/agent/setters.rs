@@ -14,9 +14,7 @@ use crate::agent::guardrail::Guardrail;
 use crate::agent::hooks::{
     AfterTool, AfterTurn, BeforeTool, BeforeTurn, Hooks, Points, ToolDecision,
 };
-#[cfg(feature = "__store")]
 use crate::agent::journal::DEFAULT_LEASE;
-#[cfg(feature = "__store")]
 use crate::agent::journal::{Durable, Journal};
 use crate::agent::limits::UsageLimits;
 use crate::agent::talk::LoopCaller;
@@ -286,8 +284,6 @@ impl Client {
         self
     }
 
-    #[cfg(feature = "__store")]
-    #[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
     /// Keeps every run of this client in `store` (a `toolnexus::store::RunStore` or
     /// `RunStore`): each run gets a run id ([`RunResult::id`](crate::agent::RunResult::id)), its model turns and
     /// tool calls are recorded as they happen (see `toolnexus::store` for the guarantee),
@@ -310,8 +306,6 @@ impl Client {
         self
     }
 
-    #[cfg(feature = "__store")]
-    #[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
     /// Sets how long a run's lease lasts without renewal (default 30 s): the worker
     /// driving a run renews it every third of that; a worker that dies loses its runs to
     /// [`recover`](Client::recover) that long after. Needs [`with_store`](Client::with_store)
@@ -324,8 +318,6 @@ impl Client {
         self
     }
 
-    #[cfg(feature = "__store")]
-    #[cfg_attr(docsrs, doc(cfg(any(feature = "sqlite", feature = "postgres"))))]
     /// Sets the run id of the runs this client starts ([`run`](Client::run),
     /// [`history`](crate::agent::RunRequest::history), [`run_from`](Client::run_from), and a
     /// [`resume`](Client::resume) of a run the store does not hold); by default each gets

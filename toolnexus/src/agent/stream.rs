@@ -338,7 +338,6 @@ impl Client {
 
     /// This client with the next run's store id chosen, when it has a store.
     pub(crate) fn with_run_id(&self) -> (Client, Option<String>) {
-        #[cfg(feature = "__store")]
         if let Some(durable) = &self.store {
             let mut client = self.clone();
             let id = durable
@@ -354,7 +353,6 @@ impl Client {
     }
 }
 
-#[cfg(feature = "__store")]
 mod durable {
     use super::EventStream;
     use crate::agent::client::Client;

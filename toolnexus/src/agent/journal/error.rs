@@ -90,6 +90,7 @@ pub enum StoreError {
 
 impl StoreError {
     /// What to make of a driver's error while `doing` something.
+    #[cfg_attr(not(feature = "__store"), allow(dead_code))] // the stores' own
     pub(crate) fn unavailable<E>(doing: impl Into<String>) -> impl FnOnce(E) -> StoreError
     where
         E: std::error::Error + Send + Sync + 'static,
@@ -101,6 +102,7 @@ impl StoreError {
         }
     }
 
+    #[cfg_attr(not(feature = "__store"), allow(dead_code))] // the stores' own
     pub(crate) fn corrupted(row: impl Into<String>, message: impl fmt::Display) -> StoreError {
         StoreError::Corrupted {
             row: row.into(),

@@ -7,15 +7,9 @@
 //! `toolnexus::store` implements the trait for its backends, as sqlx's drivers implement
 //! its backend seam: one object-safe trait whose methods return boxed futures.
 
-// Without a store feature nothing implements the trait, and the record is never made:
-// the loop still carries an `Option` of it, always `None`.
-#![cfg_attr(not(feature = "__store"), allow(dead_code, unreachable_pub))]
-
-#[cfg(feature = "__store")]
 pub(crate) mod durable;
 pub(crate) mod error;
 pub(crate) mod record;
-#[cfg(feature = "__store")]
 pub(crate) mod session;
 
 use std::fmt;
@@ -29,7 +23,8 @@ use crate::tool::request::{Answer, Request};
 
 pub use error::StoreError;
 
-/// The default [`Client::lease`](crate::Client::lease).
+/// The default [`Client::lease`](crate::Client::lease) (`toolnexus::store::DEFAULT_LEASE`).
+#[cfg_attr(not(feature = "__store"), allow(unreachable_pub))]
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
 
 /// A client's store settings ([`Client::with_store`](crate::Client::with_store)).
