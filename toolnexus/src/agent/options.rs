@@ -51,9 +51,30 @@ pub(crate) struct RunOptions {
 }
 
 impl RunOptions {
-    /// Puts the turn's cost on `reply.usage`, when the client prices turns.
+    /// Puts the turn's cost on `reply.usage`, when the client prices turns: by its
+    /// [`prices`](crate::Client::prices), or by the list prices when a cost is capped.
     pub(crate) fn price(&self, reply: &mut crate::model::Reply) {
-        crate::agent::spend::price(&self.limits, self.prices.as_ref(), reply);
+        let limits = &self.limits;
+        let table = match &self.prices {
+            Some(table) => table,
+            None if limits.cost.is_some() || limits.conversation_cost.is_some() => {
+                static LIST: std::sync::OnceLock<Arc<PriceTable>> = std::sync::OnceLock::new();
+                LIST.get_or_init(|| Arc::new(PriceTable::list_prices()))
+            }
+            None => return,
+        };
+        let Some(model) = reply.model.as_deref() else {
+            return;
+        };
+        match table.cost(model, &reply.usage) {
+            Some(cost) => reply.usage.cost = Some(cost),
+            None => tracing::warn!(
+                target: "toolnexus",
+                model,
+                "the price table has no price for this model; its turns count nothing \
+                 toward spend caps"
+            ),
+        }
     }
 }
 

@@ -8,7 +8,6 @@ use crate::agent::limits::UsageLimits;
 use crate::agent::run::{RunResult, SpendScope, StopReason};
 use crate::model::Reply;
 use crate::model::cost::Cost;
-use crate::model::price::PriceTable;
 
 /// What the conversations of a client spent, by id (for
 /// [`UsageLimits::conversation_cost`]).
@@ -79,30 +78,5 @@ impl Spend {
             });
         }
         None
-    }
-}
-
-/// Puts the turn's cost on `reply.usage`, when the client prices turns: by `prices`, or by
-/// the list prices when `limits` caps a cost.
-pub(crate) fn price(limits: &UsageLimits, prices: Option<&Arc<PriceTable>>, reply: &mut Reply) {
-    let table = match prices {
-        Some(table) => table,
-        None if limits.cost.is_some() || limits.conversation_cost.is_some() => {
-            static LIST: std::sync::OnceLock<Arc<PriceTable>> = std::sync::OnceLock::new();
-            LIST.get_or_init(|| Arc::new(PriceTable::list_prices()))
-        }
-        None => return,
-    };
-    let Some(model) = reply.model.as_deref() else {
-        return;
-    };
-    match table.cost(model, &reply.usage) {
-        Some(cost) => reply.usage.cost = Some(cost),
-        None => tracing::warn!(
-            target: "toolnexus",
-            model,
-            "the price table has no price for this model; its turns count nothing \
-             toward spend caps"
-        ),
     }
 }
