@@ -20,8 +20,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use criterion::{Criterion, criterion_group, criterion_main};
 use futures_util::StreamExt as _;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-use toolnexus::model::{Delta, DeltaSink, ModelFuture};
-use toolnexus::{Client, Message, Model, Reply, ScriptedModel, Toolkit};
+use toolnexus::model::{Delta, ModelFuture, ModelRequest};
+use toolnexus::{Client, Model, Reply, ScriptedModel, Toolkit};
 
 const DELTAS: usize = 1_000;
 
@@ -29,19 +29,10 @@ const DELTAS: usize = 1_000;
 struct Chatty;
 
 impl Model for Chatty {
-    fn complete<'a>(&'a self, _: &'a [Message], _: &'a Toolkit) -> ModelFuture<'a> {
-        Box::pin(async { Ok(Reply::text("x".repeat(DELTAS))) })
-    }
-
-    fn complete_streaming<'a>(
-        &'a self,
-        _: &'a [Message],
-        _: &'a Toolkit,
-        on_delta: DeltaSink<'a>,
-    ) -> ModelFuture<'a> {
+    fn complete<'a>(&'a self, request: ModelRequest<'a>) -> ModelFuture<'a> {
         Box::pin(async move {
             for _ in 0..DELTAS {
-                on_delta(Delta::Text("x".to_owned()));
+                request.send(Delta::Text("x".to_owned()));
             }
             Ok(Reply::text("x".repeat(DELTAS)))
         })

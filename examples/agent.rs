@@ -25,11 +25,10 @@
 
 use std::error::Error;
 
-use toolnexus::model::{Delta, DeltaSink, ModelFuture};
+use toolnexus::model::{Delta, ModelFuture, ModelRequest};
 use toolnexus::providers::{Anthropic, AzureOpenAi, Bedrock, Gemini, OpenAi, OpenAiResponses};
 use toolnexus::{
-    Answer, Client, Message, Model, ModelSettings, Reasoning, Reply, ScriptedModel, ToolCall,
-    Toolkit,
+    Answer, Client, Model, ModelSettings, Reasoning, Reply, ScriptedModel, ToolCall, Toolkit,
 };
 
 #[path = "shared/tools.rs"]
@@ -41,36 +40,20 @@ const PROMPT: &str = "Add 2 and 3, divide 1 by 0, take a screenshot, then deploy
 struct Printing<M>(M);
 
 impl<M: Model> Model for Printing<M> {
-    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
-        self.complete_with(transcript, toolkit, &NO_SETTINGS, None)
-    }
-
     // The client's settings go through to the model, as they would without the wrapper.
-    fn complete_with<'a>(
-        &'a self,
-        transcript: &'a [Message],
-        toolkit: &'a Toolkit,
-        settings: &'a ModelSettings,
-        _on_delta: Option<DeltaSink<'a>>,
-    ) -> ModelFuture<'a> {
+    fn complete<'a>(&'a self, request: ModelRequest<'a>) -> ModelFuture<'a> {
         Box::pin(async move {
             let print = |delta: Delta| {
                 if let Delta::Text(text) = delta {
                     print!("{text}");
                 }
             };
-            let reply = self
-                .0
-                .complete_with(transcript, toolkit, settings, Some(&print))
-                .await;
+            let reply = self.0.complete(request.with_on_delta(&print)).await;
             println!();
             reply
         })
     }
 }
-
-static NO_SETTINGS: std::sync::LazyLock<ModelSettings> =
-    std::sync::LazyLock::new(ModelSettings::new);
 
 /// The turns a model would take for the default prompt.
 fn scripted() -> ScriptedModel {

@@ -9,7 +9,7 @@ use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 use toolnexus::agent::OwnedEvent;
 use toolnexus::agent::StopReason;
-use toolnexus::model::{Delta, DeltaSink, ModelFuture};
+use toolnexus::model::{Delta, ModelFuture, ModelRequest};
 use toolnexus::store::RunStore;
 use toolnexus::{
     Answer, Client, Event, Message, Model, Reply, RunStatus, ScriptedModel, Tool, ToolCall,
@@ -26,18 +26,12 @@ use fixture::{approving, steps};
 struct Streaming(ScriptedModel);
 
 impl Model for Streaming {
-    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
-        self.0.complete(transcript, toolkit)
-    }
-
-    fn complete_streaming<'a>(
-        &'a self,
-        transcript: &'a [Message],
-        toolkit: &'a Toolkit,
-        on_delta: DeltaSink<'a>,
-    ) -> ModelFuture<'a> {
+    fn complete<'a>(&'a self, request: ModelRequest<'a>) -> ModelFuture<'a> {
+        let Some(on_delta) = request.on_delta else {
+            return self.0.complete(request);
+        };
         Box::pin(async move {
-            let reply = self.0.complete(transcript, toolkit).await?;
+            let reply = self.0.complete(request).await?;
             on_delta(Delta::Reasoning("thinking".into()));
             if let Some(text) = &reply.content {
                 let (head, tail) = text.split_at(text.len() / 2);

@@ -438,18 +438,15 @@ struct Named(&'static str, ScriptedModel);
 impl toolnexus::Model for Named {
     fn complete<'a>(
         &'a self,
-        transcript: &'a [Message],
-        toolkit: &'a Toolkit,
+        request: toolnexus::model::ModelRequest<'a>,
     ) -> toolnexus::model::ModelFuture<'a> {
-        self.1.complete(transcript, toolkit)
+        self.1.complete(request)
     }
 
-    fn model_name(&self) -> Option<&str> {
-        Some(self.0)
-    }
-
-    fn provider_name(&self) -> Option<&str> {
-        Some("test")
+    fn describe(&self) -> toolnexus::model::ModelInfo<'_> {
+        toolnexus::model::ModelInfo::default()
+            .with_name(self.0)
+            .with_provider("test")
     }
 }
 

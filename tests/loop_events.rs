@@ -3,8 +3,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use toolnexus::model::{Delta, DeltaSink, ModelFuture};
-use toolnexus::{Client, Event, Message, Model, Reply, Request, RunStatus, ScriptedModel, Toolkit};
+use toolnexus::model::{Delta, ModelFuture, ModelRequest};
+use toolnexus::{Client, Event, Model, Reply, Request, RunStatus, ScriptedModel};
 
 #[path = "common/agent.rs"]
 #[allow(dead_code)]
@@ -30,20 +30,14 @@ impl Streaming {
 }
 
 impl Model for Streaming {
-    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
-        self.plain.fetch_add(1, Ordering::SeqCst);
-        self.script.complete(transcript, toolkit)
-    }
-
-    fn complete_streaming<'a>(
-        &'a self,
-        transcript: &'a [Message],
-        toolkit: &'a Toolkit,
-        on_delta: DeltaSink<'a>,
-    ) -> ModelFuture<'a> {
+    fn complete<'a>(&'a self, request: ModelRequest<'a>) -> ModelFuture<'a> {
+        let Some(on_delta) = request.on_delta else {
+            self.plain.fetch_add(1, Ordering::SeqCst);
+            return self.script.complete(request);
+        };
         self.streamed.fetch_add(1, Ordering::SeqCst);
         Box::pin(async move {
-            let reply = self.script.complete(transcript, toolkit).await?;
+            let reply = self.script.complete(request).await?;
             if let Some(text) = &reply.content {
                 let (head, tail) = text.split_at(text.len() / 2);
                 on_delta(Delta::Text(head.to_owned()));

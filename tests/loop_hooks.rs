@@ -434,7 +434,11 @@ fn recording(replies: impl IntoIterator<Item = Reply>) -> (toolnexus::model::FnM
                 .collect();
             seen.lock().unwrap().push((transcript.len(), names));
             let script = script.clone();
-            async move { script.complete(&transcript, &toolkit).await }
+            async move {
+                script
+                    .complete(toolnexus::model::ModelRequest::new(&transcript, &toolkit))
+                    .await
+            }
         },
     );
     (model, shown)

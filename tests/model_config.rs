@@ -247,7 +247,10 @@ async fn header_values_expand_from_the_environment_and_stay_secret() {
     );
     let model = config.build().unwrap();
     let error = model
-        .complete(&[Message::user("hi")], &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &[Message::user("hi")],
+            &Toolkit::new(),
+        ))
         .await
         .unwrap_err()
         .to_string();

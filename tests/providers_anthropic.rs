@@ -154,7 +154,10 @@ async fn overloaded_529_is_retried() {
         .model(&server.url)
         .with_retry(Retry::default().with_initial_backoff(std::time::Duration::from_millis(5)));
     let reply = model
-        .complete(&[Message::user("hi")], &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &[Message::user("hi")],
+            &Toolkit::new(),
+        ))
         .await
         .unwrap();
     assert_eq!(reply.content.as_deref(), Some("back"));
@@ -206,12 +209,18 @@ async fn refusals_and_length_cutoffs_are_finish_reasons() {
     .await;
     let model = AnthropicFake.model(&server.url);
     let refused = model
-        .complete(&[Message::user("hi")], &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &[Message::user("hi")],
+            &Toolkit::new(),
+        ))
         .await
         .unwrap();
     assert_eq!(refused.finish_reason, Some(FinishReason::Refusal));
     let cut = model
-        .complete(&[Message::user("hi")], &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &[Message::user("hi")],
+            &Toolkit::new(),
+        ))
         .await
         .unwrap();
     assert_eq!(cut.finish_reason, Some(FinishReason::Length));
@@ -313,7 +322,10 @@ async fn a_stream_error_event_is_a_model_error() {
     let model = AnthropicFake.model(&server.url);
     let sink = |_| {};
     let error = model
-        .complete_streaming(&[Message::user("hi")], &Toolkit::new(), &sink)
+        .complete(
+            toolnexus::model::ModelRequest::new(&[Message::user("hi")], &Toolkit::new())
+                .with_on_delta(&sink),
+        )
         .await
         .unwrap_err()
         .to_string();
@@ -354,7 +366,10 @@ async fn pdfs_audio_and_pending_calls_take_the_documented_forms() {
         .strict(true)
         .with_max_tokens(64);
     model
-        .complete(&transcript, &harness::toolkit(Default::default()))
+        .complete(toolnexus::model::ModelRequest::new(
+            &transcript,
+            &harness::toolkit(Default::default()),
+        ))
         .await
         .unwrap();
     let body = &server.bodies()[0];

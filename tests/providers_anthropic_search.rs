@@ -282,7 +282,7 @@ async fn small_toolkits_and_other_providers_turns_are_left_alone() {
                {"type": "tool_use", "id": "toolu_9", "name": "get_time", "input": {}}])
     );
     harness::validate("anthropic", &[body]);
-    assert_eq!(Anthropic::new(SECRET, "m").model_name(), Some("m"));
+    assert_eq!(Anthropic::new(SECRET, "m").describe().name, Some("m"));
 }
 
 /// Extended thinking beside tool search: the turn's signed thinking block comes first and

@@ -133,7 +133,7 @@ async fn chat_completions_on_a_deployment_with_an_api_key() {
         );
     }
     harness::validate("openai", &server.bodies());
-    assert_eq!(model.provider_name(), Some("azure.ai.openai"));
+    assert_eq!(model.describe().provider, Some("azure.ai.openai"));
     assert!(!format!("{model:?}").contains(KEY));
 }
 
@@ -150,7 +150,10 @@ async fn the_responses_api_with_an_entra_token_and_chat_on_the_v1_api() {
         );
     assert_eq!(model.api_version(), "2025-04-01-preview");
     let reply = model
-        .complete(&[Message::user("hi")], &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &[Message::user("hi")],
+            &Toolkit::new(),
+        ))
         .await
         .unwrap();
     assert_eq!(reply.content.as_deref(), Some("hi"));
@@ -171,7 +174,10 @@ async fn the_responses_api_with_an_entra_token_and_chat_on_the_v1_api() {
         .with_api_key(KEY)
         .with_api_version("v1");
     let reply = model
-        .complete(&[Message::user("hi")], &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &[Message::user("hi")],
+            &Toolkit::new(),
+        ))
         .await
         .unwrap();
     assert_eq!(reply.content.as_deref(), Some("v1 ok"));
@@ -195,7 +201,10 @@ async fn a_refused_key_names_the_variable_and_never_shows_it() {
     .await;
     let error = AzureOpenAi::new(&server.url, "dep")
         .with_api_key(KEY)
-        .complete(&[Message::user("hi")], &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &[Message::user("hi")],
+            &Toolkit::new(),
+        ))
         .await
         .unwrap_err()
         .to_string();

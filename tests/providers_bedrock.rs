@@ -302,7 +302,10 @@ async fn a_stream_that_ends_in_an_exception_is_an_error() {
     let server = Server::start([Canned::binary(STREAM_TYPE, bytes)]).await;
     let sink = |_: Delta| {};
     let error = model(&server.url)
-        .complete_streaming(&[Message::user("hi")], &Toolkit::new(), &sink)
+        .complete(
+            toolnexus::model::ModelRequest::new(&[Message::user("hi")], &Toolkit::new())
+                .with_on_delta(&sink),
+        )
         .await
         .unwrap_err()
         .to_string();
@@ -325,7 +328,10 @@ async fn settings_map_to_converse_fields_or_are_refused_by_name() {
         .extra(json!({"additionalModelRequestFields": {"top_k": 40}}));
     let reply = model(&server.url)
         .with_settings(settings)
-        .complete(&[Message::user("hi")], &toolkit)
+        .complete(toolnexus::model::ModelRequest::new(
+            &[Message::user("hi")],
+            &toolkit,
+        ))
         .await
         .unwrap();
     assert_eq!(reply.content.as_deref(), Some("ok"));
@@ -357,10 +363,10 @@ async fn settings_map_to_converse_fields_or_are_refused_by_name() {
         .with_base_url(llama.base_url())
         .with_credentials(KEY, SECRET, None);
     llama
-        .complete(
+        .complete(toolnexus::model::ModelRequest::new(
             &[Message::system("Be brief."), Message::user("hi")],
             &toolkit,
-        )
+        ))
         .await
         .unwrap();
     let body = &server.bodies()[1];
@@ -468,7 +474,10 @@ async fn an_api_key_goes_as_a_bearer_token_unsigned() {
         .with_base_url(&server.url)
         .with_api_key("bedrock-api-key-123456");
     model
-        .complete(&[Message::user("hi")], &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &[Message::user("hi")],
+            &Toolkit::new(),
+        ))
         .await
         .unwrap();
     let request = &server.requests()[0];
@@ -490,7 +499,10 @@ async fn refused_credentials_say_what_to_check_and_show_no_secret() {
     .await;
     let model = model(&server.url);
     let error = model
-        .complete(&[Message::user("hi")], &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &[Message::user("hi")],
+            &Toolkit::new(),
+        ))
         .await
         .unwrap_err()
         .to_string();

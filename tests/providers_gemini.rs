@@ -213,17 +213,26 @@ async fn safety_stops_length_cutoffs_and_blocked_prompts() {
     .await;
     let model = GeminiFake.model(&server.url);
     let filtered = model
-        .complete(&[Message::user("hi")], &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &[Message::user("hi")],
+            &Toolkit::new(),
+        ))
         .await
         .unwrap();
     assert_eq!(filtered.finish_reason, Some(FinishReason::ContentFilter));
     let cut = model
-        .complete(&[Message::user("hi")], &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &[Message::user("hi")],
+            &Toolkit::new(),
+        ))
         .await
         .unwrap();
     assert_eq!(cut.finish_reason, Some(FinishReason::Length));
     let blocked = model
-        .complete(&[Message::user("hi")], &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &[Message::user("hi")],
+            &Toolkit::new(),
+        ))
         .await
         .unwrap_err();
     assert!(
@@ -320,7 +329,10 @@ async fn pdfs_audio_and_pending_calls_take_the_documented_forms() {
     ];
     GeminiFake
         .model(&server.url)
-        .complete(&transcript, &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &transcript,
+            &Toolkit::new(),
+        ))
         .await
         .unwrap();
     let body = &server.bodies()[0];

@@ -183,7 +183,10 @@ async fn compatible_server_gets_no_key() {
     let server = Server::start([OpenAiFake.text("hello from a local model")]).await;
     let model = OpenAi::compatible(format!("{}/v1/", server.url), "qwen3");
     let reply = model
-        .complete(&[Message::user("hi")], &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &[Message::user("hi")],
+            &Toolkit::new(),
+        ))
         .await
         .unwrap();
     assert_eq!(reply.content.as_deref(), Some("hello from a local model"));
@@ -211,13 +214,19 @@ async fn refusals_and_length_cutoffs_are_finish_reasons() {
     .await;
     let model = OpenAiFake.model(&server.url);
     let refused = model
-        .complete(&[Message::user("hi")], &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &[Message::user("hi")],
+            &Toolkit::new(),
+        ))
         .await
         .unwrap();
     assert_eq!(refused.finish_reason, Some(FinishReason::Refusal));
     assert_eq!(refused.content.as_deref(), Some("I can't help with that."));
     let cut = model
-        .complete(&[Message::user("hi")], &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &[Message::user("hi")],
+            &Toolkit::new(),
+        ))
         .await
         .unwrap();
     assert_eq!(cut.finish_reason, Some(FinishReason::Length));
@@ -232,7 +241,10 @@ async fn strict_mode_lists_the_strict_tools() {
         .strict(true)
         .with_max_tokens(100);
     model
-        .complete(&[Message::user("hi")], &toolkit)
+        .complete(toolnexus::model::ModelRequest::new(
+            &[Message::user("hi")],
+            &toolkit,
+        ))
         .await
         .unwrap();
     let body = &server.bodies()[0];
@@ -320,7 +332,10 @@ async fn a_pending_call_is_described_not_leaked() {
     ];
     OpenAiFake
         .model(&server.url)
-        .complete(&transcript, &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &transcript,
+            &Toolkit::new(),
+        ))
         .await
         .unwrap();
     let body = &server.bodies()[0];
@@ -374,7 +389,10 @@ async fn a_retry_after_beyond_the_hosts_limit_is_not_waited_for() {
     let capped = Retry::default().with_max_retry_after(std::time::Duration::from_secs(60));
     let error = OpenAiFake
         .retry(OpenAiFake.model(&server.url), capped)
-        .complete(&[Message::user("hi")], &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &[Message::user("hi")],
+            &Toolkit::new(),
+        ))
         .await
         .unwrap_err()
         .to_string();
@@ -391,7 +409,7 @@ async fn by_default_a_long_retry_after_is_waited_for_as_the_python_port_waits() 
     let model = OpenAiFake.model(&server.url);
     let messages = [Message::user("hi")];
     let toolkit = Toolkit::new();
-    let call = model.complete(&messages, &toolkit);
+    let call = model.complete(toolnexus::model::ModelRequest::new(&messages, &toolkit));
     // Still waiting out the hour: neither an error nor a second request. (The bound only
     // ends the test; whatever the machine's speed, the retry is an hour away.)
     let waited = tokio::time::timeout(std::time::Duration::from_millis(500), call).await;
@@ -409,7 +427,10 @@ async fn parameterless_calls_without_arguments_get_an_empty_object() {
     .await;
     let reply = OpenAiFake
         .model(&server.url)
-        .complete(&[Message::user("hi")], &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &[Message::user("hi")],
+            &Toolkit::new(),
+        ))
         .await
         .unwrap();
     assert_eq!(reply.tool_calls, [ToolCall::new("c1", "fail", "{}")]);

@@ -212,7 +212,10 @@ async fn refusals_incomplete_and_usage() {
     .await;
     let model = ResponsesFake.model(&server.url);
     let refused = model
-        .complete(&[Message::user("hi")], &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &[Message::user("hi")],
+            &Toolkit::new(),
+        ))
         .await
         .unwrap();
     assert_eq!(refused.finish_reason, Some(FinishReason::Refusal));
@@ -222,13 +225,19 @@ async fn refusals_incomplete_and_usage() {
         Usage::new(12, 7).with_cache(4, 0).with_reasoning(3)
     );
     let cut = model
-        .complete(&[Message::user("hi")], &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &[Message::user("hi")],
+            &Toolkit::new(),
+        ))
         .await
         .unwrap();
     assert_eq!(cut.finish_reason, Some(FinishReason::Length));
     assert_eq!(cut.content.as_deref(), Some("The answer is"));
     let failed = model
-        .complete(&[Message::user("hi")], &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &[Message::user("hi")],
+            &Toolkit::new(),
+        ))
         .await
         .unwrap_err()
         .to_string();
@@ -246,7 +255,10 @@ async fn compatible_server_and_strict_tools() {
         .strict(true)
         .with_max_tokens(100);
     let reply = model
-        .complete(&[Message::user("hi")], &toolkit)
+        .complete(toolnexus::model::ModelRequest::new(
+            &[Message::user("hi")],
+            &toolkit,
+        ))
         .await
         .unwrap();
     assert_eq!(reply.content.as_deref(), Some("hello from a local model"));
@@ -284,7 +296,10 @@ async fn settings_reach_the_body_and_what_cannot_be_sent_is_refused() {
                 .extra(json!({"service_tier": "flex", "metadata": {"run": "42"}})),
         );
     model
-        .complete(&[Message::user("hi")], &toolkit)
+        .complete(toolnexus::model::ModelRequest::new(
+            &[Message::user("hi")],
+            &toolkit,
+        ))
         .await
         .unwrap();
     let body = &server.bodies()[0];
@@ -327,7 +342,10 @@ async fn settings_reach_the_body_and_what_cannot_be_sent_is_refused() {
         let error = model
             .clone()
             .with_settings(settings)
-            .complete(&[Message::user("hi")], &toolkit)
+            .complete(toolnexus::model::ModelRequest::new(
+                &[Message::user("hi")],
+                &toolkit,
+            ))
             .await
             .unwrap_err()
             .to_string();
@@ -492,7 +510,10 @@ async fn a_stream_error_event_is_a_model_error() {
     let sink = |_: Delta| {};
     let error = ResponsesFake
         .model(&server.url)
-        .complete_streaming(&[Message::user("hi")], &Toolkit::new(), &sink)
+        .complete(
+            toolnexus::model::ModelRequest::new(&[Message::user("hi")], &Toolkit::new())
+                .with_on_delta(&sink),
+        )
         .await
         .unwrap_err()
         .to_string();
@@ -524,7 +545,10 @@ async fn pdfs_and_pending_calls_take_the_documented_forms() {
     ];
     ResponsesFake
         .model(&server.url)
-        .complete(&transcript, &harness::toolkit(Default::default()))
+        .complete(toolnexus::model::ModelRequest::new(
+            &transcript,
+            &harness::toolkit(Default::default()),
+        ))
         .await
         .unwrap();
     let body = &server.bodies()[0];

@@ -59,7 +59,10 @@ async fn refuses<M: Model>(
     let toolkit = harness::toolkit(Default::default());
     for (settings, setting) in cases {
         let error = model(settings)
-            .complete(&[Message::user("hi")], &toolkit)
+            .complete(toolnexus::model::ModelRequest::new(
+                &[Message::user("hi")],
+                &toolkit,
+            ))
             .await
             .unwrap_err()
             .to_string();
@@ -91,7 +94,10 @@ async fn openai_chat_completions() {
             .seed(7)
             .extra(json!({"service_tier": "flex"})),
     )
-    .complete(&[Message::user("hi")], &toolkit)
+    .complete(toolnexus::model::ModelRequest::new(
+        &[Message::user("hi")],
+        &toolkit,
+    ))
     .await
     .unwrap();
     let body = &server.bodies()[0];
@@ -159,7 +165,10 @@ async fn anthropic_messages() {
             .stop(["END"])
             .extra(json!({"metadata": {"user_id": "u-1"}})),
     )
-    .complete(&[Message::user("hi")], &toolkit)
+    .complete(toolnexus::model::ModelRequest::new(
+        &[Message::user("hi")],
+        &toolkit,
+    ))
     .await
     .unwrap();
     model(
@@ -168,7 +177,10 @@ async fn anthropic_messages() {
             .tool_choice(ToolChoice::tool("add"))
             .tool_choice(ToolChoice::Auto),
     )
-    .complete(&[Message::user("hi")], &toolkit)
+    .complete(toolnexus::model::ModelRequest::new(
+        &[Message::user("hi")],
+        &toolkit,
+    ))
     .await
     .unwrap();
     let bodies = server.bodies();
@@ -245,7 +257,10 @@ async fn gemini_generate_content() {
             .reasoning(Reasoning::budget(1_024).with_summary("auto"))
             .extra(json!({"generationConfig": {"topK": 40}})),
     )
-    .complete(&[Message::user("hi")], &toolkit)
+    .complete(toolnexus::model::ModelRequest::new(
+        &[Message::user("hi")],
+        &toolkit,
+    ))
     .await
     .unwrap();
     let body = &server.bodies()[0];

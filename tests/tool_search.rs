@@ -12,11 +12,11 @@ use std::time::Duration;
 
 use serde_json::json;
 use toolnexus::mcp::McpClient;
-use toolnexus::model::ModelFuture;
+use toolnexus::model::{ModelFuture, ModelRequest};
 use toolnexus::search::{SEARCH_TOOL, ToolIndex, ToolSearch};
 use toolnexus::{
-    Answer, Client, Message, Model, Reply, Request, RunResult, RunStatus, ScriptedModel, Tool,
-    ToolResult, Toolkit,
+    Answer, Client, Model, Reply, Request, RunResult, RunStatus, ScriptedModel, Tool, ToolResult,
+    Toolkit,
 };
 
 /// A scripted model that records the names of the tools listed on each turn.
@@ -37,8 +37,9 @@ impl Recording {
 }
 
 impl Model for Recording {
-    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
-        let names = toolkit
+    fn complete<'a>(&'a self, request: ModelRequest<'a>) -> ModelFuture<'a> {
+        let names = request
+            .toolkit
             .tools()
             .iter()
             .map(|t| t.name().to_owned())
@@ -47,7 +48,7 @@ impl Model for Recording {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(names);
-        self.script.complete(transcript, toolkit)
+        self.script.complete(request)
     }
 }
 

@@ -21,10 +21,10 @@ use opentelemetry_semantic_conventions::metric::{
     GEN_AI_CLIENT_OPERATION_DURATION, GEN_AI_CLIENT_TOKEN_USAGE,
 };
 use serde_json::json;
-use toolnexus::model::{DeltaSink, FinishReason, ModelFuture};
+use toolnexus::model::{FinishReason, ModelFuture, ModelInfo, ModelRequest};
 use toolnexus::trace::{OUTCOME, REQUEST_ID, REQUEST_KIND, RESUMED_REQUEST_ID};
 use toolnexus::{
-    Client, Context, Message, Model, ModelSettings, Reply, Request, RunStatus, ScriptedModel, Tool,
+    Client, Context, Model, ModelSettings, Reply, Request, RunStatus, ScriptedModel, Tool,
     ToolCall, ToolResult, Toolkit, Usage,
 };
 
@@ -40,27 +40,14 @@ static CAPTURE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 struct Named(ScriptedModel);
 
 impl Model for Named {
-    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
-        self.0.complete(transcript, toolkit)
+    fn complete<'a>(&'a self, request: ModelRequest<'a>) -> ModelFuture<'a> {
+        self.0.complete(request)
     }
 
-    fn model_name(&self) -> Option<&str> {
-        Some("test-model")
-    }
-
-    fn provider_name(&self) -> Option<&str> {
-        Some("openai")
-    }
-
-    fn complete_with<'a>(
-        &'a self,
-        transcript: &'a [Message],
-        toolkit: &'a Toolkit,
-        settings: &'a ModelSettings,
-        on_delta: Option<DeltaSink<'a>>,
-    ) -> ModelFuture<'a> {
-        self.0
-            .complete_with(transcript, toolkit, settings, on_delta)
+    fn describe(&self) -> ModelInfo<'_> {
+        ModelInfo::default()
+            .with_name("test-model")
+            .with_provider("openai")
     }
 }
 

@@ -81,7 +81,7 @@ async fn native<M: Model + 'static>(
 ) {
     let server = Server::start([canned(BAD_JSON), canned(BAD_FIELD), canned(GOOD)]).await;
     let model = model(&server.url);
-    assert!(model.native_output(), "{kind}");
+    assert!(model.describe().native_output, "{kind}");
     let client = Client::new(model).output_retries(2);
     let typed = client
         .run("Review PR 7", &harness::toolkit(Default::default()))
@@ -191,7 +191,7 @@ async fn the_output_tool_after_other_tools() {
         Reply::call("c3", OUTPUT_TOOL, BAD_FIELD),
         Reply::call("c4", OUTPUT_TOOL, GOOD),
     ]);
-    assert!(!model.native_output());
+    assert!(!model.describe().native_output);
     let client = Client::new(model).output_retries(2);
     let typed = client
         .run("Review PR 7", &Toolkit::new().with(lookup))

@@ -250,7 +250,10 @@ pub async fn refused_key<F: Fake>(fake: &F, var: &str) {
     .await;
     let model = fake.model(&server.url);
     let error = model
-        .complete(&[toolnexus::Message::user("hi")], &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &[toolnexus::Message::user("hi")],
+            &Toolkit::new(),
+        ))
         .await
         .unwrap_err()
         .to_string();
@@ -273,7 +276,10 @@ pub async fn rate_limited_then_ok<F: Fake>(fake: &F) {
     let started = Instant::now();
     let reply = fake
         .model(&server.url)
-        .complete(&[toolnexus::Message::user("hi")], &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &[toolnexus::Message::user("hi")],
+            &Toolkit::new(),
+        ))
         .await
         .unwrap();
     assert_eq!(reply.content.as_deref(), Some("fine"));
@@ -297,7 +303,10 @@ pub async fn errors_say_what_happened<F: Fake>(fake: &F, model_name: &str) {
         async move {
             let model = fake.retry(model, retry);
             model
-                .complete(&[toolnexus::Message::user("hi")], &Toolkit::new())
+                .complete(toolnexus::model::ModelRequest::new(
+                    &[toolnexus::Message::user("hi")],
+                    &Toolkit::new(),
+                ))
                 .await
                 .unwrap_err()
                 .to_string()
@@ -343,7 +352,7 @@ pub async fn dropped_turn_is_cancelled<F: Fake>(fake: &F) {
     let model = fake.model(&server.url);
     let started = Instant::now();
     let (transcript, toolkit) = ([toolnexus::Message::user("hi")], Toolkit::new());
-    let turn = model.complete(&transcript, &toolkit);
+    let turn = model.complete(toolnexus::model::ModelRequest::new(&transcript, &toolkit));
     assert!(
         tokio::time::timeout(Duration::from_millis(200), turn)
             .await
@@ -352,7 +361,10 @@ pub async fn dropped_turn_is_cancelled<F: Fake>(fake: &F) {
     assert!(started.elapsed() < Duration::from_secs(5));
     // The model is still usable.
     let reply = model
-        .complete(&[toolnexus::Message::user("hi")], &Toolkit::new())
+        .complete(toolnexus::model::ModelRequest::new(
+            &[toolnexus::Message::user("hi")],
+            &Toolkit::new(),
+        ))
         .await
         .unwrap();
     assert_eq!(reply.content.as_deref(), Some("next"));
@@ -366,7 +378,10 @@ pub async fn stream(
     let deltas = std::sync::Mutex::new(Vec::new());
     let sink = |delta: toolnexus::model::Delta| deltas.lock().unwrap().push(delta);
     let reply = model
-        .complete_streaming(&[toolnexus::Message::user("hi")], toolkit, &sink)
+        .complete(
+            toolnexus::model::ModelRequest::new(&[toolnexus::Message::user("hi")], toolkit)
+                .with_on_delta(&sink),
+        )
         .await
         .unwrap();
     let deltas = deltas.into_inner().unwrap();

@@ -29,7 +29,7 @@ impl Client {
                 Some(tools) => Offered::Whole(tools),
                 None => listed.for_turn(&run.messages),
             };
-            let model = self.model.model_name();
+            let model = self.model.describe().name;
             let asked = hooks.before_turn(run.turns, model, &run.messages, &offered);
             match stop.guard(Box::pin(asked)).await {
                 Ok(Ok(replaced)) => replaced,

@@ -94,7 +94,7 @@ impl Client {
 
     /// [`ask`](Client::ask), with each piece of the answer's text given to `on_text` as
     /// the model streams it (the Python port's `ask(…, on_text=…)`); the result is the
-    /// same. The model is asked through [`Model::complete_streaming`](crate::Model::complete_streaming),
+    /// same. The model is asked for a streamed turn ([`ModelRequest::on_delta`](crate::model::ModelRequest::on_delta)),
     /// and an event listener the client has still gets every event.
     pub async fn ask_with_text<F>(
         &self,

@@ -27,6 +27,7 @@ use crate::agent::trace;
 use crate::agent::turn::{Played, ToolTurn};
 use crate::agent::typed::{OutputCheck, Verdict};
 use crate::model::message::Message;
+use crate::model::request::ModelRequest;
 use crate::model::{Delta, DeltaSink, ModelError, Reply};
 use crate::tool::context::CancellationToken;
 use crate::tool::kit::Toolkit;
@@ -95,7 +96,7 @@ impl Client {
             None => steps.await,
         }
         trace::run_ended(&span, &run);
-        let model = self.model.model_name().unwrap_or_default();
+        let model = self.model.describe().name.unwrap_or_default();
         self.tools.meter.run_ended(&run, model, started);
         let events = events(&self.tools.listener);
         if run.status == RunStatus::Done && run.turns > 0 {
@@ -322,7 +323,7 @@ impl Client {
             if reply.model.is_none() {
                 // Named by the loop, not by a model made of others: the run reports the
                 // name the request carried.
-                notes.named = self.model.model_name().map(str::to_owned);
+                notes.named = self.model.describe().name.map(str::to_owned);
                 reply.model = crate::model::routing::model_id(&*self.model);
             }
             self.options.price(&mut reply);
@@ -365,8 +366,8 @@ impl Client {
         let settings = &*self.settings;
         let future = std::panic::catch_unwind(AssertUnwindSafe(|| {
             let on_delta: Option<DeltaSink<'_>> = events.is_on().then_some(&on_delta);
-            self.model
-                .complete_with(transcript, toolkit, settings, on_delta)
+            let request = ModelRequest::new(transcript, toolkit).with_settings(settings);
+            self.model.complete(request.with_delta_sink(on_delta))
         }))
         .map_err(|_| ModelError::new("the model panicked"))?;
         AssertUnwindSafe(future)

@@ -14,6 +14,7 @@ use tracing::field::Empty;
 
 use crate::model::Model;
 use crate::model::message::{Message, ToolCall};
+use crate::model::request::ModelRequest;
 use crate::tool::kit::Toolkit;
 use crate::tool::result::ToolResult;
 
@@ -303,7 +304,10 @@ impl Guardrail {
             let model = Arc::clone(&model);
             let transcript = vec![Message::system(&*instructions), Message::user(s.describe())];
             async move {
-                let answer = match model.complete(&transcript, &Toolkit::new()).await {
+                let answer = match model
+                    .complete(ModelRequest::new(&transcript, &Toolkit::new()))
+                    .await
+                {
                     Ok(reply) => reply.content.unwrap_or_default(),
                     Err(error) => {
                         return Check::trip(format!("the guardrail's model failed: {error}"));

@@ -419,7 +419,7 @@ impl Meter {
             Ok(reply) => ("ok", reply.usage),
             Err(_) => ("error", Usage::default()),
         };
-        let (name, ms) = (model.model_name().unwrap_or_default(), millis(start));
+        let (name, ms) = (model.describe().name.unwrap_or_default(), millis(start));
         let (prompt, completion) = (usage.prompt_tokens, usage.completion_tokens);
         self.emit(
             |r| r.llm(name, status, ms, prompt, completion),

@@ -233,7 +233,7 @@ impl<'c> RunRequest<'c> {
     /// from JSON that follows `T`'s schema.
     ///
     /// Where the model has structured output of its own
-    /// ([`Model::native_output`](crate::Model::native_output): OpenAI's `response_format`
+    /// ([`ModelInfo::native_output`](crate::model::ModelInfo::native_output): OpenAI's `response_format`
     /// and Responses' `text.format`, strict when the schema allows; Anthropic's
     /// `output_config.format`; Gemini's `responseSchema`) the final answer is asked for in
     /// that form. Elsewhere (Bedrock, your own models) the run lists one more tool,
@@ -360,8 +360,8 @@ impl Client {
         let schema = OutputSchema::new(crate::schema::canonical::schema_for::<T>());
         let tool = match self.options.mode {
             OutputMode::Auto => {
-                !(self.model.native_output()
-                    && native_fits(self.model.provider_name(), &schema.schema))
+                let info = self.model.describe();
+                !(info.native_output && native_fits(info.provider, &schema.schema))
             }
             OutputMode::Native => false,
             OutputMode::Tool => true,

@@ -77,7 +77,7 @@ pub struct RunResult {
     /// [`Compacted::apply`](crate::agent::Compacted::apply) gives the compacted one.
     pub compacted: Option<crate::agent::compaction::Compacted>,
     /// The model that answered this run's last model turn: its name as the requests
-    /// carried it ([`Model::model_name`](crate::Model::model_name), `gpt-4o-mini`), the
+    /// carried it ([`ModelInfo::name`](crate::model::ModelInfo::name), `gpt-4o-mini`), the
     /// contract's `model` as the Python port reports it; with a
     /// [`FallbackModel`](crate::model::FallbackModel) or a [`Router`](crate::model::Router),
     /// the one of theirs that answered, as `provider/model`. Each turn's `provider/model`

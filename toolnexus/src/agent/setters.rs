@@ -211,7 +211,8 @@ impl Client {
     /// ([`Context::progress`](crate::Context::progress)) and finishing, suspensions, the end
     /// of the run. The listener is called on the run's task: keep it quick (send to a
     /// channel). With a listener set, the model is asked through
-    /// [`Model::complete_streaming`](crate::model::Model::complete_streaming). Setting another replaces it.
+    /// a streamed request ([`ModelRequest::on_delta`](crate::model::ModelRequest::on_delta)).
+    /// Setting another replaces it.
     #[must_use]
     pub fn on_event<F>(mut self, listener: F) -> Self
     where
@@ -391,8 +392,8 @@ impl Client {
     /// merges the new ones over these.
     ///
     /// A model that takes no settings (a [`FnModel`](crate::model::FnModel), a model of your
-    /// own that does not implement [`Model::complete_with`](crate::Model::complete_with))
-    /// fails its turns while any is set, rather than ignore them.
+    /// own that [refuses them](crate::model::ModelRequest::refuse_settings)) fails its
+    /// turns while any is set, rather than ignore them.
     #[must_use]
     pub fn settings(mut self, settings: ModelSettings) -> Self {
         self.settings = std::sync::Arc::new(settings.over(&self.settings));

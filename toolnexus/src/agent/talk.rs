@@ -16,6 +16,7 @@ use std::sync::Arc;
 use crate::agent::events::{Event, Events, Listener};
 use crate::model::Model;
 use crate::model::message::Message;
+use crate::model::request::ModelRequest;
 use crate::tool::caller::{LogLevel, Sampled, Sampling, SamplingError, SamplingRole, ToolView};
 use crate::tool::context::Caller;
 use crate::tool::context::Context;
@@ -94,7 +95,11 @@ impl Caller for LoopCaller {
                 });
             }
             let no_tools = Toolkit::new();
-            match self.model.complete(&transcript, &no_tools).await {
+            match self
+                .model
+                .complete(ModelRequest::new(&transcript, &no_tools))
+                .await
+            {
                 Ok(reply) => Ok(Sampled {
                     text: reply.content.unwrap_or_default(),
                     model: None,

@@ -30,8 +30,8 @@ fn open_run_span(client: &Client, resumed: Option<&str>) -> Span {
         otel.name = Empty,
         "gen_ai.operation.name" = "invoke_agent",
         "gen_ai.agent.name" = agent,
-        "gen_ai.provider.name" = client.model.provider_name(),
-        "gen_ai.request.model" = client.model.model_name(),
+        "gen_ai.provider.name" = client.model.describe().provider,
+        "gen_ai.request.model" = client.model.describe().name,
         "toolnexus.resume.request.id" = resumed,
         "gen_ai.usage.input_tokens" = Empty,
         "gen_ai.usage.output_tokens" = Empty,
@@ -146,9 +146,10 @@ where
 }
 
 fn chat_span(model: &dyn Model, client: &ModelSettings) -> Span {
-    let name = model.model_name();
+    let info = model.describe();
+    let name = info.name;
     let merged;
-    let settings = match model.settings() {
+    let settings = match info.settings {
         Some(own) if !client.is_empty() => {
             merged = client.over(own);
             &merged
@@ -166,7 +167,7 @@ fn chat_span(model: &dyn Model, client: &ModelSettings) -> Span {
         otel.name = Empty,
         otel.kind = "client",
         "gen_ai.operation.name" = "chat",
-        "gen_ai.provider.name" = model.provider_name(),
+        "gen_ai.provider.name" = info.provider,
         "gen_ai.request.model" = name,
         "gen_ai.request.temperature" = settings.temperature,
         "gen_ai.request.top_p" = settings.top_p,

@@ -10,7 +10,7 @@ use crate::tool::kit::Toolkit;
 pub struct TurnStart<'a> {
     /// The model turn, 1-based within the run (the Python port counts from 0).
     pub turn: u32,
-    /// The model's name as its provider knows it ([`Model::model_name`](crate::Model::model_name)),
+    /// The model's name as its provider knows it ([`ModelInfo::name`](crate::model::ModelInfo::name)),
     /// when it has one.
     pub model: Option<&'a str>,
     /// The run's working transcript, as earlier turns and hooks left it.

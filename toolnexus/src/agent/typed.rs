@@ -24,7 +24,7 @@ pub const OUTPUT_TOOL: &str = "final_result";
 #[non_exhaustive]
 pub enum OutputMode {
     /// The provider's own structured output where the model has it
-    /// ([`Model::native_output`](crate::Model::native_output)) and it can hold the
+    /// ([`ModelInfo::native_output`](crate::model::ModelInfo::native_output)) and it can hold the
     /// schema (Anthropic's takes what its strict profile accepts), else the output tool.
     #[default]
     Auto,

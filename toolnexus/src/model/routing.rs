@@ -10,9 +10,8 @@ use tracing::Instrument as _;
 use tracing::field::Empty;
 
 use crate::model::message::Message;
-use crate::model::settings::ModelSettings;
-use crate::model::{DeltaSink, Model, ModelError, ModelErrorKind, ModelFuture, Reply};
-use crate::tool::kit::Toolkit;
+use crate::model::request::{ModelInfo, ModelRequest};
+use crate::model::{Model, ModelError, ModelErrorKind, ModelFuture, Reply};
 
 type ErrorFilter = dyn Fn(&ModelError) -> bool + Send + Sync;
 
@@ -100,17 +99,11 @@ impl FallbackModel {
         &self.models
     }
 
-    async fn turn<'a>(
-        &'a self,
-        transcript: &'a [Message],
-        toolkit: &'a Toolkit,
-        settings: &'a ModelSettings,
-        on_delta: Option<DeltaSink<'a>>,
-    ) -> Result<Reply, ModelError> {
+    async fn turn(&self, request: ModelRequest<'_>) -> Result<Reply, ModelError> {
         let mut failed: Vec<String> = Vec::new();
         let last = self.models.len() - 1;
         for (i, model) in self.models.iter().enumerate() {
-            match ask(&**model, i, transcript, toolkit, settings, on_delta).await {
+            match ask(&**model, i, request).await {
                 Ok(reply) => return Ok(reply),
                 Err(error) if i < last && (self.on)(&error) => {
                     tracing::warn!(
@@ -140,47 +133,22 @@ impl FallbackModel {
 }
 
 impl Model for FallbackModel {
-    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
-        Box::pin(self.turn(transcript, toolkit, empty(), None))
+    fn complete<'a>(&'a self, request: ModelRequest<'a>) -> ModelFuture<'a> {
+        Box::pin(self.turn(request))
     }
 
-    fn complete_streaming<'a>(
-        &'a self,
-        transcript: &'a [Message],
-        toolkit: &'a Toolkit,
-        on_delta: DeltaSink<'a>,
-    ) -> ModelFuture<'a> {
-        Box::pin(self.turn(transcript, toolkit, empty(), Some(on_delta)))
-    }
-
-    fn complete_with<'a>(
-        &'a self,
-        transcript: &'a [Message],
-        toolkit: &'a Toolkit,
-        settings: &'a ModelSettings,
-        on_delta: Option<DeltaSink<'a>>,
-    ) -> ModelFuture<'a> {
-        Box::pin(self.turn(transcript, toolkit, settings, on_delta))
-    }
-
-    /// The first model's name.
-    fn model_name(&self) -> Option<&str> {
-        self.models.first()?.model_name()
-    }
-
-    /// The first model's provider.
-    fn provider_name(&self) -> Option<&str> {
-        self.models.first()?.provider_name()
-    }
-
-    /// The first model's own settings.
-    fn settings(&self) -> Option<&ModelSettings> {
-        self.models.first()?.settings()
-    }
-
-    /// Whether every model holds its answer to a schema itself.
-    fn native_output(&self) -> bool {
-        self.models.iter().all(|m| m.native_output())
+    /// The first model's name, provider and own settings; native output when every
+    /// model holds its answer to a schema itself.
+    fn describe(&self) -> ModelInfo<'_> {
+        let first = self
+            .models
+            .first()
+            .map(|m| m.describe())
+            .unwrap_or_default();
+        ModelInfo {
+            native_output: self.models.iter().all(|m| m.describe().native_output),
+            ..first
+        }
     }
 }
 
@@ -250,14 +218,8 @@ impl Router {
         &self.models
     }
 
-    async fn turn<'a>(
-        &'a self,
-        transcript: &'a [Message],
-        toolkit: &'a Toolkit,
-        settings: &'a ModelSettings,
-        on_delta: Option<DeltaSink<'a>>,
-    ) -> Result<Reply, ModelError> {
-        let i = (self.route)(transcript);
+    async fn turn(&self, request: ModelRequest<'_>) -> Result<Reply, ModelError> {
+        let i = (self.route)(request.transcript);
         let Some(model) = self.models.get(i) else {
             return Err(ModelError::new(format!(
                 "the router picked model {i}, and it has {} (positions 0 to {}); nothing \
@@ -266,37 +228,20 @@ impl Router {
                 self.models.len().saturating_sub(1)
             )));
         };
-        ask(&**model, i, transcript, toolkit, settings, on_delta).await
+        ask(&**model, i, request).await
     }
 }
 
 impl Model for Router {
-    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
-        Box::pin(self.turn(transcript, toolkit, empty(), None))
+    fn complete<'a>(&'a self, request: ModelRequest<'a>) -> ModelFuture<'a> {
+        Box::pin(self.turn(request))
     }
 
-    fn complete_streaming<'a>(
-        &'a self,
-        transcript: &'a [Message],
-        toolkit: &'a Toolkit,
-        on_delta: DeltaSink<'a>,
-    ) -> ModelFuture<'a> {
-        Box::pin(self.turn(transcript, toolkit, empty(), Some(on_delta)))
-    }
-
-    fn complete_with<'a>(
-        &'a self,
-        transcript: &'a [Message],
-        toolkit: &'a Toolkit,
-        settings: &'a ModelSettings,
-        on_delta: Option<DeltaSink<'a>>,
-    ) -> ModelFuture<'a> {
-        Box::pin(self.turn(transcript, toolkit, settings, on_delta))
-    }
-
-    /// Whether every model holds its answer to a schema itself.
-    fn native_output(&self) -> bool {
-        !self.models.is_empty() && self.models.iter().all(|m| m.native_output())
+    /// Native output when every model holds its answer to a schema itself.
+    fn describe(&self) -> ModelInfo<'_> {
+        ModelInfo::default().with_native_output(
+            !self.models.is_empty() && self.models.iter().all(|m| m.describe().native_output),
+        )
     }
 }
 
@@ -311,14 +256,10 @@ impl fmt::Debug for Router {
     }
 }
 
-fn empty() -> &'static ModelSettings {
-    static EMPTY: std::sync::OnceLock<ModelSettings> = std::sync::OnceLock::new();
-    EMPTY.get_or_init(ModelSettings::default)
-}
-
 /// A model's identity, `provider/model` (or the model's name alone), when it has one.
 pub(crate) fn model_id(model: &dyn Model) -> Option<String> {
-    match (model.provider_name(), model.model_name()) {
+    let info = model.describe();
+    match (info.provider, info.name) {
         (Some(provider), Some(name)) => Some(format!("{provider}/{name}")),
         (None, Some(name)) => Some(name.to_owned()),
         _ => None,
@@ -334,7 +275,7 @@ fn name_of(model: &dyn Model, i: usize) -> String {
 /// an unstamped one to a model of the provider whose wire format it is in.
 pub(crate) fn shown_to<'t>(model: &dyn Model, transcript: &'t [Message]) -> Cow<'t, [Message]> {
     let id = model_id(model);
-    let provider = model.provider_name();
+    let provider = model.describe().provider;
     let foreign = |message: &Message| match message {
         Message::Assistant {
             native: Some(native),
@@ -361,29 +302,23 @@ pub(crate) fn shown_to<'t>(model: &dyn Model, transcript: &'t [Message]) -> Cow<
 
 /// One attempt on `model` (position `i`), in its `model_attempt` span: the transcript as
 /// it may see it, and the reply stamped with its identity.
-async fn ask(
-    model: &dyn Model,
-    i: usize,
-    transcript: &[Message],
-    toolkit: &Toolkit,
-    settings: &ModelSettings,
-    on_delta: Option<DeltaSink<'_>>,
-) -> Result<Reply, ModelError> {
+async fn ask(model: &dyn Model, i: usize, request: ModelRequest<'_>) -> Result<Reply, ModelError> {
     let id = model_id(model);
-    let shown = shown_to(model, transcript);
+    let shown = shown_to(model, request.transcript);
+    let info = model.describe();
     let span = if crate::trace::listening() {
         tracing::info_span!(
             target: "toolnexus",
             "model_attempt",
-            "gen_ai.provider.name" = model.provider_name(),
-            "gen_ai.request.model" = model.model_name(),
+            "gen_ai.provider.name" = info.provider,
+            "gen_ai.request.model" = info.name,
             "toolnexus.model.position" = i,
             "error.type" = Empty,
         )
     } else {
         tracing::Span::none()
     };
-    let attempt = model.complete_with(&shown, toolkit, settings, on_delta);
+    let attempt = model.complete(request.with_transcript(&shown));
     let result = attempt.instrument(span.clone()).await;
     match result {
         Ok(mut reply) => {

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::error::ModelError;
 use crate::model::message::{Message, NativeTurn, ToolCall};
+use crate::model::request::{ModelInfo, ModelRequest};
 use crate::model::settings::ModelSettings;
 use crate::model::usage::Usage;
 use crate::tool::handler::BoxFuture;
@@ -21,216 +22,74 @@ use crate::tool::kit::Toolkit;
 pub type ModelFuture<'a> = BoxFuture<'a, Result<Reply, ModelError>>;
 
 /// A language model, as the [`Client`](crate::Client) loop sees it: one assistant turn
-/// for a transcript.
+/// for a [`ModelRequest`].
 ///
-/// The loop needs only this from a model: given the transcript so
-/// far and the toolkit on offer, produce one [`Reply`] (text, tool calls or both, and the
-/// tokens it cost), or a [`ModelError`]. An HTTP provider fits behind the same trait: it
-/// turns the transcript and the toolkit's listing into a request body, and the response
-/// into a `Reply`; `toolnexus::providers` has three (features `openai`, `anthropic`,
-/// `gemini`).
+/// The loop needs only this from a model: given the transcript so far, the toolkit on
+/// offer and the settings of the turn, produce one [`Reply`] (text, tool calls or both,
+/// and the tokens it cost), or a [`ModelError`]. An HTTP provider fits behind the same
+/// trait: it turns the request into a request body, and the response into a `Reply`;
+/// `toolnexus::providers` has them (features `openai`, `anthropic`, `gemini`, …).
 ///
 /// The method returns a boxed future so that `dyn Model` works (a client holds any model
-/// behind one type).
+/// behind one type). What the loop may want to know about a model (its name, its
+/// provider, whether it holds typed output itself) it reads from [`Model::describe`].
 ///
 /// ```
-/// use toolnexus::model::ModelFuture;
-/// use toolnexus::{Message, Model, Reply, Toolkit};
+/// use toolnexus::model::{ModelFuture, ModelRequest};
+/// use toolnexus::{Message, Model, Reply};
 ///
 /// /// Repeats the last user message.
 /// struct Echo;
 ///
 /// impl Model for Echo {
-///     fn complete<'a>(&'a self, transcript: &'a [Message], _tools: &'a Toolkit) -> ModelFuture<'a> {
-///         let last = transcript.iter().rev().find(|m| m.role() == "user");
+///     fn complete<'a>(&'a self, request: ModelRequest<'a>) -> ModelFuture<'a> {
+///         // Echo has no use for sampling settings: it says so rather than drop them.
+///         if let Err(error) = request.refuse_settings() {
+///             return Box::pin(async move { Err(error) });
+///         }
+///         let last = request.transcript.iter().rev().find(|m| m.role() == "user");
 ///         let text = last.and_then(Message::text).unwrap_or_default().to_owned();
 ///         Box::pin(async move { Ok(Reply::text(text)) })
 ///     }
 /// }
 /// ```
 pub trait Model: Send + Sync {
-    /// Produces the next assistant turn for `transcript`, which may call tools from
-    /// `toolkit`.
-    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a>;
-
-    /// As [`Model::complete`], sending each piece of the turn to `on_delta` as it arrives.
+    /// Produces the next assistant turn for `request.transcript`, which may call tools
+    /// from `request.toolkit`, with `request.settings` (the client's, see
+    /// [`Client::settings`](crate::Client::settings), to be merged over the model's own),
+    /// sending each piece of the turn to `request.on_delta` as it arrives when one is
+    /// given.
     ///
-    /// The [`Reply`] returned at the end is the whole turn, the same as `complete` would
-    /// give; the deltas are for showing progress. A model that does not stream keeps this
-    /// default, which sends no delta.
-    fn complete_streaming<'a>(
-        &'a self,
-        transcript: &'a [Message],
-        toolkit: &'a Toolkit,
-        on_delta: DeltaSink<'a>,
-    ) -> ModelFuture<'a> {
-        let _ = on_delta;
-        self.complete(transcript, toolkit)
+    /// The [`Reply`] returned at the end is the whole turn, deltas or not; the deltas are
+    /// for showing progress, and a model that does not stream sends none. A model that
+    /// takes no settings answers a request that has some with an error that names them
+    /// ([`ModelRequest::refuse_settings`]), since nothing is silently dropped.
+    fn complete<'a>(&'a self, request: ModelRequest<'a>) -> ModelFuture<'a>;
+
+    /// What the model says about itself: its name and provider for the spans, the
+    /// settings it was given, whether it holds typed output itself. Nothing by default.
+    fn describe(&self) -> ModelInfo<'_> {
+        ModelInfo::default()
     }
-
-    /// The model's name as the provider knows it (`gpt-4.1-mini`), for the spans
-    /// (`chat {model}`, `gen_ai.request.model`). `None` by default.
-    fn model_name(&self) -> Option<&str> {
-        None
-    }
-
-    /// The provider, as the OpenTelemetry GenAI conventions name it (`openai`,
-    /// `anthropic`, `gcp.gemini`), for the spans (`gen_ai.provider.name`). `None` by
-    /// default.
-    fn provider_name(&self) -> Option<&str> {
-        None
-    }
-
-    /// One turn as the [`Client`](crate::Client) asks for it: [`Model::complete`], or
-    /// [`Model::complete_streaming`] when `on_delta` is given, with `settings` (the
-    /// client's, see [`Client::settings`](crate::Client::settings)) merged over the
-    /// model's own.
-    ///
-    /// The HTTP providers implement it. The default serves a model that takes no
-    /// settings: with none set it is `complete` (or `complete_streaming`); with any set,
-    /// the turn fails with an error that names them, since nothing is silently dropped.
-    fn complete_with<'a>(
-        &'a self,
-        transcript: &'a [Message],
-        toolkit: &'a Toolkit,
-        settings: &'a ModelSettings,
-        on_delta: Option<DeltaSink<'a>>,
-    ) -> ModelFuture<'a> {
-        if !settings.is_empty() {
-            let error = ModelError::new(format!(
-                "this model takes no settings, and the client has some ({}); implement \
-                 Model::complete_with to honour them, or leave Client::settings unset \
-                 (nothing was sent)",
-                serde_json::to_string(settings).unwrap_or_default()
-            ));
-            return Box::pin(async move { Err(error) });
-        }
-        match on_delta {
-            Some(on_delta) => self.complete_streaming(transcript, toolkit, on_delta),
-            None => self.complete(transcript, toolkit),
-        }
-    }
-
-    /// The settings the model itself was given (a provider's `with_settings`), for the
-    /// spans' `gen_ai.request.*` attributes. `None` by default.
-    fn settings(&self) -> Option<&ModelSettings> {
-        None
-    }
-
-    /// Whether the model holds its final answer to a JSON schema itself
-    /// ([`ModelSettings::output`]), which [`RunRequest::typed`](crate::agent::RunRequest::typed)
-    /// then uses; else a typed run ends with an output tool. `false` by default; the
-    /// OpenAI, Anthropic and Gemini providers say `true`.
-    fn native_output(&self) -> bool {
-        false
-    }
-}
-
-/// Where a streaming [`Model`] sends the pieces of a turn as they arrive.
-pub type DeltaSink<'a> = &'a (dyn Fn(Delta) + Send + Sync);
-
-/// A piece of an assistant turn as it streams in (see [`Model::complete_streaming`]).
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum Delta {
-    /// More of the turn's text.
-    Text(String),
-    /// More of one tool call's arguments. `index` is the call's position in the turn;
-    /// `id` and `name` come with the call's first delta.
-    ToolCall {
-        /// The call's position in the turn.
-        index: usize,
-        /// The call's id, on its first delta.
-        id: Option<String>,
-        /// The tool's name, on the call's first delta.
-        name: Option<String>,
-        /// The next piece of the arguments' JSON text.
-        arguments: String,
-    },
-    /// More of the model's reasoning, where the provider shows it (Anthropic's thinking,
-    /// OpenAI's and Gemini's reasoning summaries). It is not part of the reply's text.
-    Reasoning(String),
 }
 
 impl<M: Model + ?Sized> Model for Arc<M> {
-    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
-        (**self).complete(transcript, toolkit)
+    fn complete<'a>(&'a self, request: ModelRequest<'a>) -> ModelFuture<'a> {
+        (**self).complete(request)
     }
 
-    fn model_name(&self) -> Option<&str> {
-        (**self).model_name()
-    }
-
-    fn provider_name(&self) -> Option<&str> {
-        (**self).provider_name()
-    }
-
-    fn complete_streaming<'a>(
-        &'a self,
-        transcript: &'a [Message],
-        toolkit: &'a Toolkit,
-        on_delta: DeltaSink<'a>,
-    ) -> ModelFuture<'a> {
-        (**self).complete_streaming(transcript, toolkit, on_delta)
-    }
-
-    fn complete_with<'a>(
-        &'a self,
-        transcript: &'a [Message],
-        toolkit: &'a Toolkit,
-        settings: &'a ModelSettings,
-        on_delta: Option<DeltaSink<'a>>,
-    ) -> ModelFuture<'a> {
-        (**self).complete_with(transcript, toolkit, settings, on_delta)
-    }
-
-    fn settings(&self) -> Option<&ModelSettings> {
-        (**self).settings()
-    }
-
-    fn native_output(&self) -> bool {
-        (**self).native_output()
+    fn describe(&self) -> ModelInfo<'_> {
+        (**self).describe()
     }
 }
 
 impl<M: Model + ?Sized> Model for Box<M> {
-    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
-        (**self).complete(transcript, toolkit)
+    fn complete<'a>(&'a self, request: ModelRequest<'a>) -> ModelFuture<'a> {
+        (**self).complete(request)
     }
 
-    fn model_name(&self) -> Option<&str> {
-        (**self).model_name()
-    }
-
-    fn provider_name(&self) -> Option<&str> {
-        (**self).provider_name()
-    }
-
-    fn complete_streaming<'a>(
-        &'a self,
-        transcript: &'a [Message],
-        toolkit: &'a Toolkit,
-        on_delta: DeltaSink<'a>,
-    ) -> ModelFuture<'a> {
-        (**self).complete_streaming(transcript, toolkit, on_delta)
-    }
-
-    fn complete_with<'a>(
-        &'a self,
-        transcript: &'a [Message],
-        toolkit: &'a Toolkit,
-        settings: &'a ModelSettings,
-        on_delta: Option<DeltaSink<'a>>,
-    ) -> ModelFuture<'a> {
-        (**self).complete_with(transcript, toolkit, settings, on_delta)
-    }
-
-    fn settings(&self) -> Option<&ModelSettings> {
-        (**self).settings()
-    }
-
-    fn native_output(&self) -> bool {
-        (**self).native_output()
+    fn describe(&self) -> ModelInfo<'_> {
+        (**self).describe()
     }
 }
 
@@ -281,7 +140,7 @@ pub struct Reply {
     /// or the model's name alone when it names no provider. A model made of others
     /// ([`FallbackModel`](crate::model::FallbackModel), [`Router`](crate::model::Router))
     /// sets it to the one that answered; for any other model the loop fills it in from
-    /// [`Model::model_name`] and [`Model::provider_name`]. `None` when nothing names the
+    /// [`Model::describe`] (its name and provider). `None` when nothing names the
     /// model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
@@ -430,8 +289,11 @@ impl FnModel {
 }
 
 impl Model for FnModel {
-    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
-        (self.turn)(transcript, toolkit)
+    fn complete<'a>(&'a self, request: ModelRequest<'a>) -> ModelFuture<'a> {
+        if let Err(error) = request.refuse_settings() {
+            return Box::pin(async move { Err(error) });
+        }
+        (self.turn)(request.transcript, request.toolkit)
     }
 }
 
@@ -526,17 +388,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Model for ScriptedModel {
-    fn complete<'a>(&'a self, transcript: &'a [Message], _toolkit: &'a Toolkit) -> ModelFuture<'a> {
-        self.play(transcript, &ModelSettings::default())
-    }
-
-    fn complete_with<'a>(
-        &'a self,
-        transcript: &'a [Message],
-        _toolkit: &'a Toolkit,
-        settings: &'a ModelSettings,
-        _on_delta: Option<DeltaSink<'a>>,
-    ) -> ModelFuture<'a> {
-        self.play(transcript, settings)
+    fn complete<'a>(&'a self, request: ModelRequest<'a>) -> ModelFuture<'a> {
+        self.play(request.transcript, request.settings)
     }
 }

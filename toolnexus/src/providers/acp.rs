@@ -14,8 +14,9 @@ use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::model::message::Message;
-use crate::model::{Model, ModelError, ModelErrorKind, ModelFuture, Reply};
-use crate::tool::kit::Toolkit;
+use crate::model::{
+    Model, ModelError, ModelErrorKind, ModelFuture, ModelInfo, ModelRequest, Reply,
+};
 
 /// The marker naming the current turn as superseding the rest of the prompt, as the
 /// contract's Python port (0.21.0, `acp.py`) writes it.
@@ -326,16 +327,17 @@ pub(crate) fn render(transcript: &[Message]) -> String {
 }
 
 impl Model for Acp {
-    fn complete<'a>(&'a self, transcript: &'a [Message], _toolkit: &'a Toolkit) -> ModelFuture<'a> {
-        Box::pin(self.turn(transcript))
+    fn complete<'a>(&'a self, request: ModelRequest<'a>) -> ModelFuture<'a> {
+        if let Err(error) = request.refuse_settings() {
+            return Box::pin(async move { Err(error) });
+        }
+        Box::pin(self.turn(request.transcript))
     }
 
-    fn provider_name(&self) -> Option<&str> {
-        Some("acp")
-    }
-
-    fn model_name(&self) -> Option<&str> {
-        Some(&self.inner.command)
+    fn describe(&self) -> ModelInfo<'_> {
+        ModelInfo::default()
+            .with_name(&self.inner.command)
+            .with_provider("acp")
     }
 }
 

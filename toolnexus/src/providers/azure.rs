@@ -3,13 +3,11 @@
 
 use std::time::Duration;
 
-use crate::model::message::Message;
 use crate::model::settings::ModelSettings;
-use crate::model::{DeltaSink, Model, ModelError, ModelFuture};
+use crate::model::{Model, ModelError, ModelFuture, ModelInfo, ModelRequest};
 use crate::providers::http::{ApiKey, Auth, Transport, base_from_env, key_from_env};
 use crate::providers::retry::Retry;
 use crate::providers::{OpenAi, OpenAiResponses};
-use crate::tool::kit::Toolkit;
 
 const PROVIDER: &str = "Azure OpenAI";
 /// The latest generally available version of the data-plane inference API (the REST
@@ -334,54 +332,22 @@ impl AzureOpenAi {
 }
 
 impl Model for AzureOpenAi {
-    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
+    fn complete<'a>(&'a self, request: ModelRequest<'a>) -> ModelFuture<'a> {
         match &self.api {
-            Api::Chat(m) => m.complete(transcript, toolkit),
-            Api::Responses(m) => m.complete(transcript, toolkit),
+            Api::Chat(m) => m.complete(request),
+            Api::Responses(m) => m.complete(request),
         }
     }
 
-    fn complete_streaming<'a>(
-        &'a self,
-        transcript: &'a [Message],
-        toolkit: &'a Toolkit,
-        on_delta: DeltaSink<'a>,
-    ) -> ModelFuture<'a> {
-        match &self.api {
-            Api::Chat(m) => m.complete_streaming(transcript, toolkit, on_delta),
-            Api::Responses(m) => m.complete_streaming(transcript, toolkit, on_delta),
-        }
-    }
-
-    fn complete_with<'a>(
-        &'a self,
-        transcript: &'a [Message],
-        toolkit: &'a Toolkit,
-        settings: &'a ModelSettings,
-        on_delta: Option<DeltaSink<'a>>,
-    ) -> ModelFuture<'a> {
-        match &self.api {
-            Api::Chat(m) => m.complete_with(transcript, toolkit, settings, on_delta),
-            Api::Responses(m) => m.complete_with(transcript, toolkit, settings, on_delta),
-        }
-    }
-
-    fn model_name(&self) -> Option<&str> {
-        Some(&self.deployment)
-    }
-
-    fn provider_name(&self) -> Option<&str> {
-        Some("azure.ai.openai")
-    }
-
-    fn settings(&self) -> Option<&ModelSettings> {
-        match &self.api {
-            Api::Chat(m) => Some(m.settings()),
-            Api::Responses(m) => Some(m.settings()),
-        }
-    }
-
-    fn native_output(&self) -> bool {
-        true
+    fn describe(&self) -> ModelInfo<'_> {
+        let settings = match &self.api {
+            Api::Chat(m) => m.settings(),
+            Api::Responses(m) => m.settings(),
+        };
+        ModelInfo::default()
+            .with_name(&self.deployment)
+            .with_provider("azure.ai.openai")
+            .with_settings(settings)
+            .with_native_output(true)
     }
 }

@@ -54,7 +54,7 @@
 //!   exponential backoff and jitter, honouring
 //!   `Retry-After`; never on `400`/`401`/`403`/`404` (see [`Retry`]). Timeouts for the
 //!   whole request and for connecting.
-//! - **Streaming** through [`Model::complete_streaming`](crate::Model::complete_streaming):
+//! - **Streaming** through [`ModelRequest::on_delta`](crate::model::ModelRequest::on_delta):
 //!   text and tool-call argument pieces go to the callback as they arrive, and the
 //!   [`Reply`](crate::Reply) at the end is the same as the non-streamed one.
 //! - **Cancellation**: dropping the future (a `select!`, a timeout, an aborted task) drops
@@ -279,51 +279,24 @@ macro_rules! turn_model {
         impl $crate::model::Model for $ty {
             fn complete<'a>(
                 &'a self,
-                transcript: &'a [$crate::model::message::Message],
-                toolkit: &'a $crate::tool::kit::Toolkit,
+                request: $crate::model::ModelRequest<'a>,
             ) -> $crate::model::ModelFuture<'a> {
-                Box::pin(self.skeleton().run(transcript, toolkit, None, None))
+                Box::pin(self.skeleton().run(
+                    request.transcript,
+                    request.toolkit,
+                    Some(request.settings),
+                    request.on_delta,
+                ))
             }
 
-            fn complete_streaming<'a>(
-                &'a self,
-                transcript: &'a [$crate::model::message::Message],
-                toolkit: &'a $crate::tool::kit::Toolkit,
-                on_delta: $crate::model::DeltaSink<'a>,
-            ) -> $crate::model::ModelFuture<'a> {
-                Box::pin(
-                    self.skeleton()
-                        .run(transcript, toolkit, None, Some(on_delta)),
-                )
-            }
-
-            fn complete_with<'a>(
-                &'a self,
-                transcript: &'a [$crate::model::message::Message],
-                toolkit: &'a $crate::tool::kit::Toolkit,
-                settings: &'a $crate::model::settings::ModelSettings,
-                on_delta: Option<$crate::model::DeltaSink<'a>>,
-            ) -> $crate::model::ModelFuture<'a> {
-                Box::pin(
-                    self.skeleton()
-                        .run(transcript, toolkit, Some(settings), on_delta),
-                )
-            }
-
-            fn model_name(&self) -> Option<&str> {
-                Some(&self.model)
-            }
-
-            fn provider_name(&self) -> Option<&str> {
-                Some($provider)
-            }
-
-            fn settings(&self) -> Option<&$crate::model::settings::ModelSettings> {
-                Some(&self.settings)
-            }
-
-            fn native_output(&self) -> bool {
-                <Self as $crate::providers::skeleton::Protocol>::OUTPUT.is_some()
+            fn describe(&self) -> $crate::model::ModelInfo<'_> {
+                $crate::model::ModelInfo::default()
+                    .with_name(&self.model)
+                    .with_provider($provider)
+                    .with_settings(&self.settings)
+                    .with_native_output(
+                        <Self as $crate::providers::skeleton::Protocol>::OUTPUT.is_some(),
+                    )
             }
         }
     };

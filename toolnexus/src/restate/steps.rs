@@ -10,7 +10,7 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::model::message::Message;
-use crate::model::{Model, ModelError, ModelFuture, Reply};
+use crate::model::{Model, ModelError, ModelFuture, ModelInfo, ModelRequest, Reply};
 use crate::tool::def::Tool;
 use crate::tool::kit::Toolkit;
 use crate::tool::result::ToolResult;
@@ -58,11 +58,14 @@ pub(crate) struct JournaledModel {
 }
 
 impl Model for JournaledModel {
-    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
+    fn complete<'a>(&'a self, request: ModelRequest<'a>) -> ModelFuture<'a> {
+        if let Err(error) = request.refuse_settings() {
+            return Box::pin(async move { Err(error) });
+        }
         let (inner, transcript, toolkit) = (
             Arc::clone(&self.inner),
-            transcript.to_vec(),
-            toolkit.clone(),
+            request.transcript.to_vec(),
+            request.toolkit.clone(),
         );
         let turn = transcript
             .iter()
@@ -70,7 +73,7 @@ impl Model for JournaledModel {
             .count();
         let work = Box::pin(async move {
             let reply = inner
-                .complete(&transcript, &toolkit)
+                .complete(ModelRequest::new(&transcript, &toolkit))
                 .await
                 .map_err(|e| e.to_string())?;
             serde_json::to_value(reply).map_err(|e| e.to_string())
@@ -86,8 +89,12 @@ impl Model for JournaledModel {
         })
     }
 
-    fn model_name(&self) -> Option<&str> {
-        self.inner.model_name()
+    fn describe(&self) -> ModelInfo<'_> {
+        let name = self.inner.describe().name;
+        ModelInfo {
+            name,
+            ..ModelInfo::default()
+        }
     }
 }
 

@@ -8,15 +8,14 @@ use serde_json::{Value, json};
 
 use crate::agents::{Agent, Budget, HandleState, InboxItem, ROOT, Runtime, TaskStatus, Woken};
 use crate::model::message::Message;
-use crate::model::{Model, ModelFuture, Reply, Usage};
+use crate::model::{Model, ModelFuture, ModelRequest, Reply, Usage};
 use crate::store::RunStore;
-use crate::tool::kit::Toolkit;
 
 /// Answers its first call with `one` (5 tokens), and never answers the ones after.
 struct FirstThenHang(Arc<AtomicUsize>);
 
 impl Model for FirstThenHang {
-    fn complete<'a>(&'a self, _: &'a [Message], _: &'a Toolkit) -> ModelFuture<'a> {
+    fn complete<'a>(&'a self, _: ModelRequest<'a>) -> ModelFuture<'a> {
         let n = self.0.fetch_add(1, Ordering::SeqCst);
         Box::pin(async move {
             if n > 0 {
@@ -31,8 +30,9 @@ impl Model for FirstThenHang {
 struct Echo;
 
 impl Model for Echo {
-    fn complete<'a>(&'a self, transcript: &'a [Message], _: &'a Toolkit) -> ModelFuture<'a> {
-        let last = transcript
+    fn complete<'a>(&'a self, request: ModelRequest<'a>) -> ModelFuture<'a> {
+        let last = request
+            .transcript
             .iter()
             .rev()
             .find(|m| matches!(m, Message::User { .. }))

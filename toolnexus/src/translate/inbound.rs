@@ -360,7 +360,7 @@ fn declared(entry: &Value, at: &str) -> Result<Tool, TranslateError> {
 /// it speaks: a provider leaves out a tool it cannot list, and one left out of a
 /// translation would be a silent loss.
 pub(super) fn check_listing(model: &dyn Model, toolkit: &Toolkit) -> Result<(), TranslateError> {
-    let profile = match model.provider_name() {
+    let profile = match model.describe().provider {
         Some("openai") => Profile::OpenAi,
         Some("anthropic") => Profile::Anthropic,
         Some("gcp.gemini") => Profile::Gemini,

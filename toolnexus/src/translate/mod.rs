@@ -63,6 +63,7 @@ use futures_util::FutureExt as _;
 
 use crate::agent::hooks::{HookFuture, TurnDecision, TurnStart};
 use crate::model::Model;
+use crate::model::request::ModelRequest;
 
 pub use error::TranslateError;
 pub use request::TranslateRequest;
@@ -72,7 +73,7 @@ pub use result::{TranslateResult, TranslatedCall};
 ///
 /// The request's `messages`, `tools` and `tool_choice` are read as OpenAI writes them
 /// (see [`TranslateRequest`]); its toolkit is listed before its `tools` and never run.
-/// `model` is asked once, with [`Model::complete_with`] and the request's settings (its
+/// `model` is asked once, with [`Model::complete`] and the request's settings (its
 /// `max_tokens` and `tool_choice` over them), so a provider's own settings, retries and
 /// timeouts apply as in the loop, and the turn has its `chat` span. The request's hooks
 /// see the turn: [`before_turn`](crate::agent::Hooks::before_turn) and
@@ -103,7 +104,7 @@ pub async fn translate(
     for hooks in &request.hooks {
         let start = TurnStart {
             turn: 1,
-            model: model.model_name(),
+            model: model.describe().name,
             messages: &transcript,
             tools: &toolkit,
         };
@@ -116,7 +117,7 @@ pub async fn translate(
             )));
         }
     }
-    let turn = model.complete_with(&transcript, &toolkit, &settings, None);
+    let turn = model.complete(ModelRequest::new(&transcript, &toolkit).with_settings(&settings));
     let reply = crate::agent::trace::chat(model, &settings, None, turn)
         .await
         .map_err(TranslateError::Model)?;
@@ -127,7 +128,7 @@ pub async fn translate(
     }
     Ok(TranslateResult::from_reply(
         reply,
-        model.model_name().unwrap_or_default(),
+        model.describe().name.unwrap_or_default(),
     ))
 }
 

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use crate::model::message::Message;
-use crate::model::settings::ModelSettings;
+use crate::model::request::ModelRequest;
 use crate::model::{Model, ModelError, Usage};
 use crate::tool::kit::Toolkit;
 
@@ -153,9 +153,8 @@ pub(crate) async fn by_model(
         Message::user(format!("Summarize this conversation:\n\n{}", render(older))),
     ];
     let toolkit = Toolkit::new();
-    let settings = ModelSettings::default();
     let reply = model
-        .complete_with(&asked, &toolkit, &settings, None)
+        .complete(ModelRequest::new(&asked, &toolkit))
         .await
         .map_err(|error| ModelError::with_source("the summarizing model failed", error))?;
     let text = reply.content.unwrap_or_default();

@@ -139,7 +139,7 @@ pub enum Event<'a, F: Form<'a> = Borrowed> {
         turn: u32,
     },
     /// More text of the turn, as the model streams it (see
-    /// [`Model::complete_streaming`](crate::Model::complete_streaming)); a model that
+    /// [`ModelRequest::on_delta`](crate::model::ModelRequest::on_delta)); a model that
     /// does not stream sends none.
     TextDelta {
         /// The model turn.

@@ -6,8 +6,7 @@ use std::sync::Arc;
 use crate::agent::client::Client;
 use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::model::message::Message;
-use crate::model::settings::ModelSettings;
-use crate::model::{DeltaSink, Model, ModelError, ModelFuture, Reply};
+use crate::model::{Model, ModelError, ModelFuture, ModelInfo, ModelRequest, Reply};
 use crate::tool::kit::Toolkit;
 use crate::tool::request::{Answer, Request};
 
@@ -560,36 +559,11 @@ impl Metered {
 }
 
 impl Model for Metered {
-    fn complete<'a>(&'a self, transcript: &'a [Message], toolkit: &'a Toolkit) -> ModelFuture<'a> {
-        self.metered(move || self.model.complete(transcript, toolkit))
+    fn complete<'a>(&'a self, request: ModelRequest<'a>) -> ModelFuture<'a> {
+        self.metered(move || self.model.complete(request))
     }
 
-    fn complete_with<'a>(
-        &'a self,
-        transcript: &'a [Message],
-        toolkit: &'a Toolkit,
-        settings: &'a ModelSettings,
-        on_delta: Option<DeltaSink<'a>>,
-    ) -> ModelFuture<'a> {
-        self.metered(move || {
-            self.model
-                .complete_with(transcript, toolkit, settings, on_delta)
-        })
-    }
-
-    fn model_name(&self) -> Option<&str> {
-        self.model.model_name()
-    }
-
-    fn provider_name(&self) -> Option<&str> {
-        self.model.provider_name()
-    }
-
-    fn settings(&self) -> Option<&ModelSettings> {
-        self.model.settings()
-    }
-
-    fn native_output(&self) -> bool {
-        self.model.native_output()
+    fn describe(&self) -> ModelInfo<'_> {
+        self.model.describe()
     }
 }
