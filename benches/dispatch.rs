@@ -34,7 +34,7 @@ use toolnexus::schema::profile::Profile;
 use toolnexus::{Context, State, Tool, Toolkit, tool, toolset};
 
 // Every tool here is synchronous, on both sides: each call finishes on its first poll.
-#[path = "../tests/common/poll.rs"]
+#[path = "../tests/support/poll.rs"]
 mod poll;
 use poll::now;
 

@@ -7,7 +7,7 @@
 //! - `checkpointing/{no_store,sqlite_wal,postgres}`: one scripted run of 10 model turns of
 //!   3 tool calls each (three trivial tools), then an answer: with no store, on a
 //!   `RunStore` file (WAL), on a `RunStore`. PostgreSQL is Debian's server started
-//!   for the bench on 127.0.0.1 as the tests start it (tests/common/postgres.rs); set
+//!   for the bench on 127.0.0.1 as the tests start it (tests/support/postgres.rs); set
 //!   `TOOLNEXUS_BENCH_PG_URL` to use a server of your own instead, or
 //!   `TOOLNEXUS_BENCH_NO_PG=1` to skip it.
 //! - `resume/{1000,100000}`: `Client::answer` of one parked run in a SQLite store that
@@ -27,7 +27,7 @@ use toolnexus::model::FnModel;
 use toolnexus::store::RunStore;
 use toolnexus::{Answer, Client, Message, Reply, Request, Tool, ToolResult, Toolkit};
 
-#[path = "../tests/common/postgres.rs"]
+#[path = "../tests/support/postgres.rs"]
 mod postgres;
 
 #[path = "common/workload.rs"]

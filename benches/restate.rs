@@ -24,7 +24,7 @@ use toolnexus::Client;
 use toolnexus::restate::{Agent, register};
 use toolnexus::store::RunStore;
 
-#[path = "../tests/common/restate_server.rs"]
+#[path = "../tests/support/restate_server.rs"]
 mod restate_server;
 use restate_server::Server;
 

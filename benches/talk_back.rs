@@ -23,7 +23,7 @@ use serde_json::json;
 use toolnexus::tool::{Caller, LogLevel};
 use toolnexus::{Context, Toolkit, tool};
 
-#[path = "../tests/common/poll.rs"]
+#[path = "../tests/support/poll.rs"]
 mod poll;
 use poll::now;
 

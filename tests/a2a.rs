@@ -9,7 +9,7 @@
 //!   inside a `Client` run that parks on the question, is serialized, and is resumed with
 //!   the answer.
 
-#[path = "common/a2a.rs"]
+#[path = "support/a2a.rs"]
 mod a2a;
 
 use std::process::Command;

@@ -3,7 +3,7 @@
 //! gives, the tools a card becomes (names, descriptions, schemas, source), and the result
 //! a task's end becomes (completed, failed, timed out), each side calling each server.
 
-#[path = "common/a2a.rs"]
+#[path = "support/a2a.rs"]
 mod a2a;
 
 use std::process::Command;

@@ -11,9 +11,9 @@
 //!   replica B answers `GetTask` for a task replica A started and takes its answer, and A
 //!   then gives the completed task.
 
-#[path = "common/a2a.rs"]
+#[path = "support/a2a.rs"]
 mod a2a;
-#[path = "common/postgres.rs"]
+#[path = "support/postgres.rs"]
 mod postgres;
 
 use std::process::Command;

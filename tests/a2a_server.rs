@@ -2,7 +2,7 @@
 //! protocol versions, tasks visible only to their creator, conversations by `contextId`,
 //! cancellation of a running task, the size limits, and streams.
 
-#[path = "common/a2a.rs"]
+#[path = "support/a2a.rs"]
 mod a2a;
 
 use std::time::Duration;

@@ -17,9 +17,9 @@
 //!
 //! The official SDKs' clients across a SIGKILL are in `tests/a2a_restart.rs`.
 
-#[path = "common/a2a.rs"]
+#[path = "support/a2a.rs"]
 mod a2a;
-#[path = "common/postgres.rs"]
+#[path = "support/postgres.rs"]
 mod postgres;
 
 use std::future::Future;

@@ -3,7 +3,7 @@
 //! `resume` after a halt, and by `resume` in another process; over MCP (agents/mcp.rs),
 //! the official Python SDK's client answers a sub-agent's approval.
 
-#[path = "common/example.rs"]
+#[path = "support/example.rs"]
 mod example;
 #[path = "agents/mcp.rs"]
 mod mcp;

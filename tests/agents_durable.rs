@@ -19,12 +19,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-#[path = "common/example.rs"]
-mod common_example;
-#[path = "common/postgres.rs"]
+#[path = "support/example.rs"]
+mod example;
+#[path = "support/postgres.rs"]
 mod postgres;
 
-use common_example::example;
+use example::example;
 
 /// How long one worker may take before the test gives up on it.
 const BOUND: Duration = Duration::from_secs(60);

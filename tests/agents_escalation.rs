@@ -18,11 +18,11 @@ use toolnexus::mcp::McpServer;
 use toolnexus::model::FnModel;
 use toolnexus::{Client, Message, Reply, Tool, ToolResult, Toolkit};
 
-#[path = "common/a2a.rs"]
+#[path = "support/a2a.rs"]
 mod a2a;
-#[path = "common/agent_tree.rs"]
+#[path = "support/agent_tree.rs"]
 mod agent_tree;
-#[path = "common/raw_http.rs"]
+#[path = "support/raw_http.rs"]
 mod raw_http;
 
 type Log = Arc<Mutex<Vec<String>>>;

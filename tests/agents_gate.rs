@@ -11,7 +11,7 @@
 #[allow(dead_code)]
 #[path = "providers/server.rs"]
 mod server;
-#[path = "common/wire_script.rs"]
+#[path = "support/wire_script.rs"]
 mod wire_script;
 
 use std::num::NonZeroU32;

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use toolnexus::{Context, ToolResult, Toolkit, tool};
 
-#[path = "common/poll.rs"]
+#[path = "support/poll.rs"]
 mod poll;
 use poll::now;
 

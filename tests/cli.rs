@@ -11,8 +11,8 @@
 //!
 //! The MCP server is the `mcp_server` example over stdio.
 
-#[path = "remote_tools/common.rs"]
-mod common;
+#[path = "support/mcp_peer.rs"]
+mod mcp_peer;
 #[path = "providers/server.rs"]
 #[allow(dead_code)]
 mod server;
@@ -45,7 +45,7 @@ fn toolnexus() -> &'static Path {
                 "toolnexus",
             ])
             .args(["--message-format", "json-render-diagnostics"])
-            .current_dir(common::root())
+            .current_dir(mcp_peer::root())
             .stderr(Stdio::inherit())
             .output()
             .expect("cargo runs");
@@ -65,7 +65,7 @@ fn toolnexus() -> &'static Path {
 /// The contract's Python port.
 fn port() -> String {
     let python = std::env::var("TOOLNEXUS_PYTHON_TOOLNEXUS").unwrap_or_else(|_| {
-        common::root()
+        mcp_peer::root()
             .join("target/py-venv-toolnexus/bin/python")
             .display()
             .to_string()
@@ -83,7 +83,7 @@ fn port() -> String {
 async fn python(args: Vec<String>) -> Value {
     let output = tokio::task::spawn_blocking(move || {
         Command::new(port())
-            .arg(common::root().join("tests/wire_toolkit/toolkit.py"))
+            .arg(mcp_peer::root().join("tests/wire_toolkit/toolkit.py"))
             .args(&args)
             .output()
             .expect("the Python port runs")
@@ -112,7 +112,7 @@ async fn cli(args: Vec<String>) -> Output {
 }
 
 fn skills() -> String {
-    common::root()
+    mcp_peer::root()
         .join("tests/contract/examples/skills")
         .display()
         .to_string()
@@ -133,7 +133,7 @@ impl Scratch {
     /// `ops` (all but `screenshot`), started through a shell that records its process id
     /// in `calc.pid` / `ops.pid`.
     fn config(&self) -> String {
-        let server = common::example_server().display().to_string();
+        let server = mcp_peer::example_server().display().to_string();
         let started = |name: &str| {
             let pid = self.0.join(format!("{name}.pid"));
             json!([

@@ -14,7 +14,7 @@ use toolnexus::{
     ScriptedModel, Tool, ToolResult, Toolkit, Usage,
 };
 
-#[path = "common/agent.rs"]
+#[path = "support/agent.rs"]
 #[allow(dead_code)]
 mod agent;
 use agent::{add, assert_balanced, call, sleep, tool_outputs};

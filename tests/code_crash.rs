@@ -8,10 +8,10 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-#[path = "common/example.rs"]
-mod common_example;
+#[path = "support/example.rs"]
+mod example;
 
-use common_example::example;
+use example::example;
 
 #[test]
 fn a_script_parked_on_an_approval_survives_a_kill_and_is_answered_elsewhere() {

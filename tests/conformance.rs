@@ -18,9 +18,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-#[path = "common/example.rs"]
-mod common_example;
-use common_example::Listening;
+#[path = "support/example.rs"]
+mod example;
+use example::Listening;
 
 /// The scenarios a stateless server can pass: all but those that need a session.
 const STATELESS: &[&str] = &[

@@ -7,7 +7,7 @@
 //! caps; and conversations by id in memory.
 
 #[allow(dead_code)]
-#[path = "providers/harness.rs"]
+#[path = "support/providers.rs"]
 mod harness;
 #[allow(dead_code)]
 #[path = "providers/server.rs"]

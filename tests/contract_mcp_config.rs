@@ -4,8 +4,8 @@
 //! toolnexus server over streamable HTTP, and holds broken servers that must fail alone.
 //! Every server is a child process on 127.0.0.1, killed by the test.
 
-#[path = "remote_tools/common.rs"]
-mod common;
+#[path = "support/mcp_peer.rs"]
+mod mcp_peer;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead as _, BufReader};
@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{Server, build_example, everything, root};
+use mcp_peer::{Server, build_example, everything, root};
 use serde_json::{Value, json};
 use toolnexus::source::{ConfigError, McpConfig, Transport};
 use toolnexus::tool::ServerStatus;

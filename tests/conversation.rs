@@ -5,13 +5,13 @@
 
 use std::process::Command;
 
-#[path = "common/example.rs"]
-mod common_example;
+#[path = "support/example.rs"]
+mod example;
 
 use serde_json::Value;
 
 fn ask(db: &str, mode: &str, id: &str, prompt: &str) -> Value {
-    let out = Command::new(common_example::example("conversation_asker"))
+    let out = Command::new(example::example("conversation_asker"))
         .args([db, mode, id, prompt])
         .output()
         .expect("the asker starts");

@@ -2,7 +2,7 @@
 //! behaviour is checked on both backends, through the public API only.
 //!
 //! PostgreSQL is Debian's server, started once for this test binary in a temp directory
-//! on 127.0.0.1 (tests/common/postgres.rs); each test gets a database of its own.
+//! on 127.0.0.1 (tests/support/postgres.rs); each test gets a database of its own.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -17,12 +17,12 @@ use toolnexus::{
     Toolkit,
 };
 
-#[path = "durable/fixture.rs"]
-mod fixture;
-#[path = "common/postgres.rs"]
+#[path = "support/durable.rs"]
+mod durable;
+#[path = "support/postgres.rs"]
 mod postgres;
 
-use fixture::{Seen, approving, counting, steps};
+use durable::{Seen, approving, counting, steps};
 
 /// Runs `$check` against a fresh in-memory SQLite store and a fresh PostgreSQL database.
 macro_rules! on_both {
@@ -499,8 +499,8 @@ async fn two_postgres_workers_race_on_200_parked_runs() {
 
 // ---------------------------------------------------------------------------------------
 
-#[path = "common/example.rs"]
-mod common_example;
+#[path = "support/example.rs"]
+mod example;
 
 /// `examples/durable.rs` parks a run, exits, and answers it from a second invocation.
 #[test]
@@ -510,7 +510,7 @@ fn the_durable_example_answers_a_run_parked_by_another_process() {
         std::process::id()
     ));
     let run = |extra: &[&str]| {
-        let output = std::process::Command::new(common_example::example("durable"))
+        let output = std::process::Command::new(example::example("durable"))
             .args(["--db", db.to_str().unwrap()])
             .args(extra)
             .output()

@@ -2,7 +2,7 @@
 //! transcript again (the run row's head stays as the run was created while its turns are
 //! appended one row each), and a run row written before appending existed (its whole
 //! transcript in the row, no appended messages) still loads and recovers. On a SQLite
-//! file and on the real PostgreSQL server of tests/common/postgres.rs.
+//! file and on the real PostgreSQL server of tests/support/postgres.rs.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -13,7 +13,7 @@ use toolnexus::model::FnModel;
 use toolnexus::store::RunStore;
 use toolnexus::{Client, Message, Reply, Tool, ToolCall, ToolResult, Toolkit};
 
-#[path = "common/postgres.rs"]
+#[path = "support/postgres.rs"]
 mod postgres;
 #[allow(dead_code)]
 #[path = "durable/raw.rs"]

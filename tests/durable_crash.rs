@@ -10,12 +10,12 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-#[path = "common/example.rs"]
-mod common_example;
-#[path = "common/postgres.rs"]
+#[path = "support/example.rs"]
+mod example;
+#[path = "support/postgres.rs"]
 mod postgres;
 
-use common_example::example;
+use example::example;
 
 const KILLS: usize = 50;
 /// Kills of session runs: the same machinery, checked more briefly.

@@ -5,7 +5,7 @@
 //! half-written, and that the last checkpoint still stands.
 //!
 //! Rows are damaged, and writes made to fail, from a second connection of the test's own
-//! (sqlx), on a SQLite file and on the real PostgreSQL server of tests/common/postgres.rs.
+//! (sqlx), on a SQLite file and on the real PostgreSQL server of tests/support/postgres.rs.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -14,12 +14,12 @@ use toolnexus::agent::StopReason;
 use toolnexus::store::{RunStore, StoreError};
 use toolnexus::{Answer, Client, RunResult, RunStatus, Toolkit};
 
-#[path = "durable/fixture.rs"]
-mod fixture;
-#[path = "common/postgres.rs"]
+#[path = "support/durable.rs"]
+mod durable;
+#[path = "support/postgres.rs"]
 mod postgres;
 
-use fixture::{Seen, approving, counting, steps};
+use durable::{Seen, approving, counting, steps};
 
 /// Every store call of these tests is bounded: a hang fails the test.
 const BOUND: Duration = Duration::from_secs(20);

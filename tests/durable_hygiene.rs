@@ -1,5 +1,5 @@
 //! What keeps a run store usable over time, on a SQLite file and on the real PostgreSQL
-//! server of tests/common/postgres.rs, through the public API (and a connection of the
+//! server of tests/support/postgres.rs, through the public API (and a connection of the
 //! test's own, to age rows and to write tasks):
 //!
 //! - runs that make the same call wait on the same request id (an approval id is a digest
@@ -18,15 +18,15 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use toolnexus::store::{DEFAULT_RETENTION, RunStore, StoreError};
 use toolnexus::{Answer, Client, Request, Toolkit};
 
-#[path = "durable/fixture.rs"]
-mod fixture;
-#[path = "common/postgres.rs"]
+#[path = "support/durable.rs"]
+mod durable;
+#[path = "support/postgres.rs"]
 mod postgres;
 #[path = "durable/raw.rs"]
 #[allow(dead_code)]
 mod raw;
 
-use fixture::{Seen, approving, counting, steps};
+use durable::{Seen, approving, counting, steps};
 use raw::Raw;
 
 /// Runs `$check(store, raw)` on a SQLite file and on a PostgreSQL database named after

@@ -11,12 +11,12 @@ use toolnexus::agent::StopReason;
 use toolnexus::store::RunStore;
 use toolnexus::{Answer, Client, Message, RunStatus, Tool, ToolResult, Toolkit};
 
-#[path = "durable/fixture.rs"]
-mod fixture;
-#[path = "common/postgres.rs"]
+#[path = "support/durable.rs"]
+mod durable;
+#[path = "support/postgres.rs"]
 mod postgres;
 
-use fixture::{Seen, approving, counting, steps};
+use durable::{Seen, approving, counting, steps};
 
 /// Runs `$check` against a fresh in-memory SQLite store and a fresh PostgreSQL database.
 macro_rules! on_both {

@@ -2,7 +2,7 @@
 //! run's tools execute: a turn's calls are all recorded as started (in its checkpoint)
 //! before any of them runs, and a worker whose lease was taken over cannot record a
 //! call's result, so the run stops and runs nothing more. On a SQLite file and on the real
-//! PostgreSQL server of tests/common/postgres.rs.
+//! PostgreSQL server of tests/support/postgres.rs.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -15,7 +15,7 @@ use toolnexus::store::RunStore;
 use toolnexus::{Client, Message, Reply, RunStatus, Tool, ToolCall};
 use toolnexus::{ToolResult, Toolkit};
 
-#[path = "common/postgres.rs"]
+#[path = "support/postgres.rs"]
 mod postgres;
 #[allow(dead_code)]
 #[path = "durable/raw.rs"]

@@ -16,10 +16,10 @@ use toolnexus::{
     ToolResult, Toolkit,
 };
 
-#[path = "durable/fixture.rs"]
-mod fixture;
+#[path = "support/durable.rs"]
+mod durable;
 
-use fixture::{approving, steps};
+use durable::{approving, steps};
 
 /// A model that streams each turn: text in two pieces, a reasoning piece, and each call's
 /// arguments in two pieces.

@@ -3,9 +3,9 @@
 
 use std::process::Command;
 
-#[path = "common/example.rs"]
-mod common_example;
-use common_example::example;
+#[path = "support/example.rs"]
+mod example;
+use example::example;
 
 fn run(name: &str) -> String {
     let output = Command::new(example(name)).output().expect("example runs");

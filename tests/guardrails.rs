@@ -5,7 +5,7 @@
 //! guardrail cancels the turn it beats; a model as the judge.
 
 #[allow(dead_code)]
-#[path = "providers/harness.rs"]
+#[path = "support/providers.rs"]
 mod harness;
 #[path = "providers/rules/mod.rs"]
 mod rules;
@@ -428,7 +428,7 @@ async fn the_ui_streams_show_the_trip_and_never_the_text() {
     );
 }
 
-#[path = "common/otel.rs"]
+#[path = "support/otel.rs"]
 #[allow(dead_code)]
 mod otel;
 

@@ -23,7 +23,7 @@ use serde_json::json;
 use toolnexus::Context;
 use toolnexus::source::HttpTool;
 
-#[path = "common/nginx.rs"]
+#[path = "support/nginx.rs"]
 #[allow(dead_code)]
 mod nginx;
 

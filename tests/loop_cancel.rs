@@ -13,7 +13,7 @@ use toolnexus::model::FnModel;
 use toolnexus::tool::CancellationToken;
 use toolnexus::{Client, Message, ModelError, Reply, RunStatus, ScriptedModel, Tool, ToolResult};
 
-#[path = "common/agent.rs"]
+#[path = "support/agent.rs"]
 #[allow(dead_code)]
 mod agent;
 use agent::{assert_balanced, call, kit, tool_outputs};

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use toolnexus::model::{Delta, ModelFuture, ModelRequest};
 use toolnexus::{Client, Event, Model, Reply, Request, RunStatus, ScriptedModel};
 
-#[path = "common/agent.rs"]
+#[path = "support/agent.rs"]
 #[allow(dead_code)]
 mod agent;
 use agent::{call, kit};

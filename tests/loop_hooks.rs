@@ -14,7 +14,7 @@ use toolnexus::{
     Usage,
 };
 
-#[path = "common/agent.rs"]
+#[path = "support/agent.rs"]
 #[allow(dead_code)]
 mod agent;
 use agent::{assert_balanced, call, kit, tool_outputs};

@@ -9,7 +9,7 @@ use tokio::time::Instant;
 use toolnexus::agent::{CallStatus, StopReason};
 use toolnexus::{Answer, Client, Reply, Request, RunStatus, ScriptedModel};
 
-#[path = "common/agent.rs"]
+#[path = "support/agent.rs"]
 #[allow(dead_code)]
 mod agent;
 use agent::{assert_balanced, call, kit, tool_ids, tool_outputs};

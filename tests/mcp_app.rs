@@ -15,9 +15,9 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-#[path = "common/example.rs"]
-mod common_example;
-use common_example::Listening;
+#[path = "support/example.rs"]
+mod example;
+use example::Listening;
 
 #[test]
 fn the_sdk_renders_a_view_of_this_server_which_calls_a_second_tool() {

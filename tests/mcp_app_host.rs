@@ -21,11 +21,11 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-#[path = "common/browser.rs"]
+#[path = "support/browser.rs"]
 mod browser;
-#[path = "common/example.rs"]
-mod common_example;
-use common_example::Listening;
+#[path = "support/example.rs"]
+mod example;
+use example::Listening;
 
 /// The budget server (its view importing the SDK from a loopback server of the test) and
 /// the chat page serving its tools, `add_line` gated.

@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 
 use toolnexus::mcp::{HeadlessLogin, JwtAlgorithm, McpClient, OAuth};
 
-#[path = "common/example.rs"]
-mod common_example;
-use common_example::example;
+#[path = "support/example.rs"]
+mod example;
+use example::example;
 
 fn env_path(var: &str, default: &str) -> PathBuf {
     std::env::var_os(var).map(PathBuf::from).unwrap_or_else(|| {

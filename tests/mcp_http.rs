@@ -5,7 +5,7 @@
 //! versions that have them, the URL of a server bound to every interface, and the
 //! stateless mode.
 
-#[path = "common/raw_http.rs"]
+#[path = "support/raw_http.rs"]
 mod raw_http;
 
 use std::net::SocketAddr;

@@ -23,15 +23,15 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-#[path = "common/example.rs"]
-mod common_example;
-use common_example::example;
-#[path = "common/nginx.rs"]
-mod common_nginx;
-#[path = "common/node.rs"]
-mod common_node;
-use common_nginx::{free_port, start_nginx};
-use common_node::node_command;
+#[path = "support/example.rs"]
+mod example;
+use example::example;
+#[path = "support/nginx.rs"]
+mod nginx;
+#[path = "support/node.rs"]
+mod node;
+use nginx::{free_port, start_nginx};
+use node::node_command;
 
 /// Hang protection only.
 const PATIENCE: Duration = Duration::from_secs(240);

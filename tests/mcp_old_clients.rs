@@ -11,9 +11,9 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-#[path = "common/example.rs"]
-mod common_example;
-use common_example::example;
+#[path = "support/example.rs"]
+mod example;
+use example::example;
 
 fn python() -> String {
     std::env::var("TOOLNEXUS_PYTHON_MCP19").unwrap_or_else(|_| {

@@ -14,9 +14,9 @@
 //! The Node script needs `$TOOLNEXUS_NODE_MODULES` (`.ci/test` installs the SDK); without
 //! it these tests FAIL, saying how to set it up.
 
-#[path = "remote_tools/common.rs"]
-mod common;
-#[path = "common/node.rs"]
+#[path = "support/mcp_peer.rs"]
+mod mcp_peer;
+#[path = "support/node.rs"]
 mod node;
 
 use std::io::{BufRead as _, BufReader};
@@ -39,7 +39,7 @@ const PATIENCE: Duration = Duration::from_secs(60);
 const GIF: &[u8] = b"GIF89a\x01\x00\x01\x00\x00\x00\x00;";
 
 fn script() -> std::path::PathBuf {
-    common::root().join("tests/mcp_client/resources.cjs")
+    mcp_peer::root().join("tests/mcp_client/resources.cjs")
 }
 
 /// Runs `resources.cjs ARGS` to the end and returns its JSON report.
@@ -59,7 +59,7 @@ fn run_node(args: &[&str]) -> Value {
 
 #[test]
 fn the_typescript_client_reads_the_examples_resource_template_and_prompt() {
-    let binary = common::build_example("mcp_server");
+    let binary = mcp_peer::build_example("mcp_server");
     let report = run_node(&["read", "stdio", binary.to_str().expect("utf-8 path")]);
 
     let capabilities = &report["capabilities"];

@@ -6,9 +6,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
-#[path = "common/example.rs"]
-mod common_example;
-use common_example::example;
+#[path = "support/example.rs"]
+mod example;
+use example::example;
 
 #[test]
 fn a_short_soak_of_the_mcp_server_ends_with_no_failure() {

@@ -14,11 +14,11 @@
 //! The SDK clients are installed by `.ci/test`; without them these tests fail, they never
 //! skip.
 
-#[path = "common/example.rs"]
-mod common_example;
-#[path = "common/node.rs"]
-mod common_node;
-use common_node::node_command;
+#[path = "support/example.rs"]
+mod example;
+#[path = "support/node.rs"]
+mod node;
+use node::node_command;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -38,7 +38,7 @@ const PIPELINED: usize = 5000;
 const BIG: usize = 2 * 1024 * 1024;
 
 fn peer() -> PathBuf {
-    common_example::example("stdio_peer")
+    example::example("stdio_peer")
 }
 
 /// A small seeded generator (xorshift), so the pieces are the same on every run.

@@ -11,19 +11,19 @@
 //! - a task started on one replica is read, answered and cancelled through the other,
 //!   behind nginx (`$TOOLNEXUS_NGINX`).
 
-#[path = "common/example.rs"]
-mod common_example;
-#[path = "common/nginx.rs"]
-mod common_nginx;
-#[path = "common/postgres.rs"]
-mod common_postgres;
+#[path = "support/example.rs"]
+mod example;
+#[path = "support/nginx.rs"]
+mod nginx;
+#[path = "support/postgres.rs"]
+mod postgres;
 
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common_example::example;
-use common_nginx::{free_port, start_nginx};
+use example::example;
+use nginx::{free_port, start_nginx};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
@@ -343,7 +343,7 @@ async fn a_server_killed_and_restarted_keeps_its_tasks() {
 /// The same on PostgreSQL (the server the store tests start).
 #[tokio::test]
 async fn a_server_killed_and_restarted_keeps_its_tasks_on_postgres() {
-    let url = common_postgres::server().database("toolnexus_tasks_restart");
+    let url = postgres::server().database("toolnexus_tasks_restart");
     restart_keeps_tasks(&url).await;
 }
 

@@ -12,17 +12,17 @@
 //! only for a call that asks (`tests/task_client/ts_task_server.cjs`); the TypeScript
 //! `@modelcontextprotocol/server` 2.4 and the Python SDK 2.3 make none.
 
-#[path = "remote_tools/common.rs"]
-mod common;
-#[path = "common/example.rs"]
+#[path = "support/example.rs"]
 mod example;
-#[path = "common/node.rs"]
+#[path = "support/mcp_peer.rs"]
+mod mcp_peer;
+#[path = "support/node.rs"]
 mod node;
 
 use std::time::Duration;
 
-use common::{PATIENCE, one_call, root};
 use example::Listening;
+use mcp_peer::{PATIENCE, one_call, root};
 use node::node_command;
 use serde_json::json;
 use toolnexus::dispatch::resume;

@@ -4,7 +4,7 @@
 //! against the official `anthropic` Python SDK's `Message` model, and every request sent
 //! against its request types, so the kept blocks are sent back in a form the API takes.
 
-#[path = "providers/harness.rs"]
+#[path = "support/providers.rs"]
 #[allow(dead_code)]
 mod harness;
 #[path = "providers/server.rs"]

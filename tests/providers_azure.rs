@@ -8,7 +8,7 @@
 //! types, as for OpenAI itself.
 
 #[allow(dead_code)]
-#[path = "providers/harness.rs"]
+#[path = "support/providers.rs"]
 mod harness;
 #[allow(dead_code)]
 #[path = "providers/server.rs"]

@@ -10,7 +10,7 @@
 #[path = "providers/eventstream.rs"]
 mod eventstream;
 #[allow(dead_code)]
-#[path = "providers/harness.rs"]
+#[path = "support/providers.rs"]
 mod harness;
 #[allow(dead_code)]
 #[path = "providers/server.rs"]

@@ -2,7 +2,7 @@
 //! the variable when a provider is asked for without its key, and the whole loop against
 //! a local server speaking each provider's API when the key and base URL are set.
 
-#[path = "common/example.rs"]
+#[path = "support/example.rs"]
 mod common_example;
 #[path = "providers/rules/mod.rs"]
 mod rules;

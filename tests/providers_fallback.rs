@@ -6,7 +6,7 @@
 //! OpenAI gets its own back on the next turn.
 
 #[allow(dead_code)]
-#[path = "providers/harness.rs"]
+#[path = "support/providers.rs"]
 mod harness;
 #[path = "providers/rules/mod.rs"]
 mod rules;

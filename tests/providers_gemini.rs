@@ -2,7 +2,7 @@
 //! responses (JSON and server-sent events), with every request body it sent checked
 //! against google-genai's pydantic models (unknown fields forbidden).
 
-#[path = "providers/harness.rs"]
+#[path = "support/providers.rs"]
 mod harness;
 #[path = "providers/server.rs"]
 mod server;

@@ -7,7 +7,7 @@
 //! body, a request that drops or alters what the model's reasoning left.
 
 #[allow(dead_code)]
-#[path = "providers/harness.rs"]
+#[path = "support/providers.rs"]
 mod harness;
 #[path = "providers/rules/mod.rs"]
 mod rules;

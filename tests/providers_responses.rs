@@ -3,7 +3,7 @@
 //! the official `openai` Python SDK's `ResponseCreateParams`, and every response and
 //! stream event it replays parsed by the SDK's `Response` and `ResponseStreamEvent`.
 
-#[path = "providers/harness.rs"]
+#[path = "support/providers.rs"]
 mod harness;
 #[path = "providers/server.rs"]
 mod server;

@@ -6,7 +6,7 @@
 //! simulated cache: what it reads and writes, on and off.
 
 #[allow(dead_code)]
-#[path = "providers/harness.rs"]
+#[path = "support/providers.rs"]
 mod harness;
 #[path = "providers/rules/mod.rs"]
 mod rules;

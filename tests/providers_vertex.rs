@@ -8,7 +8,7 @@
 //! `anthropic` SDK's `AnthropicVertex` request preparation and its `MessageCreateParams`.
 
 #[allow(dead_code)]
-#[path = "providers/harness.rs"]
+#[path = "support/providers.rs"]
 mod harness;
 #[allow(dead_code)]
 #[path = "providers/server.rs"]

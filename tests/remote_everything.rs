@@ -5,14 +5,14 @@
 //! listed, read, got, completed and subscribed to. The HTTP server is made to bind 127.0.0.1 only
 //! (`tests/mcp_client/loopback.mjs`) and is killed by the test.
 
-#[path = "remote_tools/common.rs"]
-mod common;
+#[path = "support/mcp_peer.rs"]
+mod mcp_peer;
 
 use std::collections::BTreeSet;
 use std::process::Command;
 use std::time::Duration;
 
-use common::*;
+use mcp_peer::*;
 use serde_json::{Value, json};
 use toolnexus::mcp::McpClient;
 use toolnexus::primitive::{CompletionRequest, PromptContent};

@@ -6,15 +6,15 @@
 //! over stdio and HTTP). `tests/remote_everything.rs` drives the reference server.
 //! Every server binds 127.0.0.1 only and is killed by the test that started it.
 
-#[path = "remote_tools/common.rs"]
-mod common;
+#[path = "support/mcp_peer.rs"]
+mod mcp_peer;
 
 use std::io::{Read as _, Write as _};
 use std::net::TcpListener;
 use std::process::Command;
 use std::time::Duration;
 
-use common::*;
+use mcp_peer::*;
 use serde_json::{Value, json};
 use toolnexus::dispatch::resume;
 use toolnexus::mcp::{McpClient, McpClientError, McpServer};

@@ -20,9 +20,9 @@ use std::time::{Duration, Instant};
 use toolnexus::restate::{Ingress, register};
 use toolnexus::{Answer, Message, RunResult};
 
-#[path = "common/example.rs"]
+#[path = "support/example.rs"]
 mod example;
-#[path = "common/restate_server.rs"]
+#[path = "support/restate_server.rs"]
 mod restate_server;
 use restate_server::{Server, free_port, fresh_dir};
 

@@ -1,5 +1,5 @@
 //! The chat page on Restate: `examples/chat_ui --restate` serves its model and tools as
-//! the `Agent` object, registered with a real `restate-server` (tests/common/
+//! the `Agent` object, registered with a real `restate-server` (tests/support/
 //! restate_server.rs), and its `/agui` endpoint is `toolnexus::restate::ag_ui` on the
 //! server's ingress. An approval card is a suspended invocation:
 //!
@@ -17,15 +17,15 @@ use std::net::SocketAddr;
 
 use serde_json::{Value, json};
 
-#[path = "common/browser.rs"]
+#[path = "support/browser.rs"]
 mod browser;
-#[path = "common/example.rs"]
-mod common_example;
-#[path = "common/raw_http.rs"]
+#[path = "support/example.rs"]
+mod example;
+#[path = "support/raw_http.rs"]
 mod raw_http;
-#[path = "common/restate_server.rs"]
+#[path = "support/restate_server.rs"]
 mod restate_server;
-use common_example::Listening;
+use example::Listening;
 use restate_server::Server;
 
 /// The chat example on the Restate server `server`.

@@ -12,7 +12,7 @@
 //! - a POST with no Content-Type (a cross-site Blob) or `text/plain` starts no task;
 //! - a foreign `Host` is refused, and never reflected into the card.
 
-#[path = "common/a2a.rs"]
+#[path = "support/a2a.rs"]
 mod a2a;
 
 use std::io::{Read as _, Write as _};

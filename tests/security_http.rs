@@ -16,12 +16,12 @@
 //!   TypeScript (1.32) SDK clients still resume their own streams: a proxy cuts a call's
 //!   stream after its first event, and the SDK's replay gets the answer.
 
-#[path = "common/example.rs"]
-mod common_example;
-#[path = "common/node.rs"]
-mod common_node;
 #[path = "security/cut.rs"]
 mod cut;
+#[path = "support/example.rs"]
+mod example;
+#[path = "support/node.rs"]
+mod node;
 #[path = "security/raw.rs"]
 mod raw;
 
@@ -30,7 +30,7 @@ use std::process::Command;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use common_example::Listening;
+use example::Listening;
 use raw::{
     PATIENCE, Reply, V_2026, V_NEW, as_refs, call, call_2026, exchange, exchange_for,
     first_event_id, initialize, open_session, post, read_for, replay, request, session_headers,
@@ -447,7 +447,7 @@ async fn official_clients_still_resume_their_own_streams() {
         (
             "TypeScript, a session",
             "2025-11-25",
-            common_node::node_command(script("resume.cjs")),
+            node::node_command(script("resume.cjs")),
         ),
     ];
     // Side by side, each through a proxy of its own that cuts that client's call once.

@@ -16,10 +16,10 @@
 //! - Handshake-era answers: a forged approval in `_meta["toolnexus/answer"]` runs nothing;
 //!   a real answer counts once, on the session it was issued to.
 
-#[path = "common/example.rs"]
-mod common_example;
-#[path = "common/postgres.rs"]
-mod common_postgres;
+#[path = "support/example.rs"]
+mod example;
+#[path = "support/postgres.rs"]
+mod postgres;
 #[path = "security_state/states.rs"]
 mod states;
 #[path = "security_state/tasks.rs"]
@@ -27,4 +27,4 @@ mod tasks;
 #[path = "security_state/wire.rs"]
 mod wire;
 
-use common_example::{Listening, example};
+use example::{Listening, example};

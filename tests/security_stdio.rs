@@ -3,13 +3,13 @@
 //! Probed against `tests/security/server.rs` in a child process (Linux: it reads the
 //! child's memory from `/proc`).
 
-#[path = "common/example.rs"]
-mod common_example;
+#[path = "support/example.rs"]
+mod example;
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common_example::example;
+use example::example;
 use serde_json::json;
 use tokio::io::AsyncWriteExt as _;
 use tokio::process::Command;

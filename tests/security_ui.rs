@@ -14,9 +14,9 @@
 //! unknown, the same thread id reaches a thread of one's own, and an allowed proxy host
 //! is accepted.
 
-#[path = "common/example.rs"]
-mod common_example;
-#[path = "common/raw_http.rs"]
+#[path = "support/example.rs"]
+mod example;
+#[path = "support/raw_http.rs"]
 mod raw_http;
 
 use std::net::SocketAddr;
@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use common_example::Listening;
+use example::Listening;
 use raw_http::{Reply, exchange};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};

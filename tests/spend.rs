@@ -5,7 +5,7 @@
 //! estimate of the next); a conversation's cap counts its earlier runs.
 
 #[allow(dead_code)]
-#[path = "providers/harness.rs"]
+#[path = "support/providers.rs"]
 mod harness;
 #[path = "providers/rules/mod.rs"]
 mod rules;

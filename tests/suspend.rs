@@ -11,9 +11,9 @@
 //! through its multi-round-trip driver, its `elicitation/create` handler and by hand
 //! (`allowInputRequired`). Every server binds 127.0.0.1 and is killed by its test.
 
-#[path = "common/example.rs"]
+#[path = "support/example.rs"]
 mod example;
-#[path = "suspend/node.rs"]
+#[path = "support/node.rs"]
 mod node;
 
 use std::io::{BufRead as _, BufReader};

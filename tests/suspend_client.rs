@@ -9,17 +9,17 @@
 //! 2.x whose tool returns `inputRequired(...)` with a state sealed by the SDK's own codec
 //! (`tests/suspend/ts_server.cjs`). Servers are child processes, killed with the client.
 
-#[path = "remote_tools/common.rs"]
-mod common;
-#[path = "common/example.rs"]
+#[path = "support/example.rs"]
 mod example;
-#[path = "suspend/node.rs"]
+#[path = "support/mcp_peer.rs"]
+mod mcp_peer;
+#[path = "support/node.rs"]
 mod node;
 
 use std::path::Path;
 
-use common::{one_call, run_answering};
 use example::example;
+use mcp_peer::{one_call, run_answering};
 use node::node_modules;
 use serde_json::json;
 use toolnexus::dispatch::resume;

@@ -15,9 +15,9 @@ use toolnexus::mcp::McpClient;
 use toolnexus::tool::{LogLevel, SamplingError};
 use toolnexus::{Client, Context, Event, Reply, ScriptedModel, Tool, ToolResult, Toolkit, tool};
 
-#[path = "common/example.rs"]
-mod common_example;
-use common_example::Listening;
+#[path = "support/example.rs"]
+mod example;
+use example::Listening;
 
 /// What a listener saw, as text, in order.
 fn recorder() -> (

@@ -4,8 +4,8 @@
 //! servers (this crate's `mcp_server` example over stdio, and a server written with the
 //! official Python SDK). Servers bind nothing but stdio and are killed with their client.
 
-#[path = "remote_tools/common.rs"]
-mod common;
+#[path = "support/mcp_peer.rs"]
+mod mcp_peer;
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -261,12 +261,12 @@ async fn a_given_index_is_what_search_uses() {
 /// The same loop over the tools of two MCP servers, pooled with local filler tools.
 #[tokio::test]
 async fn search_then_call_over_mcp_tools_from_two_servers() {
-    let rust = McpClient::stdio(common::example_server(), Vec::<String>::new())
+    let rust = McpClient::stdio(mcp_peer::example_server(), Vec::<String>::new())
         .prefix("calc")
         .connect()
         .await
         .expect("the example server starts");
-    let python = McpClient::stdio(common::python(), [common::python_server()])
+    let python = McpClient::stdio(mcp_peer::python(), [mcp_peer::python_server()])
         .quiet()
         .timeout(Duration::from_secs(5))
         .connect()

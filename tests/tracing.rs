@@ -28,7 +28,7 @@ use toolnexus::{
     ToolCall, ToolResult, Toolkit, Usage,
 };
 
-#[path = "common/otel.rs"]
+#[path = "support/otel.rs"]
 #[allow(dead_code)]
 mod otel;
 use otel::{Collector, attr, id, is_error, kind, span, text};

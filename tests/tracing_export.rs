@@ -28,11 +28,11 @@ use tokio::process::Command;
 use toolnexus::mcp::{McpClient, McpServer};
 use toolnexus::{Client, Reply, ScriptedModel, Tool, ToolResult, Toolkit, Usage};
 
-#[path = "remote_tools/common.rs"]
-mod common;
-use common::{PATIENCE, python};
+#[path = "support/mcp_peer.rs"]
+mod mcp_peer;
+use mcp_peer::{PATIENCE, python};
 
-#[path = "common/otel.rs"]
+#[path = "support/otel.rs"]
 #[allow(dead_code)]
 mod otel;
 use otel::{Collector, id, kind, text};
@@ -50,7 +50,7 @@ fn collector() -> &'static Collector {
 }
 
 fn script(name: &str) -> PathBuf {
-    common::root().join("tests/tracing").join(name)
+    mcp_peer::root().join("tests/tracing").join(name)
 }
 
 fn add() -> Tool {

@@ -11,7 +11,7 @@ use toolnexus::{
     Toolkit,
 };
 
-#[path = "common/otel.rs"]
+#[path = "support/otel.rs"]
 #[allow(dead_code)]
 mod otel;
 use otel::{Collector, span};

@@ -12,7 +12,7 @@ mod cases;
 #[path = "translate/differences.rs"]
 mod differences;
 #[allow(dead_code)]
-#[path = "providers/harness.rs"]
+#[path = "support/providers.rs"]
 mod harness;
 #[path = "translate/native.rs"]
 mod native;

@@ -5,7 +5,7 @@
 //! run halted on a suspension resumed to its value.
 
 #[allow(dead_code)]
-#[path = "providers/harness.rs"]
+#[path = "support/providers.rs"]
 mod harness;
 #[allow(dead_code)]
 #[path = "providers/server.rs"]

@@ -9,9 +9,9 @@
 use std::io::Write as _;
 use std::process::{Command, Stdio};
 
-#[path = "common/example.rs"]
-mod common_example;
-use common_example::Listening;
+#[path = "support/example.rs"]
+mod example;
+use example::Listening;
 
 fn env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| {

@@ -7,9 +7,9 @@
 
 use std::process::Command;
 
-#[path = "common/example.rs"]
-mod common_example;
-use common_example::Listening;
+#[path = "support/example.rs"]
+mod example;
+use example::Listening;
 
 #[test]
 fn the_ai_sdk_reads_the_stream_through_an_approval_round_trip() {

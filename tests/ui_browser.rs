@@ -8,11 +8,11 @@
 //! Needs `TOOLNEXUS_UI_NODE_MODULES` (playwright-core, installed by `.ci/test`) and
 //! chromium at `TOOLNEXUS_CHROMIUM` (default `/usr/bin/chromium`).
 
-#[path = "common/browser.rs"]
+#[path = "support/browser.rs"]
 mod browser;
-#[path = "common/example.rs"]
-mod common_example;
-use common_example::Listening;
+#[path = "support/example.rs"]
+mod example;
+use example::Listening;
 
 #[test]
 fn a_browser_approves_a_tool_call_on_the_chat_page() {

@@ -7,10 +7,10 @@
 //! The MCP servers are this workspace's `mcp_server` example and the suite's
 //! `suspend_server`, child processes over stdio, started and stopped by each port.
 
-#[path = "remote_tools/common.rs"]
-mod common;
-#[path = "common/example.rs"]
+#[path = "support/example.rs"]
 mod example;
+#[path = "support/mcp_peer.rs"]
+mod mcp_peer;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -24,7 +24,7 @@ use toolnexus::{Answer, Context, Request, Toolkit};
 /// The contract's Python port.
 fn port() -> String {
     let python = std::env::var("TOOLNEXUS_PYTHON_TOOLNEXUS").unwrap_or_else(|_| {
-        common::root()
+        mcp_peer::root()
             .join("target/py-venv-toolnexus/bin/python")
             .display()
             .to_string()
@@ -40,7 +40,7 @@ fn port() -> String {
 /// Runs `tests/wire_toolkit/toolkit.py VERB ARGS…` and reads its JSON.
 fn python(args: &[&str]) -> Value {
     let output = Command::new(port())
-        .arg(common::root().join("tests/wire_toolkit/toolkit.py"))
+        .arg(mcp_peer::root().join("tests/wire_toolkit/toolkit.py"))
         .args(args)
         .output()
         .expect("the Python port runs");
@@ -58,7 +58,7 @@ fn python(args: &[&str]) -> Value {
 }
 
 fn skills() -> PathBuf {
-    common::root().join("tests/contract/examples/skills")
+    mcp_peer::root().join("tests/contract/examples/skills")
 }
 
 /// A config file for one test, removed when dropped.
@@ -88,7 +88,7 @@ impl Drop for ConfigFile {
 /// Three servers of one binary with an allow list, a drop list and none, a disabled one
 /// and one that cannot start.
 fn servers_config() -> Value {
-    let server = common::example_server().to_str().unwrap();
+    let server = mcp_peer::example_server().to_str().unwrap();
     json!({"mcpServers": {
         "calc": {"command": [server], "tools": {"add": true, "divide": true, "nope": true}},
         "ops": {"command": [server], "tools": {"screenshot": false}},

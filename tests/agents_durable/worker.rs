@@ -14,7 +14,7 @@
 //! Every model turn and every tool effect appends a line to `<effects>`.
 //! `<store>` is a `postgres://` URL or a SQLite file.
 
-#[path = "../common/agent_tree.rs"]
+#[path = "../support/agent_tree.rs"]
 mod agent_tree;
 
 use std::io::Write as _;

@@ -16,8 +16,8 @@ use serde_json::json;
 use toolnexus::store::RunStore;
 use toolnexus::{Client, Message, Tool, ToolResult, Toolkit};
 
-#[path = "fixture.rs"]
-mod fixture;
+#[path = "../support/durable.rs"]
+mod durable;
 
 /// The lease of the crash test's runs: short, so that recovery starts soon after a kill.
 const LEASE: Duration = Duration::from_millis(100);
@@ -55,7 +55,7 @@ async fn drive(store: RunStore, mode: &str, run_id: &str, log: &str) -> i32 {
     println!("ready");
     let toolkit = Toolkit::new().with(appender(log.to_owned()));
     // 10 turns of calls and the answer: 11 model turns.
-    let client = Client::new(fixture::steps("append", 10))
+    let client = Client::new(durable::steps("append", 10))
         .max_turns(11)
         .with_store(store.clone())
         .lease(LEASE);

@@ -300,7 +300,7 @@ async fn finished_tasks_are_bounded_in_sqlite() {
 #[tokio::test]
 async fn finished_tasks_are_bounded_in_postgres() {
     let url = tokio::task::spawn_blocking(|| {
-        crate::common_postgres::server().database("security_finished_tasks")
+        crate::postgres::server().database("security_finished_tasks")
     })
     .await
     .unwrap();
