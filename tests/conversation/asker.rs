@@ -1,4 +1,4 @@
-//! One `Client::ask` in a process of its own, on a SQLite run store (tests/conversation.rs):
+//! One `Client::ask` in a process of its own, on a SQLite run store (tests/loop_conversation.rs):
 //! `asker DB MODE ID PROMPT`, MODE `durable` (`with_store`: the store's session, a durable
 //! run) or `store` (`conversations(store)`: the store as a `ConversationStore`). The model
 //! answers with the user turns it is shown, so the answer says what the conversation

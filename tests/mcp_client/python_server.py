@@ -1,5 +1,5 @@
 """An MCP server written with the official Python SDK (`MCPServer`, formerly FastMCP),
-for tests/remote_tools.rs to drive through `toolnexus::mcp::McpClient`.
+for tests/mcp_client_tools.rs to drive through `toolnexus::mcp::McpClient`.
 
     python python_server.py                  # stdio
     python python_server.py --http PORT      # streamable HTTP at http://127.0.0.1:PORT/mcp

@@ -5,7 +5,7 @@ notifications of one call.
 
     python talk_back.py URL
 
-The Rust test (tests/talking_back.rs) makes the assertions.
+The Rust test (tests/tool_talking_back.rs) makes the assertions.
 """
 
 import json

@@ -4,7 +4,7 @@
 //! it (`null` for every optional field) and the profiles it is expected to fail.
 //!
 //! Each entry is also a typed-output tool: the same type read from the sample and
-//! returned as `Json<T>`, so the corpus covers output schemas too (tests/typed_output.rs).
+//! returned as `Json<T>`, so the corpus covers output schemas too (tests/loop_typed_output.rs).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Debug;
@@ -27,7 +27,7 @@ pub(crate) struct Case {
     pub(crate) refused_by: Vec<Profile>,
     /// The same type as a typed output: reads its arguments into `T` and returns
     /// `Json(t)`, with `Json<T>`'s output schema, as a `#[tool]` function returning it
-    /// would. Read by tests/typed_output.rs only.
+    /// would. Read by tests/loop_typed_output.rs only.
     #[allow(dead_code)]
     pub(crate) output: Tool,
 }

@@ -1,5 +1,5 @@
 """Runs the contract's Python port (toolnexus 0.21.0) from a unified client config, for
-tests/model_config.rs: the same config and skills folder, against the same local mock.
+tests/contract_model_config.rs: the same config and skills folder, against the same local mock.
 
 Usage: tn_first_request.py CONFIG_JSON SKILLS_DIR PROMPT. Prints JSON {"system": the
 system prompt the port builds, "text": the run's answer}. The request bodies it sent are

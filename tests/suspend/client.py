@@ -1,5 +1,5 @@
 """Drive a server whose tools suspend with the official Python MCP SDK (2.3), and print
-what happened as JSON; the Rust test (tests/suspend.rs) makes the assertions.
+what happened as JSON; the Rust test (tests/mcp_server_suspend.rs) makes the assertions.
 
     python client.py complete MODE stdio COMMAND [ARG...]
     python client.py complete MODE http URL

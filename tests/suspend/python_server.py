@@ -1,5 +1,5 @@
 """An MCP server written with the official Python SDK 2.3 (`MCPServer`) whose tool asks for
-input the 2026-07-28 way, by returning an `InputRequiredResult`, for tests/suspend_client.rs
+input the 2026-07-28 way, by returning an `InputRequiredResult`, for tests/mcp_client_suspend.rs
 to drive through `toolnexus::mcp::McpClient`.
 
     python python_server.py                  # stdio

@@ -1,4 +1,4 @@
-//! An MCP server whose tools suspend, for the human-in-the-loop tests (`tests/suspend.rs`).
+//! An MCP server whose tools suspend, for the human-in-the-loop tests (`tests/mcp_server_suspend.rs`).
 //!
 //! ```text
 //! cargo run -p toolnexus-suite --example suspend_server                         # stdio

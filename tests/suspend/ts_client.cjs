@@ -1,6 +1,6 @@
 // Drive a server whose tools suspend with the official MCP TypeScript SDK 2.x client
 // (`@modelcontextprotocol/client`), and print what happened as JSON; the Rust test
-// (tests/suspend.rs) makes the assertions.
+// (tests/mcp_server_suspend.rs) makes the assertions.
 //
 //     node ts_client.cjs complete MODE stdio COMMAND [ARG...]
 //     node ts_client.cjs complete MODE http URL

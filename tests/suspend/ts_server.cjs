@@ -1,6 +1,6 @@
 // An MCP server written with the official TypeScript SDK 2.x (`@modelcontextprotocol/server`)
 // whose tool asks for input the 2026-07-28 way, by returning `inputRequired(...)`, for
-// tests/suspend_client.rs to drive through `toolnexus::mcp::McpClient` over stdio.
+// tests/mcp_client_suspend.rs to drive through `toolnexus::mcp::McpClient` over stdio.
 //
 //     NODE_PATH=…/node_modules node ts_server.cjs
 //

@@ -1,6 +1,6 @@
 //! A plain rmcp 3.11 server (nothing of toolnexus) with its own support for the tasks
 //! extension (`io.modelcontextprotocol/tasks`, SEP-2663), for the `McpClient` task tests
-//! (`tests/mcp_tasks_client.rs`):
+//! (`tests/mcp_client_tasks.rs`):
 //!
 //! ```text
 //! cargo run -p toolnexus-suite --example rmcp_task_server -- POLL_MS

@@ -1,6 +1,6 @@
 // A server written with the official MCP TypeScript SDK 1.32 whose tools are tasks in the
 // 2025-11-25 form (`server.experimental.tasks.registerToolTask`, an in-memory task store),
-// over stdio, for tests/mcp_tasks_client.rs. In that form a client asks for a task per
+// over stdio, for tests/mcp_client_tasks.rs. In that form a client asks for a task per
 // call (`params.task`); toolnexus's McpClient does not, so:
 // - `bake` (taskSupport "optional"): the SDK runs the task and answers synchronously;
 // - `bake_strict` (taskSupport "required"): the SDK refuses the call.

@@ -7,7 +7,7 @@
 // `Client.callTool` checks each result's `structuredContent` against the tool's listed
 // `outputSchema` (compiled with ajv when the tools are listed): a call it rejects is
 // reported as {"error": message}, any other as {"result": ...}. The Rust test
-// (tests/typed_output.rs) makes the assertions. Packages come from NODE_PATH.
+// (tests/loop_typed_output.rs) makes the assertions. Packages come from NODE_PATH.
 
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");

@@ -5,7 +5,7 @@
 URL is a streamable-HTTP endpoint; CALLS_JSON is a list of [label, tool, arguments]. The
 SDK checks each successful result's `structuredContent` against the tool's listed
 `outputSchema` itself (`ClientSession.call_tool`): a call it rejects is reported as
-`{"error": message}`, any other as `{"result": ...}`. The Rust test (tests/typed_output.rs)
+`{"error": message}`, any other as `{"result": ...}`. The Rust test (tests/loop_typed_output.rs)
 makes the assertions.
 """
 

@@ -1,5 +1,5 @@
 //! Output shapes that are not argument shapes: non-object roots of every kind, each a tool
-//! returning `Json<T>` (tests/typed_output.rs checks them with ajv, beside the corpus).
+//! returning `Json<T>` (tests/loop_typed_output.rs checks them with ajv, beside the corpus).
 
 use std::collections::{BTreeSet, HashMap};
 

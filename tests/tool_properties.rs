@@ -7,7 +7,7 @@
 //! accepts (or describes a field differently) fails here.
 //!
 //! Case counts are bounded so the suite stays fast in CI; raise them for a longer run with
-//! `PROPTEST_CASES=5000 cargo test -p toolnexus-suite --test properties`.
+//! `PROPTEST_CASES=5000 cargo test -p toolnexus-suite --test tool_properties`.
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;

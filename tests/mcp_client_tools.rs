@@ -3,7 +3,7 @@
 //! Proven against servers this crate did not write the client for: this crate's own
 //! `McpServer` (the `mcp_server` example, over stdio, and in-process over HTTP), and a
 //! server written with the official Python SDK (`tests/mcp_client/python_server.py`,
-//! over stdio and HTTP). `tests/remote_everything.rs` drives the reference server.
+//! over stdio and HTTP). `tests/mcp_client_everything.rs` drives the reference server.
 //! Every server binds 127.0.0.1 only and is killed by the test that started it.
 
 #[path = "support/mcp_peer.rs"]

@@ -4,7 +4,7 @@
 //! process, reached through `McpClient` over streamable HTTP) they reach the local run's
 //! events the same way. The official Python SDK (`$TOOLNEXUS_PYTHON`, `mcp==2.3.0`) checks
 //! that `logging/setLevel` filters what the server sends and that progress reaches it;
-//! the conformance suite (tests/conformance.rs) judges the rest over MCP.
+//! the conformance suite (tests/mcp_server_conformance.rs) judges the rest over MCP.
 
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};

@@ -1,4 +1,4 @@
-//! Regression tests for what the property tests (`tests/properties.rs`) and the fuzz
+//! Regression tests for what the property tests (`tests/tool_properties.rs`) and the fuzz
 //! targets (`fuzz/`) found, one test per finding.
 
 use std::convert::Infallible;
