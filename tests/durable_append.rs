@@ -13,35 +13,19 @@ use toolnexus::model::FnModel;
 use toolnexus::store::RunStore;
 use toolnexus::{Client, Message, Reply, Tool, ToolCall, ToolResult, Toolkit};
 
+#[path = "support/durable.rs"]
+mod durable;
 #[path = "support/postgres.rs"]
 mod postgres;
 #[allow(dead_code)]
 #[path = "durable/raw.rs"]
 mod raw;
 
+use durable::on_both;
 use raw::{Raw, pg, sqlite};
 
 /// Every run of these tests is bounded: a hang fails the test.
 const BOUND: Duration = Duration::from_secs(30);
-
-/// Runs `$check(store, raw)` on a SQLite file and on a PostgreSQL database.
-macro_rules! on_both {
-    ($name:ident, $check:ident) => {
-        mod $name {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn sqlite() {
-                let (store, raw) = super::sqlite(concat!("append_", stringify!($name))).await;
-                super::$check(store, raw).await;
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn postgres() {
-                let (store, raw) = super::pg(concat!("append_", stringify!($name))).await;
-                super::$check(store, raw).await;
-            }
-        }
-    };
-}
 
 /// A model that calls `tool` once per turn for `turns` turns, then answers `"done"`.
 fn turns(tool: &'static str, turns: usize) -> FnModel {
@@ -59,7 +43,7 @@ fn turns(tool: &'static str, turns: usize) -> FnModel {
 }
 
 on_both!(a_checkpoint_appends_its_turns_messages, appends);
-async fn appends(store: RunStore, raw: Raw) {
+async fn appends((store, raw): (RunStore, Raw)) {
     const TURNS: usize = 12;
     let raw = Arc::new(raw);
     // While each call runs: the head's size, and how many messages are appended.
@@ -112,7 +96,7 @@ async fn appends(store: RunStore, raw: Raw) {
 }
 
 on_both!(a_run_row_written_before_appending_is_recovered, old_row);
-async fn old_row(store: RunStore, raw: Raw) {
+async fn old_row((store, raw): (RunStore, Raw)) {
     // A run as an earlier build checkpointed it: the whole transcript in the row, the
     // turn at 1 asking for `tick` twice, the first call settled, the second in flight;
     // its worker gone (lease expired).

@@ -19,7 +19,7 @@ mod durable;
 #[path = "support/postgres.rs"]
 mod postgres;
 
-use durable::{Seen, approving, counting, steps};
+use durable::{Seen, approving, counting, on_both, steps};
 
 /// Every store call of these tests is bounded: a hang fails the test.
 const BOUND: Duration = Duration::from_secs(20);
@@ -34,25 +34,6 @@ async fn bounded<F: std::future::Future>(what: &str, f: F) -> F::Output {
 mod raw;
 
 use raw::{Raw, pg, sqlite, sqlite_path, sqlite_path_of};
-
-/// Runs `$check(store, raw)` on a SQLite file and on a PostgreSQL database.
-macro_rules! on_both {
-    ($name:ident, $check:ident) => {
-        mod $name {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn sqlite() {
-                let (store, raw) = super::sqlite(stringify!($name)).await;
-                super::$check(store, raw).await;
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn postgres() {
-                let (store, raw) = super::pg(stringify!($name)).await;
-                super::$check(store, raw).await;
-            }
-        }
-    };
-}
 
 fn seen() -> Seen {
     Arc::new(Mutex::new(Vec::new()))
@@ -111,7 +92,7 @@ async fn still_parked(raw: &Raw, run: &str, request: &str) {
 // ---------------------------------------------------------------------------------------
 
 on_both!(a_corrupted_checkpoint_is_reported_by_row, corrupted);
-async fn corrupted(store: RunStore, raw: Raw) {
+async fn corrupted((store, raw): (RunStore, Raw)) {
     let (id, toolkit, seen) = park(&store, "c").await;
     let client = Client::new(steps("approve", 1)).with_store(store.clone());
     let run_row = format!("run `{id}`");
@@ -235,7 +216,7 @@ async fn corrupted(store: RunStore, raw: Raw) {
 // ---------------------------------------------------------------------------------------
 
 on_both!(a_row_from_a_newer_version_is_refused, newer);
-async fn newer(store: RunStore, raw: Raw) {
+async fn newer((store, raw): (RunStore, Raw)) {
     let (id, toolkit, _) = park(&store, "n").await;
     let client = Client::new(steps("approve", 1)).with_store(store.clone());
     raw.exec(&format!(
@@ -316,7 +297,7 @@ async fn newer(store: RunStore, raw: Raw) {
 // ---------------------------------------------------------------------------------------
 
 on_both!(unknown_ids_and_second_answers_are_refused, unknown);
-async fn unknown(store: RunStore, raw: Raw) {
+async fn unknown((store, raw): (RunStore, Raw)) {
     match store.result("run_nobody").await {
         Err(e @ StoreError::UnknownRun(_)) => {
             assert_eq!(e.to_string(), "no run `run_nobody` in the run store")
@@ -363,7 +344,7 @@ async fn unknown(store: RunStore, raw: Raw) {
 // ---------------------------------------------------------------------------------------
 
 on_both!(a_failed_write_keeps_the_checkpoint_before_it, failed_writes);
-async fn failed_writes(store: RunStore, raw: Raw) {
+async fn failed_writes((store, raw): (RunStore, Raw)) {
     let lease = Duration::from_millis(200);
     let client = |id: &str| {
         Client::new(steps("count", 4))

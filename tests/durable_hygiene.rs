@@ -26,29 +26,8 @@ mod postgres;
 #[allow(dead_code)]
 mod raw;
 
-use durable::{Seen, approving, counting, steps};
-use raw::Raw;
-
-/// Runs `$check(store, raw)` on a SQLite file and on a PostgreSQL database named after
-/// `$check` (short: PostgreSQL cuts names at 63 bytes).
-macro_rules! on_both {
-    ($name:ident, $check:ident) => {
-        mod $name {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn sqlite() {
-                let (store, raw) =
-                    super::raw::sqlite(concat!("hygiene_", stringify!($check))).await;
-                super::$check(store, raw).await;
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn postgres() {
-                let (store, raw) = super::raw::pg(concat!("hygiene_", stringify!($check))).await;
-                super::$check(store, raw).await;
-            }
-        }
-    };
-}
+use durable::{Seen, approving, counting, on_both, steps};
+use raw::{Raw, pg, sqlite};
 
 fn seen() -> Seen {
     Arc::new(Mutex::new(Vec::new()))
@@ -57,7 +36,7 @@ fn seen() -> Seen {
 // ---------------------------------------------------------------------------------------
 
 on_both!(runs_that_ask_the_same_request_each_park, same_request);
-async fn same_request(store: RunStore, _raw: Raw) {
+async fn same_request((store, _raw): (RunStore, Raw)) {
     let seen = seen();
     let toolkit = Toolkit::new().with(approving(seen.clone(), "same", None));
     let client = Client::new(steps("approve", 1)).with_store(store.clone());
@@ -181,7 +160,7 @@ on_both!(
     purge_deletes_what_ended_long_ago_and_keeps_the_rest,
     retention
 );
-async fn retention(store: RunStore, raw: Raw) {
+async fn retention((store, raw): (RunStore, Raw)) {
     assert_eq!(DEFAULT_RETENTION, Duration::from_secs(30 * 24 * 60 * 60));
     let toolkit = Toolkit::new()
         .with(counting(seen()))
@@ -275,7 +254,7 @@ on_both!(
     purge_deletes_old_sessions_and_runs_nobody_answered,
     sessions_and_parked
 );
-async fn sessions_and_parked(store: RunStore, raw: Raw) {
+async fn sessions_and_parked((store, raw): (RunStore, Raw)) {
     let toolkit = Toolkit::new()
         .with(counting(seen()))
         .with(approving(seen(), "p", None));

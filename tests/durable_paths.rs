@@ -16,26 +16,9 @@ mod durable;
 #[path = "support/postgres.rs"]
 mod postgres;
 
-use durable::{Seen, approving, counting, steps};
+use durable::{Seen, approving, counting, on_both, steps};
 
-/// Runs `$check` against a fresh in-memory SQLite store and a fresh PostgreSQL database.
-macro_rules! on_both {
-    ($name:ident, $check:ident) => {
-        mod $name {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn sqlite() {
-                super::$check(super::sqlite().await).await;
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn postgres() {
-                super::$check(super::pg(stringify!($name)).await).await;
-            }
-        }
-    };
-}
-
-async fn sqlite() -> RunStore {
+async fn sqlite(_name: &str) -> RunStore {
     RunStore::sqlite(":memory:").await.expect("in-memory store")
 }
 

@@ -15,35 +15,19 @@ use toolnexus::store::RunStore;
 use toolnexus::{Client, Message, Reply, RunStatus, Tool, ToolCall};
 use toolnexus::{ToolResult, Toolkit};
 
+#[path = "support/durable.rs"]
+mod durable;
 #[path = "support/postgres.rs"]
 mod postgres;
 #[allow(dead_code)]
 #[path = "durable/raw.rs"]
 mod raw;
 
+use durable::on_both;
 use raw::{Raw, pg, sqlite};
 
 /// Every run of these tests is bounded: a hang fails the test.
 const BOUND: Duration = Duration::from_secs(20);
-
-/// Runs `$check(store, raw)` on a SQLite file and on a PostgreSQL database.
-macro_rules! on_both {
-    ($name:ident, $check:ident) => {
-        mod $name {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn sqlite() {
-                let (store, raw) = super::sqlite(concat!("writes_", stringify!($name))).await;
-                super::$check(store, raw).await;
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn postgres() {
-                let (store, raw) = super::pg(concat!("writes_", stringify!($name))).await;
-                super::$check(store, raw).await;
-            }
-        }
-    };
-}
 
 /// A model that makes `turns` turns of `calls` calls of `tool` (ids `t<turn>c<i>`), then
 /// answers `"done"`.
@@ -82,7 +66,7 @@ on_both!(
     a_turns_calls_are_started_before_any_of_them_runs,
     started_first
 );
-async fn started_first(store: RunStore, raw: Raw) {
+async fn started_first((store, raw): (RunStore, Raw)) {
     let raw = Arc::new(raw);
     let seen = Arc::new(Mutex::new(Vec::new()));
     // Before each call runs (its before-tool hook), count the call rows of its turn.
@@ -122,7 +106,7 @@ async fn started_first(store: RunStore, raw: Raw) {
 }
 
 on_both!(a_lost_lease_stops_the_run_at_the_next_write, lost_lease);
-async fn lost_lease(store: RunStore, raw: Raw) {
+async fn lost_lease((store, raw): (RunStore, Raw)) {
     let raw = Arc::new(raw);
     let seen = Arc::new(Mutex::new(Vec::new()));
     // The first execution hands the run's lease to another worker.

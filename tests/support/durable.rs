@@ -1,5 +1,6 @@
 //! Fixtures of the durable-run tests and the crash worker: a model driven by the
-//! transcript alone (so that any process can continue a run), and tools that count.
+//! transcript alone (so that any process can continue a run), tools that count, and
+//! `on_both!`, a check run on both stores.
 
 #![allow(dead_code)]
 
@@ -8,6 +9,29 @@ use std::sync::{Arc, Mutex};
 use serde_json::json;
 use toolnexus::model::FnModel;
 use toolnexus::{Message, Reply, Request, Tool, ToolCall, ToolResult};
+
+/// `on_both!(name, check)`: two tests, `name::sqlite` and `name::postgres`, each awaiting
+/// `check(opened)`, where `opened` is what the calling file's `sqlite(name)` or `pg(name)`
+/// opens under the test's name (a store, or a store and a second connection to it). The
+/// name is a PostgreSQL database's: at most 63 bytes with the file's prefix.
+#[allow(unused_macros)] // the crash worker and some test files run no check on both
+macro_rules! on_both {
+    ($name:ident, $check:ident) => {
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                super::$check(super::sqlite(stringify!($name)).await).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                super::$check(super::pg(stringify!($name)).await).await;
+            }
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use on_both;
 
 /// A model that makes one call of `tool` per turn, `calls` turns in all (`{"n": i}` for
 /// the i-th), then answers `"done"`; it reads only the transcript, so a run it began can
