@@ -1,4 +1,5 @@
-//! Servers the remote-tool tests start, and where to find them.
+//! The MCP peers the tests start and talk to (the `mcp_server` example, the Python SDK's
+//! server, `server-everything`), where to find them, and scripted runs that call them.
 
 #![allow(dead_code)]
 
