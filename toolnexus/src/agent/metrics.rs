@@ -25,6 +25,7 @@ use crate::tool::result::ToolResult;
 /// kind.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum MetricRecord {
     /// One model call (retries included), `"ok"` or `"error"`.
     Llm {

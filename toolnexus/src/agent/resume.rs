@@ -66,6 +66,7 @@ pub struct Resumed {
 
 /// Why a halted run could not be resumed.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ResumeError {
     /// The transcript does not end in a turn of tool calls, so nothing is halted.
     NotHalted,
