@@ -77,25 +77,26 @@ async fn same_request((store, _raw): (RunStore, Raw)) {
         Err(e @ StoreError::AmbiguousRequest { .. }) => {
             let text = e.to_string();
             assert!(
-                ids.iter().all(|id| text.contains(id.as_str())) && text.contains("answer_run"),
+                ids.iter().all(|id| text.contains(id.as_str())) && text.contains(".run(run_id)"),
                 "{text}"
             );
         }
         other => panic!("{other:?}"),
     }
     let resumed = client
-        .answer_run(&ids[1], answer.clone(), &toolkit)
+        .answer(answer.clone(), &toolkit)
+        .run(&ids[1])
         .await
         .unwrap();
     assert!(resumed.is_done(), "{:?}", resumed.status);
     assert_eq!(resumed.id.as_deref(), Some(ids[1].as_str()));
     assert_eq!(resumed.tool_calls[0].result.output, "approved 0 by ana");
     assert!(matches!(
-        client.answer_run(&ids[1], answer.clone(), &toolkit).await,
+        client.answer(answer.clone(), &toolkit).run(&ids[1]).await,
         Err(StoreError::AlreadyAnswered { run, .. }) if run == ids[1]
     ));
     assert!(matches!(
-        client.answer_run(&ids[1], Answer::accept("nobody-asked"), &toolkit).await,
+        client.answer(Answer::accept("nobody-asked"), &toolkit).run(&ids[1]).await,
         Err(StoreError::UnknownRequest(r)) if r == "nobody-asked"
     ));
     // Two left: still ambiguous. One left: the id alone is enough again.
@@ -104,7 +105,8 @@ async fn same_request((store, _raw): (RunStore, Raw)) {
         Err(StoreError::AmbiguousRequest { runs, .. }) if runs.len() == 2
     ));
     let resumed = client
-        .answer_run(&ids[0], answer.clone(), &toolkit)
+        .answer(answer.clone(), &toolkit)
+        .run(&ids[0])
         .await
         .unwrap();
     assert_eq!(resumed.id.as_deref(), Some(ids[0].as_str()));
@@ -426,11 +428,8 @@ async fn migrated(store: RunStore, raw: Raw) {
     assert!(run.is_pending(), "{:?}", run.status);
     assert_eq!(store.pending().await.unwrap().len(), 2);
     let resumed = client
-        .answer_run(
-            run.id.as_deref().unwrap(),
-            Answer::accept("approve-m-0"),
-            &toolkit,
-        )
+        .answer(Answer::accept("approve-m-0"), &toolkit)
+        .run(run.id.as_deref().unwrap())
         .await
         .unwrap();
     assert!(resumed.is_done());

@@ -171,11 +171,13 @@ async fn a_halted_run_streams_its_pending_request_and_resumes_as_a_stream() {
     // Resumed on a request it did not ask: an error at once, no stream.
     assert!(
         client
-            .stream_resume(halted.clone(), Answer::accept("nope"), &toolkit)
+            .resume(halted.clone(), Answer::accept("nope"), &toolkit)
+            .stream()
             .is_err()
     );
     let resumed: Vec<OwnedEvent> = client
-        .stream_resume(halted, Answer::accept("approve-s-0"), &toolkit)
+        .resume(halted, Answer::accept("approve-s-0"), &toolkit)
+        .stream()
         .expect("halted on that request")
         .collect()
         .await;

@@ -281,7 +281,8 @@ async fn a_halted_typed_run_resumes_to_its_value() {
     assert!(typed.is_pending() && typed.value.is_none());
     let request = typed.run.pending.clone().unwrap();
     let resumed = client
-        .resume_typed::<Verdict>(typed.run, request.answer("yes"), &toolkit)
+        .resume(typed.run, request.answer("yes"), &toolkit)
+        .typed::<Verdict>()
         .await
         .unwrap();
     assert!(resumed.value.unwrap().approve);

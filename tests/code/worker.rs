@@ -109,7 +109,8 @@ async fn main() {
             };
             let answer = Answer::accept(&parked.request.id);
             let run = client
-                .answer_run(run_id, answer, &code.toolkit())
+                .answer(answer, &code.toolkit())
+                .run(run_id)
                 .await
                 .expect("the answer resumes the run");
             println!("{}", run.text);

@@ -363,10 +363,9 @@ impl Client {
             (Delta::Text(text), Some(held)) => held.push(text),
             _ => events.emit(delta_event(turn, &delta)),
         };
-        let settings = &*self.settings;
+        let request = ModelRequest::new(transcript, toolkit).with_settings(&self.settings);
         let future = std::panic::catch_unwind(AssertUnwindSafe(|| {
             let on_delta: Option<DeltaSink<'_>> = events.is_on().then_some(&on_delta);
-            let request = ModelRequest::new(transcript, toolkit).with_settings(settings);
             self.model.complete(request.with_delta_sink(on_delta))
         }))
         .map_err(|_| ModelError::new("the model panicked"))?;

@@ -68,53 +68,9 @@ impl Client {
         self.start(transcript, toolkit, open).await
     }
 
-    /// Continues a run that halted on a request (in this process, or in another one, from
-    /// a serialized [`RunResult`]) with the `answer` to it: the request is the one of the
-    /// answer's id. Finishes the halted turn as [`dispatch::resume`](crate::dispatch::resume)
-    /// does (with this client's `wait_for`, timeouts, hooks, events and concurrency), then
-    /// lets the model carry on. No user message is added; the model turn budget starts
-    /// afresh.
-    ///
-    /// `halted` is the [`RunResult`] the run halted with (owned, borrowed, or read back
-    /// from its JSON), or its transcript.
-    ///
-    /// If another call of the halted turn is still suspended (and there is no `wait_for`),
-    /// the result is pending again, on that call's request.
-    ///
-    /// With a [store](Client::with_store), a request the store holds is answered there, as
-    /// [`Client::answer`] does (the store's record of the run is the one resumed, and a
-    /// store that refuses ends the run incomplete with its error); a run the store does
-    /// not hold is recorded as a new run.
-    ///
-    /// ```
-    /// use toolnexus::{tool, Client, Context, Reply, RunResult, ScriptedModel, Suspend, Toolkit};
-    ///
-    /// /// Deploys the service; asks where.
-    /// #[tool]
-    /// fn deploy(ctx: &Context) -> Result<String, Suspend> {
-    ///     match ctx.answer().and_then(|a| a.text()) {
-    ///         Some(env) => Ok(format!("deployed to {env}")),
-    ///         None => Err(Suspend::input("Which environment?")),
-    ///     }
-    /// }
-    ///
-    /// let toolkit = Toolkit::new().with(deploy::tool());
-    /// let client = Client::new(ScriptedModel::new([
-    ///     Reply::call("c1", "deploy", "{}"),
-    ///     Reply::text("Deployed."),
-    /// ]));
-    /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    /// let halted = rt.block_on(client.run("Deploy the service", &toolkit));
-    /// let saved = serde_json::to_string(&halted).unwrap();
-    ///
-    /// // Later, maybe in another process: the saved run, and the answer to its request.
-    /// let halted: RunResult = serde_json::from_str(&saved).unwrap();
-    /// let answer = halted.pending.as_ref().unwrap().answer("staging");
-    /// let run = rt.block_on(client.resume(halted, answer, &toolkit)).unwrap();
-    /// assert_eq!(run.tool_calls[0].result.output, "deployed to staging");
-    /// assert_eq!(run.text, "Deployed.");
-    /// ```
-    pub async fn resume(
+    /// The work of [`Client::resume`]: the halted turn checked, then finished and the run
+    /// driven on.
+    pub(crate) async fn resume_now(
         &self,
         halted: impl Into<Halted>,
         answer: Answer,

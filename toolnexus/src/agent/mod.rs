@@ -38,6 +38,7 @@ pub(crate) mod conversation;
 pub(crate) mod drive;
 pub(crate) mod entry;
 pub(crate) mod events;
+pub(crate) mod going_on;
 pub(crate) mod guarded;
 pub(crate) mod guardrail;
 pub(crate) mod hooks;
@@ -68,6 +69,7 @@ pub use compaction::{
 };
 pub use conversation::{ConversationStore, InMemoryConversations};
 pub use events::{Borrowed, Event, Form, Owned, OwnedEvent};
+pub use going_on::{AnswerRequest, ResumeRequest};
 pub use guardrail::{Check, Guardrail, Stage};
 pub use hooks::{HookFuture, Hooks, ToolDecision, TurnDecision, TurnStart};
 pub use journal::StoreError;

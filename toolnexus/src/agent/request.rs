@@ -14,13 +14,11 @@ use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::agent::stream::EventStream;
 use std::sync::Arc;
 
-use crate::agent::resume::Halted;
 use crate::agent::typed::{OUTPUT_TOOL, OutputMode, OutputSpec, Typed, TypedError, native_fits};
 use crate::model::message::{Message, UserContent};
 use crate::model::settings::{ModelSettings, OutputFormat};
 use crate::schema::output::OutputSchema;
 use crate::tool::kit::Toolkit;
-use crate::tool::request::Answer;
 
 /// What a run starts from.
 enum Start {
@@ -246,7 +244,8 @@ impl<'c> RunRequest<'c> {
     /// [`output_retries`](Client::output_retries) times; after that the result is
     /// [`TypedError::InvalidOutput`], with the run and the last output. A run that halts
     /// on a suspension is not an error: [`Typed::value`] is `None`, and
-    /// [`resume_typed`](Client::resume_typed) gives the value once it is answered. The
+    /// [`Client::resume`]'s [`typed`](crate::agent::ResumeRequest::typed) gives the value once
+    /// it is answered. The
     /// run's [`text`](RunResult::text) is the output's JSON.
     ///
     /// ```
@@ -336,22 +335,6 @@ impl Future for RunRequest<'_> {
 }
 
 impl Client {
-    /// [`resume`](Client::resume) for a typed run that halted ([`Typed::value`] `None`):
-    /// the run goes on with the same output checks, to its value.
-    pub async fn resume_typed<T: DeserializeOwned + JsonSchema>(
-        &self,
-        halted: impl Into<Halted>,
-        answer: Answer,
-        toolkit: &Toolkit,
-    ) -> Result<Typed<T>, TypedError> {
-        let (client, toolkit) = self.typed::<T>(toolkit);
-        let run = client
-            .resume(halted, answer, &toolkit)
-            .await
-            .map_err(TypedError::Resume)?;
-        Typed::from_run(run)
-    }
-
     /// This client and toolkit set up for a typed run of `T`.
     pub(crate) fn typed<T: DeserializeOwned + JsonSchema>(
         &self,

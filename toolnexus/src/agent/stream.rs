@@ -12,13 +12,9 @@ use futures_util::Stream;
 
 use crate::agent::client::Client;
 use crate::agent::events::{Event, Listener, OwnedEvent};
-use crate::agent::resume::{Halted, ResumeError};
-use crate::agent::run::{RunResult, RunStatus, StopReason};
+use crate::agent::run::RunResult;
 use crate::agent::talk::LoopCaller;
-use crate::agent::turn::halted_turn;
 use crate::tool::context::CancellationToken;
-use crate::tool::kit::Toolkit;
-use crate::tool::request::Answer;
 
 /// How many events may wait in a stream's buffer before the progress and log lines
 /// that tools send from tasks of their own are dropped (the run's own events never are:
@@ -47,7 +43,7 @@ type Run = Pin<Box<dyn Future<Output = RunResult> + Send>>;
 /// [`Client::cancellation`](Client::cancellation) would: the run stops at once, every
 /// unfinished call gets its explicit `cancelled: …` result (the transcript stays
 /// balanced) and, with a [store](Client::with_store), the run's end is recorded as
-/// incomplete ([`StopReason::Cancelled`]), to read back with the store's `result` and
+/// incomplete ([`StopReason::Cancelled`](crate::agent::StopReason::Cancelled)), to read back with the store's `result` and
 /// pick up with [`Client::run_from`]. That wind-down runs on the Tokio runtime the stream
 /// is dropped in; dropped outside one, the run is simply dropped, and a stored run is then
 /// taken up by [`Client::recover`] once its lease expires. A stream dropped before it was
@@ -307,35 +303,6 @@ fn is_chatter(event: &Event<'_>) -> bool {
 }
 
 impl Client {
-    /// [`Client::resume`] as a stream of its events. The halted turn is checked at once:
-    /// a transcript that is not halted on the answer's request is an error, and no stream.
-    pub fn stream_resume(
-        &self,
-        halted: impl Into<Halted>,
-        answer: Answer,
-        toolkit: &Toolkit,
-    ) -> Result<EventStream, ResumeError> {
-        let halted = halted.into();
-        halted_turn(&halted.transcript, &answer.id)?;
-        let toolkit = toolkit.clone();
-        Ok(EventStream::new(self, None, move |client| async move {
-            let transcript = halted.transcript.clone();
-            match client.resume(halted, answer, &toolkit).await {
-                Ok(run) => run,
-                // Checked above; should it fail after all, the run ends saying why.
-                Err(error) => {
-                    let mut run = RunResult::empty(transcript);
-                    run.status = RunStatus::Incomplete {
-                        reason: StopReason::Hook {
-                            message: error.to_string(),
-                        },
-                    };
-                    run
-                }
-            }
-        }))
-    }
-
     /// This client with the next run's store id chosen, when it has a store.
     pub(crate) fn with_run_id(&self) -> (Client, Option<String>) {
         if let Some(durable) = &self.store {
@@ -355,52 +322,9 @@ impl Client {
 
 mod durable {
     use super::EventStream;
-    use crate::agent::client::Client;
     use crate::agent::journal::StoreError;
     use crate::agent::journal::session::Session;
     use crate::tool::kit::Toolkit;
-    use crate::tool::request::Answer;
-
-    impl Client {
-        /// [`Client::answer`] as a stream of its events: the answer is recorded and the
-        /// run's lease taken before this returns (so a request that is unknown, already
-        /// answered or held elsewhere is an error here, and no stream); the stream then
-        /// drives the run on from there (see [`EventStream`]).
-        pub async fn stream_answer(
-            &self,
-            answer: Answer,
-            toolkit: &Toolkit,
-        ) -> Result<EventStream, StoreError> {
-            self.stream_answer_in(None, answer, toolkit).await
-        }
-
-        /// [`Client::answer_run`] as a stream of its events (see
-        /// [`Client::stream_answer`]).
-        pub async fn stream_answer_run(
-            &self,
-            run_id: &str,
-            answer: Answer,
-            toolkit: &Toolkit,
-        ) -> Result<EventStream, StoreError> {
-            self.stream_answer_in(Some(run_id), answer, toolkit).await
-        }
-
-        async fn stream_answer_in(
-            &self,
-            run: Option<&str>,
-            answer: Answer,
-            toolkit: &Toolkit,
-        ) -> Result<EventStream, StoreError> {
-            let (transcript, open, record) = self.take_answered(run, answer).await?;
-            let toolkit = toolkit.clone();
-            let id = record.run_id.clone();
-            Ok(EventStream::new(self, Some(id), move |client| async move {
-                client
-                    .drive_recorded(transcript, &toolkit, open, &record)
-                    .await
-            }))
-        }
-    }
 
     impl Session {
         /// [`Session::run`] as a stream of its events: the run is recorded in the store

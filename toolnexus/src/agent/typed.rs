@@ -242,7 +242,7 @@ impl<'s> OutputCheck<'s> {
 ///
 /// `value` is `Some` when the run is [done](RunResult::is_done); `None` when it halted on
 /// a suspension ([`RunResult::pending`]): answer it and resume with
-/// [`Client::resume_typed`](crate::Client::resume_typed) (or read a run finished elsewhere with [`Typed::from_run`]).
+/// [`ResumeRequest::typed`](crate::agent::ResumeRequest::typed) (or read a run finished elsewhere with [`Typed::from_run`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Typed<T> {
     /// The output, read as `T` (`None` while the run is halted).
@@ -307,7 +307,7 @@ pub enum TypedError {
         /// The run.
         run: Box<RunResult>,
     },
-    /// [`Client::resume_typed`](crate::Client::resume_typed) could not resume the halted run.
+    /// [`ResumeRequest::typed`](crate::agent::ResumeRequest::typed) could not resume the halted run.
     Resume(ResumeError),
 }
 

@@ -46,7 +46,7 @@
 //! Runs that make the same call ask the same request (an approval's id is a digest of
 //! the call): each parks on its own. [`Client::answer`](crate::Client::answer) answers by
 //! the request id alone while one run waits on it; when several do, it refuses with
-//! [`StoreError::AmbiguousRequest`], and [`Client::answer_run`](crate::Client::answer_run)
+//! [`StoreError::AmbiguousRequest`], and [`AnswerRequest::run`](crate::agent::AnswerRequest::run)
 //! names the run ([`PendingRequest::run_id`]).
 //!
 //! # Retention

@@ -251,7 +251,8 @@ async fn start(shared: &Shared, input: &Input) -> Result<EventStream, Value> {
         .ok_or_else(|| error("resume: the halted run has no request", "internal"))?;
     let answer = answer(&request.id, status, payload);
     client
-        .stream_resume(halted, answer, toolkit)
+        .resume(halted, answer, toolkit)
+        .stream()
         .map_err(|e| error(format!("resume: {e}"), "resume_failed"))
 }
 

@@ -219,7 +219,8 @@ async fn resume(
     let answer = given(&request.id);
     let run = shared
         .client
-        .stream_resume(halted, answer, &shared.toolkit)
+        .resume(halted, answer, &shared.toolkit)
+        .stream()
         .map_err(|e| format!("resume: {e}"))?;
     Ok((run, message_id))
 }

@@ -62,7 +62,9 @@ pub(crate) async fn answer(
     let refused = |refused: Refused| (refused.message(id), refused.code());
     let (run, request) = parse(thread, id).map_err(refused)?;
     client
-        .stream_answer_run(run, answer(request), toolkit)
+        .answer(answer(request), toolkit)
+        .run(run)
+        .stream()
         .await
         .map_err(|error| match error {
             StoreError::UnknownRun(_) | StoreError::UnknownRequest(_) => refused(Refused::Unknown),

@@ -256,7 +256,7 @@ impl Engine {
 }
 
 /// The halted `run` resumed with `answer`. With a run store that holds the run, it is
-/// answered there by the run's id ([`Client::answer_run`]): runs of other tasks may wait
+/// answered there by the run's id ([`AnswerRequest::run`](crate::agent::AnswerRequest::run)): runs of other tasks may wait
 /// on a request of the same id (an approval's id is a digest of its call). Otherwise the
 /// run resumes from its transcript.
 async fn resume(
@@ -269,7 +269,7 @@ async fn resume(
     if client.store.is_some()
         && let Some(id) = &run.id
     {
-        match client.answer_run(id, answer.clone(), toolkit).await {
+        match client.answer(answer.clone(), toolkit).run(id).await {
             Err(StoreError::UnknownRequest(_) | StoreError::UnknownRun(_)) => {}
             answered => return answered.map_err(|e| e.to_string()),
         }

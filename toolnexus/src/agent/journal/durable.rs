@@ -30,48 +30,6 @@ impl Client {
         self.store.as_ref().ok_or(StoreError::NoStore)
     }
 
-    /// Answers a request a parked run waits on, and resumes that run here, whichever
-    /// process parked it: the answer is recorded and the run's lease taken in one
-    /// transaction, then the run goes on as [`Client::resume`] would and its end is
-    /// recorded. A request past its `expires_at` is answered as expired instead (the tool
-    /// does not run again; the model reads `declined/expired: <prompt>`).
-    ///
-    /// Errors: [`StoreError::UnknownRequest`], [`StoreError::AlreadyAnswered`] (each
-    /// request is answered once), [`StoreError::HeldByAnotherWorker`] (another worker is
-    /// resuming the run), [`StoreError::AmbiguousRequest`] (several runs wait on that id:
-    /// [`answer_run`](Client::answer_run) names the run), and the store's own failures.
-    pub async fn answer(&self, answer: Answer, toolkit: &Toolkit) -> Result<RunResult, StoreError> {
-        self.answer_in(None, answer, toolkit).await
-    }
-
-    /// As [`answer`](Client::answer), for the request `answer.id` of run `run_id`
-    /// (the `run_id` a pending request is listed with). Runs that made the same call wait
-    /// on the same request id (an approval's id is a digest of the call); this resumes
-    /// the one named, whatever the others do.
-    ///
-    /// Errors: [`StoreError::UnknownRequest`] when run `run_id` has no such request, and
-    /// those of [`answer`](Client::answer).
-    pub async fn answer_run(
-        &self,
-        run_id: &str,
-        answer: Answer,
-        toolkit: &Toolkit,
-    ) -> Result<RunResult, StoreError> {
-        self.answer_in(Some(run_id), answer, toolkit).await
-    }
-
-    async fn answer_in(
-        &self,
-        run: Option<&str>,
-        answer: Answer,
-        toolkit: &Toolkit,
-    ) -> Result<RunResult, StoreError> {
-        let (transcript, open, record) = self.take_answered(run, answer).await?;
-        Ok(self
-            .drive_recorded(transcript, toolkit, open, &record)
-            .await)
-    }
-
     /// Records `answer` and takes the lease of the run that asked (run `run` when given):
     /// the run as loaded, the turn to finish first, and its record, not driven yet.
     pub(crate) async fn take_answered(

@@ -66,7 +66,7 @@ pub enum StoreError {
     },
     /// Several runs wait on a request with this id (a deterministic approval id, asked by
     /// runs that made the same call): answer it for one of them with
-    /// [`Client::answer_run`](crate::Client::answer_run).
+    /// [`AnswerRequest::run`](crate::agent::AnswerRequest::run).
     AmbiguousRequest {
         /// The request id.
         request: String,
@@ -146,7 +146,7 @@ impl fmt::Display for StoreError {
             StoreError::AmbiguousRequest { request, runs } => write!(
                 f,
                 "{} runs wait on request `{request}` ({}): answer it for one of them with \
-                 Client::answer_run",
+                 Client::answer(..).run(run_id)",
                 runs.len(),
                 runs.iter()
                     .map(|r| format!("`{r}`"))

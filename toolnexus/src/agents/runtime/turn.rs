@@ -280,7 +280,8 @@ impl Inner {
             && let Some(run) = halted.id.as_deref()
         {
             return client
-                .answer_run(run, answer, toolkit)
+                .answer(answer, toolkit)
+                .run(run)
                 .await
                 .map_err(|e| e.to_string());
         }

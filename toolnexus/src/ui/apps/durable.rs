@@ -138,7 +138,7 @@ pub(crate) async fn answer(
     } else {
         Answer::decline(request, "the user declined")
     };
-    match runner.answer_run(run_id, given, tools).await {
+    match runner.answer(given, tools).run(run_id).await {
         Ok(run) => {
             let name = run
                 .tool_calls
