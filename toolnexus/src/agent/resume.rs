@@ -54,6 +54,7 @@ impl From<Vec<Message>> for Halted {
 
 /// A halted turn, finished as far as it goes without a model.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Resumed {
     /// The transcript, with one tool message per call of the halted turn (or, when
     /// [`pending`](Resumed::pending) is set, one per call that got that far).

@@ -47,6 +47,7 @@ use crate::tool::result::ToolResult;
 /// assert_eq!(back, run);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct RunResult {
     /// Whether the run finished, halted on a request, or stopped early.
     pub status: RunStatus,
@@ -384,6 +385,7 @@ impl fmt::Display for StopReason {
 /// this crate's `id`, `parts`, `turn`, `status`, `request` and `answer` beside them. The
 /// nested form earlier builds wrote (`{turn, call, result, status, …}`) still loads.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CallRecord {
     /// The model turn (1-based, within this run) that asked for the call; `0` for a call
     /// of a halted turn finished by a resume.

@@ -244,6 +244,7 @@ impl<'s> OutputCheck<'s> {
 /// a suspension ([`RunResult::pending`]): answer it and resume with
 /// [`ResumeRequest::typed`](crate::agent::ResumeRequest::typed) (or read a run finished elsewhere with [`Typed::from_run`]).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Typed<T> {
     /// The output, read as `T` (`None` while the run is halted).
     pub value: Option<T>,

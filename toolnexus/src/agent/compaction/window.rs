@@ -25,6 +25,7 @@ pub const CONTINUE: &str = "Continue from the summary of the conversation so far
 /// Kept on [`RunResult::compacted`](crate::RunResult::compacted), so that a halted run,
 /// serialized and resumed, goes on from the same compaction.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Compacted {
     head: Vec<Message>,
     from: usize,

@@ -171,6 +171,7 @@ pub trait Journal: Send + Sync + fmt::Debug + 'static {
 /// settled calls, the calls that were started and not settled, and the answers recorded
 /// for its requests.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Loaded {
     pub(crate) transcript: Vec<Message>,
     pub(crate) in_flight: usize,
@@ -193,6 +194,7 @@ impl Loaded {
 /// A run taken up by an answer: its id, the run, and the answer given (an expired
 /// request's is a decline saying so).
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Answered {
     pub(crate) run: String,
     pub(crate) loaded: Loaded,
