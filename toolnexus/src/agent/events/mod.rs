@@ -15,7 +15,7 @@ use crate::tool::request::Request;
 use crate::tool::result::ToolResult;
 
 mod forms;
-mod wire;
+mod json;
 
 /// How an [`Event`] holds its data: [`Borrowed`] from the run (what a listener gets, at
 /// no cost) or [`Owned`] (what a stream yields: `'static`, `Send`, kept as long as you
