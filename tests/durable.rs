@@ -86,6 +86,20 @@ async fn checkpointed(store: RunStore) {
         } => assert!(message.contains("nightly-1"), "{message}"),
         other => panic!("a second run under one id: {other:?}"),
     }
+    // The id (and the lease) may be set before the store: the order of setters is free.
+    let first = Client::new(ScriptedModel::new([Reply::text("done")]))
+        .run_id("set-before-the-store")
+        .lease(std::time::Duration::from_secs(5))
+        .with_store(store.clone());
+    let run = first.run("go", &Toolkit::new()).await;
+    assert_eq!(run.id.as_deref(), Some("set-before-the-store"));
+    assert!(
+        store
+            .result("set-before-the-store")
+            .await
+            .unwrap()
+            .is_some()
+    );
     assert!(matches!(
         store.result("no-such-run").await,
         Err(StoreError::UnknownRun(id)) if id == "no-such-run"

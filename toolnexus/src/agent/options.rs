@@ -48,6 +48,11 @@ pub(crate) struct RunOptions {
     pub(crate) ledger: Ledger,
     /// The guardrails every run goes through ([`Client::guardrail`](crate::Client::guardrail)).
     pub(crate) guardrails: Vec<Guardrail>,
+    /// The lease of a kept run ([`Client::lease`](crate::Client::lease)), kept whether or
+    /// not a store is set yet.
+    pub(crate) lease: std::time::Duration,
+    /// The id of the next kept run ([`Client::run_id`](crate::Client::run_id)), likewise.
+    pub(crate) run_id: Option<String>,
 }
 
 impl RunOptions {
@@ -90,6 +95,8 @@ impl Default for RunOptions {
             prices: None,
             ledger: Ledger::default(),
             guardrails: Vec::new(),
+            lease: crate::agent::journal::DEFAULT_LEASE,
+            run_id: None,
         }
     }
 }

@@ -14,7 +14,6 @@ use crate::agent::guardrail::Guardrail;
 use crate::agent::hooks::{
     AfterTool, AfterTurn, BeforeTool, BeforeTurn, Hooks, Points, ToolDecision,
 };
-use crate::agent::journal::DEFAULT_LEASE;
 use crate::agent::journal::{Durable, Journal};
 use crate::agent::limits::UsageLimits;
 use crate::agent::talk::LoopCaller;
@@ -301,18 +300,19 @@ impl Client {
     pub fn with_store(mut self, store: impl Journal) -> Self {
         self.store = Some(Durable {
             store: Arc::new(store),
-            lease: DEFAULT_LEASE,
-            run_id: None,
+            lease: self.options.lease,
+            run_id: self.options.run_id.clone(),
         });
         self
     }
 
     /// Sets how long a run's lease lasts without renewal (default 30 s): the worker
     /// driving a run renews it every third of that; a worker that dies loses its runs to
-    /// [`recover`](Client::recover) that long after. Needs [`with_store`](Client::with_store)
-    /// first (without a store it does nothing).
+    /// [`recover`](Client::recover) that long after. It applies to the store set with
+    /// [`with_store`](Client::with_store), before or after this call.
     #[must_use]
     pub fn lease(mut self, lease: Duration) -> Self {
+        self.options.lease = lease;
         if let Some(durable) = &mut self.store {
             durable.lease = lease;
         }
@@ -323,12 +323,15 @@ impl Client {
     /// [`history`](crate::agent::RunRequest::history), [`run_from`](Client::run_from), and a
     /// [`resume`](Client::resume) of a run the store does not hold); by default each gets
     /// a fresh `run_<uuid>`. A run with an id already in the store is refused
-    /// ([`StoreError::RunExists`](crate::agent::StoreError::RunExists) in the run's stop reason). Needs
-    /// [`with_store`](Client::with_store) first. Session runs name their own.
+    /// ([`StoreError::RunExists`](crate::agent::StoreError::RunExists) in the run's stop reason). It
+    /// applies to the store set with [`with_store`](Client::with_store), before or after
+    /// this call; without a store runs have no id. Session runs name their own.
     #[must_use]
     pub fn run_id(mut self, id: impl Into<String>) -> Self {
+        let id = id.into();
+        self.options.run_id = Some(id.clone());
         if let Some(durable) = &mut self.store {
-            durable.run_id = Some(id.into());
+            durable.run_id = Some(id);
         }
         self
     }
