@@ -81,6 +81,27 @@ pub(crate) enum Completer {
 }
 
 impl Completer {
+    /// Completes from `values`, by prefix.
+    pub(crate) fn values<I, S>(values: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Completer::Values(values.into_iter().map(Into::into).collect())
+    }
+
+    /// Completes by `complete`.
+    pub(crate) fn function<F, I, S>(complete: F) -> Self
+    where
+        F: Fn(&CompletionRequest) -> I + Send + Sync + 'static,
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Completer::With(Arc::new(move |request: &CompletionRequest| {
+            complete(request).into_iter().map(Into::into).collect()
+        }))
+    }
+
     pub(crate) fn complete(&self, request: &CompletionRequest) -> Vec<String> {
         match self {
             Completer::Values(values) => {

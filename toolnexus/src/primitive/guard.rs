@@ -2,10 +2,15 @@
 //! cancellation, with a panic caught and reported, as a tool call is.
 
 use std::any::Any;
+use std::fmt::Display;
 use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Duration;
 
+use futures_util::FutureExt as _;
+
 use crate::tool::context::{CancellationToken, Context};
+use crate::tool::handler::BoxFuture;
 
 /// How a read or get did not finish.
 pub(crate) struct Guard {
@@ -26,9 +31,26 @@ impl Guard {
         }
     }
 
+    /// Starts the function with `start` and awaits its future, each with its panic caught,
+    /// bounded by the timeout and the cancellation; `failed` makes the error of each way
+    /// it can end early.
+    pub(crate) async fn call<T, E>(
+        self,
+        start: impl FnOnce() -> BoxFuture<'static, Result<T, E>>,
+        failed: fn(String) -> E,
+    ) -> Result<T, E> {
+        match catch_unwind(AssertUnwindSafe(start)) {
+            Ok(future) => {
+                let caught = AssertUnwindSafe(future).catch_unwind();
+                self.run(caught, failed).await
+            }
+            Err(payload) => Err(failed(self.panicked(payload.as_ref()))),
+        }
+    }
+
     /// Awaits `future` (whose panic is caught), bounded by the timeout and the
     /// cancellation; `failed` makes the error of each way it can end early.
-    pub(crate) async fn run<T, E>(
+    async fn run<T, E>(
         self,
         future: impl Future<Output = Result<Result<T, E>, Box<dyn Any + Send>>>,
         failed: fn(String) -> E,
@@ -62,7 +84,7 @@ impl Guard {
     }
 
     /// The error of a function that panicked before it returned a future.
-    pub(crate) fn panicked(&self, payload: &(dyn Any + Send)) -> String {
+    fn panicked(&self, payload: &(dyn Any + Send)) -> String {
         panic_message(&format!("the {} `{}`", self.what, self.name), payload)
     }
 }
@@ -75,5 +97,17 @@ fn panic_message(what: &str, payload: &(dyn Any + Send)) -> String {
     match message {
         Some(message) => format!("{what} panicked: {message}"),
         None => format!("{what} panicked"),
+    }
+}
+
+/// `error`, returned by a resource's or a prompt's function, as the primitive's own error:
+/// itself when it is one already (`E`), else `failed` with its text.
+pub(crate) fn own_error<E: Clone + 'static>(
+    error: impl Display + 'static,
+    failed: fn(String) -> E,
+) -> E {
+    match (&error as &dyn Any).downcast_ref::<E>() {
+        Some(own) => own.clone(),
+        None => failed(error.to_string()),
     }
 }

@@ -1,14 +1,11 @@
 //! [`Prompt`]: a message template an MCP server offers, filled in with arguments.
 
-use std::any::Any;
 use std::collections::HashMap;
 use std::fmt;
 use std::fmt::Display;
 use std::future::Future;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
-use futures_util::FutureExt as _;
 use serde_json::Value;
 
 use crate::primitive::complete::{Completer, Completers, Completion, CompletionRequest};
@@ -114,10 +111,7 @@ impl PromptError {
     }
 
     pub(crate) fn from_display<E: fmt::Display + 'static>(error: E) -> Self {
-        match (&error as &dyn Any).downcast_ref::<PromptError>() {
-            Some(own) => own.clone(),
-            None => PromptError::failed(error.to_string()),
-        }
+        crate::primitive::guard::own_error(error, PromptError::failed)
     }
 }
 
@@ -265,9 +259,8 @@ impl Prompt {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let values: Arc<[String]> = values.into_iter().map(Into::into).collect();
         let argument = argument.into();
-        self.update(|def| def.completers.set(argument, Completer::Values(values)))
+        self.update(|def| def.completers.set(argument, Completer::values(values)))
     }
 
     /// The same prompt, whose argument `argument` is completed by `complete`.
@@ -278,14 +271,8 @@ impl Prompt {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let function = move |request: &CompletionRequest| {
-            complete(request).into_iter().map(Into::into).collect()
-        };
         let argument = argument.into();
-        self.update(|def| {
-            def.completers
-                .set(argument, Completer::With(Arc::new(function)))
-        })
+        self.update(|def| def.completers.set(argument, Completer::function(complete)))
     }
 
     pub(crate) fn with_completer(self, argument: &str, completer: Completer) -> Self {
@@ -349,15 +336,9 @@ impl Prompt {
         }
         let guard = crate::primitive::guard::Guard::new(&ctx, "prompt", &self.0.name);
         let request = PromptRequest { arguments };
-        match catch_unwind(AssertUnwindSafe(|| (self.0.handler)(request, ctx))) {
-            Ok(future) => {
-                let caught = AssertUnwindSafe(future).catch_unwind();
-                guard
-                    .run(caught, |message| PromptError::Failed { message })
-                    .await
-            }
-            Err(payload) => Err(PromptError::failed(guard.panicked(payload.as_ref()))),
-        }
+        guard
+            .call(|| (self.0.handler)(request, ctx), PromptError::failed)
+            .await
     }
 }
 

@@ -1,15 +1,12 @@
 //! [`Resource`]: data an MCP server offers to read, at a fixed URI or at every URI of a
 //! template.
 
-use std::any::Any;
 use std::borrow::Cow;
 use std::fmt;
 use std::fmt::Display;
 use std::future::Future;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
-use futures_util::FutureExt as _;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -90,10 +87,7 @@ impl ResourceError {
     /// `error` as a read's failure: itself when it is a `ResourceError`, else `Failed`
     /// with its text.
     pub(crate) fn from_display<E: fmt::Display + 'static>(error: E) -> Self {
-        match (&error as &dyn Any).downcast_ref::<ResourceError>() {
-            Some(own) => own.clone(),
-            None => ResourceError::failed(error.to_string()),
-        }
+        crate::primitive::guard::own_error(error, ResourceError::failed)
     }
 }
 
@@ -255,9 +249,8 @@ impl Resource {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let values: Arc<[String]> = values.into_iter().map(Into::into).collect();
         let variable = variable.into();
-        self.update(|def| def.completers.set(variable, Completer::Values(values)))
+        self.update(|def| def.completers.set(variable, Completer::values(values)))
     }
 
     /// The same resource, whose template variable `variable` is completed by `complete`.
@@ -268,14 +261,8 @@ impl Resource {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let function = move |request: &CompletionRequest| {
-            complete(request).into_iter().map(Into::into).collect()
-        };
         let variable = variable.into();
-        self.update(|def| {
-            def.completers
-                .set(variable, Completer::With(Arc::new(function)))
-        })
+        self.update(|def| def.completers.set(variable, Completer::function(complete)))
     }
 
     pub(crate) fn with_completer(self, variable: &str, completer: Completer) -> Self {
@@ -357,16 +344,9 @@ impl Resource {
             params,
         };
         let guard = crate::primitive::guard::Guard::new(&ctx, "resource", self.name());
-        let started = catch_unwind(AssertUnwindSafe(|| (self.0.handler)(request, ctx)));
-        let read = match started {
-            Ok(future) => {
-                let caught = AssertUnwindSafe(future).catch_unwind();
-                guard
-                    .run(caught, |message| ResourceError::Failed { message })
-                    .await
-            }
-            Err(payload) => Err(ResourceError::failed(guard.panicked(payload.as_ref()))),
-        }?;
+        let read = guard
+            .call(|| (self.0.handler)(request, ctx), ResourceError::failed)
+            .await?;
         let mime = self.0.mime_type.as_deref();
         Ok(read.into_iter().map(|c| c.complete(uri, mime)).collect())
     }
