@@ -8,9 +8,14 @@
 //! DNS name was rebound to `127.0.0.1` reads the answers as its own; the guard refuses
 //! both, so that only pages of the allowed origins, reached by an allowed host name, drive
 //! the server.
+//!
+//! The MCP and A2A servers are also served from here: one accept loop with a header-read
+//! timeout and a connection cap, and one [`ShutdownHandle`] to stop it.
 
 mod allow;
 mod guard;
+#[cfg(any(feature = "mcp", feature = "a2a"))]
+mod serve;
 mod shutdown;
 
 use std::time::Duration;
@@ -19,6 +24,8 @@ pub(crate) use allow::Allowed;
 pub use allow::{LOOPBACK_HOSTS, LOOPBACK_ORIGINS};
 #[allow(unused_imports)] // Each HTTP surface uses the part it needs.
 pub(crate) use guard::{guard, is_json, layer, read_body};
+#[cfg(any(feature = "mcp", feature = "a2a"))]
+pub(crate) use serve::{Limits, Served, origin_of};
 pub use shutdown::ShutdownHandle;
 
 /// The default time a client has to send a request's body once its headers are in

@@ -2,20 +2,14 @@
 //! runs it with a header-read timeout and a connection cap.
 
 use std::io;
-use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
-use std::sync::Arc;
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use axum::extract::{OriginalUri, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse as _, Response};
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use sha2::Digest as _;
 use tokio::net::{TcpListener, ToSocketAddrs};
-use tokio::sync::Semaphore;
-use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::web::ShutdownHandle;
@@ -127,93 +121,34 @@ impl A2aServer {
     /// header-read timeout of 10 s, at most 512 at a time.
     pub async fn serve(self, addr: impl ToSocketAddrs) -> io::Result<ServedA2a> {
         let listener = TcpListener::bind(addr).await?;
-        let local_addr = listener.local_addr()?;
-        let signal = CancellationToken::new();
-        let bound = origin_of(local_addr);
+        let bound = web::origin_of(listener.local_addr()?);
         let router = self.update(|c| c.bound = Some(bound)).router();
-        let task = tokio::spawn(accept(listener, router, signal.clone()));
-        Ok(ServedA2a {
-            local_addr,
-            shutdown: ShutdownHandle::new(signal),
-            task,
-        })
-    }
-}
-
-async fn accept(
-    listener: TcpListener,
-    router: axum::Router,
-    signal: CancellationToken,
-) -> io::Result<()> {
-    let graceful = GracefulShutdown::new();
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
-    let mut http = hyper::server::conn::http1::Builder::new();
-    http.timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_TIMEOUT);
-    loop {
-        let slot = tokio::select! {
-            slot = Arc::clone(&slots).acquire_owned() => slot.map_err(io::Error::other)?,
-            () = signal.cancelled() => break,
+        let limits = web::Limits {
+            header_read_timeout: HEADER_READ_TIMEOUT,
+            max_connections: MAX_CONNECTIONS,
+            grace: Some(SHUTDOWN_GRACE),
+            name: "A2A server",
         };
-        let stream = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
-                Err(error) => {
-                    tracing::debug!(%error, "A2A server: accept failed");
-                    tokio::time::sleep(Duration::from_millis(20)).await;
-                    continue;
-                }
-            },
-            () = signal.cancelled() => break,
-        };
-        let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(router.clone());
-        let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
-        tokio::spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::debug!(%error, "A2A server: connection ended with an error");
-            }
-            drop(slot);
-        });
+        let served = web::Served::start(listener, router, CancellationToken::new(), limits)?;
+        Ok(ServedA2a(served))
     }
-    drop(listener);
-    let _ = tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown()).await;
-    Ok(())
-}
-
-/// `http://ADDR` for a server bound at `addr` (the loopback address for every interface).
-fn origin_of(addr: SocketAddr) -> String {
-    let addr = match addr {
-        SocketAddr::V4(v4) if v4.ip().is_unspecified() => {
-            SocketAddr::from((Ipv4Addr::LOCALHOST, v4.port()))
-        }
-        SocketAddr::V6(v6) if v6.ip().is_unspecified() => {
-            SocketAddr::from((Ipv6Addr::LOCALHOST, v6.port()))
-        }
-        addr => addr,
-    };
-    format!("http://{addr}")
 }
 
 /// A running A2A server, made by [`A2aServer::serve`]. Dropping it does not stop the
 /// server: call [`ServedA2a::shutdown`].
 #[derive(Debug)]
-pub struct ServedA2a {
-    local_addr: SocketAddr,
-    shutdown: ShutdownHandle,
-    task: JoinHandle<io::Result<()>>,
-}
+pub struct ServedA2a(web::Served);
 
 impl ServedA2a {
     /// The address bound (with the real port when port 0 was asked for).
     pub fn local_addr(&self) -> SocketAddr {
-        self.local_addr
+        self.0.local_addr()
     }
 
     /// The JSON-RPC endpoint, `http://ADDR/` (the loopback address for a server bound to
     /// every interface).
     pub fn url(&self) -> String {
-        format!("{}/", origin_of(self.local_addr))
+        format!("{}/", self.0.origin())
     }
 
     /// The Agent Card's URL, to give to [`A2aAgent::connect`](crate::a2a::A2aAgent::connect).
@@ -223,21 +158,17 @@ impl ServedA2a {
 
     /// A handle that stops the server from anywhere.
     pub fn shutdown_handle(&self) -> ShutdownHandle {
-        self.shutdown.clone()
+        self.0.shutdown_handle()
     }
 
     /// Stops accepting connections, lets in-flight responses finish (open streams get a
     /// few seconds), and waits for the server to stop. Tasks still running go on.
     pub async fn shutdown(self) -> io::Result<()> {
-        self.shutdown.shutdown();
-        self.wait().await
+        self.0.shutdown().await
     }
 
     /// Waits until the server stops.
     pub async fn wait(self) -> io::Result<()> {
-        match self.task.await {
-            Ok(result) => result,
-            Err(join) => Err(io::Error::other(join)),
-        }
+        self.0.wait().await
     }
 }

@@ -11,21 +11,17 @@ mod options;
 mod sessions;
 
 use std::io;
-use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use tokio::net::{TcpListener, ToSocketAddrs};
-use tokio::sync::Semaphore;
-use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::mcp::McpServer;
+use crate::web;
 use crate::web::ShutdownHandle;
 pub use options::{
     DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS,
@@ -48,7 +44,6 @@ pub(in crate::mcp) async fn serve(
 ) -> io::Result<HttpServer> {
     let server = server.for_http(&options);
     let listener = TcpListener::bind(addr).await?;
-    let local_addr = listener.local_addr()?;
     let shutdown = CancellationToken::new();
     let max_body = server.max_message_bytes();
     let mut config = options.sdk_config(max_body);
@@ -76,60 +71,15 @@ pub(in crate::mcp) async fn serve(
             .nest_service(PATH, service)
             .layer(axum::middleware::from_fn_with_state(guard, guard::guard))
     };
-    let signal = shutdown.clone();
-    let task = tokio::spawn(accept_loop(listener, router, options, signal));
-    Ok(HttpServer {
-        local_addr,
-        shutdown: ShutdownHandle::new(shutdown),
-        task,
-    })
-}
-
-/// Accepts connections until the shutdown signal, each served on its own task with a
-/// header-read timeout, at most `max_connections` at a time; then lets every connection
-/// finish its in-flight response and waits for them.
-async fn accept_loop(
-    listener: TcpListener,
-    router: axum::Router,
-    options: HttpOptions,
-    signal: CancellationToken,
-) -> io::Result<()> {
-    let graceful = GracefulShutdown::new();
-    let slots = Arc::new(Semaphore::new(options.max_connections));
-    let mut http = hyper::server::conn::http1::Builder::new();
-    http.timer(TokioTimer::new())
-        .header_read_timeout(options.header_read_timeout);
-    loop {
-        let slot = tokio::select! {
-            slot = Arc::clone(&slots).acquire_owned() => slot.map_err(io::Error::other)?,
-            () = signal.cancelled() => break,
-        };
-        let stream = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
-                Err(error) => {
-                    // Out of descriptors, a connection reset before accept…: wait a moment
-                    // and go on, as every other connection is unaffected.
-                    tracing::debug!(%error, "MCP HTTP: accept failed");
-                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-                    continue;
-                }
-            },
-            () = signal.cancelled() => break,
-        };
-        let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(router.clone());
-        let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
-        tokio::spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::debug!(%error, "MCP HTTP: connection ended with an error");
-            }
-            drop(slot);
-        });
-    }
-    drop(listener);
-    graceful.shutdown().await;
-    Ok(())
+    let limits = web::Limits {
+        header_read_timeout: options.header_read_timeout,
+        max_connections: options.max_connections,
+        grace: None,
+        name: "MCP HTTP",
+    };
+    Ok(HttpServer(web::Served::start(
+        listener, router, shutdown, limits,
+    )?))
 }
 
 /// A running streamable-HTTP MCP server, made by
@@ -140,16 +90,12 @@ async fn accept_loop(
 /// this value does not stop the server: call [`HttpServer::shutdown`], or trigger a
 /// [`ShutdownHandle`] and [`HttpServer::wait`].
 #[derive(Debug)]
-pub struct HttpServer {
-    local_addr: SocketAddr,
-    shutdown: ShutdownHandle,
-    task: JoinHandle<io::Result<()>>,
-}
+pub struct HttpServer(web::Served);
 
 impl HttpServer {
     /// The address actually bound (with the real port when port 0 was asked for).
     pub fn local_addr(&self) -> SocketAddr {
-        self.local_addr
+        self.0.local_addr()
     }
 
     /// The endpoint's URL, `http://ADDR/mcp`, to give to clients. For a server bound to
@@ -158,41 +104,28 @@ impl HttpServer {
     /// would be refused). Clients on other machines use this machine's name, which the
     /// server must be told to accept: [`HttpOptions::with_allowed_hosts`].
     pub fn url(&self) -> String {
-        let addr = match self.local_addr {
-            SocketAddr::V4(v4) if v4.ip().is_unspecified() => {
-                SocketAddr::from((Ipv4Addr::LOCALHOST, v4.port()))
-            }
-            SocketAddr::V6(v6) if v6.ip().is_unspecified() => {
-                SocketAddr::from((Ipv6Addr::LOCALHOST, v6.port()))
-            }
-            addr => addr,
-        };
-        format!("http://{addr}{PATH}")
+        format!("{}{PATH}", self.0.origin())
     }
 
     /// Whether the server listens on every interface (bound to `0.0.0.0` or `[::]`), so
     /// that other machines can connect (given [`HttpOptions::with_allowed_hosts`]).
     pub fn is_on_all_interfaces(&self) -> bool {
-        self.local_addr.ip().is_unspecified()
+        self.0.local_addr().ip().is_unspecified()
     }
 
     /// A handle that stops the server from anywhere (another task, a signal handler).
     pub fn shutdown_handle(&self) -> ShutdownHandle {
-        self.shutdown.clone()
+        self.0.shutdown_handle()
     }
 
     /// Stops accepting connections, ends every MCP session (cancelling the calls still
     /// running), lets in-flight responses finish, and waits for the server to stop.
     pub async fn shutdown(self) -> io::Result<()> {
-        self.shutdown.shutdown();
-        self.wait().await
+        self.0.shutdown().await
     }
 
     /// Waits until the server stops (after a [`ShutdownHandle::shutdown`]).
     pub async fn wait(self) -> io::Result<()> {
-        match self.task.await {
-            Ok(result) => result,
-            Err(join) => Err(io::Error::other(join)),
-        }
+        self.0.wait().await
     }
 }
