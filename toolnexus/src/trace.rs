@@ -137,6 +137,24 @@ pub(crate) fn named(span: Span, name: impl FnOnce() -> String) -> Span {
     span
 }
 
+/// A toolnexus span: `tracing::info_span!` at [`TARGET`] with the operation name `$op`,
+/// `otel.name` declared and then [`named`] by `$name` (an expression evaluated only for a
+/// live span), and the fields that follow the `;`: the rule of [`named`], kept once.
+macro_rules! span {
+    ($op:literal, $name:expr; $($fields:tt)*) => {
+        $crate::trace::named(
+            ::tracing::info_span!(
+                target: $crate::trace::TARGET,
+                $op,
+                otel.name = ::tracing::field::Empty,
+                $($fields)*
+            ),
+            || $name,
+        )
+    };
+}
+pub(crate) use span;
+
 #[cfg(test)]
 mod tests {
     use super::*;

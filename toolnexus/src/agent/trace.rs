@@ -24,10 +24,13 @@ pub(crate) fn run_span(client: &Client, resumed: Option<&str>) -> Span {
 
 fn open_run_span(client: &Client, resumed: Option<&str>) -> Span {
     let agent = client.name.as_deref();
-    let span = tracing::info_span!(
-        target: "toolnexus",
-        "invoke_agent",
-        otel.name = Empty,
+    let name = || {
+        agent.map_or_else(
+            || "invoke_agent".to_owned(),
+            |n| format!("invoke_agent {n}"),
+        )
+    };
+    crate::trace::span!("invoke_agent", name();
         "gen_ai.operation.name" = "invoke_agent",
         "gen_ai.agent.name" = agent,
         "gen_ai.provider.name" = client.model.describe().provider,
@@ -42,13 +45,7 @@ fn open_run_span(client: &Client, resumed: Option<&str>) -> Span {
         "error.type" = Empty,
         otel.status_code = Empty,
         otel.status_description = Empty,
-    );
-    crate::trace::named(span, || {
-        agent.map_or_else(
-            || "invoke_agent".to_owned(),
-            |n| format!("invoke_agent {n}"),
-        )
-    })
+    )
 }
 
 /// Records how the run ended on its span.
@@ -161,10 +158,8 @@ fn chat_span(model: &dyn Model, client: &ModelSettings) -> Span {
         .stop
         .as_ref()
         .and_then(|stop| serde_json::to_string(stop).ok());
-    let span = tracing::info_span!(
-        target: "toolnexus",
-        "chat",
-        otel.name = Empty,
+    let full_name = || name.map_or_else(|| "chat".to_owned(), |n| format!("chat {n}"));
+    crate::trace::span!("chat", full_name();
         otel.kind = "client",
         "gen_ai.operation.name" = "chat",
         "gen_ai.provider.name" = info.provider,
@@ -186,10 +181,7 @@ fn chat_span(model: &dyn Model, client: &ModelSettings) -> Span {
         "error.type" = Empty,
         otel.status_code = Empty,
         otel.status_description = Empty,
-    );
-    crate::trace::named(span, || {
-        name.map_or_else(|| "chat".to_owned(), |n| format!("chat {n}"))
-    })
+    )
 }
 
 /// Records `usage` on a run's or a turn's span: input and output always, the cache and

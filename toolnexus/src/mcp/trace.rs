@@ -21,10 +21,7 @@ pub(super) fn server_span(
     if !crate::trace::listening() {
         return Span::none();
     }
-    let span = tracing::info_span!(
-        target: "toolnexus",
-        "tools/call",
-        otel.name = Empty,
+    let span = crate::trace::span!("tools/call", format!("tools/call {name}");
         otel.kind = "server",
         "mcp.method.name" = "tools/call",
         "mcp.protocol.version" = Empty,
@@ -34,7 +31,6 @@ pub(super) fn server_span(
         "error.type" = Empty,
         otel.status_code = Empty,
     );
-    let span = crate::trace::named(span, || format!("tools/call {name}"));
     if span.is_disabled() {
         return span;
     }
@@ -76,16 +72,12 @@ pub(super) fn server_responded(
 /// The client span of one `tools/call` of the remote tool `name` (its caller checks
 /// [`crate::trace::listening`] first).
 pub(super) fn client_span(name: &str) -> Span {
-    let span = tracing::info_span!(
-        target: "toolnexus",
-        "tools/call",
-        otel.name = Empty,
+    crate::trace::span!("tools/call", format!("tools/call {name}");
         otel.kind = "client",
         "mcp.method.name" = "tools/call",
         "gen_ai.operation.name" = "execute_tool",
         "gen_ai.tool.name" = name,
-    );
-    crate::trace::named(span, || format!("tools/call {name}"))
+    )
 }
 
 /// Writes the current span's trace context into the call's `_meta` (feature `otel`).

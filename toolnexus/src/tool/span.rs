@@ -50,10 +50,7 @@ impl ToolSpan {
     #[cold]
     #[inline(never)]
     fn open(name: &str, call_id: Option<&str>, args: &Args<'_>) -> ToolSpan {
-        let span = tracing::info_span!(
-            target: "toolnexus",
-            "execute_tool",
-            otel.name = Empty,
+        let span = crate::trace::span!("execute_tool", format!("execute_tool {name}");
             "gen_ai.operation.name" = "execute_tool",
             "gen_ai.tool.name" = name,
             "gen_ai.tool.type" = "function",
@@ -64,7 +61,6 @@ impl ToolSpan {
             "error.type" = Empty,
             otel.status_code = Empty,
         );
-        let span = crate::trace::named(span, || format!("execute_tool {name}"));
         if !span.is_disabled() && captures_content() {
             match args {
                 Args::Text(text) => span.record("gen_ai.tool.call.arguments", *text),
