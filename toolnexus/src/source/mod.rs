@@ -45,6 +45,36 @@ pub use skills::{
 };
 pub use toolkit::ToolkitBuilder;
 
+#[cfg(any(feature = "mcp", feature = "skills"))]
+use crate::tool::Tool;
+
+/// `tool` with each call run by `around`, given the tool itself, the parsed arguments and
+/// the context: the same name, description, schemas and source.
+#[cfg(feature = "mcp")]
+fn wrapped<F, Fut>(tool: Tool, around: F) -> Tool
+where
+    F: Fn(Tool, serde_json::Value, crate::tool::context::Context) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = crate::ToolResult> + Send + 'static,
+{
+    use crate::tool::handler::Dispatch;
+    let inner = tool.clone();
+    let label = tool.name().to_owned();
+    let wrapped = Tool::from_handler(
+        tool.name(),
+        tool.description(),
+        tool.input_schema().clone(),
+        tool.source().to_owned(),
+        Box::new(move |args, ctx| match args.into_value(&label) {
+            Ok(args) => Dispatch::Future(Box::pin(around(inner.clone(), args, ctx))),
+            Err(error) => Dispatch::Ready(error.into()),
+        }),
+    );
+    match tool.output_schema() {
+        Some(schema) => wrapped.with_output_schema(schema.clone()),
+        None => wrapped,
+    }
+}
+
 /// A tool of `source` from a synchronous function of its parsed arguments.
 #[cfg(feature = "skills")]
 fn sync_tool(
@@ -54,7 +84,6 @@ fn sync_tool(
     source: &'static str,
     f: impl Fn(serde_json::Value) -> crate::ToolResult + Send + Sync + 'static,
 ) -> crate::Tool {
-    use crate::tool::Tool;
     use crate::tool::handler::Dispatch;
     let label = name.to_owned();
     Tool::from_handler(

@@ -223,34 +223,17 @@ impl ToolkitBuilder {
 /// `tool`, whose suspensions `wait_for` answers: the call runs again with the answer.
 #[cfg(feature = "mcp")]
 fn answered_inline(tool: Tool, wait_for: WaitFor) -> Tool {
-    use crate::tool::handler::Dispatch;
-    let inner = tool.clone();
-    let label = tool.name().to_owned();
-    let wrapped = Tool::from_handler(
-        tool.name(),
-        tool.description(),
-        tool.input_schema().clone(),
-        tool.source().to_owned(),
-        Box::new(move |args, ctx| match args.into_value(&label) {
-            Ok(args) => {
-                let inner = inner.clone();
-                let wait_for = Arc::clone(&wait_for);
-                Dispatch::Future(Box::pin(async move {
-                    let first = inner.execute(args.clone(), ctx.clone()).await;
-                    match first.pending_request() {
-                        Some(request) if ctx.answer().is_none() => {
-                            let answer = wait_for(request).await;
-                            inner.execute(args, ctx.with_answer(answer)).await
-                        }
-                        _ => first,
-                    }
-                }))
+    super::wrapped(tool, move |inner, args, ctx| {
+        let wait_for = Arc::clone(&wait_for);
+        async move {
+            let first = inner.execute(args.clone(), ctx.clone()).await;
+            match first.pending_request() {
+                Some(request) if ctx.answer().is_none() => {
+                    let answer = wait_for(request).await;
+                    inner.execute(args, ctx.with_answer(answer)).await
+                }
+                _ => first,
             }
-            Err(error) => Dispatch::Ready(error.into()),
-        }),
-    );
-    match tool.output_schema() {
-        Some(schema) => wrapped.with_output_schema(schema.clone()),
-        None => wrapped,
-    }
+        }
+    })
 }

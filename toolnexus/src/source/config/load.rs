@@ -10,7 +10,6 @@ use crate::primitive::contents::ResourceContents;
 use crate::primitive::message::PromptReply;
 use crate::tool::Tool;
 use crate::tool::def::sanitize_name;
-use crate::tool::handler::Dispatch;
 
 pub(crate) use crate::tool::ServerStatus;
 
@@ -229,37 +228,19 @@ pub(super) async fn reach(
 
 /// The tool, with a successful result's `structuredContent` as its output.
 fn structured_output(tool: Tool) -> Tool {
-    let inner = tool.clone();
-    let label = tool.name().to_owned();
-    let wrapped = Tool::from_handler(
-        tool.name(),
-        tool.description(),
-        tool.input_schema().clone(),
-        "mcp",
-        Box::new(move |args, ctx| match args.into_value(&label) {
-            Ok(args) => {
-                let inner = inner.clone();
-                Dispatch::Future(Box::pin(async move {
-                    let mut result = inner.execute(args, ctx).await;
-                    if !result.is_error
-                        && let Some(structured) = result
-                            .metadata
-                            .as_ref()
-                            .and_then(|m| m.get("structuredContent"))
-                            .filter(|v| !v.is_null())
-                    {
-                        result.output = Value::to_string(structured);
-                    }
-                    result
-                }))
-            }
-            Err(error) => Dispatch::Ready(error.into()),
-        }),
-    );
-    match tool.output_schema() {
-        Some(schema) => wrapped.with_output_schema(schema.clone()),
-        None => wrapped,
-    }
+    crate::source::wrapped(tool, |inner, args, ctx| async move {
+        let mut result = inner.execute(args, ctx).await;
+        if !result.is_error
+            && let Some(structured) = result
+                .metadata
+                .as_ref()
+                .and_then(|m| m.get("structuredContent"))
+                .filter(|v| !v.is_null())
+        {
+            result.output = Value::to_string(structured);
+        }
+        result
+    })
 }
 
 /// The definitions of `listed` that the server's `tools` allow list lets through: all
