@@ -20,8 +20,8 @@ use crate::agent::stream::EventStream;
 use crate::tool::kit::Toolkit;
 use crate::tool::request::{Answer, Request};
 use crate::ui::sse;
-use crate::ui::threads::{Parked, TooLong};
-use crate::ui::{Caller, Shared, UiOptions};
+use crate::ui::threads::TooLong;
+use crate::ui::{Caller, NotStarted, Shared, UiOptions};
 
 /// An axum router serving `client`'s runs over [AG-UI](https://docs.ag-ui.com) 1.0.
 ///
@@ -199,61 +199,32 @@ fn stored(shared: &Shared) -> bool {
 
 /// The run the input asks for, or why there is none.
 async fn start(shared: &Shared, input: &Input) -> Result<EventStream, Value> {
-    let (client, toolkit, threads) = (&shared.client, &shared.toolkit, &shared.threads);
-    if input.resume.is_empty() {
+    let started = if input.resume.is_empty() {
         let Some(prompt) = input.prompt.clone() else {
             return Err(error(
                 "RunAgentInput: no user message to run on",
                 "invalid_input",
             ));
         };
-        // (With a store, this replica's own interrupts: the store answers any of them.)
-        // The refusal names no interrupt: its id is for whoever the run was shown to.
-        if threads.has_open(&input.key) {
-            return Err(error(
-                "the thread has an open interrupt the input does not answer: resume it \
-                 with the id its run finished with",
-                "interrupt_not_answered",
-            ));
-        }
-        #[cfg(feature = "__store")]
-        if stored(shared) {
-            return crate::ui::durable::run(client, &input.key, prompt, toolkit)
-                .await
-                .map_err(|e| error(format!("the run store: {e}"), "store"));
-        }
-        let transcript = threads
-            .transcript(&input.key)
-            .map_err(|too_long| error(too_long.message(), TooLong::CODE))?;
-        return Ok(if transcript.is_empty() {
-            client.run(prompt, toolkit).stream()
-        } else {
-            client.run(prompt, toolkit).history(transcript).stream()
-        });
-    }
-    let (id, status, payload) = resume_entry(input)?;
-    #[cfg(feature = "__store")]
-    if stored(shared) {
+        shared.fresh(&input.key, prompt).await
+    } else {
+        let (id, status, payload) = resume_entry(input)?;
         let given = |request: &str| answer(request, status, payload);
-        let run = crate::ui::durable::answer(client, &input.key, id, given, toolkit)
-            .await
-            .map_err(|(message, code)| error(message, code))?;
-        // Answered in the store: no longer open here either.
-        let _ = threads.take(&input.key, id);
-        return Ok(run);
-    }
-    let Parked { halted, .. } = threads
-        .take(&input.key, id)
-        .map_err(|refused| error(refused.message(id), refused.code()))?;
-    let request = halted
-        .pending
-        .clone()
-        .ok_or_else(|| error("resume: the halted run has no request", "internal"))?;
-    let answer = answer(&request.id, status, payload);
-    client
-        .resume(halted, answer, toolkit)
-        .stream()
-        .map_err(|e| error(format!("resume: {e}"), "resume_failed"))
+        shared.answer(&input.key, id, given).await
+    };
+    started.map_err(|not| match not {
+        // The refusal names no interrupt: its id is for whoever the run was shown to.
+        NotStarted::Open => error(
+            "the thread has an open interrupt the input does not answer: resume it \
+             with the id its run finished with",
+            "interrupt_not_answered",
+        ),
+        NotStarted::Store(message) => error(message, "store"),
+        NotStarted::TooLong(too_long) => error(too_long.message(), TooLong::CODE),
+        NotStarted::Refused(message, code) => error(message, code),
+        NotStarted::NoRequest => error("resume: the halted run has no request", "internal"),
+        NotStarted::Resume(message) => error(message, "resume_failed"),
+    })
 }
 
 /// The input's one `resume` entry: its interrupt id, status and payload, checked.

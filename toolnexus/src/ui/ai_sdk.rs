@@ -22,8 +22,7 @@ use crate::agent::stream::EventStream;
 use crate::tool::kit::Toolkit;
 use crate::tool::request::Answer;
 use crate::ui::sse;
-use crate::ui::threads::Parked;
-use crate::ui::{Caller, Shared, UiOptions};
+use crate::ui::{Caller, NotStarted, Shared, UiOptions};
 
 /// An axum router serving `client`'s runs as the [AI SDK](https://ai-sdk.dev)'s UI
 /// message stream (protocol `v1`, what `useChat` and its `DefaultChatTransport` read).
@@ -128,33 +127,8 @@ async fn fresh(
     chat: &str,
     user: &Value,
 ) -> Result<(EventStream, Option<String>), String> {
-    // The refusal names no approval: its id is for whoever the run was shown to.
-    if shared.threads.has_open(chat) {
-        return Err(
-            "the chat has a tool approval to answer first (its last assistant message's \
-             approval request)"
-                .to_owned(),
-        );
-    }
-    let prompt = text_of(user);
-    #[cfg(feature = "__store")]
-    if crate::ui::durable::stored(&shared.client) {
-        let run = crate::ui::durable::run(&shared.client, chat, prompt, &shared.toolkit).await;
-        return Ok((run.map_err(|e| format!("the run store: {e}"))?, None));
-    }
-    let transcript = shared
-        .threads
-        .transcript(chat)
-        .map_err(|too_long| too_long.message().replace("thread", "chat"))?;
-    let (client, toolkit) = (&shared.client, &shared.toolkit);
-    Ok((
-        if transcript.is_empty() {
-            client.run(prompt, toolkit).stream()
-        } else {
-            client.run(prompt, toolkit).history(transcript).stream()
-        },
-        None,
-    ))
+    let run = shared.fresh(chat, text_of(user)).await.map_err(said)?;
+    Ok((run, None))
 }
 
 /// The run of the approval the assistant message answers, continuing that message.
@@ -194,35 +168,24 @@ async fn resume(
         .get("id")
         .and_then(Value::as_str)
         .map(str::to_owned);
-    #[cfg(feature = "__store")]
-    if crate::ui::durable::stored(&shared.client) {
-        let run = crate::ui::durable::answer(&shared.client, chat, id, given, &shared.toolkit)
-            .await
-            .map_err(|(message, _)| {
-                message
-                    .replace("interrupt", "approval")
-                    .replace("thread", "chat")
-            })?;
-        let _ = shared.threads.take(chat, id);
-        return Ok((run, message_id));
-    }
-    let Parked { halted, .. } = shared.threads.take(chat, id).map_err(|refused| {
-        refused
-            .message(id)
-            .replace("interrupt", "approval")
-            .replace("thread", "chat")
-    })?;
-    let request = halted
-        .pending
-        .clone()
-        .ok_or("the halted run has no request")?;
-    let answer = given(&request.id);
-    let run = shared
-        .client
-        .resume(halted, answer, &shared.toolkit)
-        .stream()
-        .map_err(|e| format!("resume: {e}"))?;
+    let run = shared.answer(chat, id, given).await.map_err(said)?;
     Ok((run, message_id))
+}
+
+/// Why no run started, in the chat's words.
+fn said(not: NotStarted) -> String {
+    match not {
+        // The refusal names no approval: its id is for whoever the run was shown to.
+        NotStarted::Open => "the chat has a tool approval to answer first (its last \
+                             assistant message's approval request)"
+            .to_owned(),
+        NotStarted::Store(message) | NotStarted::Resume(message) => message,
+        NotStarted::TooLong(too_long) => too_long.message().replace("thread", "chat"),
+        NotStarted::Refused(message, _) => message
+            .replace("interrupt", "approval")
+            .replace("thread", "chat"),
+        NotStarted::NoRequest => "the halted run has no request".to_owned(),
+    }
 }
 
 /// A UI message's text parts, joined.

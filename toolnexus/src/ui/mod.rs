@@ -30,6 +30,9 @@ use std::fmt::Write as _;
 use axum::http::request::Parts;
 use sha2::{Digest, Sha256};
 
+use crate::agent::stream::EventStream;
+use crate::tool::request::Answer;
+
 pub use ag_ui::{ag_ui, ag_ui_with};
 pub use ai_sdk::{ai_sdk, ai_sdk_with};
 #[cfg(feature = "mcp")]
@@ -70,6 +73,78 @@ impl Shared {
     pub(crate) fn caller(&self, request: &Parts) -> Caller {
         caller_of(self.user.as_ref(), request)
     }
+
+    /// A new run of `prompt` on thread `key`, which must have no open interrupt: a run of
+    /// its session when the client keeps its runs in a store, else a run on the thread's
+    /// transcript here.
+    pub(crate) async fn fresh(&self, key: &str, prompt: String) -> Result<EventStream, NotStarted> {
+        // (With a store, this replica's own interrupts: the store answers any of them.)
+        if self.threads.has_open(key) {
+            return Err(NotStarted::Open);
+        }
+        #[cfg(feature = "__store")]
+        if durable::stored(&self.client) {
+            return durable::run(&self.client, key, prompt, &self.toolkit)
+                .await
+                .map_err(|e| NotStarted::Store(format!("the run store: {e}")));
+        }
+        let transcript = self.threads.transcript(key).map_err(NotStarted::TooLong)?;
+        let run = self.client.run(prompt, &self.toolkit);
+        Ok(if transcript.is_empty() {
+            run.stream()
+        } else {
+            run.history(transcript).stream()
+        })
+    }
+
+    /// Answers interrupt `id` of thread `key` with `given` (given the request's id) and
+    /// streams its run on: in the store when the client keeps its runs in one, else the
+    /// run parked here.
+    pub(crate) async fn answer(
+        &self,
+        key: &str,
+        id: &str,
+        given: impl FnOnce(&str) -> Answer,
+    ) -> Result<EventStream, NotStarted> {
+        #[cfg(feature = "__store")]
+        if durable::stored(&self.client) {
+            let run = durable::answer(&self.client, key, id, given, &self.toolkit)
+                .await
+                .map_err(|(message, code)| NotStarted::Refused(message, code))?;
+            // Answered in the store: no longer open here either.
+            let _ = self.threads.take(key, id);
+            return Ok(run);
+        }
+        let threads::Parked { halted, .. } = self
+            .threads
+            .take(key, id)
+            .map_err(|refused| NotStarted::Refused(refused.message(id), refused.code()))?;
+        let request = halted.pending.clone().ok_or(NotStarted::NoRequest)?;
+        let answer = given(&request.id);
+        self.client
+            .resume(halted, answer, &self.toolkit)
+            .stream()
+            .map_err(|e| NotStarted::Resume(format!("resume: {e}")))
+    }
+}
+
+/// Why [`Shared::fresh`] or [`Shared::answer`] started no run; each endpoint words it in
+/// its own terms.
+#[derive(Debug)]
+pub(crate) enum NotStarted {
+    /// The thread has an open interrupt, which a new run does not answer.
+    Open,
+    /// The run store failed (the message says how).
+    Store(String),
+    /// The thread's transcript is past the endpoint's limit.
+    TooLong(threads::TooLong),
+    /// The interrupt cannot be answered (unknown, answered already, or the store refused
+    /// it): the message and the AG-UI code.
+    Refused(String, &'static str),
+    /// The halted run has no request to answer.
+    NoRequest,
+    /// The run could not be resumed (the message says why).
+    Resume(String),
 }
 
 /// Who sent a request, for an endpoint whose app has `user`s: the namespace of the ids
