@@ -8,7 +8,6 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::request::Parts;
 use axum::response::Response;
-use axum::routing::post;
 use futures_util::StreamExt as _;
 use futures_util::stream::{self, BoxStream};
 use serde_json::{Value, json};
@@ -64,11 +63,7 @@ pub fn ag_ui(client: Client, toolkit: Toolkit) -> Router {
 /// [`ag_ui`] with [`UiOptions`]: the hosts and origins it accepts, the app's users, the
 /// bounds on the threads it keeps.
 pub fn ag_ui_with(client: Client, toolkit: Toolkit, options: UiOptions) -> Router {
-    let shared = Arc::new(Shared::new(client, toolkit, &options));
-    crate::ui::guarded(
-        Router::new().route("/", post(run)).with_state(shared),
-        &options,
-    )
+    crate::ui::endpoint(client, toolkit, &options, run)
 }
 
 async fn run(State(shared): State<Arc<Shared>>, request: Parts, body: Bytes) -> Response {

@@ -10,7 +10,6 @@ use axum::extract::State;
 use axum::http::HeaderValue;
 use axum::http::request::Parts;
 use axum::response::Response;
-use axum::routing::post;
 use futures_util::StreamExt as _;
 use futures_util::stream::{self, BoxStream};
 use serde_json::{Value, json};
@@ -66,11 +65,7 @@ pub fn ai_sdk(client: Client, toolkit: Toolkit) -> Router {
 /// [`ai_sdk`] with [`UiOptions`]: the hosts and origins it accepts, the app's users, the
 /// bounds on the chats it keeps.
 pub fn ai_sdk_with(client: Client, toolkit: Toolkit, options: UiOptions) -> Router {
-    let shared = Arc::new(Shared::new(client, toolkit, &options));
-    crate::ui::guarded(
-        Router::new().route("/", post(run)).with_state(shared),
-        &options,
-    )
+    crate::ui::endpoint(client, toolkit, &options, run)
 }
 
 async fn run(State(shared): State<Arc<Shared>>, request: Parts, body: Bytes) -> Response {

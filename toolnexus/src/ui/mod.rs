@@ -200,6 +200,23 @@ pub(crate) fn view_value(call_id: &str, view: &crate::tool::ToolView) -> serde_j
     })
 }
 
+/// The router of an endpoint on `client` and `toolkit`: `run` at `POST /`, behind the
+/// options' guard.
+pub(crate) fn endpoint<H, T>(
+    client: crate::Client,
+    toolkit: crate::Toolkit,
+    options: &UiOptions,
+    run: H,
+) -> axum::Router
+where
+    H: axum::handler::Handler<T, std::sync::Arc<Shared>>,
+    T: 'static,
+{
+    let shared = std::sync::Arc::new(Shared::new(client, toolkit, options));
+    let route = axum::Router::new().route("/", axum::routing::post(run));
+    guarded(route.with_state(shared), options)
+}
+
 /// `router` (the endpoint's one route) behind the options' guard. The guard bounds the
 /// body, so axum's own bound on it is lifted.
 pub(crate) fn guarded(router: axum::Router, options: &UiOptions) -> axum::Router {
