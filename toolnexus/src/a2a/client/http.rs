@@ -205,30 +205,34 @@ impl Peer {
         params: Value,
         budget: Duration,
     ) -> Result<Value, Failure> {
-        let (request, secrets) = self.request(method, params, budget, "application/json")?;
-        let scrub = |text: String| env::scrub(&text, &secrets);
-        let response = request
-            .send()
-            .await
-            .map_err(|e| Failure::Transport(scrub(describe(&e, &self.endpoint.url))))?;
-        let status = response.status();
-        let text = read_capped(response)
-            .await
-            .map_err(|e| Failure::Transport(scrub(e)))?;
-        if !status.is_success() {
-            return Err(Failure::Transport(scrub(format!(
-                "HTTP {}: {}",
-                status.as_u16(),
-                text.trim()
-            ))));
-        }
+        let (response, secrets) = self
+            .send(method, params, budget, "application/json")
+            .await?;
+        let text = body_of(response, &secrets).await?;
         let value: Value = serde_json::from_str(&text).map_err(|e| {
-            Failure::Transport(scrub(format!(
-                "the answer is not JSON ({e}): {}",
-                cut(&text)
-            )))
+            let said = format!("the answer is not JSON ({e}): {}", cut(&text));
+            Failure::Transport(env::scrub(&said, &secrets))
         })?;
         unwrap(&value)
+    }
+
+    /// Sends one request that accepts `accept`: the response, and the secrets its
+    /// headers hold (to scrub from whatever is said of it).
+    async fn send(
+        &self,
+        method: Method,
+        params: Value,
+        budget: Duration,
+        accept: &str,
+    ) -> Result<(reqwest::Response, Vec<String>), Failure> {
+        let (request, secrets) = self.request(method, params, budget, accept)?;
+        match request.send().await {
+            Ok(response) => Ok((response, secrets)),
+            Err(e) => {
+                let said = describe(&e, &self.endpoint.url);
+                Err(Failure::Transport(env::scrub(&said, &secrets)))
+            }
+        }
     }
 
     /// Sends one streaming request and returns its events.
@@ -238,30 +242,17 @@ impl Peer {
         params: Value,
         budget: Duration,
     ) -> Result<EventStream, Failure> {
-        let (request, secrets) = self.request(method, params, budget, "text/event-stream")?;
-        let scrub = |text: String| env::scrub(&text, &secrets);
-        let response = request
-            .send()
-            .await
-            .map_err(|e| Failure::Transport(scrub(describe(&e, &self.endpoint.url))))?;
-        let status = response.status();
+        let (response, secrets) = self
+            .send(method, params, budget, "text/event-stream")
+            .await?;
         let is_events = response
             .headers()
             .get(reqwest::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.starts_with("text/event-stream"));
-        if !status.is_success() || !is_events {
+        if !response.status().is_success() || !is_events {
             // An error before the stream starts comes as a plain JSON-RPC response.
-            let text = read_capped(response)
-                .await
-                .map_err(|e| Failure::Transport(scrub(e)))?;
-            if !status.is_success() {
-                return Err(Failure::Transport(scrub(format!(
-                    "HTTP {}: {}",
-                    status.as_u16(),
-                    text.trim()
-                ))));
-            }
+            let text = body_of(response, &secrets).await?;
             let value: Value = serde_json::from_str(&text)
                 .map_err(|e| Failure::Transport(format!("the answer is not JSON ({e})")))?;
             unwrap(&value)?;
@@ -281,6 +272,18 @@ impl Peer {
             secrets,
         })
     }
+}
+
+/// The body of `response`, bounded; an error status fails with the status and the body.
+/// What a failure says is scrubbed of `secrets`.
+async fn body_of(response: reqwest::Response, secrets: &[String]) -> Result<String, Failure> {
+    let scrub = |text: String| Failure::Transport(env::scrub(&text, secrets));
+    let status = response.status();
+    let text = read_capped(response).await.map_err(scrub)?;
+    if !status.is_success() {
+        return Err(scrub(format!("HTTP {}: {}", status.as_u16(), text.trim())));
+    }
+    Ok(text)
 }
 
 /// `headers` with every `${VAR}` expanded; and the expanded values.
