@@ -10,17 +10,22 @@ use serde_json::ser::Formatter;
 
 struct Python;
 
+/// `", "` before every item of an array or an object but the first.
+fn item_separator<W: ?Sized + Write>(writer: &mut W, first: bool) -> io::Result<()> {
+    if first {
+        Ok(())
+    } else {
+        writer.write_all(b", ")
+    }
+}
+
 impl Formatter for Python {
     fn begin_array_value<W: ?Sized + Write>(
         &mut self,
         writer: &mut W,
         first: bool,
     ) -> io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            writer.write_all(b", ")
-        }
+        item_separator(writer, first)
     }
 
     fn begin_object_key<W: ?Sized + Write>(
@@ -28,11 +33,7 @@ impl Formatter for Python {
         writer: &mut W,
         first: bool,
     ) -> io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            writer.write_all(b", ")
-        }
+        item_separator(writer, first)
     }
 
     fn begin_object_value<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
