@@ -185,13 +185,18 @@ impl Property<'_> {
         }
     }
 
+    /// `key`, which is `is`, should be a `what`.
+    fn not_a(&self, key: &str, is: &str, what: &str) -> ElicitationSchemaError {
+        self.error(
+            format!("`{key}` is {is}, not a {what}"),
+            format!("make `{key}` a {what}"),
+        )
+    }
+
     fn text(&self, key: &str) -> Result<(), ElicitationSchemaError> {
         match self.schema.get(key) {
             None | Some(Value::String(_)) => Ok(()),
-            Some(other) => Err(self.error(
-                format!("`{key}` is {}, not a string", kind_of(other)),
-                format!("make `{key}` a string"),
-            )),
+            Some(other) => Err(self.not_a(key, &kind_of(other), "string")),
         }
     }
 
@@ -199,22 +204,17 @@ impl Property<'_> {
         match self.schema.get(key) {
             None => Ok(None),
             Some(Value::Number(n)) => Ok(n.as_f64()),
-            Some(other) => Err(self.error(
-                format!("`{key}` is {}, not a number", kind_of(other)),
-                format!("make `{key}` a number"),
-            )),
+            Some(other) => Err(self.not_a(key, &kind_of(other), "number")),
         }
     }
 
     fn count(&self, key: &str) -> Result<Option<u64>, ElicitationSchemaError> {
         match self.schema.get(key) {
             None => Ok(None),
-            Some(value) => value.as_u64().map(Some).ok_or_else(|| {
-                self.error(
-                    format!("`{key}` is {value}, not a whole number ≥ 0"),
-                    format!("make `{key}` a whole number ≥ 0"),
-                )
-            }),
+            Some(value) => value
+                .as_u64()
+                .map(Some)
+                .ok_or_else(|| self.not_a(key, &value.to_string(), "whole number ≥ 0")),
         }
     }
 
