@@ -40,32 +40,31 @@ pub(super) fn page<T: Clone>(
     Ok((items[start..end].to_vec(), next))
 }
 
+/// How `resource` is listed, as a `$listing` (`Resource` or `ResourceTemplate`: the
+/// same fields and builder methods, on two types).
+macro_rules! listing {
+    ($listing:ident, $resource:expr) => {{
+        let resource: &Resource = $resource;
+        let mut listed = rmcp::model::$listing::new(resource.uri(), resource.name());
+        if !resource.description().is_empty() {
+            listed = listed.with_description(resource.description());
+        }
+        if let Some(title) = resource.title() {
+            listed = listed.with_title(title);
+        }
+        if let Some(mime) = resource.mime_type() {
+            listed = listed.with_mime_type(mime);
+        }
+        listed
+    }};
+}
+
 fn listed(resource: &Resource) -> rmcp::model::Resource {
-    let mut listed = rmcp::model::Resource::new(resource.uri(), resource.name());
-    if !resource.description().is_empty() {
-        listed = listed.with_description(resource.description());
-    }
-    if let Some(title) = resource.title() {
-        listed = listed.with_title(title);
-    }
-    if let Some(mime) = resource.mime_type() {
-        listed = listed.with_mime_type(mime);
-    }
-    listed
+    listing!(Resource, resource)
 }
 
 fn listed_template(resource: &Resource) -> rmcp::model::ResourceTemplate {
-    let mut listed = rmcp::model::ResourceTemplate::new(resource.uri(), resource.name());
-    if !resource.description().is_empty() {
-        listed = listed.with_description(resource.description());
-    }
-    if let Some(title) = resource.title() {
-        listed = listed.with_title(title);
-    }
-    if let Some(mime) = resource.mime_type() {
-        listed = listed.with_mime_type(mime);
-    }
-    listed
+    listing!(ResourceTemplate, resource)
 }
 
 /// Contents as MCP carries them.
