@@ -96,6 +96,26 @@ mod rows {
         owner.unwrap_or("")
     }
 
+    /// The columns every write of `r` sets, in this order: `state`, `task` (`r.task` as
+    /// JSON), `version`, `cancel`, `lease_until`, `updated_at`, `expires_at`, `format`.
+    fn written<'a>(r: &'a TaskRecord, task: &'a str) -> [Arg<'a>; 8] {
+        [
+            Arg::Text(r.state.as_str()),
+            Arg::Text(task),
+            Arg::Int(saturated(r.version)),
+            Arg::Int(i64::from(r.cancel_requested)),
+            Arg::Int(r.lease_until_ms),
+            Arg::Int(r.updated_ms),
+            Arg::Int(r.expires_ms),
+            Arg::Int(FORMAT),
+        ]
+    }
+
+    /// `n` as a database integer (the largest one for a larger `n`).
+    fn saturated(n: u64) -> i64 {
+        i64::try_from(n).unwrap_or(i64::MAX)
+    }
+
     fn record(r: &Row) -> Result<TaskRecord, StoreError> {
         check_format(r, 12, TABLE)?;
         let num = |i| Ok::<_, StoreError>(int(r, i, TABLE)?.unwrap_or(0));
@@ -136,9 +156,9 @@ mod rows {
             let run = r.run.as_ref().map(to_json);
             // `$14` appears only with a value: PostgreSQL refuses a parameter it cannot type.
             let sql = format!(
-                "INSERT INTO {TABLE} ({COLS}) SELECT $1, $2, $3, $4, $5, {}, $6, $7, $8, \
-                 $9, $10, $11, $12 WHERE (SELECT COUNT(*) FROM {TABLE} WHERE caller = $2 \
-                 AND state NOT IN {ENDED} AND expires_at >= $9) < $13 \
+                "INSERT INTO {TABLE} ({COLS}) SELECT $1, $2, $3, $5, $6, {}, $7, $8, $9, \
+                 $4, $10, $11, $12 WHERE (SELECT COUNT(*) FROM {TABLE} WHERE caller = $2 \
+                 AND state NOT IN {ENDED} AND expires_at >= $4) < $13 \
                  ON CONFLICT (id) DO NOTHING",
                 if run.is_some() { "$14" } else { "NULL" }
             );
@@ -146,29 +166,12 @@ mod rows {
                 Arg::Text(&r.id),
                 Arg::Text(caller(r.owner.as_deref())),
                 Arg::Text(&r.context_id),
-                Arg::Text(r.state.as_str()),
-                Arg::Text(&task),
-                Arg::Int(i64::try_from(r.version).unwrap_or(i64::MAX)),
-                Arg::Int(i64::from(r.cancel_requested)),
-                Arg::Int(r.lease_until_ms),
                 Arg::Int(r.created_ms),
-                Arg::Int(r.updated_ms),
-                Arg::Int(r.expires_ms),
-                Arg::Int(FORMAT),
-                Arg::Int(i64::try_from(max_unfinished).unwrap_or(i64::MAX)),
             ];
-            if let Some(run) = &run {
-                args.push(Arg::Text(run));
-            }
-            let inserted = self
-                .pool
-                .exec(&sql, &args)
-                .await
-                .map_err(StoreError::unavailable(format!(
-                    "recording A2A task `{}`",
-                    r.id
-                )))?;
-            Ok(inserted == 1)
+            args.extend(written(r, &task));
+            args.push(Arg::Int(saturated(max_unfinished)));
+            let doing = format!("recording A2A task `{}`", r.id);
+            self.write_one(&sql, args, run.as_deref(), doing).await
         }
 
         async fn get(&self, id: &str) -> Result<Option<TaskRecord>, StoreError> {
@@ -192,29 +195,30 @@ mod rows {
                  WHERE id = $1 AND version = $10",
                 if run.is_some() { "$11" } else { "NULL" }
             );
-            let mut args = vec![
-                Arg::Text(&r.id),
-                Arg::Text(r.state.as_str()),
-                Arg::Text(&task),
-                Arg::Int(i64::try_from(r.version).unwrap_or(i64::MAX)),
-                Arg::Int(i64::from(r.cancel_requested)),
-                Arg::Int(r.lease_until_ms),
-                Arg::Int(r.updated_ms),
-                Arg::Int(r.expires_ms),
-                Arg::Int(FORMAT),
-                Arg::Int(i64::try_from(expected).unwrap_or(i64::MAX)),
-            ];
-            if let Some(run) = &run {
+            let mut args = vec![Arg::Text(&r.id)];
+            args.extend(written(r, &task));
+            args.push(Arg::Int(saturated(expected)));
+            let doing = format!("writing A2A task `{}`", r.id);
+            self.write_one(&sql, args, run.as_deref(), doing).await
+        }
+
+        /// Runs the write `sql` with `args`, and the run's JSON after them when there is
+        /// one: whether it changed a row.
+        async fn write_one(
+            &self,
+            sql: &str,
+            mut args: Vec<Arg<'_>>,
+            run: Option<&str>,
+            doing: String,
+        ) -> Result<bool, StoreError> {
+            if let Some(run) = run {
                 args.push(Arg::Text(run));
             }
             let changed = self
                 .pool
-                .exec(&sql, &args)
+                .exec(sql, &args)
                 .await
-                .map_err(StoreError::unavailable(format!(
-                    "writing A2A task `{}`",
-                    r.id
-                )))?;
+                .map_err(StoreError::unavailable(doing))?;
             Ok(changed == 1)
         }
 
