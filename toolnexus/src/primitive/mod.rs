@@ -10,6 +10,7 @@
 mod app;
 pub(crate) mod complete;
 pub(crate) mod contents;
+mod described;
 pub(crate) mod expansion;
 mod guard;
 pub(crate) mod message;

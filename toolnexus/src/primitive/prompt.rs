@@ -222,26 +222,6 @@ impl Prompt {
         }))
     }
 
-    fn update(self, f: impl FnOnce(&mut Def)) -> Self {
-        let mut def = Arc::unwrap_or_clone(self.0);
-        f(&mut def);
-        Prompt(Arc::new(def))
-    }
-
-    /// The same prompt, with a human-readable title.
-    #[must_use]
-    pub fn with_title(self, title: impl Into<String>) -> Self {
-        let title = title.into();
-        self.update(|def| def.title = Some(title))
-    }
-
-    /// The same prompt, described by `description`.
-    #[must_use]
-    pub fn with_description(self, description: impl Into<String>) -> Self {
-        let description = description.into();
-        self.update(|def| def.description = description)
-    }
-
     /// The same prompt, taking `argument` too (one of the same name is replaced).
     #[must_use]
     pub fn with_argument(self, argument: PromptArgument) -> Self {
@@ -251,47 +231,9 @@ impl Prompt {
         })
     }
 
-    /// The same prompt, whose argument `argument` is completed from `values` (those that
-    /// start with what was typed, ignoring case).
-    #[must_use]
-    pub fn with_completion_values<I, S>(self, argument: impl Into<String>, values: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        let argument = argument.into();
-        self.update(|def| def.completers.set(argument, Completer::values(values)))
-    }
-
-    /// The same prompt, whose argument `argument` is completed by `complete`.
-    #[must_use]
-    pub fn with_completion<F, I, S>(self, argument: impl Into<String>, complete: F) -> Self
-    where
-        F: Fn(&CompletionRequest) -> I + Send + Sync + 'static,
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        let argument = argument.into();
-        self.update(|def| def.completers.set(argument, Completer::function(complete)))
-    }
-
-    pub(crate) fn with_completer(self, argument: &str, completer: Completer) -> Self {
-        self.update(|def| def.completers.set(argument.to_owned(), completer))
-    }
-
     /// The name a client gets it by.
     pub fn name(&self) -> &str {
         &self.0.name
-    }
-
-    /// The human-readable title, if any.
-    pub fn title(&self) -> Option<&str> {
-        self.0.title.as_deref()
-    }
-
-    /// The description (from the doc comment of a `#[prompt]` function).
-    pub fn description(&self) -> &str {
-        &self.0.description
     }
 
     /// The arguments it takes, in order.
@@ -302,11 +244,6 @@ impl Prompt {
     /// The schema of a `#[prompt]` function's parameters.
     pub fn params_schema(&self) -> Option<&Value> {
         self.0.schema.as_deref()
-    }
-
-    /// The values to offer for one of its arguments.
-    pub fn complete(&self, request: &CompletionRequest) -> Completion {
-        self.0.completers.complete(request)
     }
 
     /// Fills the prompt in with `arguments`. A required argument that is missing is
@@ -341,6 +278,8 @@ impl Prompt {
             .await
     }
 }
+
+crate::primitive::described::described!(Prompt, "prompt", "prompt", "argument", argument);
 
 impl fmt::Debug for Prompt {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -206,31 +206,11 @@ impl Resource {
         }))
     }
 
-    fn update(self, f: impl FnOnce(&mut Def)) -> Self {
-        let mut def = Arc::unwrap_or_clone(self.0);
-        f(&mut def);
-        Resource(Arc::new(def))
-    }
-
     /// The same resource, named `name` (MCP's `name`: how a client lists it).
     #[must_use]
     pub fn with_name(self, name: impl Into<String>) -> Self {
         let name = name.into();
         self.update(|def| def.name = name)
-    }
-
-    /// The same resource, with a human-readable title.
-    #[must_use]
-    pub fn with_title(self, title: impl Into<String>) -> Self {
-        let title = title.into();
-        self.update(|def| def.title = Some(title))
-    }
-
-    /// The same resource, described by `description`.
-    #[must_use]
-    pub fn with_description(self, description: impl Into<String>) -> Self {
-        let description = description.into();
-        self.update(|def| def.description = description)
     }
 
     /// The same resource, of MIME type `mime_type` (its contents get it unless they say
@@ -239,34 +219,6 @@ impl Resource {
     pub fn with_mime_type(self, mime_type: impl Into<String>) -> Self {
         let mime_type = mime_type.into();
         self.update(|def| def.mime_type = Some(mime_type))
-    }
-
-    /// The same resource, whose template variable `variable` is completed from `values`
-    /// (those that start with what was typed, ignoring case).
-    #[must_use]
-    pub fn with_completion_values<I, S>(self, variable: impl Into<String>, values: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        let variable = variable.into();
-        self.update(|def| def.completers.set(variable, Completer::values(values)))
-    }
-
-    /// The same resource, whose template variable `variable` is completed by `complete`.
-    #[must_use]
-    pub fn with_completion<F, I, S>(self, variable: impl Into<String>, complete: F) -> Self
-    where
-        F: Fn(&CompletionRequest) -> I + Send + Sync + 'static,
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        let variable = variable.into();
-        self.update(|def| def.completers.set(variable, Completer::function(complete)))
-    }
-
-    pub(crate) fn with_completer(self, variable: &str, completer: Completer) -> Self {
-        self.update(|def| def.completers.set(variable.to_owned(), completer))
     }
 
     /// The URI, or the URI template as written.
@@ -287,16 +239,6 @@ impl Resource {
     /// The name a client lists it by.
     pub fn name(&self) -> &str {
         &self.0.name
-    }
-
-    /// The human-readable title, if any.
-    pub fn title(&self) -> Option<&str> {
-        self.0.title.as_deref()
-    }
-
-    /// The description (from the doc comment of a `#[resource]` function).
-    pub fn description(&self) -> &str {
-        &self.0.description
     }
 
     /// The MIME type, if one was given.
@@ -326,11 +268,6 @@ impl Resource {
         })
     }
 
-    /// The values to offer for one of the template's variables.
-    pub fn complete(&self, request: &CompletionRequest) -> Completion {
-        self.0.completers.complete(request)
-    }
-
     /// Reads `uri`: [`ResourceError::NotFound`] when it is not this resource's; else the
     /// function's contents, each with the URI read and the resource's MIME type unless it
     /// gave its own. A function that panics, or outlives the context's timeout or
@@ -351,6 +288,14 @@ impl Resource {
         Ok(read.into_iter().map(|c| c.complete(uri, mime)).collect())
     }
 }
+
+crate::primitive::described::described!(
+    Resource,
+    "resource",
+    "resource",
+    "template variable",
+    variable
+);
 
 impl fmt::Debug for Resource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
