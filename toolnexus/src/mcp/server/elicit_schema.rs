@@ -196,7 +196,7 @@ impl Property<'_> {
     fn text(&self, key: &str) -> Result<(), ElicitationSchemaError> {
         match self.schema.get(key) {
             None | Some(Value::String(_)) => Ok(()),
-            Some(other) => Err(self.not_a(key, &kind_of(other), "string")),
+            Some(other) => Err(self.not_a(key, kind_of(other), "string")),
         }
     }
 
@@ -204,7 +204,7 @@ impl Property<'_> {
         match self.schema.get(key) {
             None => Ok(None),
             Some(Value::Number(n)) => Ok(n.as_f64()),
-            Some(other) => Err(self.not_a(key, &kind_of(other), "number")),
+            Some(other) => Err(self.not_a(key, kind_of(other), "number")),
         }
     }
 
