@@ -214,6 +214,7 @@ async fn start(shared: &Shared, input: &Input) -> Result<EventStream, Value> {
              with the id its run finished with",
             "interrupt_not_answered",
         ),
+        #[cfg(feature = "__store")]
         NotStarted::Store(message) => error(message, "store"),
         NotStarted::TooLong(too_long) => error(too_long.message(), TooLong::CODE),
         NotStarted::Refused(message, code) => error(message, code),

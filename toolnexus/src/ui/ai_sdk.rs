@@ -174,7 +174,9 @@ fn said(not: NotStarted) -> String {
         NotStarted::Open => "the chat has a tool approval to answer first (its last \
                              assistant message's approval request)"
             .to_owned(),
-        NotStarted::Store(message) | NotStarted::Resume(message) => message,
+        #[cfg(feature = "__store")]
+        NotStarted::Store(message) => message,
+        NotStarted::Resume(message) => message,
         NotStarted::TooLong(too_long) => too_long.message().replace("thread", "chat"),
         NotStarted::Refused(message, _) => message
             .replace("interrupt", "approval")

@@ -135,6 +135,7 @@ pub(crate) enum NotStarted {
     /// The thread has an open interrupt, which a new run does not answer.
     Open,
     /// The run store failed (the message says how).
+    #[cfg(feature = "__store")]
     Store(String),
     /// The thread's transcript is past the endpoint's limit.
     TooLong(threads::TooLong),

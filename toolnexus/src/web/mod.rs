@@ -25,6 +25,7 @@ pub use allow::{LOOPBACK_HOSTS, LOOPBACK_ORIGINS};
 #[allow(unused_imports)] // Each HTTP surface uses the part it needs.
 pub(crate) use guard::{guard, is_json, layer, read_body};
 #[cfg(any(feature = "mcp", feature = "a2a"))]
+#[allow(unused_imports)] // `origin_of` is the A2A server's.
 pub(crate) use serve::{Limits, Served, origin_of};
 pub use shutdown::ShutdownHandle;
 
