@@ -45,17 +45,18 @@ pub use skills::{
 };
 pub use toolkit::ToolkitBuilder;
 
-#[cfg(any(feature = "mcp", feature = "skills"))]
-use crate::tool::Tool;
-
 /// `tool` with each call run by `around`, given the tool itself, the parsed arguments and
 /// the context: the same name, description, schemas and source.
 #[cfg(feature = "mcp")]
-fn wrapped<F, Fut>(tool: Tool, around: F) -> Tool
+fn wrapped<F, Fut>(tool: crate::Tool, around: F) -> crate::Tool
 where
-    F: Fn(Tool, serde_json::Value, crate::tool::context::Context) -> Fut + Send + Sync + 'static,
+    F: Fn(crate::Tool, serde_json::Value, crate::tool::context::Context) -> Fut
+        + Send
+        + Sync
+        + 'static,
     Fut: std::future::Future<Output = crate::ToolResult> + Send + 'static,
 {
+    use crate::tool::Tool;
     use crate::tool::handler::Dispatch;
     let inner = tool.clone();
     let label = tool.name().to_owned();
@@ -84,6 +85,7 @@ fn sync_tool(
     source: &'static str,
     f: impl Fn(serde_json::Value) -> crate::ToolResult + Send + Sync + 'static,
 ) -> crate::Tool {
+    use crate::tool::Tool;
     use crate::tool::handler::Dispatch;
     let label = name.to_owned();
     Tool::from_handler(
