@@ -72,68 +72,31 @@
 mod acp;
 #[cfg(feature = "anthropic")]
 mod anthropic;
-#[cfg(feature = "anthropic")]
-mod anthropic_request;
-#[cfg(feature = "anthropic")]
-mod anthropic_search;
-#[cfg(feature = "openai")]
-mod azure;
 #[cfg(feature = "bedrock")]
 mod bedrock;
-#[cfg(feature = "bedrock")]
-mod bedrock_auth;
-#[cfg(feature = "bedrock")]
-mod bedrock_request;
-#[cfg(feature = "bedrock")]
-mod bedrock_response;
+mod common;
 mod config;
 #[cfg(feature = "gemini")]
 mod gemini;
-#[cfg(feature = "gemini")]
-mod gemini_request;
-mod http;
 #[cfg(feature = "openai")]
 mod openai;
-#[cfg(feature = "openai")]
-mod openai_family;
-mod openai_wire;
-mod output;
-#[cfg(feature = "openai")]
-mod responses;
-#[cfg(feature = "openai")]
-mod responses_wire;
-mod retry;
-mod settings;
-mod skeleton;
-mod sse;
-#[cfg(feature = "vertex")]
-mod vertex;
-#[cfg(all(feature = "vertex", feature = "anthropic"))]
-mod vertex_anthropic;
-mod wire;
 
 #[cfg(feature = "acp")]
 pub use acp::{Acp, SUPERSEDES_MARKER};
+#[cfg(all(feature = "vertex", feature = "anthropic"))]
+pub use anthropic::VertexAnthropic;
 #[cfg(feature = "anthropic")]
-pub use anthropic::Anthropic;
-#[cfg(feature = "anthropic")]
-pub use anthropic_search::DeferLoading;
-#[cfg(feature = "openai")]
-pub use azure::AzureOpenAi;
+pub use anthropic::{Anthropic, DeferLoading};
 #[cfg(feature = "bedrock")]
 pub use bedrock::Bedrock;
+pub use common::retry::{ErrorInfo, ErrorTier, Retry};
 pub use config::{CONFIG_ENV_PREFIX, ModelConfig, Style};
 #[cfg(feature = "gemini")]
 pub use gemini::Gemini;
-#[cfg(feature = "openai")]
-pub use openai::OpenAi;
-#[cfg(feature = "openai")]
-pub use responses::OpenAiResponses;
-pub use retry::{ErrorInfo, ErrorTier, Retry};
 #[cfg(feature = "vertex")]
-pub use vertex::Vertex;
-#[cfg(all(feature = "vertex", feature = "anthropic"))]
-pub use vertex_anthropic::VertexAnthropic;
+pub use gemini::Vertex;
+#[cfg(feature = "openai")]
+pub use openai::{AzureOpenAi, OpenAi, OpenAiResponses};
 
 /// The builder methods every provider has: key, base URL, timeouts, retries.
 macro_rules! http_settings {
@@ -142,7 +105,7 @@ macro_rules! http_settings {
             /// Sets the API key (replacing one read from the environment).
             #[must_use]
             pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
-                self.http.key = Some($crate::providers::http::ApiKey::new(key));
+                self.http.key = Some($crate::providers::common::http::ApiKey::new(key));
                 self
             }
 
@@ -185,7 +148,7 @@ macro_rules! http_settings {
 
             /// Sets how failed requests are retried (see [`Retry`](crate::providers::Retry)).
             #[must_use]
-            pub fn with_retry(mut self, retry: $crate::providers::retry::Retry) -> Self {
+            pub fn with_retry(mut self, retry: $crate::providers::common::retry::Retry) -> Self {
                 self.http.retry = retry;
                 self
             }
@@ -260,14 +223,14 @@ macro_rules! http_settings {
 }
 pub(crate) use http_settings;
 
-/// [`Model`](crate::Model) for a provider: both methods run the skeleton's
-/// [`Turn`](skeleton::Turn) over its [`Protocol`](skeleton::Protocol), the streaming one
-/// with the sink for its deltas.
+/// [`Model`](crate::Model) for a provider: `complete` runs the skeleton's
+/// [`Turn`](skeleton::Turn) over its [`Protocol`](skeleton::Protocol), with the request's
+/// delta sink when the turn is streamed.
 macro_rules! turn_model {
     ($ty:ident, $provider:literal) => {
         impl $ty {
-            fn skeleton(&self) -> $crate::providers::skeleton::Turn<'_, Self> {
-                $crate::providers::skeleton::Turn {
+            fn skeleton(&self) -> $crate::providers::common::skeleton::Turn<'_, Self> {
+                $crate::providers::common::skeleton::Turn {
                     provider: self,
                     http: &self.http,
                     model: &self.model,
@@ -295,7 +258,7 @@ macro_rules! turn_model {
                     .with_provider($provider)
                     .with_settings(&self.settings)
                     .with_native_output(
-                        <Self as $crate::providers::skeleton::Protocol>::OUTPUT.is_some(),
+                        <Self as $crate::providers::common::skeleton::Protocol>::OUTPUT.is_some(),
                     )
             }
         }

@@ -115,7 +115,7 @@ pub(crate) fn build(
                 Some(region) => {
                     let mut model = Bedrock::new(region, &config.model);
                     if let Some(key) =
-                        crate::providers::http::base_from_env("AWS_BEARER_TOKEN_BEDROCK")
+                        crate::providers::common::http::base_from_env("AWS_BEARER_TOKEN_BEDROCK")
                     {
                         model = model.with_api_key(key.trim());
                     }

@@ -11,9 +11,9 @@ use serde::Serialize;
 use crate::model::message::Message;
 use crate::model::settings::ModelSettings;
 use crate::model::{DeltaSink, ModelError, Reply};
-use crate::providers::http::{ApiKey, Auth, Sign, Transport, base_from_env, key_from_env};
-use crate::providers::settings::{extra_fields, with_extra};
-use crate::providers::sse::read_body;
+use crate::providers::common::http::{ApiKey, Auth, Sign, Transport, base_from_env, key_from_env};
+use crate::providers::common::settings::{extra_fields, with_extra};
+use crate::providers::common::sse::read_body;
 use crate::schema::listing::Listing;
 use crate::schema::profile::Profile;
 use crate::tool::kit::Toolkit;
@@ -80,7 +80,7 @@ pub(crate) trait Protocol: Sync {
     fn parse(&self, body: &[u8]) -> Result<Reply, ModelError>;
 
     /// The turn read from a streamed response (server-sent events for most providers:
-    /// [`Events::new`](crate::providers::sse::Events::new)), each piece passed to `sink`.
+    /// [`Events::new`](crate::providers::common::sse::Events::new)), each piece passed to `sink`.
     fn stream<'a>(
         &'a self,
         response: reqwest::Response,
@@ -88,7 +88,7 @@ pub(crate) trait Protocol: Sync {
     ) -> impl Future<Output = Result<Reply, ModelError>> + Send + 'a;
 
     /// The provider's structured output ([`ModelSettings::output`]), if it has one.
-    const OUTPUT: Option<crate::providers::output::Dialect> = None;
+    const OUTPUT: Option<crate::providers::common::output::Dialect> = None;
 
     /// What signs each attempt of this turn's request (AWS SigV4), if the provider signs
     /// its requests; found before the first attempt (credentials may need fetching).
@@ -133,14 +133,14 @@ impl<P: Protocol> Turn<'_, P> {
             Some(format) => {
                 let provider = self.http.provider;
                 let Some(dialect) = P::OUTPUT else {
-                    return Err(crate::providers::settings::refuse(
+                    return Err(crate::providers::common::settings::refuse(
                         provider,
                         "output",
                         "this provider has no structured output; a typed run uses the output \
                          tool with it (`OutputMode::Tool`)",
                     ));
                 };
-                let fields = crate::providers::output::fields(provider, dialect, format)?;
+                let fields = crate::providers::common::output::fields(provider, dialect, format)?;
                 with_extra(provider, body, Some(&fields))?
             }
         };
@@ -173,8 +173,8 @@ macro_rules! provider_spec {
         auth: $auth:expr,
         headers: $headers:expr $(,)?
     }) => {
-        const SPEC: $crate::providers::skeleton::Spec =
-            $crate::providers::skeleton::Spec {
+        const SPEC: $crate::providers::common::skeleton::Spec =
+            $crate::providers::common::skeleton::Spec {
                 provider: $provider,
                 ty: stringify!($ty),
                 key_var: $key_var,

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use crate::model::settings::ModelSettings;
 use crate::model::{Model, ModelError, ModelFuture, ModelInfo, ModelRequest};
-use crate::providers::http::{ApiKey, Auth, Transport, base_from_env, key_from_env};
-use crate::providers::retry::Retry;
+use crate::providers::common::http::{ApiKey, Auth, Transport, base_from_env, key_from_env};
+use crate::providers::common::retry::Retry;
 use crate::providers::{OpenAi, OpenAiResponses};
 
 const PROVIDER: &str = "Azure OpenAI";

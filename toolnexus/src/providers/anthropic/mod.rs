@@ -1,22 +1,30 @@
 //! [`Anthropic`]: Anthropic's Messages API.
 
+mod request;
+mod search;
+#[cfg(feature = "vertex")]
+mod vertex;
+
+pub use search::DeferLoading;
+#[cfg(feature = "vertex")]
+pub use vertex::VertexAnthropic;
+
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::model::message::{Message, NativeTurn, ToolCall};
 use crate::model::settings::ModelSettings;
 use crate::model::{Delta, DeltaSink, FinishReason, ModelError, Reply, Usage};
-use crate::providers::anthropic_request::{
-    self as request, Body, DEFAULT_MAX_TOKENS, PROVIDER, asked, cache_deferred, cached_tools,
-    mark_tail, messages,
+use crate::providers::anthropic::request::{
+    Body, DEFAULT_MAX_TOKENS, PROVIDER, asked, cache_deferred, cached_tools, mark_tail, messages,
 };
-use crate::providers::anthropic_search::{DeferLoading, NATIVE, Streamed, is_native};
-use crate::providers::http::{Auth, Transport, describe_error};
-use crate::providers::skeleton::{
+use crate::providers::anthropic::search::{NATIVE, Streamed, is_native};
+use crate::providers::common::http::{Auth, Transport, describe_error};
+use crate::providers::common::skeleton::{
     Protocol, encode, listing, model_settings, provider_spec, strict_setting,
 };
-use crate::providers::sse::{Events, parse_body};
-use crate::providers::wire::Assembly;
+use crate::providers::common::sse::{Events, parse_body};
+use crate::providers::common::wire::Assembly;
 use crate::providers::{http_settings, turn_model};
 use crate::schema::profile::Profile;
 use crate::tool::kit::Toolkit;
@@ -233,8 +241,8 @@ impl Anthropic {
 }
 
 impl Protocol for Anthropic {
-    const OUTPUT: Option<crate::providers::output::Dialect> =
-        Some(crate::providers::output::Dialect::Anthropic);
+    const OUTPUT: Option<crate::providers::common::output::Dialect> =
+        Some(crate::providers::common::output::Dialect::Anthropic);
 
     fn url(&self, _stream: bool) -> String {
         format!("{}/v1/messages", self.http.base_url)

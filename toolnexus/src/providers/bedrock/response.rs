@@ -7,10 +7,10 @@ use serde_json::{Value, json};
 
 use crate::model::message::{NativeTurn, ToolCall};
 use crate::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
-use crate::providers::bedrock_auth::PROVIDER;
-use crate::providers::bedrock_request::NATIVE;
-use crate::providers::sse::parse_body;
-use crate::providers::wire::Assembly;
+use crate::providers::bedrock::auth::PROVIDER;
+use crate::providers::bedrock::request::NATIVE;
+use crate::providers::common::sse::parse_body;
+use crate::providers::common::wire::Assembly;
 
 /// The largest frame read (the event-stream format's own limit is 16 MiB).
 const MAX_BUFFER: usize = 24 << 20;

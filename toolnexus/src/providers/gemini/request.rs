@@ -12,8 +12,8 @@ use serde_json::value::RawValue;
 use crate::model::ModelError;
 use crate::model::message::{Message, NativeTurn, ToolCall};
 use crate::model::settings::{ModelSettings, ToolChoice};
-use crate::providers::settings::{check_common, refuse};
-use crate::providers::wire::{arguments_object, pending_text};
+use crate::providers::common::settings::{check_common, refuse};
+use crate::providers::common::wire::{arguments_object, pending_text};
 use crate::tool::content::{ContentPart, PartBody, PartKind};
 use crate::tool::kit::Toolkit;
 

@@ -14,7 +14,7 @@ use aws_sigv4::sign::v4;
 use futures_util::FutureExt as _;
 
 use crate::model::ModelError;
-use crate::providers::http::Sign;
+use crate::providers::common::http::Sign;
 
 pub(crate) const PROVIDER: &str = "Bedrock";
 /// The name requests are signed for (the service's signing name).

@@ -10,7 +10,7 @@ use reqwest::StatusCode;
 use serde_json::Value;
 
 use crate::model::{ModelError, ModelErrorKind};
-use crate::providers::retry::{ErrorInfo, ErrorTier, OnError, Retry, retry_after};
+use crate::providers::common::retry::{ErrorInfo, ErrorTier, OnError, Retry, retry_after};
 
 /// An API key. Its `Debug` never shows it, and error messages never include it.
 #[derive(Clone)]

@@ -11,9 +11,11 @@ use crate::model::message::Message;
 use crate::model::settings::ModelSettings;
 use crate::model::{DeltaSink, ModelError, Reply};
 use crate::providers::anthropic::Anthropic;
-use crate::providers::http::{Auth, Sign, Transport};
-use crate::providers::skeleton::{Protocol, model_settings};
-use crate::providers::vertex::{Bearer, Credentials, access_token, service_account, transport};
+use crate::providers::common::http::{Auth, Sign, Transport};
+use crate::providers::common::skeleton::{Protocol, model_settings};
+use crate::providers::gemini::vertex::{
+    Bearer, Credentials, access_token, service_account, transport,
+};
 use crate::providers::{http_settings, turn_model};
 use crate::tool::kit::Toolkit;
 
@@ -110,8 +112,8 @@ impl VertexAnthropic {
 }
 
 impl Protocol for VertexAnthropic {
-    const OUTPUT: Option<crate::providers::output::Dialect> =
-        Some(crate::providers::output::Dialect::Anthropic);
+    const OUTPUT: Option<crate::providers::common::output::Dialect> =
+        Some(crate::providers::common::output::Dialect::Anthropic);
 
     fn url(&self, stream: bool) -> String {
         let (base, project, location, model) = (

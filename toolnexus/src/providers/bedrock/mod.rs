@@ -1,5 +1,9 @@
 //! [`Bedrock`]: Amazon Bedrock's Converse and ConverseStream APIs.
 
+mod auth;
+mod request;
+mod response;
+
 use std::borrow::Cow;
 
 use aws_credential_types::provider::{ProvideCredentials, SharedCredentialsProvider};
@@ -9,16 +13,15 @@ use serde_json::value::RawValue;
 use crate::model::message::Message;
 use crate::model::settings::ModelSettings;
 use crate::model::{DeltaSink, ModelError, Reply};
-use crate::providers::bedrock_auth::{
+use crate::providers::bedrock::auth::{
     CredentialSource, PROVIDER, SigV4, no_region, region_from_env,
 };
-use crate::providers::bedrock_request::{
+use crate::providers::bedrock::request::{
     Body, Family, ToolConfig, asked, cached_system, cached_tools, caches, family, mark_tail,
     messages, tools,
 };
-use crate::providers::bedrock_response;
-use crate::providers::http::{ApiKey, Auth, Sign, Transport, base_from_env};
-use crate::providers::skeleton::{Protocol, encode, model_settings};
+use crate::providers::common::http::{ApiKey, Auth, Sign, Transport, base_from_env};
+use crate::providers::common::skeleton::{Protocol, encode, model_settings};
 use crate::providers::{http_settings, turn_model};
 use crate::tool::kit::Toolkit;
 
@@ -204,7 +207,7 @@ impl Bedrock {
     /// The turn in a (non-streamed) Converse response body.
     #[doc(hidden)]
     pub fn parse_response(body: &[u8]) -> Result<Reply, ModelError> {
-        bedrock_response::parse(body)
+        response::parse(body)
     }
 
     fn body_with(
@@ -270,7 +273,7 @@ impl Protocol for Bedrock {
     }
 
     fn parse(&self, body: &[u8]) -> Result<Reply, ModelError> {
-        bedrock_response::parse(body)
+        response::parse(body)
     }
 
     async fn stream(
@@ -278,7 +281,7 @@ impl Protocol for Bedrock {
         response: reqwest::Response,
         sink: DeltaSink<'_>,
     ) -> Result<Reply, ModelError> {
-        bedrock_response::stream(response, sink).await
+        response::stream(response, sink).await
     }
 
     async fn signer(&self) -> Result<Option<Box<dyn Sign>>, ModelError> {

@@ -8,15 +8,15 @@ use serde_json::value::RawValue;
 use crate::model::message::{Message, ToolCall};
 use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
-use crate::providers::http::{Auth, Transport, describe_error};
-use crate::providers::openai_family::{check, mode};
-use crate::providers::openai_wire::{Chunk, WireUsage};
-use crate::providers::settings::refuse;
-use crate::providers::skeleton::{
+use crate::providers::common::http::{Auth, Transport, describe_error};
+use crate::providers::common::settings::refuse;
+use crate::providers::common::skeleton::{
     Protocol, encode, listing, model_settings, provider_spec, strict_setting,
 };
-use crate::providers::sse::{Events, parse_body};
-use crate::providers::wire::{Assembly, data_url, omitted, tool_text};
+use crate::providers::common::sse::{Events, parse_body};
+use crate::providers::common::wire::{Assembly, data_url, omitted, tool_text};
+use crate::providers::openai::chunk::{Chunk, WireUsage};
+use crate::providers::openai::family::{check, mode};
 use crate::providers::{http_settings, turn_model};
 use crate::schema::profile::Profile;
 use crate::tool::content::{ContentPart, PartBody, PartKind};
@@ -210,8 +210,8 @@ impl OpenAi {
 }
 
 impl Protocol for OpenAi {
-    const OUTPUT: Option<crate::providers::output::Dialect> =
-        Some(crate::providers::output::Dialect::OpenAiChat);
+    const OUTPUT: Option<crate::providers::common::output::Dialect> =
+        Some(crate::providers::common::output::Dialect::OpenAiChat);
 
     fn url(&self, _stream: bool) -> String {
         format!("{}/chat/completions", self.http.base_url)

@@ -1,5 +1,7 @@
 //! [`OpenAiResponses`]: OpenAI's Responses API, and every server that speaks it.
 
+mod wire;
+
 use std::borrow::Cow;
 
 use serde::Serialize;
@@ -8,15 +10,15 @@ use serde_json::value::RawValue;
 use crate::model::message::Message;
 use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::model::{DeltaSink, ModelError, Reply};
-use crate::providers::http::{Auth, Transport, describe_error};
-use crate::providers::openai_family::{check, is_reasoning_model, mode};
-use crate::providers::responses_wire::{
+use crate::providers::common::http::{Auth, Transport, describe_error};
+use crate::providers::common::settings::refuse;
+use crate::providers::common::skeleton::{Protocol, encode, model_settings, provider_spec};
+use crate::providers::common::sse::{Events, parse_body};
+use crate::providers::common::wire::Assembly;
+use crate::providers::openai::family::{check, is_reasoning_model, mode};
+use crate::providers::openai::responses::wire::{
     Item, ItemHead, PROVIDER, Response, StreamEvent, input, reply,
 };
-use crate::providers::settings::refuse;
-use crate::providers::skeleton::{Protocol, encode, model_settings, provider_spec};
-use crate::providers::sse::{Events, parse_body};
-use crate::providers::wire::Assembly;
 use crate::providers::{http_settings, turn_model};
 use crate::tool::kit::Toolkit;
 
@@ -206,8 +208,8 @@ impl OpenAiResponses {
 }
 
 impl Protocol for OpenAiResponses {
-    const OUTPUT: Option<crate::providers::output::Dialect> =
-        Some(crate::providers::output::Dialect::OpenAiResponses);
+    const OUTPUT: Option<crate::providers::common::output::Dialect> =
+        Some(crate::providers::common::output::Dialect::OpenAiResponses);
 
     fn url(&self, _stream: bool) -> String {
         format!("{}/responses", self.http.base_url)

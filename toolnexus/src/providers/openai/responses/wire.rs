@@ -10,9 +10,9 @@ use serde_json::value::RawValue;
 
 use crate::model::message::{Message, NativeTurn, ToolCall};
 use crate::model::{FinishReason, ModelError, Reply, Usage};
-use crate::providers::http::describe_error;
-use crate::providers::sse::parse_body;
-use crate::providers::wire::{data_url, omitted, tool_text};
+use crate::providers::common::http::describe_error;
+use crate::providers::common::sse::parse_body;
+use crate::providers::common::wire::{data_url, omitted, tool_text};
 use crate::tool::content::{ContentPart, PartBody, PartKind};
 
 pub(crate) const PROVIDER: &str = "OpenAI Responses";

@@ -4,7 +4,7 @@
 
 use crate::model::ModelError;
 use crate::model::settings::{ModelSettings, ToolChoice};
-use crate::providers::settings::{check_common, refuse};
+use crate::providers::common::settings::{check_common, refuse};
 use crate::tool::kit::Toolkit;
 
 /// The efforts OpenAI's `reasoning_effort` / `reasoning.effort` take.

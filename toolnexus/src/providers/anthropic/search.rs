@@ -10,7 +10,7 @@
 use serde_json::{Value, json};
 
 use crate::model::message::{NativeTurn, ToolCall};
-use crate::providers::wire::PartialCall;
+use crate::providers::common::wire::PartialCall;
 use crate::schema::profile::Profile;
 use crate::tool::kit::Toolkit;
 

@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 
 use crate::model::ModelError;
 use crate::model::settings::OutputFormat;
-use crate::providers::settings::refuse;
+use crate::providers::common::settings::refuse;
 use crate::schema::profile;
 
 /// Which provider's structured output.

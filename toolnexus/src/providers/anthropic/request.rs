@@ -11,9 +11,9 @@ use serde_json::value::RawValue;
 use crate::model::ModelError;
 use crate::model::message::{Message, ToolCall};
 use crate::model::settings::{ModelSettings, ToolChoice};
-use crate::providers::anthropic_search::{Replayed, replay};
-use crate::providers::settings::{check_common, refuse};
-use crate::providers::wire::{arguments_object, omitted, pending_text};
+use crate::providers::anthropic::search::{Replayed, replay};
+use crate::providers::common::settings::{check_common, refuse};
+use crate::providers::common::wire::{arguments_object, omitted, pending_text};
 use crate::tool::content::{ContentPart, PartKind};
 
 pub(crate) const PROVIDER: &str = "Anthropic";

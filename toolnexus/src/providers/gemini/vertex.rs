@@ -9,9 +9,9 @@ use tokio::sync::OnceCell;
 use crate::model::message::Message;
 use crate::model::settings::ModelSettings;
 use crate::model::{DeltaSink, ModelError, ModelErrorKind, Reply};
+use crate::providers::common::http::{Auth, Sign, Transport};
+use crate::providers::common::skeleton::{Protocol, model_settings};
 use crate::providers::gemini::Gemini;
-use crate::providers::http::{Auth, Sign, Transport};
-use crate::providers::skeleton::{Protocol, model_settings};
 use crate::providers::{http_settings, turn_model};
 use crate::tool::kit::Toolkit;
 
@@ -109,11 +109,11 @@ impl Vertex {
 
 /// The credentials a Vertex AI model signs in with: set once, or the application default
 /// credentials found on first use.
-pub(super) type Credentials = Arc<OnceCell<Arc<dyn TokenProvider>>>;
+pub(crate) type Credentials = Arc<OnceCell<Arc<dyn TokenProvider>>>;
 
 /// The transport to Vertex AI at `location`: `https://{location}-aiplatform.googleapis.com`
 /// (`https://aiplatform.googleapis.com` for `global`), bearer tokens.
-pub(super) fn transport(location: &str) -> Transport {
+pub(crate) fn transport(location: &str) -> Transport {
     let base = match location {
         "global" => "https://aiplatform.googleapis.com".to_owned(),
         region => format!("https://{region}-aiplatform.googleapis.com"),
@@ -133,7 +133,7 @@ pub(super) fn transport(location: &str) -> Transport {
 }
 
 /// The credentials of a service-account key (the JSON file Google Cloud gives).
-pub(super) fn service_account(key_json: &str) -> Result<Credentials, ModelError> {
+pub(crate) fn service_account(key_json: &str) -> Result<Credentials, ModelError> {
     let account = gcp_auth::CustomServiceAccount::from_json(key_json).map_err(|e| {
         ModelError::with_source("Vertex AI: the service-account key is not valid", e)
             .with_kind(ModelErrorKind::Auth)
@@ -143,7 +143,7 @@ pub(super) fn service_account(key_json: &str) -> Result<Credentials, ModelError>
 }
 
 /// An access token for Vertex AI's scope (gcp_auth caches and refreshes it).
-pub(super) async fn access_token(credentials: &Credentials) -> Result<String, ModelError> {
+pub(crate) async fn access_token(credentials: &Credentials) -> Result<String, ModelError> {
     let auth = |e: gcp_auth::Error| {
         ModelError::with_source("Vertex AI: could not get an access token", e)
             .with_kind(ModelErrorKind::Auth)
@@ -156,7 +156,7 @@ pub(super) async fn access_token(credentials: &Credentials) -> Result<String, Mo
 }
 
 /// Adds the access token to each attempt.
-pub(super) struct Bearer(pub(super) String);
+pub(crate) struct Bearer(pub(crate) String);
 
 impl Sign for Bearer {
     fn sign(
@@ -173,8 +173,8 @@ impl Sign for Bearer {
 }
 
 impl Protocol for Vertex {
-    const OUTPUT: Option<crate::providers::output::Dialect> =
-        Some(crate::providers::output::Dialect::Gemini);
+    const OUTPUT: Option<crate::providers::common::output::Dialect> =
+        Some(crate::providers::common::output::Dialect::Gemini);
 
     fn url(&self, stream: bool) -> String {
         let (base, project, location, model) = (

@@ -1,5 +1,12 @@
 //! [`Gemini`]: Google's Gemini API (`generateContent`).
 
+mod request;
+#[cfg(feature = "vertex")]
+pub(crate) mod vertex;
+
+#[cfg(feature = "vertex")]
+pub use vertex::Vertex;
+
 use std::fmt;
 
 use serde::Deserialize;
@@ -9,13 +16,15 @@ use serde_json::value::RawValue;
 use crate::model::message::{Message, NativeTurn};
 use crate::model::settings::ModelSettings;
 use crate::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
-use crate::providers::gemini_request::{
+use crate::providers::common::http::{Auth, Transport, describe_error};
+use crate::providers::common::skeleton::{
+    Protocol, encode, listing, model_settings, provider_spec,
+};
+use crate::providers::common::sse::{Events, parse_body};
+use crate::providers::common::wire::Assembly;
+use crate::providers::gemini::request::{
     Body, Content, LOCAL_ID, NATIVE, PROVIDER, Part, config, contents,
 };
-use crate::providers::http::{Auth, Transport, describe_error};
-use crate::providers::skeleton::{Protocol, encode, listing, model_settings, provider_spec};
-use crate::providers::sse::{Events, parse_body};
-use crate::providers::wire::Assembly;
 use crate::providers::{http_settings, turn_model};
 use crate::schema::profile::Profile;
 use crate::tool::kit::Toolkit;
@@ -219,8 +228,8 @@ impl Kept {
 }
 
 impl Protocol for Gemini {
-    const OUTPUT: Option<crate::providers::output::Dialect> =
-        Some(crate::providers::output::Dialect::Gemini);
+    const OUTPUT: Option<crate::providers::common::output::Dialect> =
+        Some(crate::providers::common::output::Dialect::Gemini);
 
     fn url(&self, stream: bool) -> String {
         let (base, model) = (&self.http.base_url, &self.model);
