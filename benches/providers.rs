@@ -8,7 +8,7 @@
 //! python3 benches/ratios.py
 //! ```
 //!
-//! - `providers/{openai,openai_responses,anthropic,gemini}/toolnexus`: `request_body(transcript, toolkit)`
+//! - `providers/{openai,openai_responses,anthropic,gemini}/toolnexus`: `request_body(transcript, toolkit, stream)`
 //!   (the transcript converted to the provider's shape, the shared tool listing embedded
 //!   as JSON text) then the provider's response parsed into a `Reply`.
 //! - `providers/{..}/serde_json`: `serde_json::to_vec` of that same request as a `Value`,
@@ -32,7 +32,7 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::{Value, json};
 use toolnexus::model::NativeTurn;
-use toolnexus::providers::{Anthropic, Gemini, OpenAi, OpenAiResponses};
+use toolnexus::providers::{Anthropic, Gemini, OpenAi, OpenAiResponses, Wire};
 use toolnexus::{Message, Tool, ToolCall, ToolResult, Toolkit};
 
 const TOOLS: usize = 50;
@@ -199,7 +199,7 @@ fn providers(c: &mut Criterion) {
         (
             "openai",
             Box::new(|| openai.request_body(&transcript, &toolkit, false).unwrap()),
-            Box::new(|body| OpenAi::parse_response(body).unwrap().tool_calls.len()),
+            Box::new(|body| openai.parse_response(body).unwrap().tool_calls.len()),
             openai_response(),
         ),
         (
@@ -209,12 +209,7 @@ fn providers(c: &mut Criterion) {
                     .request_body(&transcript, &toolkit, false)
                     .unwrap()
             }),
-            Box::new(|body| {
-                OpenAiResponses::parse_response(body)
-                    .unwrap()
-                    .tool_calls
-                    .len()
-            }),
+            Box::new(|body| responses.parse_response(body).unwrap().tool_calls.len()),
             responses_response(),
         ),
         (
@@ -224,12 +219,12 @@ fn providers(c: &mut Criterion) {
                     .request_body(&transcript, &toolkit, false)
                     .unwrap()
             }),
-            Box::new(|body| Anthropic::parse_response(body).unwrap().tool_calls.len()),
+            Box::new(|body| anthropic.parse_response(body).unwrap().tool_calls.len()),
             anthropic_response(),
         ),
         (
             "gemini",
-            Box::new(|| gemini.request_body(&transcript, &toolkit).unwrap()),
+            Box::new(|| gemini.request_body(&transcript, &toolkit, false).unwrap()),
             Box::new(|body| gemini.parse_response(body).unwrap().tool_calls.len()),
             gemini_response(),
         ),

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 use toolnexus::agent::{SUMMARY_PREFIX, StopReason, UsageLimits, estimate_tokens};
 use toolnexus::model::FnModel;
-use toolnexus::providers::{Anthropic, Gemini, OpenAi};
+use toolnexus::providers::{Anthropic, Gemini, OpenAi, Wire};
 use toolnexus::{
     Client, Compaction, Context, Event, Message, Reply, RunStatus, ScriptedModel, Suspend, Tool,
     ToolCall, ToolResult, Toolkit, Usage,
@@ -194,7 +194,7 @@ async fn a_300_turn_run_stays_under_its_budget() {
         let bodies = [
             body(openai.request_body(shown, &toolkit, false).unwrap()),
             body(anthropic.request_body(shown, &toolkit, false).unwrap()),
-            body(gemini.request_body(shown, &toolkit).unwrap()),
+            body(gemini.request_body(shown, &toolkit, false).unwrap()),
         ];
         bodies_paired(&bodies[0], &bodies[1], &bodies[2]);
         if turn % 10 == 0 || turn == TURNS {

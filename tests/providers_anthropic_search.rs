@@ -12,7 +12,7 @@ mod harness;
 mod server;
 
 use serde_json::{Value, json};
-use toolnexus::providers::{Anthropic, DeferLoading};
+use toolnexus::providers::{Anthropic, DeferLoading, Wire};
 use toolnexus::{Client, Message, Model, Tool, ToolCall, ToolResult, Toolkit};
 
 use harness::SECRET;

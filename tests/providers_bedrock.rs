@@ -18,7 +18,7 @@ mod server;
 
 use serde_json::{Value, json};
 use toolnexus::model::{Delta, FinishReason};
-use toolnexus::providers::{Bedrock, Retry};
+use toolnexus::providers::{Bedrock, Retry, Wire};
 use toolnexus::{
     Message, Model, ModelSettings, Reasoning, ToolCall, ToolChoice, ToolResult, Toolkit,
 };

@@ -10,7 +10,7 @@ mod server;
 
 use serde_json::{Value, json};
 use toolnexus::model::{Delta, FinishReason};
-use toolnexus::providers::{OpenAiResponses, Retry};
+use toolnexus::providers::{OpenAiResponses, Retry, Wire};
 use toolnexus::{
     Message, Model, ModelSettings, Reasoning, ToolCall, ToolChoice, ToolResult, Toolkit, Usage,
 };

@@ -90,6 +90,8 @@ pub use anthropic::{Anthropic, DeferLoading};
 #[cfg(feature = "bedrock")]
 pub use bedrock::Bedrock;
 pub use common::retry::{ErrorInfo, ErrorTier, Retry};
+#[doc(hidden)]
+pub use common::skeleton::Wire;
 pub use config::{CONFIG_ENV_PREFIX, ModelConfig, Style};
 #[cfg(feature = "gemini")]
 pub use gemini::Gemini;

@@ -120,19 +120,17 @@ impl Anthropic {
         self.defer = Some(defer);
         self
     }
+}
 
-    /// The JSON body of the request for one turn, with the model's own settings.
-    #[doc(hidden)]
-    pub fn request_body(
-        &self,
-        transcript: &[Message],
-        toolkit: &Toolkit,
-        stream: bool,
-    ) -> Result<Vec<u8>, ModelError> {
-        self.body_with(transcript, toolkit, &self.settings, stream)
+impl Protocol for Anthropic {
+    const OUTPUT: Option<crate::providers::common::output::Dialect> =
+        Some(crate::providers::common::output::Dialect::Anthropic);
+
+    fn url(&self, _stream: bool) -> String {
+        format!("{}/v1/messages", self.http.base_url)
     }
 
-    fn body_with(
+    fn body(
         &self,
         transcript: &[Message],
         toolkit: &Toolkit,
@@ -182,9 +180,7 @@ impl Anthropic {
         encode(PROVIDER, &body)
     }
 
-    /// The turn in a (non-streamed) response body.
-    #[doc(hidden)]
-    pub fn parse_response(body: &[u8]) -> Result<Reply, ModelError> {
+    fn parse(&self, body: &[u8]) -> Result<Reply, ModelError> {
         let response: Response = parse_body(PROVIDER, body)?;
         if let Some(error) = response.error {
             return Err(ModelError::new(format!(
@@ -237,29 +233,6 @@ impl Anthropic {
             model: None,
             raw: None,
         })
-    }
-}
-
-impl Protocol for Anthropic {
-    const OUTPUT: Option<crate::providers::common::output::Dialect> =
-        Some(crate::providers::common::output::Dialect::Anthropic);
-
-    fn url(&self, _stream: bool) -> String {
-        format!("{}/v1/messages", self.http.base_url)
-    }
-
-    fn body(
-        &self,
-        transcript: &[Message],
-        toolkit: &Toolkit,
-        settings: &ModelSettings,
-        stream: bool,
-    ) -> Result<Vec<u8>, ModelError> {
-        self.body_with(transcript, toolkit, settings, stream)
-    }
-
-    fn parse(&self, body: &[u8]) -> Result<Reply, ModelError> {
-        Anthropic::parse_response(body)
     }
 
     async fn stream(

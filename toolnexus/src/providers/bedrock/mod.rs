@@ -192,25 +192,20 @@ impl Bedrock {
     pub fn region(&self) -> &str {
         &self.region
     }
+}
 
-    /// The JSON body of the request for one turn, with the model's own settings.
-    #[doc(hidden)]
-    pub fn request_body(
-        &self,
-        transcript: &[Message],
-        toolkit: &Toolkit,
-        stream: bool,
-    ) -> Result<Vec<u8>, ModelError> {
-        self.body_with(transcript, toolkit, &self.settings, stream)
+impl Protocol for Bedrock {
+    fn url(&self, stream: bool) -> String {
+        let operation = if stream {
+            "converse-stream"
+        } else {
+            "converse"
+        };
+        let model = utf8_percent_encode(&self.model, PATH_SEGMENT);
+        format!("{}/model/{model}/{operation}", self.http.base_url)
     }
 
-    /// The turn in a (non-streamed) Converse response body.
-    #[doc(hidden)]
-    pub fn parse_response(body: &[u8]) -> Result<Reply, ModelError> {
-        response::parse(body)
-    }
-
-    fn body_with(
+    fn body(
         &self,
         transcript: &[Message],
         toolkit: &Toolkit,
@@ -248,28 +243,6 @@ impl Bedrock {
             additional_model_request_fields: asked.additional,
         };
         encode(PROVIDER, &body)
-    }
-}
-
-impl Protocol for Bedrock {
-    fn url(&self, stream: bool) -> String {
-        let operation = if stream {
-            "converse-stream"
-        } else {
-            "converse"
-        };
-        let model = utf8_percent_encode(&self.model, PATH_SEGMENT);
-        format!("{}/model/{model}/{operation}", self.http.base_url)
-    }
-
-    fn body(
-        &self,
-        transcript: &[Message],
-        toolkit: &Toolkit,
-        settings: &ModelSettings,
-        stream: bool,
-    ) -> Result<Vec<u8>, ModelError> {
-        self.body_with(transcript, toolkit, settings, stream)
     }
 
     fn parse(&self, body: &[u8]) -> Result<Reply, ModelError> {

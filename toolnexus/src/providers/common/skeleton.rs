@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::model::message::Message;
 use crate::model::settings::ModelSettings;
-use crate::model::{DeltaSink, ModelError, Reply};
+use crate::model::{DeltaSink, Model, ModelError, Reply};
 use crate::providers::common::http::{ApiKey, Auth, Sign, Transport, base_from_env, key_from_env};
 use crate::providers::common::settings::{extra_fields, with_extra};
 use crate::providers::common::sse::read_body;
@@ -94,6 +94,53 @@ pub(crate) trait Protocol: Sync {
     /// its requests; found before the first attempt (credentials may need fetching).
     fn signer(&self) -> impl Future<Output = Result<Option<Box<dyn Sign>>, ModelError>> + Send {
         std::future::ready(Ok(None))
+    }
+}
+
+/// One provider's request body and response parsing, reached from outside the crate
+/// (benchmarks, tests): the [`Protocol`] of every provider, with the model's own
+/// settings. Not part of the API; sealed, so only the providers here implement it.
+#[doc(hidden)]
+pub trait Wire: sealed::Sealed {
+    /// The JSON body of the request for one turn, with the model's own settings.
+    fn request_body(
+        &self,
+        transcript: &[Message],
+        toolkit: &Toolkit,
+        stream: bool,
+    ) -> Result<Vec<u8>, ModelError>;
+
+    /// The turn in a (non-streamed) response body.
+    fn parse_response(&self, body: &[u8]) -> Result<Reply, ModelError>;
+}
+
+mod sealed {
+    /// Keeps [`Wire`](super::Wire) to this crate's providers.
+    pub trait Sealed {}
+}
+
+impl<P: Protocol> sealed::Sealed for P {}
+
+impl<P: Protocol + Model> Wire for P {
+    fn request_body(
+        &self,
+        transcript: &[Message],
+        toolkit: &Toolkit,
+        stream: bool,
+    ) -> Result<Vec<u8>, ModelError> {
+        let default;
+        let own = match self.describe().settings {
+            Some(own) => own,
+            None => {
+                default = ModelSettings::default();
+                &default
+            }
+        };
+        self.body(transcript, toolkit, own, stream)
+    }
+
+    fn parse_response(&self, body: &[u8]) -> Result<Reply, ModelError> {
+        self.parse(body)
     }
 }
 

@@ -82,51 +82,6 @@ impl Gemini {
         }
     }
 
-    /// The JSON body of the request for one turn, with the model's own settings.
-    #[doc(hidden)]
-    pub fn request_body(
-        &self,
-        transcript: &[Message],
-        toolkit: &Toolkit,
-    ) -> Result<Vec<u8>, ModelError> {
-        self.body_with(transcript, toolkit, &self.settings)
-    }
-
-    fn body_with(
-        &self,
-        transcript: &[Message],
-        toolkit: &Toolkit,
-        settings: &ModelSettings,
-    ) -> Result<Vec<u8>, ModelError> {
-        let listing = listing(toolkit, Profile::Gemini);
-        let (generation_config, tool_config) = config(settings, toolkit, listing.is_some())?;
-        let (system, contents) = contents(transcript);
-        let body = Body {
-            system_instruction: system.map(|text| Content {
-                role: None,
-                parts: vec![Part::text(text)],
-            }),
-            contents,
-            tools: listing.as_ref().map(|l| l.raw()),
-            tool_config,
-            generation_config,
-        };
-        encode(PROVIDER, &body)
-    }
-
-    /// The turn in a (non-streamed) response body.
-    #[doc(hidden)]
-    pub fn parse_response(&self, body: &[u8]) -> Result<Reply, ModelError> {
-        let response: Response = parse_body(PROVIDER, body)?;
-        let mut turn = Assembly::new(None);
-        let mut kept = Kept::default();
-        self.absorb(response, &mut turn, &mut kept)?;
-        Ok(Reply {
-            native: kept.finish(),
-            ..turn.finish()
-        })
-    }
-
     /// Adds one response (the whole turn, or one streamed chunk of it) to `turn`, and
     /// its parts to `kept`.
     fn absorb(
@@ -246,11 +201,31 @@ impl Protocol for Gemini {
         settings: &ModelSettings,
         _stream: bool,
     ) -> Result<Vec<u8>, ModelError> {
-        self.body_with(transcript, toolkit, settings)
+        let listing = listing(toolkit, Profile::Gemini);
+        let (generation_config, tool_config) = config(settings, toolkit, listing.is_some())?;
+        let (system, contents) = contents(transcript);
+        let body = Body {
+            system_instruction: system.map(|text| Content {
+                role: None,
+                parts: vec![Part::text(text)],
+            }),
+            contents,
+            tools: listing.as_ref().map(|l| l.raw()),
+            tool_config,
+            generation_config,
+        };
+        encode(PROVIDER, &body)
     }
 
     fn parse(&self, body: &[u8]) -> Result<Reply, ModelError> {
-        self.parse_response(body)
+        let response: Response = parse_body(PROVIDER, body)?;
+        let mut turn = Assembly::new(None);
+        let mut kept = Kept::default();
+        self.absorb(response, &mut turn, &mut kept)?;
+        Ok(Reply {
+            native: kept.finish(),
+            ..turn.finish()
+        })
     }
 
     async fn stream(

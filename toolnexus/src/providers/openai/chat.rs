@@ -97,19 +97,17 @@ impl OpenAi {
             settings: ModelSettings::default(),
         }
     }
+}
 
-    /// The JSON body of the request for one turn, with the model's own settings.
-    #[doc(hidden)]
-    pub fn request_body(
-        &self,
-        transcript: &[Message],
-        toolkit: &Toolkit,
-        stream: bool,
-    ) -> Result<Vec<u8>, ModelError> {
-        self.body_with(transcript, toolkit, &self.settings, stream)
+impl Protocol for OpenAi {
+    const OUTPUT: Option<crate::providers::common::output::Dialect> =
+        Some(crate::providers::common::output::Dialect::OpenAiChat);
+
+    fn url(&self, _stream: bool) -> String {
+        format!("{}/chat/completions", self.http.base_url)
     }
 
-    fn body_with(
+    fn body(
         &self,
         transcript: &[Message],
         toolkit: &Toolkit,
@@ -167,9 +165,7 @@ impl OpenAi {
         encode(PROVIDER, &body)
     }
 
-    /// The turn in a (non-streamed) response body.
-    #[doc(hidden)]
-    pub fn parse_response(body: &[u8]) -> Result<Reply, ModelError> {
+    fn parse(&self, body: &[u8]) -> Result<Reply, ModelError> {
         let completion: Completion = parse_body(PROVIDER, body)?;
         if let Some(error) = completion.error {
             return Err(ModelError::new(format!(
@@ -206,29 +202,6 @@ impl OpenAi {
             model: None,
             raw: serde_json::from_slice(body).ok().map(Box::new),
         })
-    }
-}
-
-impl Protocol for OpenAi {
-    const OUTPUT: Option<crate::providers::common::output::Dialect> =
-        Some(crate::providers::common::output::Dialect::OpenAiChat);
-
-    fn url(&self, _stream: bool) -> String {
-        format!("{}/chat/completions", self.http.base_url)
-    }
-
-    fn body(
-        &self,
-        transcript: &[Message],
-        toolkit: &Toolkit,
-        settings: &ModelSettings,
-        stream: bool,
-    ) -> Result<Vec<u8>, ModelError> {
-        self.body_with(transcript, toolkit, settings, stream)
-    }
-
-    fn parse(&self, body: &[u8]) -> Result<Reply, ModelError> {
-        OpenAi::parse_response(body)
     }
 
     async fn stream(

@@ -127,19 +127,17 @@ impl OpenAiResponses {
         self.store = store;
         self
     }
+}
 
-    /// The JSON body of the request for one turn, with the model's own settings.
-    #[doc(hidden)]
-    pub fn request_body(
-        &self,
-        transcript: &[Message],
-        toolkit: &Toolkit,
-        stream: bool,
-    ) -> Result<Vec<u8>, ModelError> {
-        self.body_with(transcript, toolkit, &self.settings, stream)
+impl Protocol for OpenAiResponses {
+    const OUTPUT: Option<crate::providers::common::output::Dialect> =
+        Some(crate::providers::common::output::Dialect::OpenAiResponses);
+
+    fn url(&self, _stream: bool) -> String {
+        format!("{}/responses", self.http.base_url)
     }
 
-    fn body_with(
+    fn body(
         &self,
         transcript: &[Message],
         toolkit: &Toolkit,
@@ -199,34 +197,9 @@ impl OpenAiResponses {
         encode(PROVIDER, &body)
     }
 
-    /// The turn in a (non-streamed) response body.
-    #[doc(hidden)]
-    pub fn parse_response(body: &[u8]) -> Result<Reply, ModelError> {
+    fn parse(&self, body: &[u8]) -> Result<Reply, ModelError> {
         let response: Response = parse_body(PROVIDER, body)?;
         reply(response)
-    }
-}
-
-impl Protocol for OpenAiResponses {
-    const OUTPUT: Option<crate::providers::common::output::Dialect> =
-        Some(crate::providers::common::output::Dialect::OpenAiResponses);
-
-    fn url(&self, _stream: bool) -> String {
-        format!("{}/responses", self.http.base_url)
-    }
-
-    fn body(
-        &self,
-        transcript: &[Message],
-        toolkit: &Toolkit,
-        settings: &ModelSettings,
-        stream: bool,
-    ) -> Result<Vec<u8>, ModelError> {
-        self.body_with(transcript, toolkit, settings, stream)
-    }
-
-    fn parse(&self, body: &[u8]) -> Result<Reply, ModelError> {
-        OpenAiResponses::parse_response(body)
     }
 
     async fn stream(
