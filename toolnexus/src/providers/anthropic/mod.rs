@@ -16,7 +16,7 @@ use crate::model::message::{Message, NativeTurn, ToolCall};
 use crate::model::settings::ModelSettings;
 use crate::model::{Delta, DeltaSink, FinishReason, ModelError, Reply, Usage};
 use crate::providers::anthropic::request::{
-    Body, DEFAULT_MAX_TOKENS, PROVIDER, asked, cache_deferred, cached_tools, mark_tail, messages,
+    Body, DEFAULT_MAX_TOKENS, PROVIDER, asked, cache_deferred, cached_tools, mark, messages,
 };
 use crate::providers::anthropic::search::{NATIVE, Streamed, is_native};
 use crate::providers::common::http::{Auth, Transport, describe_error};
@@ -24,7 +24,7 @@ use crate::providers::common::skeleton::{
     Protocol, encode, listing, model_settings, provider_spec, strict_setting,
 };
 use crate::providers::common::sse::{Events, parse_body};
-use crate::providers::common::wire::Assembly;
+use crate::providers::common::wire::{Assembly, mark_tail};
 use crate::providers::{http_settings, turn_model};
 use crate::schema::profile::Profile;
 use crate::tool::kit::Toolkit;
@@ -163,7 +163,7 @@ impl Protocol for Anthropic {
             None => listing.as_ref().map(|l| l.raw()),
         };
         if cache {
-            mark_tail(&mut messages);
+            mark_tail(&mut messages, mark);
         }
         let body = Body {
             model: &self.model,

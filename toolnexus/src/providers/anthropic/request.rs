@@ -13,7 +13,7 @@ use crate::model::message::{Message, ToolCall};
 use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::providers::anthropic::search::{Replayed, replay};
 use crate::providers::common::settings::{check_common, refuse};
-use crate::providers::common::wire::{arguments_object, omitted, pending_text};
+use crate::providers::common::wire::{RoleMessage, arguments_object, omitted, pending_text, push};
 use crate::tool::content::{ContentPart, PartKind};
 
 pub(crate) const PROVIDER: &str = "Anthropic";
@@ -113,11 +113,8 @@ pub(crate) struct OutputConfig<'a> {
     effort: &'a str,
 }
 
-#[derive(Serialize)]
-pub(crate) struct Wire<'a> {
-    role: &'static str,
-    content: Vec<WireBlock<'a>>,
-}
+/// One message: a role and its blocks.
+pub(crate) type Wire<'a> = RoleMessage<WireBlock<'a>>;
 
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -429,49 +426,13 @@ pub(crate) fn cache_deferred(tools: &mut Value) {
     }
 }
 
-/// Puts the moving breakpoints on the conversation: the end of the last message (what
-/// this turn writes to the cache) and the end of the user message before the last
-/// assistant turn (where the previous turn's breakpoint was, which this turn reads).
-/// With the system (or tools) breakpoint, three of the API's four.
-pub(crate) fn mark_tail(messages: &mut [Wire<'_>]) {
-    let Some(last) = messages.len().checked_sub(1) else {
-        return;
-    };
-    mark(&mut messages[last]);
-    let before = messages[..last]
-        .iter()
-        .rposition(|m| m.role == "assistant")
-        .and_then(|a| a.checked_sub(1))
-        .filter(|&u| messages[u].role == "user");
-    if let Some(previous) = before {
-        mark(&mut messages[previous]);
-    }
-}
-
-/// Puts a breakpoint on the message's last block that can carry one.
-fn mark(message: &mut Wire<'_>) {
-    if let Some(slot) = message
-        .content
-        .iter_mut()
-        .rev()
-        .find_map(WireBlock::cache_control)
-    {
+/// Puts a breakpoint on the last block of a message that can carry one (see
+/// [`mark_tail`](crate::providers::common::wire::mark_tail): the end of the last message
+/// and of the user message before the last assistant turn; with the system or tools
+/// breakpoint, three of the API's four).
+pub(crate) fn mark(content: &mut Vec<WireBlock<'_>>) {
+    if let Some(slot) = content.iter_mut().rev().find_map(WireBlock::cache_control) {
         *slot = Some(EPHEMERAL);
-    }
-}
-
-/// Adds a message's blocks. Consecutive messages of one role (the results of parallel
-/// calls, a user prompt after them) make one message: the API wants the roles to alternate.
-fn push<'a>(out: &mut Vec<Wire<'a>>, role: &'static str, blocks: Vec<WireBlock<'a>>) {
-    if blocks.is_empty() {
-        return;
-    }
-    match out.last_mut() {
-        Some(last) if last.role == role => last.content.extend(blocks),
-        _ => out.push(Wire {
-            role,
-            content: blocks,
-        }),
     }
 }
 

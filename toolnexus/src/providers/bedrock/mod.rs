@@ -17,11 +17,12 @@ use crate::providers::bedrock::auth::{
     CredentialSource, PROVIDER, SigV4, no_region, region_from_env,
 };
 use crate::providers::bedrock::request::{
-    Body, Family, ToolConfig, asked, cached_system, cached_tools, caches, family, mark_tail,
+    Body, Family, ToolConfig, asked, cache_point, cached_system, cached_tools, caches, family,
     messages, tools,
 };
 use crate::providers::common::http::{ApiKey, Auth, Sign, Transport, base_from_env};
 use crate::providers::common::skeleton::{Protocol, encode, model_settings};
+use crate::providers::common::wire::mark_tail;
 use crate::providers::{http_settings, turn_model};
 use crate::tool::kit::Toolkit;
 
@@ -230,7 +231,7 @@ impl Protocol for Bedrock {
         };
         let system = if cache { cached_system(system) } else { system };
         if cache {
-            mark_tail(&mut messages);
+            mark_tail(&mut messages, cache_point);
         }
         let body = Body {
             messages,

@@ -13,7 +13,7 @@ use crate::model::message::{Message, NativeTurn, ToolCall};
 use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::providers::bedrock::auth::PROVIDER;
 use crate::providers::common::settings::{check_common, refuse};
-use crate::providers::common::wire::{arguments_object, omitted, pending_text};
+use crate::providers::common::wire::{RoleMessage, arguments_object, omitted, pending_text, push};
 use crate::schema::listing::Listing;
 use crate::schema::profile::Profile;
 use crate::tool::content::{ContentPart, PartKind};
@@ -61,11 +61,8 @@ pub(crate) struct ToolConfig<'a> {
     pub(crate) tool_choice: Option<Value>,
 }
 
-#[derive(Serialize)]
-pub(crate) struct Wire<'a> {
-    role: &'static str,
-    content: Vec<Block<'a>>,
-}
+/// One message: a role and its blocks.
+pub(crate) type Wire<'a> = RoleMessage<Block<'a>>;
 
 /// A content block (and a system block): the Converse API's tagged unions are objects
 /// with one key, the variant's name.
@@ -470,47 +467,18 @@ fn replay<'a>(native: Option<&'a NativeTurn>, calls: &'a [ToolCall]) -> Option<V
     Some(out)
 }
 
-/// Adds cache points: at the end of the conversation (this turn writes it to the cache)
-/// and at the end of the user message before the last assistant turn (where the previous
-/// turn's was, which this turn reads back).
-pub(crate) fn mark_tail(messages: &mut [Wire<'_>]) {
-    let Some(last) = messages.len().checked_sub(1) else {
-        return;
-    };
-    messages[last].content.push(Block::CachePoint(CACHE_POINT));
-    let before = messages[..last]
-        .iter()
-        .rposition(|m| m.role == "assistant")
-        .and_then(|a| a.checked_sub(1))
-        .filter(|&u| messages[u].role == "user");
-    if let Some(previous) = before {
-        messages[previous]
-            .content
-            .push(Block::CachePoint(CACHE_POINT));
-    }
+/// Adds a cache point after a message's blocks (see
+/// [`mark_tail`](crate::providers::common::wire::mark_tail) for which messages get one).
+pub(crate) fn cache_point(content: &mut Vec<Block<'_>>) {
+    content.push(Block::CachePoint(CACHE_POINT));
 }
 
 /// The system blocks with a cache point after them.
 pub(crate) fn cached_system(mut system: Vec<Block<'_>>) -> Vec<Block<'_>> {
     if !system.is_empty() {
-        system.push(Block::CachePoint(CACHE_POINT));
+        cache_point(&mut system);
     }
     system
-}
-
-/// Adds a message's blocks; consecutive messages of one role make one message (the
-/// results of parallel calls, a prompt after them), since the roles must alternate.
-fn push<'a>(out: &mut Vec<Wire<'a>>, role: &'static str, blocks: Vec<Block<'a>>) {
-    if blocks.is_empty() {
-        return;
-    }
-    match out.last_mut() {
-        Some(last) if last.role == role => last.content.extend(blocks),
-        _ => out.push(Wire {
-            role,
-            content: blocks,
-        }),
-    }
 }
 
 fn tool_use(call: &ToolCall) -> Block<'_> {

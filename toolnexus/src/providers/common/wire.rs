@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 
+use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::model::message::ToolCall;
@@ -170,5 +171,48 @@ impl<'s> Assembly<'s> {
             model: None,
             raw: Some(Box::new(raw)),
         }
+    }
+}
+
+/// One message of the APIs whose messages are a role and a list of content blocks
+/// (Anthropic's Messages, Bedrock's Converse).
+#[derive(Serialize)]
+pub(crate) struct RoleMessage<B> {
+    pub(crate) role: &'static str,
+    pub(crate) content: Vec<B>,
+}
+
+/// Adds a message's blocks. Consecutive messages of one role (the results of parallel
+/// calls, a user prompt after them) make one message: these APIs want the roles to
+/// alternate.
+pub(crate) fn push<B>(out: &mut Vec<RoleMessage<B>>, role: &'static str, blocks: Vec<B>) {
+    if blocks.is_empty() {
+        return;
+    }
+    match out.last_mut() {
+        Some(last) if last.role == role => last.content.extend(blocks),
+        _ => out.push(RoleMessage {
+            role,
+            content: blocks,
+        }),
+    }
+}
+
+/// Puts the moving cache breakpoints on the conversation, each with `mark`: at the end of
+/// the last message (what this turn writes to the cache) and at the end of the user
+/// message before the last assistant turn (where the previous turn's breakpoint was,
+/// which this turn reads back).
+pub(crate) fn mark_tail<B>(messages: &mut [RoleMessage<B>], mark: impl Fn(&mut Vec<B>)) {
+    let Some(last) = messages.len().checked_sub(1) else {
+        return;
+    };
+    mark(&mut messages[last].content);
+    let before = messages[..last]
+        .iter()
+        .rposition(|m| m.role == "assistant")
+        .and_then(|a| a.checked_sub(1))
+        .filter(|&u| messages[u].role == "user");
+    if let Some(previous) = before {
+        mark(&mut messages[previous].content);
     }
 }
