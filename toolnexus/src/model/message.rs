@@ -448,6 +448,56 @@ impl Message {
             _ => None,
         }
     }
+
+    /// A tool message's fields, borrowed; `None` for every other message. (The providers
+    /// read tool messages through it.)
+    #[cfg_attr(
+        not(any(
+            feature = "openai",
+            feature = "anthropic",
+            feature = "gemini",
+            feature = "bedrock"
+        )),
+        allow(dead_code)
+    )]
+    pub(crate) fn as_tool(&self) -> Option<ToolReply<'_>> {
+        match self {
+            Message::Tool {
+                tool_call_id,
+                content,
+                is_error,
+                parts,
+                pending,
+                ..
+            } => Some(ToolReply {
+                tool_call_id,
+                content,
+                is_error: *is_error,
+                parts: parts.as_deref().unwrap_or_default(),
+                pending: pending.as_deref(),
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// The fields of a [`Message::Tool`], borrowed ([`Message::as_tool`]); no parts is an
+/// empty slice.
+#[cfg_attr(
+    not(any(
+        feature = "openai",
+        feature = "anthropic",
+        feature = "gemini",
+        feature = "bedrock"
+    )),
+    allow(dead_code)
+)]
+pub(crate) struct ToolReply<'a> {
+    pub(crate) tool_call_id: &'a str,
+    pub(crate) content: &'a str,
+    pub(crate) is_error: bool,
+    pub(crate) parts: &'a [ContentPart],
+    pub(crate) pending: Option<&'a Request>,
 }
 
 /// One tool call the model asked for: an id, a tool name and the arguments as the raw

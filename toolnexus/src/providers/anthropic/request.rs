@@ -354,28 +354,24 @@ pub(crate) fn messages(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Wir
                 blocks.extend(tool_calls.iter().map(tool_use));
                 ("assistant", blocks)
             }
-            Message::Tool {
-                tool_call_id,
-                content,
-                is_error,
-                parts,
-                pending,
-                ..
-            } => {
+            Message::Tool { .. } => {
+                let Some(tool) = message.as_tool() else {
+                    continue;
+                };
                 let mut inner = Vec::new();
-                match pending {
+                match tool.pending {
                     Some(request) => inner.push(WireBlock::Text {
                         text: Cow::Owned(pending_text(request)),
                         cache_control: None,
                     }),
-                    None if !content.is_empty() => inner.push(text(content)),
+                    None if !tool.content.is_empty() => inner.push(text(tool.content)),
                     None => {}
                 }
-                inner.extend(parts.iter().flatten().map(block));
+                inner.extend(tool.parts.iter().map(block));
                 let block = WireBlock::ToolResult {
-                    tool_use_id: tool_call_id,
+                    tool_use_id: tool.tool_call_id,
                     content: inner,
-                    is_error: *is_error && pending.is_none(),
+                    is_error: tool.is_error && tool.pending.is_none(),
                     cache_control: None,
                 };
                 ("user", vec![block])

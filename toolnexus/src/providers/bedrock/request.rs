@@ -416,26 +416,24 @@ pub(crate) fn messages(transcript: &[Message]) -> (Vec<Block<'_>>, Vec<Wire<'_>>
                 };
                 ("assistant", blocks)
             }
-            Message::Tool {
-                tool_call_id,
-                content,
-                is_error,
-                parts,
-                pending,
-                ..
-            } => {
+            Message::Tool { .. } => {
+                let Some(tool) = message.as_tool() else {
+                    continue;
+                };
                 let mut inner = Vec::new();
-                match pending {
+                match tool.pending {
                     Some(request) => inner.push(Block::Text(Cow::Owned(pending_text(request)))),
-                    None if !content.is_empty() => inner.push(Block::Text(Cow::Borrowed(content))),
+                    None if !tool.content.is_empty() => {
+                        inner.push(Block::Text(Cow::Borrowed(tool.content)))
+                    }
                     None => {}
                 }
-                for part in parts.iter().flatten() {
+                for part in tool.parts {
                     inner.push(part_block(part, &mut documents));
                 }
-                let failed = *is_error && pending.is_none();
+                let failed = tool.is_error && tool.pending.is_none();
                 let block = Block::ToolResult(ToolResultBlock {
-                    tool_use_id: tool_call_id,
+                    tool_use_id: tool.tool_call_id,
                     content: inner,
                     status: failed.then_some("error"),
                 });

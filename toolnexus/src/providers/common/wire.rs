@@ -6,22 +6,18 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use crate::model::message::ToolCall;
+use crate::model::message::{ToolCall, ToolReply};
 use crate::model::{Delta, DeltaSink, FinishReason, Reply, Usage};
 use crate::tool::content::ContentPart;
 use crate::tool::request::Request;
 
 /// A tool message's text for a provider with no error flag: failures say so in words, and
 /// a call still parked on a suspension is described instead of leaking its request.
-pub(crate) fn tool_text<'a>(
-    content: &'a str,
-    is_error: bool,
-    pending: Option<&Request>,
-) -> Cow<'a, str> {
-    match pending {
+pub(crate) fn tool_text<'a>(tool: &ToolReply<'a>) -> Cow<'a, str> {
+    match tool.pending {
         Some(request) => Cow::Owned(pending_text(request)),
-        None if is_error => Cow::Owned(format!("Error: {content}")),
-        None => Cow::Borrowed(content),
+        None if tool.is_error => Cow::Owned(format!("Error: {}", tool.content)),
+        None => Cow::Borrowed(tool.content),
     }
 }
 

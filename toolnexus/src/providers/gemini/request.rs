@@ -353,32 +353,28 @@ pub(crate) fn contents(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Con
                 };
                 ("model", parts)
             }
-            Message::Tool {
-                tool_call_id,
-                content,
-                is_error,
-                parts,
-                pending,
-                ..
-            } => {
-                let name = names.get(tool_call_id.as_str()).copied().unwrap_or("");
-                let response = match pending {
-                    Some(request) => ResponseValue::Output(Cow::Owned(pending_text(request))),
-                    None if *is_error => ResponseValue::Error(Cow::Borrowed(content)),
-                    None => ResponseValue::Output(Cow::Borrowed(content)),
+            Message::Tool { .. } => {
+                let Some(tool) = message.as_tool() else {
+                    continue;
                 };
-                let parts = parts.as_deref().unwrap_or_default();
-                let inline = parts
+                let name = names.get(tool.tool_call_id).copied().unwrap_or("");
+                let response = match tool.pending {
+                    Some(request) => ResponseValue::Output(Cow::Owned(pending_text(request))),
+                    None if tool.is_error => ResponseValue::Error(Cow::Borrowed(tool.content)),
+                    None => ResponseValue::Output(Cow::Borrowed(tool.content)),
+                };
+                let inline = tool
+                    .parts
                     .iter()
                     .filter(|p| inlined(p))
                     .map(|p| ResponsePart {
                         inline_data: blob(p),
                     })
                     .collect();
-                audio.extend(parts.iter().filter(|p| !inlined(p)).map(own_part));
+                audio.extend(tool.parts.iter().filter(|p| !inlined(p)).map(own_part));
                 let part = Part {
                     function_response: Some(FunctionResponse {
-                        id: wire_id(tool_call_id),
+                        id: wire_id(tool.tool_call_id),
                         name,
                         response,
                         parts: inline,

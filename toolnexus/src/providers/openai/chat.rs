@@ -408,24 +408,19 @@ fn messages(transcript: &[Message]) -> Vec<Wire<'_>> {
                 content: content.as_deref(),
                 tool_calls,
             },
-            Message::Tool {
-                tool_call_id,
-                content,
-                is_error,
-                parts,
-                pending,
-                ..
-            } => {
-                let parts = parts.as_deref().unwrap_or_default();
-                if !parts.is_empty() {
+            Message::Tool { .. } => {
+                let Some(tool) = message.as_tool() else {
+                    continue;
+                };
+                if !tool.parts.is_empty() {
                     attachments.push(UserPart::Text {
-                        text: format!("The result of tool call {tool_call_id} comes with:"),
+                        text: format!("The result of tool call {} comes with:", tool.tool_call_id),
                     });
-                    attachments.extend(parts.iter().map(user_part));
+                    attachments.extend(tool.parts.iter().map(user_part));
                 }
                 Wire::Tool {
-                    tool_call_id,
-                    content: tool_text(content, *is_error, pending.as_deref()),
+                    tool_call_id: tool.tool_call_id,
+                    content: tool_text(&tool),
                 }
             }
         });

@@ -110,29 +110,24 @@ pub(crate) fn input(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Item<'
                     out.extend(tool_calls.iter().map(|call| function_call(call, None)));
                 }
             },
-            Message::Tool {
-                tool_call_id,
-                content,
-                is_error,
-                parts,
-                pending,
-                ..
-            } => {
-                let text = tool_text(content, *is_error, pending.as_deref());
-                let parts = parts.as_deref().unwrap_or_default();
-                let output = match parts.is_empty() || pending.is_some() {
+            Message::Tool { .. } => {
+                let Some(tool) = message.as_tool() else {
+                    continue;
+                };
+                let text = tool_text(&tool);
+                let output = match tool.parts.is_empty() || tool.pending.is_some() {
                     true => Output::Text(text),
                     false => {
-                        let mut all = Vec::with_capacity(parts.len() + 1);
+                        let mut all = Vec::with_capacity(tool.parts.len() + 1);
                         if !text.is_empty() {
                             all.push(OutputPart::Text { text });
                         }
-                        all.extend(parts.iter().map(output_part));
+                        all.extend(tool.parts.iter().map(output_part));
                         Output::Parts(all)
                     }
                 };
                 out.push(Item::FunctionCallOutput {
-                    call_id: tool_call_id,
+                    call_id: tool.tool_call_id,
                     output,
                 });
             }
