@@ -76,6 +76,8 @@ fn message(content: Vec<Value>, stop_reason: &str) -> Canned {
     }))
 }
 
+provider_suite!(AnthropicFake, "ANTHROPIC_API_KEY", "claude-test");
+
 #[tokio::test]
 async fn full_loop_with_parallel_calls_errors_images_and_suspensions() {
     let server = harness::full_loop(&AnthropicFake).await;
@@ -129,21 +131,6 @@ async fn full_loop_with_parallel_calls_errors_images_and_suspensions() {
 }
 
 #[tokio::test]
-async fn refused_key_is_not_retried() {
-    harness::refused_key(&AnthropicFake, "ANTHROPIC_API_KEY").await;
-}
-
-#[tokio::test]
-async fn rate_limit_then_success_after_retry_after() {
-    harness::rate_limited_then_ok(&AnthropicFake).await;
-}
-
-#[tokio::test]
-async fn errors_say_what_happened() {
-    harness::errors_say_what_happened(&AnthropicFake, "claude-test").await;
-}
-
-#[tokio::test]
 async fn overloaded_529_is_retried() {
     let server = Server::start([
         AnthropicFake.error(529, "overloaded", "Overloaded"),
@@ -167,34 +154,6 @@ async fn overloaded_529_is_retried() {
         "cache reads count as input"
     );
     assert_eq!(server.requests().len(), 2);
-}
-
-#[tokio::test]
-async fn dropping_the_turn_cancels_it() {
-    harness::dropped_turn_is_cancelled(&AnthropicFake).await;
-}
-
-#[test]
-fn missing_key_names_the_variable() {
-    if std::env::var_os("ANTHROPIC_API_KEY").is_some() {
-        eprintln!(
-            "NOTICE: ANTHROPIC_API_KEY is set here; the missing-key case is run by the agent example test"
-        );
-        return;
-    }
-    let error = Anthropic::from_env("claude-sonnet-4-5")
-        .unwrap_err()
-        .to_string();
-    assert!(error.contains("ANTHROPIC_API_KEY"), "{error}");
-}
-
-#[test]
-fn debug_hides_the_key() {
-    let debug = format!("{:?}", Anthropic::new(SECRET, "claude-test"));
-    assert!(
-        !debug.contains(SECRET) && debug.contains("[redacted]"),
-        "{debug}"
-    );
 }
 
 #[tokio::test]

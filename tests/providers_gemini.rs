@@ -83,6 +83,16 @@ fn response(parts: Vec<Value>, finish: &str) -> Canned {
     }))
 }
 
+provider_suite!(GeminiFake, "GEMINI_API_KEY", "gemini-test");
+
+#[test]
+fn the_models_prefix_is_dropped() {
+    assert_eq!(
+        Gemini::new(SECRET, "models/gemini-test").model(),
+        "gemini-test"
+    );
+}
+
 #[tokio::test]
 async fn full_loop_with_parallel_calls_errors_images_and_suspensions() {
     let server = harness::full_loop(&GeminiFake).await;
@@ -123,53 +133,6 @@ async fn full_loop_with_parallel_calls_errors_images_and_suspensions() {
     assert_eq!(
         second["tools"],
         *toolkit.listing(toolnexus::schema::profile::Profile::Gemini)
-    );
-}
-
-#[tokio::test]
-async fn refused_key_is_not_retried() {
-    harness::refused_key(&GeminiFake, "GEMINI_API_KEY").await;
-}
-
-#[tokio::test]
-async fn rate_limit_then_success_after_retry_after() {
-    harness::rate_limited_then_ok(&GeminiFake).await;
-}
-
-#[tokio::test]
-async fn errors_say_what_happened() {
-    harness::errors_say_what_happened(&GeminiFake, "gemini-test").await;
-}
-
-#[tokio::test]
-async fn dropping_the_turn_cancels_it() {
-    harness::dropped_turn_is_cancelled(&GeminiFake).await;
-}
-
-#[test]
-fn missing_key_names_the_variable() {
-    if std::env::var_os("GEMINI_API_KEY").is_some() {
-        eprintln!(
-            "NOTICE: GEMINI_API_KEY is set here; the missing-key case is run by the agent example test"
-        );
-        return;
-    }
-    let error = Gemini::from_env("gemini-2.5-flash")
-        .unwrap_err()
-        .to_string();
-    assert!(error.contains("GEMINI_API_KEY"), "{error}");
-}
-
-#[test]
-fn debug_hides_the_key() {
-    let debug = format!("{:?}", Gemini::new(SECRET, "models/gemini-test"));
-    assert!(
-        !debug.contains(SECRET) && debug.contains("[redacted]"),
-        "{debug}"
-    );
-    assert_eq!(
-        Gemini::new(SECRET, "models/gemini-test").model(),
-        "gemini-test"
     );
 }
 

@@ -72,6 +72,14 @@ fn completion(message: Value, finish: &str) -> Canned {
     }))
 }
 
+provider_suite!(OpenAiFake, "OPENAI_API_KEY", "gpt-test");
+
+#[test]
+fn has_api_key_says_whether_a_key_is_set() {
+    assert!(OpenAi::new(SECRET, "gpt-test").has_api_key());
+    assert!(!OpenAi::compatible("http://localhost:11434/v1", "qwen3").has_api_key());
+}
+
 #[tokio::test]
 async fn full_loop_with_parallel_calls_errors_images_and_suspensions() {
     let server = harness::full_loop(&OpenAiFake).await;
@@ -131,51 +139,6 @@ async fn full_loop_with_parallel_calls_errors_images_and_suspensions() {
     );
     assert_eq!(second["model"], "gpt-test");
     assert!(second.get("stream").is_none());
-}
-
-#[tokio::test]
-async fn refused_key_is_not_retried() {
-    harness::refused_key(&OpenAiFake, "OPENAI_API_KEY").await;
-}
-
-#[tokio::test]
-async fn rate_limit_then_success_after_retry_after() {
-    harness::rate_limited_then_ok(&OpenAiFake).await;
-}
-
-#[tokio::test]
-async fn errors_say_what_happened() {
-    harness::errors_say_what_happened(&OpenAiFake, "gpt-test").await;
-}
-
-#[tokio::test]
-async fn dropping_the_turn_cancels_it() {
-    harness::dropped_turn_is_cancelled(&OpenAiFake).await;
-}
-
-#[test]
-fn missing_key_names_the_variable() {
-    if std::env::var_os("OPENAI_API_KEY").is_some() {
-        eprintln!(
-            "NOTICE: OPENAI_API_KEY is set here; the missing-key case is run by the agent example test"
-        );
-        return;
-    }
-    let error = OpenAi::from_env("gpt-4.1-mini").unwrap_err().to_string();
-    assert!(error.contains("OPENAI_API_KEY"), "{error}");
-}
-
-#[test]
-fn debug_hides_the_key() {
-    let model = OpenAi::new(SECRET, "gpt-test");
-    let debug = format!("{model:?}");
-    assert!(!debug.contains(SECRET), "{debug}");
-    assert!(
-        debug.contains("[redacted]") && debug.contains("gpt-test"),
-        "{debug}"
-    );
-    assert!(model.has_api_key());
-    assert!(!OpenAi::compatible("http://localhost:11434/v1", "qwen3").has_api_key());
 }
 
 #[tokio::test]

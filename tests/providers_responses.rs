@@ -119,6 +119,8 @@ fn the_replayed_bodies_parse_in_the_sdk() {
     }
 }
 
+provider_suite!(ResponsesFake, "OPENAI_API_KEY", "gpt-test");
+
 #[tokio::test]
 async fn full_loop_with_parallel_calls_errors_images_and_suspensions() {
     let server = harness::full_loop(&ResponsesFake).await;
@@ -166,26 +168,6 @@ async fn full_loop_with_parallel_calls_errors_images_and_suspensions() {
     assert_eq!(tools[0]["name"], "add");
     assert_eq!(tools[0]["strict"], false);
     assert!(tools[0].get("function").is_none());
-}
-
-#[tokio::test]
-async fn refused_key_is_not_retried() {
-    harness::refused_key(&ResponsesFake, "OPENAI_API_KEY").await;
-}
-
-#[tokio::test]
-async fn rate_limit_then_success_after_retry_after() {
-    harness::rate_limited_then_ok(&ResponsesFake).await;
-}
-
-#[tokio::test]
-async fn errors_say_what_happened() {
-    harness::errors_say_what_happened(&ResponsesFake, "gpt-test").await;
-}
-
-#[tokio::test]
-async fn dropping_the_turn_cancels_it() {
-    harness::dropped_turn_is_cancelled(&ResponsesFake).await;
 }
 
 #[tokio::test]

@@ -370,6 +370,73 @@ pub async fn dropped_turn_is_cancelled<F: Fake>(fake: &F) {
     assert_eq!(reply.content.as_deref(), Some("next"));
 }
 
+/// A missing key is an error that names `var` (skipped, with a notice, where `var` is
+/// set: the agent example's test runs the case there).
+pub fn missing_key_names_the_variable<M: std::fmt::Debug>(
+    var: &str,
+    from_env: impl FnOnce() -> Result<M, toolnexus::ModelError>,
+) {
+    if std::env::var_os(var).is_some() {
+        eprintln!(
+            "NOTICE: {var} is set here; the missing-key case is run by the agent example test"
+        );
+        return;
+    }
+    let error = from_env().unwrap_err().to_string();
+    assert!(error.contains(var), "{error}");
+}
+
+/// The model's `Debug` shows neither its key nor a header's value, and names its model.
+pub fn debug_hides_the_key<F: Fake>(fake: &F, model_name: &str) {
+    let debug = format!("{:?}", fake.model("http://127.0.0.1:9"));
+    assert!(!debug.contains(SECRET), "{debug}");
+    assert!(
+        debug.contains("[redacted]") && debug.contains(model_name),
+        "{debug}"
+    );
+}
+
+/// Stamps the cases every provider passes the same way as tests of the calling file:
+/// `provider_suite!(AnthropicFake, "ANTHROPIC_API_KEY", "claude-test")` with the
+/// provider's [`Fake`], the variable its key is read from, and the model name the fake
+/// builds its model with.
+#[macro_export]
+macro_rules! provider_suite {
+    ($fake:ident, $key_var:literal, $model:literal) => {
+        #[tokio::test]
+        async fn refused_key_is_not_retried() {
+            $crate::harness::refused_key(&$fake, $key_var).await;
+        }
+
+        #[tokio::test]
+        async fn rate_limit_then_success_after_retry_after() {
+            $crate::harness::rate_limited_then_ok(&$fake).await;
+        }
+
+        #[tokio::test]
+        async fn errors_say_what_happened() {
+            $crate::harness::errors_say_what_happened(&$fake, $model).await;
+        }
+
+        #[tokio::test]
+        async fn dropping_the_turn_cancels_it() {
+            $crate::harness::dropped_turn_is_cancelled(&$fake).await;
+        }
+
+        #[test]
+        fn missing_key_names_the_variable() {
+            $crate::harness::missing_key_names_the_variable($key_var, || {
+                <<$fake as $crate::harness::Fake>::Model>::from_env($model)
+            });
+        }
+
+        #[test]
+        fn debug_hides_the_key() {
+            $crate::harness::debug_hides_the_key(&$fake, $model);
+        }
+    };
+}
+
 /// Streams a turn, collecting its deltas; checks they add up to the reply.
 pub async fn stream(
     model: &impl Model,
