@@ -1,11 +1,8 @@
 //! [`VertexAnthropic`]: Anthropic's Claude models through Google Cloud's Vertex AI.
 
 use std::fmt;
-use std::sync::Arc;
 
-use gcp_auth::TokenProvider;
 use serde_json::Value;
-use tokio::sync::OnceCell;
 
 use crate::model::message::Message;
 use crate::model::settings::ModelSettings;
@@ -13,9 +10,7 @@ use crate::model::{DeltaSink, ModelError, Reply};
 use crate::providers::anthropic::Anthropic;
 use crate::providers::common::http::{Auth, Sign, Transport};
 use crate::providers::common::skeleton::{Protocol, model_settings};
-use crate::providers::gemini::vertex::{
-    Bearer, Credentials, access_token, service_account, transport,
-};
+use crate::providers::gemini::vertex::{Site, transport, vertex_credentials};
 use crate::providers::{http_settings, turn_model};
 use crate::tool::kit::Toolkit;
 
@@ -50,10 +45,8 @@ pub struct VertexAnthropic {
     http: Transport,
     model: String,
     settings: ModelSettings,
-    project: String,
-    location: String,
+    site: Site,
     anthropic: Anthropic,
-    credentials: Credentials,
 }
 
 http_settings!(VertexAnthropic);
@@ -62,6 +55,7 @@ model_settings!(
     "Caps the tokens of each turn (`max_tokens`, default [`Anthropic::DEFAULT_MAX_TOKENS`], or the thinking budget plus that); the same as [`ModelSettings::max_tokens`]."
 );
 turn_model!(VertexAnthropic, "gcp.vertex_ai");
+vertex_credentials!(VertexAnthropic);
 
 impl VertexAnthropic {
     /// Anthropic's `model` (`claude-sonnet-4-5`, …) in Google Cloud project `project` at
@@ -72,34 +66,18 @@ impl VertexAnthropic {
         location: impl Into<String>,
         model: impl Into<String>,
     ) -> Self {
-        let location = location.into();
+        let site = Site::new(project.into(), location.into());
         let model = model.into();
         VertexAnthropic {
-            http: transport(&location),
+            http: transport(&site.location),
             anthropic: Anthropic::over(
                 Transport::new("Vertex AI", "", "", None, Auth::Bearer),
                 model.clone(),
             ),
             model,
             settings: ModelSettings::default(),
-            project: project.into(),
-            location,
-            credentials: Arc::default(),
+            site,
         }
-    }
-
-    /// Authenticates as the service account of this key (the JSON file Google Cloud
-    /// gives), signing its token requests with the key.
-    pub fn with_service_account_key(mut self, key_json: &str) -> Result<Self, ModelError> {
-        self.credentials = service_account(key_json)?;
-        Ok(self)
-    }
-
-    /// Authenticates with this token provider (any of gcp_auth's).
-    #[must_use]
-    pub fn with_token_provider(mut self, provider: Arc<dyn TokenProvider>) -> Self {
-        self.credentials = Arc::new(OnceCell::new_with(Some(provider)));
-        self
     }
 
     /// Turns prompt caching on (the default) or off, as
@@ -116,19 +94,11 @@ impl Protocol for VertexAnthropic {
         Some(crate::providers::common::output::Dialect::Anthropic);
 
     fn url(&self, stream: bool) -> String {
-        let (base, project, location, model) = (
-            &self.http.base_url,
-            &self.project,
-            &self.location,
-            &self.model,
-        );
-        let path = format!(
-            "{base}/v1/projects/{project}/locations/{location}/publishers/anthropic/models/{model}"
-        );
-        match stream {
-            false => format!("{path}:rawPredict"),
-            true => format!("{path}:streamRawPredict"),
-        }
+        let method = match stream {
+            false => "rawPredict",
+            true => "streamRawPredict",
+        };
+        self.site.url(&self.http, "anthropic", &self.model, method)
     }
 
     fn body(
@@ -163,23 +133,13 @@ impl Protocol for VertexAnthropic {
     }
 
     async fn signer(&self) -> Result<Option<Box<dyn Sign>>, ModelError> {
-        // An API key given with `with_api_key` goes as it is, in place of a token.
-        if self.http.key.is_some() {
-            return Ok(None);
-        }
-        Ok(Some(Box::new(Bearer(
-            access_token(&self.credentials).await?,
-        ))))
+        self.site.signer(&self.http).await
     }
 }
 
 impl fmt::Debug for VertexAnthropic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("VertexAnthropic")
-            .field("project", &self.project)
-            .field("location", &self.location)
-            .field("model", &self.model)
-            .field("http", &self.http)
-            .finish_non_exhaustive()
+        self.site
+            .debug(f, "VertexAnthropic", &self.model, &self.http)
     }
 }

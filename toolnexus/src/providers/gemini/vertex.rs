@@ -50,10 +50,8 @@ pub struct Vertex {
     http: Transport,
     model: String,
     settings: ModelSettings,
-    project: String,
-    location: String,
+    site: Site,
     gemini: Gemini,
-    credentials: Credentials,
 }
 
 http_settings!(Vertex);
@@ -62,6 +60,7 @@ model_settings!(
     "Caps the tokens of each turn (`generationConfig.maxOutputTokens`); the same as [`ModelSettings::max_tokens`]."
 );
 turn_model!(Vertex, "gcp.vertex_ai");
+vertex_credentials!(Vertex);
 
 impl Vertex {
     /// `model` in Google Cloud project `project` at `location` (`us-central1`,
@@ -71,39 +70,18 @@ impl Vertex {
         location: impl Into<String>,
         model: impl Into<String>,
     ) -> Self {
-        let location = location.into();
-        let http = transport(&location);
+        let site = Site::new(project.into(), location.into());
         let model = model.into();
         Vertex {
-            http,
+            http: transport(&site.location),
             gemini: Gemini::over(
                 Transport::new("Vertex AI", "", "", None, Auth::Bearer),
                 model.clone(),
             ),
             model,
             settings: ModelSettings::default(),
-            project: project.into(),
-            location,
-            credentials: Arc::default(),
+            site,
         }
-    }
-
-    /// Authenticates as the service account of this key (the JSON file Google Cloud
-    /// gives), signing its token requests with the key.
-    pub fn with_service_account_key(mut self, key_json: &str) -> Result<Self, ModelError> {
-        self.credentials = service_account(key_json)?;
-        Ok(self)
-    }
-
-    /// Authenticates with this token provider (any of gcp_auth's).
-    #[must_use]
-    pub fn with_token_provider(mut self, provider: Arc<dyn TokenProvider>) -> Self {
-        self.credentials = Arc::new(OnceCell::new_with(Some(provider)));
-        self
-    }
-
-    async fn token(&self) -> Result<String, ModelError> {
-        access_token(&self.credentials).await
     }
 }
 
@@ -143,7 +121,7 @@ pub(crate) fn service_account(key_json: &str) -> Result<Credentials, ModelError>
 }
 
 /// An access token for Vertex AI's scope (gcp_auth caches and refreshes it).
-pub(crate) async fn access_token(credentials: &Credentials) -> Result<String, ModelError> {
+async fn access_token(credentials: &Credentials) -> Result<String, ModelError> {
     let auth = |e: gcp_auth::Error| {
         ModelError::with_source("Vertex AI: could not get an access token", e)
             .with_kind(ModelErrorKind::Auth)
@@ -155,8 +133,105 @@ pub(crate) async fn access_token(credentials: &Credentials) -> Result<String, Mo
     Ok(token.as_str().to_owned())
 }
 
+/// Where a Vertex AI model runs and how it signs in: its project, its location and its
+/// credentials.
+#[derive(Clone)]
+pub(crate) struct Site {
+    pub(crate) project: String,
+    pub(crate) location: String,
+    pub(crate) credentials: Credentials,
+}
+
+impl Site {
+    /// The site at `location` in `project`, with the application default credentials.
+    pub(crate) fn new(project: String, location: String) -> Self {
+        Site {
+            project,
+            location,
+            credentials: Arc::default(),
+        }
+    }
+
+    /// The URL of `publisher`'s (`google`, `anthropic`) `model` here, with `method`
+    /// (`generateContent`, `rawPredict`, …).
+    pub(crate) fn url(
+        &self,
+        http: &Transport,
+        publisher: &str,
+        model: &str,
+        method: &str,
+    ) -> String {
+        let (base, project, location) = (&http.base_url, &self.project, &self.location);
+        format!(
+            "{base}/v1/projects/{project}/locations/{location}/publishers/{publisher}/models/\
+             {model}:{method}"
+        )
+    }
+
+    /// What signs a turn's requests: the access token, or nothing when an API key given
+    /// with `with_api_key` goes as it is in its place.
+    pub(crate) async fn signer(
+        &self,
+        http: &Transport,
+    ) -> Result<Option<Box<dyn Sign>>, ModelError> {
+        if http.key.is_some() {
+            return Ok(None);
+        }
+        Ok(Some(Box::new(Bearer(
+            access_token(&self.credentials).await?,
+        ))))
+    }
+
+    /// A Vertex AI model's `Debug`: its type's name, the site, the model and the transport
+    /// (which hides the key).
+    pub(crate) fn debug(
+        &self,
+        f: &mut fmt::Formatter<'_>,
+        name: &str,
+        model: &str,
+        http: &Transport,
+    ) -> fmt::Result {
+        f.debug_struct(name)
+            .field("project", &self.project)
+            .field("location", &self.location)
+            .field("model", &model)
+            .field("http", http)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The credentials builders of a Vertex AI model, over its `site: Site` field.
+macro_rules! vertex_credentials {
+    ($ty:ident) => {
+        impl $ty {
+            /// Authenticates as the service account of this key (the JSON file Google Cloud
+            /// gives), signing its token requests with the key.
+            pub fn with_service_account_key(
+                mut self,
+                key_json: &str,
+            ) -> Result<Self, $crate::model::ModelError> {
+                self.site.credentials =
+                    $crate::providers::gemini::vertex::service_account(key_json)?;
+                Ok(self)
+            }
+
+            /// Authenticates with this token provider (any of gcp_auth's).
+            #[must_use]
+            pub fn with_token_provider(
+                mut self,
+                provider: std::sync::Arc<dyn gcp_auth::TokenProvider>,
+            ) -> Self {
+                self.site.credentials =
+                    std::sync::Arc::new(tokio::sync::OnceCell::new_with(Some(provider)));
+                self
+            }
+        }
+    };
+}
+pub(crate) use vertex_credentials;
+
 /// Adds the access token to each attempt.
-pub(crate) struct Bearer(pub(crate) String);
+struct Bearer(String);
 
 impl Sign for Bearer {
     fn sign(
@@ -177,19 +252,11 @@ impl Protocol for Vertex {
         Some(crate::providers::common::output::Dialect::Gemini);
 
     fn url(&self, stream: bool) -> String {
-        let (base, project, location, model) = (
-            &self.http.base_url,
-            &self.project,
-            &self.location,
-            &self.model,
-        );
-        let path = format!(
-            "{base}/v1/projects/{project}/locations/{location}/publishers/google/models/{model}"
-        );
-        match stream {
-            false => format!("{path}:generateContent"),
-            true => format!("{path}:streamGenerateContent?alt=sse"),
-        }
+        let method = match stream {
+            false => "generateContent",
+            true => "streamGenerateContent?alt=sse",
+        };
+        self.site.url(&self.http, "google", &self.model, method)
     }
 
     fn body(
@@ -215,21 +282,12 @@ impl Protocol for Vertex {
     }
 
     async fn signer(&self) -> Result<Option<Box<dyn Sign>>, ModelError> {
-        // An API key given with `with_api_key` goes as it is, in place of a token.
-        if self.http.key.is_some() {
-            return Ok(None);
-        }
-        Ok(Some(Box::new(Bearer(self.token().await?))))
+        self.site.signer(&self.http).await
     }
 }
 
 impl fmt::Debug for Vertex {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Vertex")
-            .field("project", &self.project)
-            .field("location", &self.location)
-            .field("model", &self.model)
-            .field("http", &self.http)
-            .finish_non_exhaustive()
+        self.site.debug(f, "Vertex", &self.model, &self.http)
     }
 }
