@@ -136,9 +136,8 @@ impl AzureOpenAi {
     #[must_use]
     pub fn responses(mut self) -> Self {
         if let Api::Chat(chat) = &self.api {
-            let responses =
-                OpenAiResponses::over(chat.transport().clone(), self.deployment.clone())
-                    .with_settings(chat.settings().clone());
+            let responses = OpenAiResponses::over(chat.http.clone(), self.deployment.clone())
+                .with_settings(chat.settings().clone());
             self.api = Api::Responses(responses);
             self.apply();
         }
@@ -299,8 +298,8 @@ impl AzureOpenAi {
 
     fn transport(&self) -> &Transport {
         match &self.api {
-            Api::Chat(m) => m.transport(),
-            Api::Responses(m) => m.transport(),
+            Api::Chat(m) => &m.http,
+            Api::Responses(m) => &m.http,
         }
     }
 
@@ -318,8 +317,8 @@ impl AzureOpenAi {
         };
         let credential = self.credential.clone();
         let http = match &mut self.api {
-            Api::Chat(m) => m.transport_mut(),
-            Api::Responses(m) => m.transport_mut(),
+            Api::Chat(m) => &mut m.http,
+            Api::Responses(m) => &mut m.http,
         };
         http.set_base_url(base);
         http.query = (!v1).then(|| format!("api-version={version}"));

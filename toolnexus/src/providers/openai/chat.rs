@@ -53,7 +53,8 @@ provider_spec!(OpenAi {
 /// Audio other than WAV and MP3 is described in words.
 #[derive(Clone, Debug)]
 pub struct OpenAi {
-    http: Transport,
+    /// The transport requests go through (Azure OpenAI sets its own URL and auth).
+    pub(super) http: Transport,
     model: String,
     strict: bool,
     settings: ModelSettings,
@@ -78,15 +79,6 @@ impl OpenAi {
     /// with [`OpenAi::with_api_key`] if the server wants it.
     pub fn compatible(base_url: impl Into<String>, model: impl Into<String>) -> Self {
         OpenAi::over(SPEC.transport(base_url, None), model.into())
-    }
-
-    /// The transport requests go through (Azure OpenAI sets its own URL and auth).
-    pub(crate) fn transport(&self) -> &Transport {
-        &self.http
-    }
-
-    pub(crate) fn transport_mut(&mut self) -> &mut Transport {
-        &mut self.http
     }
 
     pub(crate) fn over(http: Transport, model: String) -> Self {

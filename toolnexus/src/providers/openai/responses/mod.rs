@@ -69,7 +69,8 @@ const ENCRYPTED_REASONING: [&str; 1] = ["reasoning.encrypted_content"];
 /// for [`OpenAi`](crate::providers::OpenAi).
 #[derive(Clone, Debug)]
 pub struct OpenAiResponses {
-    http: Transport,
+    /// The transport requests go through (Azure OpenAI sets its own URL and auth).
+    pub(super) http: Transport,
     model: String,
     strict: bool,
     store: bool,
@@ -88,15 +89,6 @@ impl OpenAiResponses {
     /// appended to), with no API key; add one with [`OpenAiResponses::with_api_key`].
     pub fn compatible(base_url: impl Into<String>, model: impl Into<String>) -> Self {
         OpenAiResponses::over(SPEC.transport(base_url, None), model.into())
-    }
-
-    /// The transport requests go through (Azure OpenAI sets its own URL and auth).
-    pub(crate) fn transport(&self) -> &Transport {
-        &self.http
-    }
-
-    pub(crate) fn transport_mut(&mut self) -> &mut Transport {
-        &mut self.http
     }
 
     pub(crate) fn over(http: Transport, model: String) -> Self {
