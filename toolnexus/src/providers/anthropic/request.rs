@@ -13,7 +13,9 @@ use crate::model::message::{Message, ToolCall};
 use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::providers::anthropic::search::{Replayed, replay};
 use crate::providers::common::settings::{check_common, refuse};
-use crate::providers::common::wire::{RoleMessage, arguments_object, omitted, pending_text, push};
+use crate::providers::common::wire::{
+    RoleMessage, arguments_object, join_system, omitted, pending_text, push,
+};
 use crate::tool::content::{ContentPart, PartKind};
 
 pub(crate) const PROVIDER: &str = "Anthropic";
@@ -321,10 +323,7 @@ pub(crate) fn messages(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Wir
     for message in transcript {
         let (role, blocks) = match message {
             Message::System { content } => {
-                system = Some(match system {
-                    None => Cow::Borrowed(content.as_str()),
-                    Some(before) => Cow::Owned(format!("{before}\n\n{content}")),
-                });
+                join_system(&mut system, content);
                 continue;
             }
             Message::User { content } => (

@@ -21,6 +21,15 @@ pub(crate) fn tool_text<'a>(tool: &ToolReply<'a>) -> Cow<'a, str> {
     }
 }
 
+/// Adds a system message's `content` to the system prompt so far: the system messages
+/// of a transcript make one prompt, a blank line between each.
+pub(crate) fn join_system<'a>(system: &mut Option<Cow<'a, str>>, content: &'a str) {
+    *system = Some(match system.take() {
+        None => Cow::Borrowed(content),
+        Some(before) => Cow::Owned(format!("{before}\n\n{content}")),
+    });
+}
+
 /// What the model reads for a call that is waiting on a human.
 pub(crate) fn pending_text(request: &Request) -> String {
     format!(

@@ -13,7 +13,7 @@ use crate::model::ModelError;
 use crate::model::message::{Message, NativeTurn, ToolCall};
 use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::providers::common::settings::{check_common, refuse};
-use crate::providers::common::wire::{arguments_object, pending_text};
+use crate::providers::common::wire::{arguments_object, join_system, pending_text};
 use crate::tool::content::{ContentPart, PartBody, PartKind};
 use crate::tool::kit::Toolkit;
 
@@ -319,10 +319,7 @@ pub(crate) fn contents(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Con
         }
         let (role, parts) = match message {
             Message::System { content } => {
-                system = Some(match system {
-                    None => Cow::Borrowed(content.as_str()),
-                    Some(before) => Cow::Owned(format!("{before}\n\n{content}")),
-                });
+                join_system(&mut system, content);
                 continue;
             }
             Message::User { content } => (

@@ -12,7 +12,7 @@ use crate::model::message::{Message, NativeTurn, ToolCall};
 use crate::model::{FinishReason, ModelError, Reply, Usage};
 use crate::providers::common::http::describe_error;
 use crate::providers::common::sse::parse_body;
-use crate::providers::common::wire::{data_url, omitted, tool_text};
+use crate::providers::common::wire::{data_url, join_system, omitted, tool_text};
 use crate::tool::content::{ContentPart, PartBody, PartKind};
 
 pub(crate) const PROVIDER: &str = "OpenAI Responses";
@@ -82,10 +82,7 @@ pub(crate) fn input(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Item<'
     for message in transcript {
         match message {
             Message::System { content } => {
-                instructions = Some(match instructions {
-                    None => Cow::Borrowed(content.as_str()),
-                    Some(before) => Cow::Owned(format!("{before}\n\n{content}")),
-                });
+                join_system(&mut instructions, content);
             }
             Message::User { content } => out.push(Item::Message {
                 role: "user",
