@@ -1,6 +1,7 @@
 //! [`OpenAiResponses`]: OpenAI's Responses API, and every server that speaks it.
 
-mod wire;
+mod request;
+mod response;
 
 use std::borrow::Cow;
 
@@ -16,9 +17,8 @@ use crate::providers::common::skeleton::{Protocol, encode, model_settings, provi
 use crate::providers::common::sse::{Events, parse_body};
 use crate::providers::common::wire::Assembly;
 use crate::providers::openai::family::{check, is_reasoning_model, mode};
-use crate::providers::openai::responses::wire::{
-    Item, ItemHead, PROVIDER, Response, StreamEvent, input, reply,
-};
+use crate::providers::openai::responses::request::{Item, PROVIDER, input};
+use crate::providers::openai::responses::response::{ItemHead, Response, StreamEvent, reply};
 use crate::providers::{http_settings, turn_model};
 use crate::tool::kit::Toolkit;
 
