@@ -52,8 +52,9 @@ provider_spec!(Anthropic {
 ///
 /// **Extended thinking** (`Reasoning::budget(n)`, or an effort with adaptive thinking):
 /// the turn's `thinking` and `redacted_thinking` blocks, with their signatures, are kept
-/// in the transcript ([`NativeTurn`]) and sent back unchanged before the turn's tool
-/// calls, as the API requires; a run serialized while halted keeps them.
+/// in the transcript ([`NativeTurn`](crate::model::NativeTurn)) and sent back unchanged
+/// before the turn's tool calls, as the API requires; a run serialized while halted keeps
+/// them.
 ///
 /// **Prompt caching** is on by default: a breakpoint at the end of the system prompt (or
 /// of the tools, without one) caches the tools and the instructions; a second one at the
