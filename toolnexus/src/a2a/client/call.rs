@@ -8,7 +8,8 @@ use serde_json::{Map, Value, json};
 use super::Shared;
 use super::http::{EventStream, Failure, Method};
 use crate::a2a::wire::{
-    self, Artifact, Dialect, Event, Message, Part, Task, TaskState, TaskStatus,
+    self, A2aMessage, ANSWER_KEY, Artifact, Dialect, Part, REQUEST_KEY, StreamEvent, Task,
+    TaskState, TaskStatus,
 };
 use crate::tool::context::Context;
 use crate::tool::request::{Answer, Request};
@@ -16,11 +17,6 @@ use crate::tool::result::ToolResult;
 
 /// The key of a pending request's `data` that says which remote task it belongs to.
 pub(crate) const CONTINUATION_KEY: &str = "a2a";
-
-/// The key, in a message's metadata, of the toolnexus [`Answer`] it carries (see the
-/// server side, which reads it), and of a status message's toolnexus [`Request`].
-pub(crate) const ANSWER_KEY: &str = "toolnexus/answer";
-pub(crate) const REQUEST_KEY: &str = "toolnexus/request";
 
 /// Where the call stands: the task as last seen, and the counters of the metadata.
 struct Track<'a> {
@@ -80,10 +76,10 @@ impl Track<'_> {
     }
 
     /// Takes in what an event says about the task.
-    fn apply(&mut self, event: Event) {
+    fn apply(&mut self, event: StreamEvent) {
         match event {
-            Event::Task(task) => self.task = task,
-            Event::Status {
+            StreamEvent::Task(task) => self.task = task,
+            StreamEvent::Status {
                 task_id,
                 context_id,
                 status,
@@ -96,8 +92,8 @@ impl Track<'_> {
                 }
                 self.task.status = status;
             }
-            Event::Artifact { artifact, .. } => merge_artifact(&mut self.task, artifact),
-            Event::Message(message) => {
+            StreamEvent::Artifact { artifact, .. } => merge_artifact(&mut self.task, artifact),
+            StreamEvent::Message(message) => {
                 // A direct answer: no task to follow.
                 if self.task.context_id.is_empty() {
                     self.task.context_id = message.context_id.clone();
@@ -194,7 +190,7 @@ pub(super) async fn execute(shared: &Shared, args: Value, ctx: Context) -> ToolR
             answer_message(&answer, &cont)
         }
         None => match args.get("task") {
-            Some(Value::String(task)) => Message::user(task.clone()),
+            Some(Value::String(task)) => A2aMessage::user(task.clone()),
             _ => {
                 return track.error(format!(
                     "the A2A agent `{}` needs `task`, a string: the task to send",
@@ -244,7 +240,7 @@ impl From<Failure> for Stop {
 
 /// The next message of a task that asked a question: the answer's text, and the
 /// toolnexus answer itself in the metadata for a toolnexus peer.
-fn answer_message(answer: &Answer, cont: &Continuation) -> Message {
+fn answer_message(answer: &Answer, cont: &Continuation) -> A2aMessage {
     let text = match (&answer.data, answer.ok) {
         (Some(Value::String(text)), true) => text.clone(),
         (Some(other), true) => other.to_string(),
@@ -254,7 +250,7 @@ fn answer_message(answer: &Answer, cont: &Continuation) -> Message {
             None => "no".to_owned(),
         },
     };
-    let mut message = Message::user(text);
+    let mut message = A2aMessage::user(text);
     message.task_id.clone_from(&cont.task_id);
     message.context_id.clone_from(&cont.context_id);
     if let Some(remote) = &cont.remote {
@@ -298,7 +294,7 @@ async fn decline(track: &mut Track<'_>, answer: &Answer, deadline: Instant) -> T
     ))
 }
 
-fn send_params(shared: &Shared, message: &Message) -> Value {
+fn send_params(shared: &Shared, message: &A2aMessage) -> Value {
     match shared.transport.endpoint.dialect {
         Dialect::V1 => json!({
             "message": wire::to_value(message),
@@ -311,7 +307,7 @@ fn send_params(shared: &Shared, message: &Message) -> Value {
     }
 }
 
-async fn follow(track: &mut Track<'_>, message: Message, deadline: Instant) -> Result<(), Stop> {
+async fn follow(track: &mut Track<'_>, message: A2aMessage, deadline: Instant) -> Result<(), Stop> {
     let shared = track.shared;
     let params = send_params(shared, &message);
     let left = || deadline.saturating_duration_since(Instant::now());
@@ -330,7 +326,7 @@ async fn follow(track: &mut Track<'_>, message: Message, deadline: Instant) -> R
             shared.transport.call(Method::Send, params, left()),
         )
         .await??;
-        let event = Event::from_value(&value)
+        let event = StreamEvent::from_value(&value)
             .map_err(|e| Failure::Transport(format!("the answer is not A2A's: {e}")))?;
         track.apply(event);
     }
@@ -503,7 +499,7 @@ fn pending_request(track: &Track<'_>) -> Request {
 
 /// The URL an authorization message points to: a URL part, a `url` in a data part, or
 /// the first `http(s)://` word of its text.
-fn find_url(message: &Message) -> Option<String> {
+fn find_url(message: &A2aMessage) -> Option<String> {
     let parts: &[Part] = &message.parts;
     if let Some(url) = parts.iter().find_map(|p| p.url.clone()) {
         return Some(url);
@@ -529,11 +525,11 @@ mod tests {
     use serde_json::json;
 
     use super::{Asked, TaskStatus, continuation, settled};
-    use crate::a2a::wire::{Message, TaskState};
+    use crate::a2a::wire::{A2aMessage, TaskState};
     use crate::tool::request::Request;
 
     fn asking(at: &str, message_id: &str) -> TaskStatus {
-        let mut message = Message::user("Which environment?");
+        let mut message = A2aMessage::user("Which environment?");
         message.message_id = message_id.to_owned();
         TaskStatus {
             state: TaskState::InputRequired,

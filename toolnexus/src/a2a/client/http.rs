@@ -9,7 +9,7 @@ use std::time::Duration;
 use futures_util::{Stream, StreamExt as _};
 use serde_json::{Value, json};
 
-use crate::a2a::wire::{Dialect, Endpoint, Event, RpcError, codes};
+use crate::a2a::wire::{Dialect, Endpoint, RpcError, StreamEvent, codes};
 use crate::env;
 
 /// The most a response body may hold (a task with its history and artifacts).
@@ -79,7 +79,7 @@ pub(crate) struct EventStream {
 
 impl EventStream {
     /// The next event; `None` when the stream ends.
-    pub(crate) async fn next(&mut self) -> Option<Result<Event, Failure>> {
+    pub(crate) async fn next(&mut self) -> Option<Result<StreamEvent, Failure>> {
         loop {
             match self.inner.next().await? {
                 Err(error) => {
@@ -92,7 +92,7 @@ impl EventStream {
                         .map_err(|e| Failure::Transport(format!("an event is not JSON: {e}")))
                         .and_then(|v| unwrap(&v))
                         .and_then(|result| {
-                            Event::from_value(&result).map_err(|e| {
+                            StreamEvent::from_value(&result).map_err(|e| {
                                 Failure::Transport(format!("an event is not A2A's: {e}"))
                             })
                         });

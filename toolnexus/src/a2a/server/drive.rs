@@ -5,9 +5,11 @@ use serde_json::Map;
 
 use super::engine::{Engine, Live, status};
 use super::work::Work;
-use crate::a2a::client::call::REQUEST_KEY;
 use crate::a2a::time::now_ms;
-use crate::a2a::wire::{self, Artifact, Event, Message, Part, Task, TaskState, TaskStatus};
+use crate::a2a::wire::REQUEST_KEY;
+use crate::a2a::wire::{
+    self, A2aMessage, Artifact, Part, StreamEvent, Task, TaskState, TaskStatus,
+};
 use crate::agent::client::Client;
 #[cfg(feature = "__store")]
 use crate::agent::journal::StoreError;
@@ -224,7 +226,7 @@ impl Engine {
         if let Some(artifact) = artifact {
             self.publish(
                 live,
-                Event::Artifact {
+                StreamEvent::Artifact {
                     task_id: task.id.clone(),
                     context_id: task.context_id.clone(),
                     artifact,
@@ -249,7 +251,7 @@ impl Engine {
             .collect()
     }
 
-    pub(super) fn publish(&self, live: &Live, event: Event) {
+    pub(super) fn publish(&self, live: &Live, event: StreamEvent) {
         // No receiver is fine: nobody is streaming this task.
         let _ = live.events.send(event);
     }
@@ -281,8 +283,8 @@ async fn resume(
 }
 
 /// The status event for a task's current status.
-pub(super) fn status_event(task: &Task) -> Event {
-    Event::Status {
+pub(super) fn status_event(task: &Task) -> StreamEvent {
+    StreamEvent::Status {
         task_id: task.id.clone(),
         context_id: task.context_id.clone(),
         status: task.status.clone(),
@@ -291,14 +293,14 @@ pub(super) fn status_event(task: &Task) -> Event {
 
 /// The agent's message asking `request`: its prompt (and URL), and the request itself in
 /// the metadata for toolnexus clients.
-fn asking(request: &Request, task: &Task) -> Message {
+fn asking(request: &Request, task: &Task) -> A2aMessage {
     let mut text = request.prompt.clone();
     if let Some(url) = &request.url
         && !text.contains(url.as_str())
     {
         text = format!("{text}\n{url}");
     }
-    let mut message = Message::agent(vec![Part::text(text)], &task.id, &task.context_id);
+    let mut message = A2aMessage::agent(vec![Part::text(text)], &task.id, &task.context_id);
     let mut request = request.clone();
     request.trace = None;
     let mut meta = Map::new();

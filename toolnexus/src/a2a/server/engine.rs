@@ -12,9 +12,9 @@ use super::store::{self, ListQuery, SharedTasks, TaskRecord};
 use super::work::{Work, answer_for};
 use super::{Config, limits};
 use crate::a2a::time::now_ms;
-use crate::a2a::wire::{self, Event, Message, RpcError, Task, TaskState, TaskStatus};
+use crate::a2a::wire::{self, A2aMessage, RpcError, StreamEvent, Task, TaskState, TaskStatus};
 use crate::agent::run::RunResult;
-use crate::model::message::Message as Turn;
+use crate::model::message::Message;
 
 /// How many events a slow stream may fall behind before it reads the store instead.
 const EVENT_BUFFER: usize = 64;
@@ -23,7 +23,7 @@ const EVENT_BUFFER: usize = 64;
 /// it is (for the caps on runs in flight).
 #[derive(Clone)]
 pub(super) struct Live {
-    pub(super) events: broadcast::Sender<Event>,
+    pub(super) events: broadcast::Sender<StreamEvent>,
     pub(super) cancel: CancellationToken,
     owner: Option<String>,
 }
@@ -42,7 +42,7 @@ pub(crate) struct Engine {
 /// What a send hands back: the task as it starts, and its events from then on.
 pub(super) struct Started {
     pub(super) task: Task,
-    pub(super) events: broadcast::Receiver<Event>,
+    pub(super) events: broadcast::Receiver<StreamEvent>,
 }
 
 impl Engine {
@@ -147,7 +147,7 @@ impl Engine {
     pub(super) async fn send(
         &self,
         owner: Option<String>,
-        message: Message,
+        message: A2aMessage,
     ) -> Result<Started, RpcError> {
         if message.parts.is_empty() {
             return Err(RpcError::invalid_params(
@@ -164,7 +164,7 @@ impl Engine {
     async fn start(
         &self,
         owner: Option<String>,
-        mut message: Message,
+        mut message: A2aMessage,
     ) -> Result<Started, RpcError> {
         self.sweep().await;
         self.make_room().await?;
@@ -188,7 +188,7 @@ impl Engine {
                 .context(owner.as_deref(), &conversation)
                 .await
                 .map_err(RpcError::internal)?;
-            stored.and_then(|v| serde_json::from_value::<Vec<Turn>>(v).ok())
+            stored.and_then(|v| serde_json::from_value::<Vec<Message>>(v).ok())
         } else {
             None
         };
@@ -296,7 +296,7 @@ impl Engine {
     async fn answer(
         &self,
         owner: Option<String>,
-        mut message: Message,
+        mut message: A2aMessage,
     ) -> Result<Started, RpcError> {
         let id = message.task_id.clone();
         let (record, task) = self.record(owner.as_deref(), &id).await?;
@@ -441,7 +441,7 @@ impl Engine {
 
     /// The run's prompt: the configured hook's, else the message's parts one per line
     /// (text as it is, data as JSON, files by name).
-    fn prompt(&self, message: &Message) -> String {
+    fn prompt(&self, message: &A2aMessage) -> String {
         if let Some(prompt) = &self.config.prompt {
             return prompt(&wire::to_value(message));
         }
@@ -554,6 +554,6 @@ pub(super) fn parse(record: &TaskRecord) -> Result<Task, RpcError> {
 
 /// A status with an agent message saying `text`.
 pub(super) fn status(state: TaskState, text: &str, task: &Task) -> TaskStatus {
-    let message = Message::agent(vec![wire::Part::text(text)], &task.id, &task.context_id);
+    let message = A2aMessage::agent(vec![wire::Part::text(text)], &task.id, &task.context_id);
     TaskStatus::now(state, Some(message))
 }

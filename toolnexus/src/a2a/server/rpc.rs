@@ -13,12 +13,12 @@ use super::engine::Engine;
 use super::stream;
 use super::tasks;
 use crate::a2a::wire::{
-    self, Dialect, Event, Message, RpcError, Task, TaskState, codes, history_length, member,
-    rpc_result,
+    self, A2aMessage, Dialect, RpcError, StreamEvent, Task, TaskState, codes, history_length,
+    member, rpc_result,
 };
 
 /// The agent's reply to a direct message: the answer's parts, when the task completed.
-fn reply_of(task: &Task) -> Option<Message> {
+fn reply_of(task: &Task) -> Option<A2aMessage> {
     if task.status.state != TaskState::Completed {
         return None;
     }
@@ -27,7 +27,7 @@ fn reply_of(task: &Task) -> Option<Message> {
         .iter()
         .flat_map(|a| a.parts.clone())
         .collect();
-    let mut reply = Message::agent(parts, "", &task.context_id);
+    let mut reply = A2aMessage::agent(parts, "", &task.context_id);
     reply.task_id.clear();
     Some(reply)
 }
@@ -225,11 +225,11 @@ pub(super) fn task_id(params: &Value) -> Result<String, RpcError> {
 }
 
 /// `params.message`, checked.
-fn message(params: &Value) -> Result<Message, RpcError> {
+fn message(params: &Value) -> Result<A2aMessage, RpcError> {
     let value = params
         .get("message")
         .ok_or_else(|| RpcError::invalid_params("params.message is missing"))?;
-    let message: Message = wire::from_json(value)
+    let message: A2aMessage = wire::from_json(value)
         .map_err(|e| RpcError::invalid_params(format!("params.message: {e}")))?;
     if message.message_id.is_empty() {
         return Err(RpcError::invalid_params(
@@ -299,7 +299,7 @@ impl Call {
             self.engine.record(self.owner.as_deref(), &id).await?.1
         };
         if direct && let Some(reply) = reply_of(&task) {
-            return Ok(Event::Message(reply).to_json(self.dialect));
+            return Ok(StreamEvent::Message(reply).to_json(self.dialect));
         }
         let json = task.to_json(self.dialect, history);
         Ok(match self.dialect {
@@ -309,7 +309,7 @@ impl Call {
     }
 
     /// Whether `message` is to be answered with a message (see `with_direct_replies`).
-    fn direct(&self, message: &Message) -> bool {
+    fn direct(&self, message: &A2aMessage) -> bool {
         let config = &self.engine.config;
         message.task_id.is_empty()
             && config
@@ -354,7 +354,7 @@ impl Call {
         );
         let dialect = self.dialect;
         let id = self.id.clone();
-        let frames = futures_util::stream::once(async move { Event::Task(first) })
+        let frames = futures_util::stream::once(async move { StreamEvent::Task(first) })
             .chain(events)
             .map(move |event| {
                 let data = rpc_result(&id, event.to_json(dialect));

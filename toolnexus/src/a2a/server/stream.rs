@@ -8,7 +8,7 @@ use tokio::sync::broadcast;
 
 use super::drive::status_event;
 use super::engine::Engine;
-use crate::a2a::wire::{Event, Task};
+use crate::a2a::wire::{StreamEvent, Task};
 
 /// How often a task that runs elsewhere is read from the store.
 const POLL: Duration = Duration::from_millis(200);
@@ -17,11 +17,11 @@ struct Follow {
     engine: Engine,
     id: String,
     owner: Option<String>,
-    live: Option<broadcast::Receiver<Event>>,
+    live: Option<broadcast::Receiver<StreamEvent>>,
     /// The task as last told to the stream.
     last: Task,
     /// Events read from the store, not yet given.
-    queued: Vec<Event>,
+    queued: Vec<StreamEvent>,
     done: bool,
 }
 
@@ -31,9 +31,9 @@ pub(super) fn after(
     engine: Engine,
     id: String,
     owner: Option<String>,
-    live: Option<broadcast::Receiver<Event>>,
+    live: Option<broadcast::Receiver<StreamEvent>>,
     first: Task,
-) -> impl Stream<Item = Event> + Send + 'static {
+) -> impl Stream<Item = StreamEvent> + Send + 'static {
     let follow = Follow {
         engine,
         id,
@@ -49,13 +49,13 @@ pub(super) fn after(
     })
 }
 
-fn ends(event: &Event) -> bool {
-    matches!(event, Event::Status { status, .. }
+fn ends(event: &StreamEvent) -> bool {
+    matches!(event, StreamEvent::Status { status, .. }
         if status.state.is_terminal() || status.state.is_interrupted())
 }
 
 impl Follow {
-    async fn next(&mut self) -> Option<Event> {
+    async fn next(&mut self) -> Option<StreamEvent> {
         if self.done {
             return None;
         }
@@ -84,7 +84,7 @@ impl Follow {
 
     /// The next change read from the store (waiting for one when `wait`), or the
     /// task's current status when it has ended; `None` when the task is gone.
-    async fn read_store(&mut self, wait: bool) -> Option<Event> {
+    async fn read_store(&mut self, wait: bool) -> Option<StreamEvent> {
         loop {
             if !self.queued.is_empty() {
                 return Some(self.queued.remove(0));
@@ -94,11 +94,11 @@ impl Follow {
                 .record(self.owner.as_deref(), &self.id)
                 .await
                 .ok()?;
-            let new_artifacts: Vec<Event> = task
+            let new_artifacts: Vec<StreamEvent> = task
                 .artifacts
                 .iter()
                 .skip(self.last.artifacts.len())
-                .map(|artifact| Event::Artifact {
+                .map(|artifact| StreamEvent::Artifact {
                     task_id: task.id.clone(),
                     context_id: task.context_id.clone(),
                     artifact: artifact.clone(),
@@ -127,7 +127,7 @@ impl Follow {
         }
     }
 
-    async fn next_live(&mut self) -> Option<Event> {
+    async fn next_live(&mut self) -> Option<StreamEvent> {
         let live = self.live.as_mut()?;
         match live.recv().await {
             Ok(event) => Some(event),

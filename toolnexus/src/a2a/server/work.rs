@@ -4,10 +4,10 @@
 
 use serde_json::Value;
 
-use crate::a2a::client::call::ANSWER_KEY;
-use crate::a2a::wire::Message;
+use crate::a2a::wire::A2aMessage;
+use crate::a2a::wire::ANSWER_KEY;
 use crate::agent::run::RunResult;
-use crate::model::message::Message as Turn;
+use crate::model::message::Message;
 use crate::tool::request::{Answer, Request};
 
 /// What a task's runner does.
@@ -15,7 +15,7 @@ pub(super) enum Work {
     /// A new run on `prompt`, continuing a conversation's transcript when there is one.
     Start {
         prompt: String,
-        transcript: Option<Vec<Turn>>,
+        transcript: Option<Vec<Message>>,
     },
     /// The halted `run`, resumed with the answer to `request`.
     Resume {
@@ -33,7 +33,7 @@ const NO: [&str; 8] = [
 /// The answer a message gives to `request`: a toolnexus [`Answer`] in its metadata (for
 /// this request), else its text (or its first data part). For an approval, a text that
 /// says no declines.
-pub(super) fn answer_for(request: &Request, message: &Message) -> Answer {
+pub(super) fn answer_for(request: &Request, message: &A2aMessage) -> Answer {
     let given = message
         .metadata
         .as_ref()

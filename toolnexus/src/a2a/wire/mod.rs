@@ -15,6 +15,12 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value, json};
 
 pub(crate) use card::{Endpoint, PeerCard, Skill};
+
+/// The key, in a message's metadata, of the toolnexus [`Answer`](crate::Answer) it
+/// carries (the client writes it, the server reads it), and of a status message's
+/// toolnexus [`Request`](crate::Request) (the server writes it, the client reads it).
+pub(crate) const ANSWER_KEY: &str = "toolnexus/answer";
+pub(crate) const REQUEST_KEY: &str = "toolnexus/request";
 pub(crate) use rpc::{RpcError, codes, result as rpc_result};
 pub(crate) use rpc::{history_length, member};
 
@@ -209,7 +215,7 @@ impl<'de> Deserialize<'de> for Part {
 /// One turn of a conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct Message {
+pub(crate) struct A2aMessage {
     #[serde(default, alias = "message_id")]
     pub(crate) message_id: String,
     #[serde(
@@ -235,10 +241,10 @@ pub(crate) struct Message {
     pub(crate) extensions: Vec<String>,
 }
 
-impl Message {
+impl A2aMessage {
     /// An agent's message of `parts`, on a task.
-    pub(crate) fn agent(parts: Vec<Part>, task_id: &str, context_id: &str) -> Message {
-        Message {
+    pub(crate) fn agent(parts: Vec<Part>, task_id: &str, context_id: &str) -> A2aMessage {
+        A2aMessage {
             message_id: uuid::Uuid::new_v4().to_string(),
             context_id: context_id.to_owned(),
             task_id: task_id.to_owned(),
@@ -251,10 +257,10 @@ impl Message {
     }
 
     /// A user's message of one text part.
-    pub(crate) fn user(text: impl Into<String>) -> Message {
-        Message {
+    pub(crate) fn user(text: impl Into<String>) -> A2aMessage {
+        A2aMessage {
             role: Role::User,
-            ..Message::agent(vec![Part::text(text)], "", "")
+            ..A2aMessage::agent(vec![Part::text(text)], "", "")
         }
     }
 
@@ -276,13 +282,13 @@ pub(crate) fn join_text(parts: &[Part]) -> String {
 pub(crate) struct TaskStatus {
     pub(crate) state: TaskState,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) message: Option<Message>,
+    pub(crate) message: Option<A2aMessage>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) timestamp: Option<String>,
 }
 
 impl TaskStatus {
-    pub(crate) fn now(state: TaskState, message: Option<Message>) -> TaskStatus {
+    pub(crate) fn now(state: TaskState, message: Option<A2aMessage>) -> TaskStatus {
         TaskStatus {
             state,
             message,
@@ -323,7 +329,7 @@ pub(crate) struct Task {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) artifacts: Vec<Artifact>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) history: Vec<Message>,
+    pub(crate) history: Vec<A2aMessage>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) metadata: Option<Map<String, Value>>,
 }
@@ -343,10 +349,10 @@ impl Task {
             .iter()
             .rev()
             .filter(|m| m.role == Role::Agent)
-            .map(Message::text)
+            .map(A2aMessage::text)
             .find(|t| !t.is_empty());
         from_history
-            .or_else(|| self.status.message.as_ref().map(Message::text))
+            .or_else(|| self.status.message.as_ref().map(A2aMessage::text))
             .unwrap_or_default()
     }
 
@@ -355,7 +361,7 @@ impl Task {
         self.status
             .message
             .as_ref()
-            .map(Message::text)
+            .map(A2aMessage::text)
             .unwrap_or_default()
     }
 
@@ -388,9 +394,9 @@ pub(crate) fn to_value<T: Serialize>(value: &T) -> Value {
 
 /// What a streaming call (or a send) hands back, one event at a time.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Event {
+pub(crate) enum StreamEvent {
     Task(Task),
-    Message(Message),
+    Message(A2aMessage),
     Status {
         task_id: String,
         context_id: String,
@@ -403,18 +409,18 @@ pub(crate) enum Event {
     },
 }
 
-impl Event {
+impl StreamEvent {
     /// The event as `dialect` writes a stream's `result`.
     pub(crate) fn to_json(&self, dialect: Dialect) -> Value {
         match (self, dialect) {
-            (Event::Task(task), _) => match dialect {
+            (StreamEvent::Task(task), _) => match dialect {
                 Dialect::V1 => json!({ "task": to_value(task) }),
                 Dialect::V03 => v03::task(task),
             },
-            (Event::Message(message), Dialect::V1) => json!({ "message": to_value(message) }),
-            (Event::Message(message), Dialect::V03) => v03::message(message),
+            (StreamEvent::Message(message), Dialect::V1) => json!({ "message": to_value(message) }),
+            (StreamEvent::Message(message), Dialect::V03) => v03::message(message),
             (
-                Event::Status {
+                StreamEvent::Status {
                     task_id,
                     context_id,
                     status,
@@ -424,7 +430,7 @@ impl Event {
                 "taskId": task_id, "contextId": context_id, "status": to_value(status)
             }}),
             (
-                Event::Status {
+                StreamEvent::Status {
                     task_id,
                     context_id,
                     status,
@@ -436,7 +442,7 @@ impl Event {
                 "final": status.state.is_terminal() || status.state.is_interrupted(),
             }),
             (
-                Event::Artifact {
+                StreamEvent::Artifact {
                     task_id,
                     context_id,
                     artifact,
@@ -447,7 +453,7 @@ impl Event {
                 "lastChunk": true
             }}),
             (
-                Event::Artifact {
+                StreamEvent::Artifact {
                     task_id,
                     context_id,
                     artifact,
@@ -463,29 +469,29 @@ impl Event {
     /// An event (or a send's result) from either version's JSON: a 1.0 wrapper
     /// (`{"task": …}`, `{"statusUpdate": …}`, …), a 0.3 object with its `kind`, or a bare
     /// task or message (as the toolnexus contract's ports answer).
-    pub(crate) fn from_value(value: &Value) -> Result<Event, String> {
+    pub(crate) fn from_value(value: &Value) -> Result<StreamEvent, String> {
         let Value::Object(map) = value else {
             return Err(format!("expected an object, got {}", short(value)));
         };
-        let parse = |v: &Value| -> Result<Event, String> {
+        let parse = |v: &Value| -> Result<StreamEvent, String> {
             let kind = v.get("kind").and_then(Value::as_str);
             let is = |key: &str| v.get(key).is_some();
             let event = match kind {
-                Some("task") => Event::Task(from_json(v)?),
-                Some("message") => Event::Message(from_json(v)?),
+                Some("task") => StreamEvent::Task(from_json(v)?),
+                Some("message") => StreamEvent::Message(from_json(v)?),
                 Some("status-update") => status_event(v)?,
                 Some("artifact-update") => artifact_event(v)?,
-                _ if is("status") && is("id") => Event::Task(from_json(v)?),
-                _ if is("parts") && is("role") => Event::Message(from_json(v)?),
+                _ if is("status") && is("id") => StreamEvent::Task(from_json(v)?),
+                _ if is("parts") && is("role") => StreamEvent::Message(from_json(v)?),
                 _ => return Err(format!("not a task, message or update: {}", short(v))),
             };
             Ok(event)
         };
         if let Some(task) = map.get("task") {
-            return Ok(Event::Task(from_json(task)?));
+            return Ok(StreamEvent::Task(from_json(task)?));
         }
         if let Some(message) = map.get("message") {
-            return Ok(Event::Message(from_json(message)?));
+            return Ok(StreamEvent::Message(from_json(message)?));
         }
         if let Some(update) = map.get("statusUpdate") {
             return status_event(update);
@@ -499,23 +505,23 @@ impl Event {
     /// The state this event leaves its task in, when it says.
     pub(crate) fn state(&self) -> Option<TaskState> {
         match self {
-            Event::Task(task) => Some(task.status.state),
-            Event::Status { status, .. } => Some(status.state),
-            Event::Message(_) | Event::Artifact { .. } => None,
+            StreamEvent::Task(task) => Some(task.status.state),
+            StreamEvent::Status { status, .. } => Some(status.state),
+            StreamEvent::Message(_) | StreamEvent::Artifact { .. } => None,
         }
     }
 }
 
-fn status_event(v: &Value) -> Result<Event, String> {
-    Ok(Event::Status {
+fn status_event(v: &Value) -> Result<StreamEvent, String> {
+    Ok(StreamEvent::Status {
         task_id: str_field(v, "taskId"),
         context_id: str_field(v, "contextId"),
         status: from_json(v.get("status").unwrap_or(&Value::Null))?,
     })
 }
 
-fn artifact_event(v: &Value) -> Result<Event, String> {
-    Ok(Event::Artifact {
+fn artifact_event(v: &Value) -> Result<StreamEvent, String> {
+    Ok(StreamEvent::Artifact {
         task_id: str_field(v, "taskId"),
         context_id: str_field(v, "contextId"),
         artifact: from_json(v.get("artifact").unwrap_or(&Value::Null))?,

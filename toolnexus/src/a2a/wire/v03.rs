@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Artifact, Message, Part, Role, Task, TaskStatus};
+use super::{A2aMessage, Artifact, Part, Role, Task, TaskStatus};
 
 pub(crate) fn part(part: &Part) -> Value {
     let mut out = Map::new();
@@ -45,7 +45,7 @@ fn parts(parts: &[Part]) -> Value {
     Value::Array(parts.iter().map(part).collect())
 }
 
-pub(crate) fn message(message: &Message) -> Value {
+pub(crate) fn message(message: &A2aMessage) -> Value {
     let mut out = Map::new();
     out.insert("kind".into(), "message".into());
     out.insert("messageId".into(), message.message_id.clone().into());
