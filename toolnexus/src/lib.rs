@@ -90,7 +90,8 @@
 //!   OpenAI's `messages`, `tools` and `tool_choice` in, one model call, OpenAI's shapes
 //!   out; no loop, no tool runs.
 //! - `web` (features `mcp`, `a2a`, `ui`): the `Host`, `Origin` and body checks every
-//!   HTTP surface makes, configured with `WebGuard`.
+//!   HTTP surface makes, configured with `WebGuard`, and the accept loop the MCP and A2A
+//!   servers share (one `ShutdownHandle`).
 //! - `code` (feature `code-mode`): code mode, one `run_code` tool whose JavaScript
 //!   script, run in-process by QuickJS under limits, calls the toolkit's tools.
 //! - [`trace`]: the spans' names and attributes; `otel` (feature `otel`) exports them.
