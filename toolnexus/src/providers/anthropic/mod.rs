@@ -12,7 +12,6 @@ pub use vertex::VertexAnthropic;
 
 use serde_json::value::RawValue;
 
-use crate::model::message::Message;
 use crate::model::settings::ModelSettings;
 use crate::model::{DeltaSink, ModelError, Reply};
 use crate::providers::anthropic::request::{
@@ -20,12 +19,11 @@ use crate::providers::anthropic::request::{
 };
 use crate::providers::common::http::{Auth, Transport};
 use crate::providers::common::skeleton::{
-    Protocol, encode, listing, model_settings, provider_spec, strict_setting,
+    Asked, Protocol, encode, listing, model_settings, provider_spec, strict_setting,
 };
 use crate::providers::common::wire::mark_tail;
 use crate::providers::{http_settings, turn_model};
 use crate::schema::profile::Profile;
-use crate::tool::kit::Toolkit;
 provider_spec!(Anthropic {
     provider: PROVIDER,
     key_var: "ANTHROPIC_API_KEY",
@@ -129,13 +127,13 @@ impl Protocol for Anthropic {
         format!("{}/v1/messages", self.http.base_url)
     }
 
-    fn body(
-        &self,
-        transcript: &[Message],
-        toolkit: &Toolkit,
-        settings: &ModelSettings,
-        stream: bool,
-    ) -> Result<Vec<u8>, ModelError> {
+    fn body(&self, asking: Asked<'_>) -> Result<Vec<u8>, ModelError> {
+        let Asked {
+            transcript,
+            toolkit,
+            settings,
+            stream,
+        } = asking;
         let profile = self.profile();
         let listing = listing(toolkit, profile);
         let asked = asked(settings, toolkit, listing.is_some())?;

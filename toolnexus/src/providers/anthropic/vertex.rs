@@ -4,15 +4,13 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::model::message::Message;
 use crate::model::settings::ModelSettings;
 use crate::model::{DeltaSink, ModelError, Reply};
 use crate::providers::anthropic::Anthropic;
 use crate::providers::common::http::{Auth, Sign, Transport};
-use crate::providers::common::skeleton::{Protocol, model_settings};
+use crate::providers::common::skeleton::{Asked, Protocol, model_settings};
 use crate::providers::gemini::vertex::{Site, transport, vertex_credentials};
 use crate::providers::{http_settings, turn_model};
-use crate::tool::kit::Toolkit;
 
 /// The `anthropic_version` Vertex AI's Anthropic endpoint takes in the body.
 const VERTEX_ANTHROPIC_VERSION: &str = "vertex-2023-10-16";
@@ -101,14 +99,8 @@ impl Protocol for VertexAnthropic {
         self.site.url(&self.http, "anthropic", &self.model, method)
     }
 
-    fn body(
-        &self,
-        transcript: &[Message],
-        toolkit: &Toolkit,
-        settings: &ModelSettings,
-        stream: bool,
-    ) -> Result<Vec<u8>, ModelError> {
-        let body = self.anthropic.body(transcript, toolkit, settings, stream)?;
+    fn body(&self, asking: Asked<'_>) -> Result<Vec<u8>, ModelError> {
+        let body = self.anthropic.body(asking)?;
         let mut body: serde_json::Map<String, Value> = serde_json::from_slice(&body)
             .map_err(|e| ModelError::with_source("Vertex AI: the Anthropic body is not JSON", e))?;
         body.remove("model");

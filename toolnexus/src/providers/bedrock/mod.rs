@@ -10,7 +10,6 @@ use aws_credential_types::provider::{ProvideCredentials, SharedCredentialsProvid
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::value::RawValue;
 
-use crate::model::message::Message;
 use crate::model::settings::ModelSettings;
 use crate::model::{DeltaSink, ModelError, Reply};
 use crate::providers::bedrock::auth::{
@@ -21,10 +20,9 @@ use crate::providers::bedrock::request::{
     messages, tools,
 };
 use crate::providers::common::http::{ApiKey, Auth, Sign, Transport, base_from_env};
-use crate::providers::common::skeleton::{Protocol, encode, model_settings};
+use crate::providers::common::skeleton::{Asked, Protocol, encode, model_settings};
 use crate::providers::common::wire::mark_tail;
 use crate::providers::{http_settings, turn_model};
-use crate::tool::kit::Toolkit;
 
 /// What a model id keeps unescaped in the URL path (RFC 3986's unreserved characters).
 const PATH_SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
@@ -206,13 +204,13 @@ impl Protocol for Bedrock {
         format!("{}/model/{model}/{operation}", self.http.base_url)
     }
 
-    fn body(
-        &self,
-        transcript: &[Message],
-        toolkit: &Toolkit,
-        settings: &ModelSettings,
-        _stream: bool,
-    ) -> Result<Vec<u8>, ModelError> {
+    fn body(&self, asking: Asked<'_>) -> Result<Vec<u8>, ModelError> {
+        let Asked {
+            transcript,
+            toolkit,
+            settings,
+            stream: _,
+        } = asking;
         let asked = asked(&self.model, settings, toolkit)?;
         let (system, mut messages) = messages(transcript);
         let cache = self.caching.unwrap_or_else(|| caches(&self.model));

@@ -60,21 +60,25 @@ impl Spec {
     }
 }
 
+/// What one turn's request body is made from: the transcript, the toolkit on offer, the
+/// settings (the model's, with the client's merged over them) and whether the turn is
+/// streamed.
+#[derive(Clone, Copy)]
+pub(crate) struct Asked<'a> {
+    pub(crate) transcript: &'a [Message],
+    pub(crate) toolkit: &'a Toolkit,
+    pub(crate) settings: &'a ModelSettings,
+    pub(crate) stream: bool,
+}
+
 /// One provider's wire mapping, as [`turn`] drives it.
 pub(crate) trait Protocol: Sync {
     /// The URL of one turn (`stream`: the streamed form).
     fn url(&self, stream: bool) -> String;
 
-    /// The JSON body of one turn, asked with `settings` (the model's, with the client's
-    /// merged over them). A setting the provider cannot honour is an error here, before
-    /// anything is sent.
-    fn body(
-        &self,
-        transcript: &[Message],
-        toolkit: &Toolkit,
-        settings: &ModelSettings,
-        stream: bool,
-    ) -> Result<Vec<u8>, ModelError>;
+    /// The JSON body of one turn, as `asked`. A setting the provider cannot honour is an
+    /// error here, before anything is sent.
+    fn body(&self, asked: Asked<'_>) -> Result<Vec<u8>, ModelError>;
 
     /// The turn in a whole (non-streamed) response body.
     fn parse(&self, body: &[u8]) -> Result<Reply, ModelError>;
@@ -136,7 +140,12 @@ impl<P: Protocol + Model> Wire for P {
                 &default
             }
         };
-        self.body(transcript, toolkit, own, stream)
+        self.body(Asked {
+            transcript,
+            toolkit,
+            settings: own,
+            stream,
+        })
     }
 
     fn parse_response(&self, body: &[u8]) -> Result<Reply, ModelError> {
@@ -173,7 +182,12 @@ impl<P: Protocol> Turn<'_, P> {
             }
             _ => self.settings,
         };
-        let body = self.provider.body(transcript, toolkit, settings, stream)?;
+        let body = self.provider.body(Asked {
+            transcript,
+            toolkit,
+            settings,
+            stream,
+        })?;
         let body = with_extra(self.http.provider, body, extra_fields(settings))?;
         let body = match &settings.output {
             None => body,

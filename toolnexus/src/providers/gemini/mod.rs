@@ -10,17 +10,15 @@ pub use vertex::Vertex;
 
 use std::fmt;
 
-use crate::model::message::Message;
 use crate::model::settings::ModelSettings;
 use crate::model::{DeltaSink, ModelError, Reply};
 use crate::providers::common::http::{Auth, Transport};
 use crate::providers::common::skeleton::{
-    Protocol, encode, listing, model_settings, provider_spec,
+    Asked, Protocol, encode, listing, model_settings, provider_spec,
 };
 use crate::providers::gemini::request::{Body, Content, PROVIDER, Part, config, contents};
 use crate::providers::{http_settings, turn_model};
 use crate::schema::profile::Profile;
-use crate::tool::kit::Toolkit;
 
 provider_spec!(Gemini {
     provider: PROVIDER,
@@ -88,13 +86,13 @@ impl Protocol for Gemini {
         }
     }
 
-    fn body(
-        &self,
-        transcript: &[Message],
-        toolkit: &Toolkit,
-        settings: &ModelSettings,
-        _stream: bool,
-    ) -> Result<Vec<u8>, ModelError> {
+    fn body(&self, asking: Asked<'_>) -> Result<Vec<u8>, ModelError> {
+        let Asked {
+            transcript,
+            toolkit,
+            settings,
+            stream: _,
+        } = asking;
         let listing = listing(toolkit, Profile::Gemini);
         let (generation_config, tool_config) = config(settings, toolkit, listing.is_some())?;
         let (system, contents) = contents(transcript);

@@ -6,14 +6,12 @@ use std::sync::Arc;
 use gcp_auth::TokenProvider;
 use tokio::sync::OnceCell;
 
-use crate::model::message::Message;
 use crate::model::settings::ModelSettings;
 use crate::model::{DeltaSink, ModelError, ModelErrorKind, Reply};
 use crate::providers::common::http::{Auth, Sign, Transport};
-use crate::providers::common::skeleton::{Protocol, model_settings};
+use crate::providers::common::skeleton::{Asked, Protocol, model_settings};
 use crate::providers::gemini::Gemini;
 use crate::providers::{http_settings, turn_model};
-use crate::tool::kit::Toolkit;
 
 /// The OAuth scope Vertex AI takes.
 const SCOPE: &str = "https://www.googleapis.com/auth/cloud-platform";
@@ -259,14 +257,8 @@ impl Protocol for Vertex {
         self.site.url(&self.http, "google", &self.model, method)
     }
 
-    fn body(
-        &self,
-        transcript: &[Message],
-        toolkit: &Toolkit,
-        settings: &ModelSettings,
-        stream: bool,
-    ) -> Result<Vec<u8>, ModelError> {
-        self.gemini.body(transcript, toolkit, settings, stream)
+    fn body(&self, asking: Asked<'_>) -> Result<Vec<u8>, ModelError> {
+        self.gemini.body(asking)
     }
 
     fn parse(&self, body: &[u8]) -> Result<Reply, ModelError> {

@@ -11,7 +11,7 @@ use crate::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
 use crate::providers::common::http::{Auth, Transport, describe_error};
 use crate::providers::common::settings::refuse;
 use crate::providers::common::skeleton::{
-    Protocol, encode, listing, model_settings, provider_spec, strict_setting,
+    Asked, Protocol, encode, listing, model_settings, provider_spec, strict_setting,
 };
 use crate::providers::common::sse::{Events, parse_body};
 use crate::providers::common::wire::{Assembly, data_url, omitted, tool_text};
@@ -20,7 +20,6 @@ use crate::providers::openai::family::{check, mode};
 use crate::providers::{http_settings, turn_model};
 use crate::schema::profile::Profile;
 use crate::tool::content::{ContentPart, PartBody, PartKind};
-use crate::tool::kit::Toolkit;
 
 const PROVIDER: &str = "OpenAI";
 provider_spec!(OpenAi {
@@ -99,13 +98,13 @@ impl Protocol for OpenAi {
         format!("{}/chat/completions", self.http.base_url)
     }
 
-    fn body(
-        &self,
-        transcript: &[Message],
-        toolkit: &Toolkit,
-        settings: &ModelSettings,
-        stream: bool,
-    ) -> Result<Vec<u8>, ModelError> {
+    fn body(&self, asking: Asked<'_>) -> Result<Vec<u8>, ModelError> {
+        let Asked {
+            transcript,
+            toolkit,
+            settings,
+            stream,
+        } = asking;
         check(PROVIDER, &self.model, settings, toolkit)?;
         let reasoning = settings.reasoning.as_ref();
         if let Some(summary) = reasoning.and_then(|r| r.summary.as_deref()) {

@@ -8,19 +8,17 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use crate::model::message::Message;
 use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::model::{DeltaSink, ModelError, Reply};
 use crate::providers::common::http::{Auth, Transport, describe_error};
 use crate::providers::common::settings::refuse;
-use crate::providers::common::skeleton::{Protocol, encode, model_settings, provider_spec};
+use crate::providers::common::skeleton::{Asked, Protocol, encode, model_settings, provider_spec};
 use crate::providers::common::sse::{Events, parse_body};
 use crate::providers::common::wire::Assembly;
 use crate::providers::openai::family::{check, is_reasoning_model, mode};
 use crate::providers::openai::responses::request::{Item, PROVIDER, input};
 use crate::providers::openai::responses::response::{ItemHead, Response, StreamEvent, reply};
 use crate::providers::{http_settings, turn_model};
-use crate::tool::kit::Toolkit;
 
 provider_spec!(OpenAiResponses {
     provider: PROVIDER,
@@ -129,13 +127,13 @@ impl Protocol for OpenAiResponses {
         format!("{}/responses", self.http.base_url)
     }
 
-    fn body(
-        &self,
-        transcript: &[Message],
-        toolkit: &Toolkit,
-        settings: &ModelSettings,
-        stream: bool,
-    ) -> Result<Vec<u8>, ModelError> {
+    fn body(&self, asking: Asked<'_>) -> Result<Vec<u8>, ModelError> {
+        let Asked {
+            transcript,
+            toolkit,
+            settings,
+            stream,
+        } = asking;
         check(PROVIDER, &self.model, settings, toolkit)?;
         for (setting, set) in [
             ("stop", settings.stop.is_some()),
