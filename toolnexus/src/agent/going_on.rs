@@ -23,17 +23,6 @@ use crate::tool::handler::BoxFuture;
 use crate::tool::kit::Toolkit;
 use crate::tool::request::Answer;
 
-/// A run that was already started by polling its request by hand, finished again.
-fn started_twice() -> RunResult {
-    let mut run = RunResult::empty(Vec::new());
-    run.status = RunStatus::Incomplete {
-        reason: StopReason::ModelError {
-            message: "this request was already started: a request runs once".to_owned(),
-        },
-    };
-    run
-}
-
 /// A halted run going on with the answer to its request ([`Client::resume`]): `.await`
 /// it for the [`RunResult`] (or why the run could not be resumed),
 /// [`stream`](ResumeRequest::stream) it for its events, or read a typed run's output with
@@ -130,7 +119,7 @@ impl ResumeRequest<'_> {
     pub fn stream(self) -> Result<EventStream, ResumeError> {
         let Some((halted, answer)) = self.given else {
             return Ok(EventStream::new(self.client, None, |_| async {
-                started_twice()
+                RunResult::started_twice()
             }));
         };
         halted_turn(&halted.transcript, &answer.id)?;
@@ -161,7 +150,7 @@ impl ResumeRequest<'_> {
     /// checks, to its value (see [`RunRequest::typed`](crate::agent::RunRequest::typed)).
     pub async fn typed<T: DeserializeOwned + JsonSchema>(self) -> Result<Typed<T>, TypedError> {
         let Some((halted, answer)) = self.given else {
-            return Typed::from_run(started_twice());
+            return Typed::from_run(RunResult::started_twice());
         };
         let (client, toolkit) = self.client.typed::<T>(self.toolkit);
         let run = client
@@ -182,7 +171,7 @@ impl Future for ResumeRequest<'_> {
         this.running
             .get_or_insert_with(|| match given.take() {
                 Some((halted, answer)) => Box::pin(client.resume_now(halted, answer, toolkit)),
-                None => Box::pin(async { Ok(started_twice()) }),
+                None => Box::pin(async { Ok(RunResult::started_twice()) }),
             })
             .as_mut()
             .poll(cx)
@@ -255,7 +244,7 @@ impl AnswerRequest<'_> {
     pub async fn stream(self) -> Result<EventStream, StoreError> {
         let Some(answer) = self.answer else {
             return Ok(EventStream::new(self.client, None, |_| async {
-                started_twice()
+                RunResult::started_twice()
             }));
         };
         let (transcript, open, record) = self
@@ -296,7 +285,7 @@ impl Future for AnswerRequest<'_> {
                             .await)
                     })
                 }
-                None => Box::pin(async { Ok(started_twice()) }),
+                None => Box::pin(async { Ok(RunResult::started_twice()) }),
             })
             .as_mut()
             .poll(cx)

@@ -52,16 +52,7 @@ impl Start {
                 Err(error) => store_failed(&id, &error),
             },
             // Only a request polled by hand and then finished again gets here.
-            Start::Started => {
-                let mut run = RunResult::empty(Vec::new());
-                run.status = RunStatus::Incomplete {
-                    reason: StopReason::ModelError {
-                        message: "this run request was already started: a request runs once"
-                            .to_owned(),
-                    },
-                };
-                run
-            }
+            Start::Started => RunResult::started_twice(),
         }
     }
 }

@@ -104,6 +104,18 @@ impl RunResult {
         }
     }
 
+    /// What a run, resume or answer request that was already started (polled by hand,
+    /// then finished again) gives: an incomplete run saying a request runs once.
+    pub(crate) fn started_twice() -> RunResult {
+        let mut run = RunResult::empty(Vec::new());
+        run.status = RunStatus::Incomplete {
+            reason: StopReason::ModelError {
+                message: "this request was already started: a request runs once".to_owned(),
+            },
+        };
+        run
+    }
+
     /// Whether the model gave its final answer.
     pub fn is_done(&self) -> bool {
         self.status == RunStatus::Done
