@@ -5,7 +5,8 @@
 //! - no two files in different folders import each other;
 //! - no new circle of imports forms among the files of one module, and none of those
 //!   that stand (`KNOWN_CIRCLES`) grows;
-//! - no source file grows past 600 lines (split it by concern instead).
+//! - no source file grows past 600 lines (split it by concern instead);
+//! - no code outside `store/` compiles differently by store feature.
 //!
 //! The imports are every `crate::…` path in the code of `toolnexus/src` (comments, doc
 //! comments and `#[cfg(test)]` modules left out), and `super::…` paths for the files.
@@ -580,6 +581,40 @@ fn no_source_file_is_over_600_lines() {
         long.is_empty(),
         "split these by concern: {}",
         long.join(", ")
+    );
+}
+
+/// The files outside `store/` that may name the store features in a `cfg`: where the
+/// `store` module is declared, and the MCP server's hook its `with_store` sets.
+const STORE_CFG_ALLOWED: &[&str] = &["lib.rs", "mcp/server/task/mod.rs"];
+
+#[test]
+fn code_outside_the_store_does_not_fork_on_it() {
+    // The loop and its surfaces take any journal: with no store set they run on the same
+    // code, so only `store/` (and where it is declared or set) compiles by store feature.
+    let src = crate_src("toolnexus");
+    let mut forks = Vec::new();
+    for file in sources(&src) {
+        let name = file
+            .strip_prefix(&src)
+            .expect("below src")
+            .to_string_lossy()
+            .replace('\\', "/");
+        if name.starts_with("store/") || STORE_CFG_ALLOWED.contains(&name.as_str()) {
+            continue;
+        }
+        let text = fs::read_to_string(&file).expect("readable source");
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim_start();
+            if line.starts_with("#[cfg(") && line.contains("\"__store\"") {
+                forks.push(format!("{name}:{}", n + 1));
+            }
+        }
+    }
+    assert!(
+        forks.is_empty(),
+        "these fork on the store features; run on any journal instead: {}",
+        forks.join(", ")
     );
 }
 

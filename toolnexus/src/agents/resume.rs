@@ -53,7 +53,6 @@ impl Runtime {
             });
             at = self.inner.table().get(&id).and_then(|n| n.parent.clone());
         }
-        #[cfg(feature = "__store")]
         if let Err(error) = self.flush().await {
             tracing::warn!(%error, "storing the agent handles after a resume failed");
         }

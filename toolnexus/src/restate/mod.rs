@@ -125,10 +125,7 @@ impl Agent {
         });
         // One call at a time: the journal's steps come in the same order on replay.
         client = client.concurrent(false);
-        #[cfg(feature = "__store")]
-        {
-            client.store = None;
-        }
+        client.store = None;
         let toolkit = journaled_toolkit(&self.toolkit, &steps);
         let mut run = {
             let driven = client.run(prompt, &toolkit).history(transcript);

@@ -187,7 +187,6 @@ fn events(shared: &Arc<Shared>, caller: &Caller, body: &[u8]) -> BoxStream<'stat
 }
 
 /// Whether the endpoint's client keeps its runs in a store (threads are then sessions).
-#[cfg(feature = "__store")]
 fn stored(shared: &Shared) -> bool {
     crate::ui::durable::stored(&shared.client)
 }
@@ -214,7 +213,6 @@ async fn start(shared: &Shared, input: &Input) -> Result<EventStream, Value> {
              with the id its run finished with",
             "interrupt_not_answered",
         ),
-        #[cfg(feature = "__store")]
         NotStarted::Store(message) => error(message, "store"),
         NotStarted::TooLong(too_long) => error(too_long.message(), TooLong::CODE),
         NotStarted::Refused(message, code) => error(message, code),
@@ -471,7 +469,6 @@ impl Translate {
             RunStatus::Pending => {
                 let request = run.pending.clone().or(self.pending.take().map(|p| p.1));
                 let id = match (&run.id, &request) {
-                    #[cfg(feature = "__store")]
                     (Some(run_id), Some(request)) if stored(&self.shared) => {
                         crate::ui::durable::interrupt_id(run_id, &request.id)
                     }

@@ -174,7 +174,6 @@ fn said(not: NotStarted) -> String {
         NotStarted::Open => "the chat has a tool approval to answer first (its last \
                              assistant message's approval request)"
             .to_owned(),
-        #[cfg(feature = "__store")]
         NotStarted::Store(message) => message,
         NotStarted::Resume(message) => message,
         NotStarted::TooLong(too_long) => too_long.message().replace("thread", "chat"),
@@ -398,7 +397,6 @@ impl Translate {
             }
             RunStatus::Pending => {
                 let id = match (&run.id, &run.pending) {
-                    #[cfg(feature = "__store")]
                     (Some(run_id), Some(request))
                         if crate::ui::durable::stored(&self.shared.client) =>
                     {

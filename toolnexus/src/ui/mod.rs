@@ -19,7 +19,6 @@ pub(crate) mod ag_ui;
 mod ai_sdk;
 #[cfg(feature = "mcp")]
 mod apps;
-#[cfg(feature = "__store")]
 mod durable;
 mod options;
 pub(crate) mod sse;
@@ -53,10 +52,7 @@ impl Shared {
         toolkit: crate::Toolkit,
         options: &UiOptions,
     ) -> Shared {
-        #[cfg(feature = "__store")]
         let stored = durable::stored(&client);
-        #[cfg(not(feature = "__store"))]
-        let stored = false;
         Shared {
             client,
             toolkit,
@@ -82,7 +78,6 @@ impl Shared {
         if self.threads.has_open(key) {
             return Err(NotStarted::Open);
         }
-        #[cfg(feature = "__store")]
         if durable::stored(&self.client) {
             return durable::run(&self.client, key, prompt, &self.toolkit)
                 .await
@@ -106,7 +101,6 @@ impl Shared {
         id: &str,
         given: impl FnOnce(&str) -> Answer,
     ) -> Result<EventStream, NotStarted> {
-        #[cfg(feature = "__store")]
         if durable::stored(&self.client) {
             let run = durable::answer(&self.client, key, id, given, &self.toolkit)
                 .await
@@ -135,7 +129,6 @@ pub(crate) enum NotStarted {
     /// The thread has an open interrupt, which a new run does not answer.
     Open,
     /// The run store failed (the message says how).
-    #[cfg(feature = "__store")]
     Store(String),
     /// The thread's transcript is past the endpoint's limit.
     TooLong(threads::TooLong),

@@ -11,7 +11,6 @@ use crate::a2a::wire::{
     self, A2aMessage, Artifact, Part, StreamEvent, Task, TaskState, TaskStatus,
 };
 use crate::agent::client::Client;
-#[cfg(feature = "__store")]
 use crate::agent::journal::StoreError;
 use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::tool::kit::Toolkit;
@@ -267,7 +266,6 @@ async fn resume(
     answer: Answer,
     toolkit: &Toolkit,
 ) -> Result<RunResult, String> {
-    #[cfg(feature = "__store")]
     if client.store.is_some()
         && let Some(id) = &run.id
     {

@@ -130,9 +130,7 @@ pub(crate) type SharedTasks = Arc<dyn TaskStore>;
 
 /// Where the tasks of a server of `client` are kept: in the client's run store when it
 /// has one ([`Client::with_store`]), else in this process's memory.
-#[cfg_attr(not(feature = "__store"), allow(unused_variables))]
 pub(crate) fn for_client(client: &Client) -> SharedTasks {
-    #[cfg(feature = "__store")]
     if let Some(durable) = &client.store
         && let Some(part) = durable.store.part(std::any::TypeId::of::<SharedTasks>())
         && let Ok(tasks) = part.downcast::<SharedTasks>()

@@ -118,7 +118,6 @@ impl Client {
     /// (trying again every quarter lease, for three leases at most), and drives it to its
     /// end here: settled calls are not run again, calls in flight run again with the same
     /// idempotency key.
-    #[cfg_attr(not(feature = "__store"), allow(dead_code))] // the agent runtime's, with a store
     pub(crate) async fn take_over_run(
         &self,
         run: &str,

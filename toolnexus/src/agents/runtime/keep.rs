@@ -31,6 +31,7 @@ use crate::agents::types::{HandleState, InboxItem, TaskResult, TaskStatus};
 /// retention reads) and its whole state as JSON.
 pub(crate) struct HandleRow {
     pub(crate) id: String,
+    #[cfg_attr(not(feature = "__store"), allow(dead_code))] // read by `toolnexus::store`
     pub(crate) state: &'static str,
     pub(crate) json: String,
 }

@@ -1,7 +1,6 @@
 //! [`Runtime`]: the handle table and the six verbs, `spawn`, `post`, `wake`, `wait`,
 //! `interrupt` and `close`, with the read-only `list` and `inspect`.
 
-#[cfg(feature = "__store")]
 pub(crate) mod keep;
 pub(crate) mod task;
 pub(crate) mod turn;
@@ -44,7 +43,6 @@ pub(crate) struct Inner {
     table: Mutex<Table>,
     trace: Mutex<Vec<String>>,
     /// The store of a durable runtime ([`RuntimeBuilder::open`]).
-    #[cfg(feature = "__store")]
     pub(crate) keep: Option<Arc<keep::Keep>>,
 }
 
@@ -63,7 +61,6 @@ impl Inner {
 
     /// The table changed: a durable runtime's writer stores what did.
     pub(crate) fn touched(&self) {
-        #[cfg(feature = "__store")]
         if let Some(keep) = &self.keep {
             keep.wake.notify_one();
         }
@@ -109,7 +106,6 @@ pub struct RuntimeBuilder {
     max_concurrent_turns: usize,
     shutdown: Duration,
     /// The lease of a durable runtime's turns (`RuntimeBuilder::lease`).
-    #[cfg(feature = "__store")]
     pub(crate) lease: Duration,
 }
 
@@ -172,7 +168,6 @@ impl RuntimeBuilder {
                 shutdown: self.shutdown,
                 table: Mutex::new(table),
                 trace: Mutex::new(Vec::new()),
-                #[cfg(feature = "__store")]
                 keep: None,
             }),
         }
@@ -195,7 +190,6 @@ impl Runtime {
             inbox_cap: DEFAULT_INBOX_CAP,
             max_concurrent_turns: DEFAULT_MAX_CONCURRENT_TURNS,
             shutdown: DEFAULT_SHUTDOWN,
-            #[cfg(feature = "__store")]
             lease: crate::agent::journal::DEFAULT_LEASE,
         }
     }

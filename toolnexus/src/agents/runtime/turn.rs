@@ -26,7 +26,6 @@ pub(crate) enum Mode {
     },
     /// A turn whose process stopped: its stored run, taken over and driven on; or, when
     /// the stop came before the run was written, the turn again from its `input`.
-    #[cfg(feature = "__store")]
     Recover {
         run: String,
         input: Option<String>,
@@ -174,8 +173,6 @@ impl Inner {
             mode,
             run_id,
         } = job;
-        #[cfg(not(feature = "__store"))]
-        let _ = run_id;
         let mut toolkit = def.toolkit.clone();
         if let Some(team) = &def.team {
             toolkit = toolkit.with(super::task::tool(&self, &id, team));
@@ -187,7 +184,6 @@ impl Inner {
             model: def.model.clone().unwrap_or_else(|| Arc::clone(&self.model)),
         };
         let mut client = Client::new(model).max_turns(max_turns);
-        #[cfg(feature = "__store")]
         if let Some(keep) = &self.keep {
             client = keep.client(client, run_id);
         }
@@ -207,7 +203,6 @@ impl Inner {
                 let gate = def.completion.as_ref();
                 crate::agents::gate::fresh(&client, input.into(), transcript, &toolkit, gate).await
             }
-            #[cfg(feature = "__store")]
             Mode::Recover {
                 run,
                 input,
@@ -237,7 +232,6 @@ impl Inner {
 
     /// The stored run id of a fresh turn, in a durable runtime.
     fn new_run_id(&self, id: &str, generation: u64) -> Option<String> {
-        #[cfg(feature = "__store")]
         if let Some(keep) = &self.keep {
             return Some(keep.run_id(id, generation));
         }
@@ -247,7 +241,6 @@ impl Inner {
 
     /// The job that takes over running `node`'s stored run `run` after its process
     /// stopped.
-    #[cfg(feature = "__store")]
     pub(crate) fn recover_job(&self, node: &mut crate::agents::table::Node, run: String) -> Job {
         node.generation += 1;
         node.live_limit = None;
@@ -275,7 +268,6 @@ impl Inner {
         answer: Answer,
         toolkit: &Toolkit,
     ) -> Result<RunResult, String> {
-        #[cfg(feature = "__store")]
         if self.keep.is_some()
             && let Some(run) = halted.id.as_deref()
         {

@@ -2,7 +2,6 @@
 //! that owns each view, through the tools' own approvals; [`mcp_apps_durable`] keeps them
 //! in a run store.
 
-#[cfg(feature = "__store")]
 mod durable;
 
 use std::collections::HashMap;
@@ -75,8 +74,8 @@ pub fn mcp_apps_with(
 /// call, `RunStore::purge` deletes the finished ones, and [`Client::recover`] on a
 /// client of that store takes up one whose process died while its tool ran, and drives
 /// it with that client's model (which reads the call as a user message): call `recover`
-/// on such a store only with a model that may read it. Without a store (a client built without one, or a build without the `sqlite` and
-/// `postgres` features) it is [`mcp_apps_with`].
+/// on such a store only with a model that may read it. For a client without a store it is
+/// [`mcp_apps_with`].
 ///
 /// [`Client::with_store`]: crate::Client::with_store
 /// [`Client::recover`]: crate::Client::recover
@@ -85,14 +84,7 @@ pub fn mcp_apps_durable(
     servers: impl IntoIterator<Item = (String, Toolkit)>,
     options: UiOptions,
 ) -> Router {
-    #[cfg(feature = "__store")]
-    let runner = durable::runner(client);
-    #[cfg(not(feature = "__store"))]
-    let runner = {
-        let _ = client;
-        None
-    };
-    router(servers, options, runner)
+    router(servers, options, durable::runner(client))
 }
 
 fn router(
@@ -121,7 +113,6 @@ struct Apps {
     /// Who sent a request, when the app has users.
     user: Option<crate::ui::User>,
     /// The client whose store keeps the calls ([`mcp_apps_durable`]); `None`: in memory.
-    #[cfg_attr(not(feature = "__store"), allow(dead_code))]
     runner: Option<crate::Client>,
 }
 
@@ -203,7 +194,6 @@ async fn call(State(apps): State<Arc<Apps>>, request: Parts, body: Bytes) -> Res
         );
     }
     let caller = caller_of(&apps, &request);
-    #[cfg(feature = "__store")]
     if let Some(runner) = &apps.runner {
         return durable::call(
             runner,
@@ -237,7 +227,6 @@ async fn answer(State(apps): State<Arc<Apps>>, request: Parts, body: Bytes) -> R
         }
     };
     let caller = caller_of(&apps, &request);
-    #[cfg(feature = "__store")]
     if let Some(runner) = &apps.runner {
         return durable::answer(runner, &caller, &apps.servers, &input.id, input.approved).await;
     }
