@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use toolnexus::Client;
-use toolnexus::restate::{Agent, register};
+use toolnexus::restate::{RestateAgent, register};
 use toolnexus::store::RunStore;
 
 #[path = "../tests/support/restate_server.rs"]
@@ -57,7 +57,7 @@ fn overhead(c: &mut Criterion) {
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .unwrap();
     let uri = format!("http://{}", listener.local_addr().unwrap());
-    rt.spawn(Agent::new(client(), tools()).serve_on(listener));
+    rt.spawn(RestateAgent::new(client(), tools()).serve_on(listener));
     let admin = server.admin();
     let start = Instant::now();
     while let Err(error) = rt.block_on(register(&admin, &uri)) {

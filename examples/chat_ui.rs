@@ -101,14 +101,14 @@ async fn on_restate(
     client: &Client,
     toolkit: &Toolkit,
 ) -> std::io::Result<axum::Router> {
-    use toolnexus::restate::{Agent, Ingress, register};
+    use toolnexus::restate::{Ingress, RestateAgent, register};
     let admin = values(args, "--admin")
         .first()
         .copied()
         .unwrap_or("http://127.0.0.1:9070");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let uri = format!("http://{}", listener.local_addr()?);
-    tokio::spawn(Agent::new(client.clone(), toolkit.clone()).serve_on(listener));
+    tokio::spawn(RestateAgent::new(client.clone(), toolkit.clone()).serve_on(listener));
     register(admin, &uri)
         .await
         .map_err(|e| std::io::Error::other(format!("--restate: {e}")))?;

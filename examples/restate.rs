@@ -17,7 +17,7 @@
 
 use serde_json::json;
 use toolnexus::model::FnModel;
-use toolnexus::restate::{Agent, register};
+use toolnexus::restate::{RestateAgent, register};
 use toolnexus::{Client, Message, Reply, Request, Tool, ToolResult, Toolkit};
 
 #[tokio::main]
@@ -56,7 +56,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     let uri = format!("http://{}", listener.local_addr()?);
     println!("listening on {uri}");
-    let agent = Agent::new(Client::new(model), Toolkit::new().with(deploy));
+    let agent = RestateAgent::new(Client::new(model), Toolkit::new().with(deploy));
     let serving = tokio::spawn(agent.serve_on(listener));
     if let Some(admin) = args
         .iter()

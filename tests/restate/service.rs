@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use toolnexus::model::FnModel;
-use toolnexus::restate::Agent;
+use toolnexus::restate::RestateAgent;
 use toolnexus::{Client, Message, Reply, Request, Tool, ToolCall, ToolResult, Toolkit};
 
 fn log(line: &str) {
@@ -133,7 +133,7 @@ async fn main() {
         .unwrap_or_else(|| "127.0.0.1:0".into());
     let listener = tokio::net::TcpListener::bind(&addr).await.expect("bind");
     println!("listening on http://{}", listener.local_addr().unwrap());
-    Agent::new(Client::new(model()), toolkit())
+    RestateAgent::new(Client::new(model()), toolkit())
         .serve_on(listener)
         .await;
 }

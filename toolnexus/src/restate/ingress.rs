@@ -202,7 +202,7 @@ impl Ingress {
     }
 }
 
-/// Registers the service deployment at `uri` (where [`Agent::serve`](super::Agent::serve)
+/// Registers the service deployment at `uri` (where [`RestateAgent::serve`](super::RestateAgent::serve)
 /// listens) with the Restate server whose admin API is at `admin`
 /// (`http://127.0.0.1:9070` by default), as `restate deployments register` does; a
 /// changed deployment at the same address replaces the old (`force`).

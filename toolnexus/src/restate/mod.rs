@@ -1,7 +1,7 @@
 //! Runs on [Restate](https://restate.dev), a durable execution engine: a [`Client`] and
 //! its [`Toolkit`] served as a Restate virtual object (feature `restate`).
 //!
-//! [`Agent`] is a virtual object named `Agent`, keyed by conversation: the turns of one
+//! [`RestateAgent`] is a virtual object named `Agent`, keyed by conversation: the turns of one
 //! conversation never run at once (Restate queues the second invocation until the first
 //! ends), and the conversation's transcript is kept in the object's state. Its handlers:
 //!
@@ -32,9 +32,9 @@
 //! ```no_run
 //! # async fn demo(model: toolnexus::ScriptedModel, toolkit: toolnexus::Toolkit) {
 //! use toolnexus::Client;
-//! use toolnexus::restate::Agent;
+//! use toolnexus::restate::RestateAgent;
 //!
-//! let agent = Agent::new(Client::new(model), toolkit);
+//! let agent = RestateAgent::new(Client::new(model), toolkit);
 //! agent.serve("127.0.0.1:9080".parse().unwrap()).await; // register it with restate
 //! # }
 //! ```
@@ -79,15 +79,15 @@ fn awakeable_key(id: &str) -> String {
 /// A [`Client`] and [`Toolkit`] served as the Restate virtual object `Agent`, keyed by
 /// conversation (see the [module](self)).
 #[derive(Clone, Debug)]
-pub struct Agent {
+pub struct RestateAgent {
     client: Client,
     toolkit: Arc<Toolkit>,
 }
 
-impl Agent {
+impl RestateAgent {
     /// The agent of `client` with `toolkit`.
     pub fn new(client: Client, toolkit: Toolkit) -> Self {
-        Agent {
+        RestateAgent {
             client,
             toolkit: Arc::new(toolkit),
         }
@@ -188,7 +188,7 @@ mod object {
 
     /// The object Restate calls (the macro's service type).
     #[derive(Clone)]
-    pub(super) struct AgentObject(pub(super) Agent);
+    pub(super) struct AgentObject(pub(super) RestateAgent);
 
     #[restate_sdk::object(name = "Agent")]
     impl AgentObject {
