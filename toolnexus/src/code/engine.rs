@@ -47,7 +47,7 @@ pub(crate) enum Reply {
 
 /// What the interpreter tells the host.
 #[derive(Debug)]
-pub(crate) enum Event {
+pub(crate) enum HostEvent {
     /// Calls to run; answer with one reply per call, in any order.
     Calls(Vec<Queued>),
     /// The script ended.
@@ -71,7 +71,7 @@ pub(crate) struct Failure {
 
 /// The host's side of a running script. Dropping it stops the script.
 pub(crate) struct Running {
-    pub(crate) events: mpsc::UnboundedReceiver<Event>,
+    pub(crate) events: mpsc::UnboundedReceiver<HostEvent>,
     replies: std_mpsc::Sender<Vec<(usize, Reply)>>,
     abort: Arc<AtomicBool>,
 }
@@ -108,7 +108,7 @@ pub(crate) fn start(
         .stack_size(stack)
         .spawn(move || {
             let finished = run(&script, &tools, &limits, &stop, &event_tx, &reply_rx);
-            let _ = event_tx.send(Event::Done(finished));
+            let _ = event_tx.send(HostEvent::Done(finished));
         })?;
     Ok(Running {
         events,
@@ -223,7 +223,7 @@ fn run(
     tools: &[String],
     limits: &Limits,
     abort: &Arc<AtomicBool>,
-    events: &mpsc::UnboundedSender<Event>,
+    events: &mpsc::UnboundedSender<HostEvent>,
     replies: &std_mpsc::Receiver<Vec<(usize, Reply)>>,
 ) -> Finished {
     let output = Rc::new(RefCell::new(Output::new(limits.output_limit())));
@@ -365,7 +365,7 @@ struct Session<'a, 'js> {
     limits: &'a Limits,
     meter: &'a Rc<Meter>,
     output: &'a Rc<RefCell<Output>>,
-    events: &'a mpsc::UnboundedSender<Event>,
+    events: &'a mpsc::UnboundedSender<HostEvent>,
     replies: &'a std_mpsc::Receiver<Vec<(usize, Reply)>>,
 }
 
@@ -438,7 +438,7 @@ impl<'js> Session<'_, 'js> {
         describe: &Function<'js>,
     ) -> Result<(), Failure> {
         self.meter.pause();
-        let sent = self.events.send(Event::Calls(batch)).is_ok();
+        let sent = self.events.send(HostEvent::Calls(batch)).is_ok();
         let replies = if sent { self.replies.recv().ok() } else { None };
         self.meter.resume();
         let Some(replies) = replies else {

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::agent::ToolDecision;
 use crate::code::CodeMode;
-use crate::code::engine::{self, Event, Failure, Finished, Queued};
+use crate::code::engine::{self, Failure, Finished, HostEvent, Queued};
 use crate::code::record::{Made, Suspended};
 use crate::model::ToolCall;
 use crate::tool::{Answer, Context, LogLevel, Request, ToolResult};
@@ -49,8 +49,8 @@ pub(crate) async fn run(mode: &CodeMode, script: &str, ctx: Context) -> ToolResu
     let mut total = 0;
     loop {
         let batch = match running.events.recv().await {
-            Some(Event::Calls(batch)) => batch,
-            Some(Event::Done(finished)) => {
+            Some(HostEvent::Calls(batch)) => batch,
+            Some(HostEvent::Done(finished)) => {
                 return finish(mode, script, finished, total, replayed);
             }
             None => return ToolResult::error("the interpreter stopped without a result"),

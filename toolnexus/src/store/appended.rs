@@ -3,7 +3,7 @@
 //! so a run of n turns writes O(n) bytes, not O(n²).
 //!
 //! The run row's `transcript` column is the head: the transcript the run was created
-//! with (or ended with, at its last [`finish`](super::runs::Engine::finish)); rows of
+//! with (or ended with, at its last [`finish`](super::runs::SqlEngine::finish)); rows of
 //! `toolnexus_run_messages` are the messages that follow, one per transcript position
 //! (`seq`). A checkpoint replaces the rows from the first position the loop may have
 //! changed since the last one (the tool messages of the turn before, rewritten when it

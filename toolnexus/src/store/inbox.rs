@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::agent::journal::Loaded;
 use crate::store::StoreError;
 use crate::store::db::{Arg, from_json, int, text, to_json};
-use crate::store::runs::Engine;
+use crate::store::runs::SqlEngine;
 use crate::tool::request::{Answer, Request};
 
 /// One request waiting for a human, as [`RunStore::pending`](crate::store::RunStore::pending)
@@ -43,7 +43,7 @@ pub struct PendingPage {
     pub next: Option<String>,
 }
 
-impl Engine {
+impl SqlEngine {
     /// Up to `limit` waiting requests after the cursor `after`, oldest first; requests past
     /// their `expires_at` are answered as expired first, and not listed.
     pub(crate) async fn pending_page(

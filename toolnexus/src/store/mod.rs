@@ -91,7 +91,7 @@ pub use inbox::{PendingPage, PendingRequest};
 pub use retention::{DEFAULT_RETENTION, Purged};
 
 use crate::agent::run::RunResult;
-use runs::Engine;
+use runs::SqlEngine;
 
 /// The largest page [`RunStore::pending`] reads at once.
 const PAGE: usize = 500;
@@ -105,12 +105,12 @@ const PAGE: usize = 500;
 /// [`Journal`](crate::agent::Journal) it also is.
 #[derive(Clone, Debug)]
 pub struct RunStore {
-    engine: Engine,
+    engine: SqlEngine,
 }
 
 impl RunStore {
     /// The store's engine, whichever the database.
-    pub(crate) fn engine(&self) -> &Engine {
+    pub(crate) fn engine(&self) -> &SqlEngine {
         &self.engine
     }
 

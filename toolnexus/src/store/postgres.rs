@@ -8,7 +8,7 @@ use sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions};
 
 use crate::store::StoreError;
 use crate::store::db::Pool;
-use crate::store::runs::Engine;
+use crate::store::runs::SqlEngine;
 use crate::store::{RunStore, schema};
 
 impl RunStore {
@@ -57,7 +57,7 @@ impl RunStore {
         let pool = Pool::Postgres(pool);
         schema::migrate(&pool, &format!("PostgreSQL store `{shown}`")).await?;
         Ok(RunStore {
-            engine: Engine { pool },
+            engine: SqlEngine { pool },
         })
     }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use crate::agent::journal::StoreError;
 use crate::store::a2a_tasks::ENDED as ENDED_A2A;
 use crate::store::db::{Arg, Tx, int};
-use crate::store::runs::Engine;
+use crate::store::runs::SqlEngine;
 use crate::store::tasks::ENDED as ENDED_TASKS;
 
 /// How long [`RunStore::purge`](crate::store::RunStore::purge) is meant to keep ended runs
@@ -88,7 +88,7 @@ async fn delete_runtimes(tx: &mut Tx, select: &str, cutoff: i64) -> Result<u64, 
 const OLD_SESSIONS: &str = "SELECT session_id FROM toolnexus_sessions GROUP BY session_id \
      HAVING MAX(updated_at) <= $1";
 
-impl Engine {
+impl SqlEngine {
     /// Deletes, in one transaction, the runs that finished more than `older_than` ago
     /// (by the database's clock) and their requests, the MCP and A2A tasks that ended
     /// more than `older_than` ago, the A2A conversations last continued before then,
@@ -176,7 +176,7 @@ impl Engine {
     /// Deletes, in one transaction, the runs parked (waiting for a human) since more than
     /// `older_than` ago, by the database's clock, with their requests: the questions
     /// nobody answered. Runs still running, and finished ones, are left to
-    /// [`Engine::purge`].
+    /// [`SqlEngine::purge`].
     pub(crate) async fn purge_unanswered(
         &self,
         older_than: Duration,

@@ -10,7 +10,7 @@ use crate::store::db::{Arg, FORMAT, Pool, Tx, check_format, from_json, int, text
 
 /// The store's engine: one pool, the SQL shared by both backends.
 #[derive(Clone, Debug)]
-pub(crate) struct Engine {
+pub(crate) struct SqlEngine {
     pub(crate) pool: Pool,
 }
 
@@ -54,7 +54,7 @@ fn started_rows<'a>(id: &'a str, at: i64, calls: &[&'a str]) -> (String, Vec<Arg
     (sql, args)
 }
 
-impl Engine {
+impl SqlEngine {
     /// Records a new run, leased to `token`.
     pub(crate) async fn create(
         &self,

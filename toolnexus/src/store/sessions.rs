@@ -12,9 +12,9 @@ pub(crate) const MIGRATION_6: &str =
 use crate::model::message::Message;
 use crate::store::StoreError;
 use crate::store::db::{Arg, FORMAT, check_format, from_json, int, text, to_json};
-use crate::store::runs::Engine;
+use crate::store::runs::SqlEngine;
 
-impl Engine {
+impl SqlEngine {
     /// The messages of session `id`, oldest first (empty for a session never written).
     pub(crate) async fn session_messages(&self, id: &str) -> Result<Vec<Message>, StoreError> {
         let rows = self

@@ -7,7 +7,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 
 use crate::store::StoreError;
 use crate::store::db::Pool;
-use crate::store::runs::Engine;
+use crate::store::runs::SqlEngine;
 use crate::store::{RunStore, schema};
 
 impl RunStore {
@@ -68,7 +68,7 @@ impl RunStore {
         let pool = Pool::Sqlite(pool);
         schema::migrate(&pool, &format!("SQLite store `{path}`")).await?;
         Ok(RunStore {
-            engine: Engine { pool },
+            engine: SqlEngine { pool },
         })
     }
 }

@@ -20,7 +20,7 @@ use crate::tool::kit::Toolkit;
 use crate::tool::request::{Answer, Request};
 use crate::ui::sse;
 use crate::ui::threads::TooLong;
-use crate::ui::{Caller, NotStarted, Shared, UiOptions};
+use crate::ui::{Namespace, NotStarted, Shared, UiOptions};
 
 /// An axum router serving `client`'s runs over [AG-UI](https://docs.ag-ui.com) 1.0.
 ///
@@ -155,7 +155,7 @@ pub(crate) fn started(thread: &str, run: &str) -> Value {
 }
 
 /// The AG-UI events of one request.
-fn events(shared: &Arc<Shared>, caller: &Caller, body: &[u8]) -> BoxStream<'static, Value> {
+fn events(shared: &Arc<Shared>, caller: &Namespace, body: &[u8]) -> BoxStream<'static, Value> {
     let input = match parse(body) {
         Ok(input) => Input {
             key: caller.key(&input.thread),

@@ -21,7 +21,7 @@ use crate::agent::stream::EventStream;
 use crate::tool::kit::Toolkit;
 use crate::tool::request::Answer;
 use crate::ui::sse;
-use crate::ui::{Caller, NotStarted, Shared, UiOptions};
+use crate::ui::{Namespace, NotStarted, Shared, UiOptions};
 
 /// An axum router serving `client`'s runs as the [AI SDK](https://ai-sdk.dev)'s UI
 /// message stream (protocol `v1`, what `useChat` and its `DefaultChatTransport` read).
@@ -83,7 +83,7 @@ fn failed(message: impl Into<String>) -> BoxStream<'static, Value> {
 }
 
 /// The UI message chunks of one request.
-fn chunks(shared: &Arc<Shared>, caller: &Caller, body: &[u8]) -> BoxStream<'static, Value> {
+fn chunks(shared: &Arc<Shared>, caller: &Namespace, body: &[u8]) -> BoxStream<'static, Value> {
     let Ok(input) = serde_json::from_slice::<Value>(body) else {
         return failed("the request is not JSON");
     };

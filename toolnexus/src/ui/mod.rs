@@ -66,7 +66,7 @@ impl Shared {
     }
 
     /// Who sent a request: the namespace of its thread ids.
-    pub(crate) fn caller(&self, request: &Parts) -> Caller {
+    pub(crate) fn caller(&self, request: &Parts) -> Namespace {
         caller_of(self.user.as_ref(), request)
     }
 
@@ -109,7 +109,7 @@ impl Shared {
             let _ = self.threads.take(key, id);
             return Ok(run);
         }
-        let threads::Parked { halted, .. } = self
+        let threads::ParkedRun { halted, .. } = self
             .threads
             .take(key, id)
             .map_err(|refused| NotStarted::Refused(refused.message(id), refused.code()))?;
@@ -143,9 +143,9 @@ pub(crate) enum NotStarted {
 
 /// Who sent a request, for an endpoint whose app has `user`s: the namespace of the ids
 /// it hands out.
-pub(crate) fn caller_of(user: Option<&User>, request: &Parts) -> Caller {
+pub(crate) fn caller_of(user: Option<&User>, request: &Parts) -> Namespace {
     let Some(user) = user else {
-        return Caller(None);
+        return Namespace(None);
     };
     let name = user(request).unwrap_or_default();
     let digest = Sha256::digest(name.as_bytes());
@@ -155,15 +155,15 @@ pub(crate) fn caller_of(user: Option<&User>, request: &Parts) -> Caller {
         let _ = write!(prefix, "{byte:02x}");
     }
     prefix.push('/');
-    Caller(Some(prefix))
+    Namespace(Some(prefix))
 }
 
 /// The namespace a request's thread ids live in: none without users, else the user's
 /// (a digest of the name, fixed length, so no thread id of one user names another's).
 #[derive(Debug, Clone)]
-pub(crate) struct Caller(Option<String>);
+pub(crate) struct Namespace(Option<String>);
 
-impl Caller {
+impl Namespace {
     /// The key of the caller's thread `thread`: the thread's id in the endpoint's map and
     /// its session's id in a run store.
     pub(crate) fn key(&self, thread: &str) -> String {

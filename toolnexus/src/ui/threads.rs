@@ -14,7 +14,7 @@ const MAX_ANSWERED: usize = 64;
 
 /// A run halted on a request, waiting for the interrupt that names it to be answered.
 #[derive(Debug, Clone)]
-pub(crate) struct Parked {
+pub(crate) struct ParkedRun {
     /// The thread the interrupt was issued on (its key: user and thread id).
     pub(crate) thread: String,
     /// The run as it halted (its pending request included).
@@ -86,7 +86,7 @@ struct State {
     by_use: BTreeMap<u64, String>,
     clock: u64,
     /// Open interrupts by id.
-    open: HashMap<String, Parked>,
+    open: HashMap<String, ParkedRun>,
 }
 
 /// The threads of one endpoint, keyed by `user/thread id`.
@@ -135,7 +135,7 @@ impl Threads {
     }
 
     /// Takes interrupt `id` to answer it on `thread`: once only, and only there.
-    pub(crate) fn take(&self, thread: &str, id: &str) -> Result<Parked, Refused> {
+    pub(crate) fn take(&self, thread: &str, id: &str) -> Result<ParkedRun, Refused> {
         let mut state = self.lock();
         let state = &mut *state;
         if state
@@ -210,7 +210,7 @@ impl Threads {
                 };
                 state.open.insert(
                     id.to_owned(),
-                    Parked {
+                    ParkedRun {
                         thread: thread.to_owned(),
                         halted,
                     },

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value, json};
 
 use super::Shared;
-use super::http::{EventStream, Failure, Method};
+use super::http::{Failure, Method, SseStream};
 use crate::a2a::wire::{
     self, A2aMessage, ANSWER_KEY, Artifact, Dialect, Part, REQUEST_KEY, StreamEvent, Task,
     TaskState, TaskStatus,
@@ -337,7 +337,7 @@ async fn follow(track: &mut Track<'_>, message: A2aMessage, deadline: Instant) -
 /// (`false`: polling takes over).
 async fn read_stream(
     track: &mut Track<'_>,
-    mut stream: EventStream,
+    mut stream: SseStream,
     deadline: Instant,
 ) -> Result<bool, Stop> {
     while let Some(event) = within(deadline, stream.next()).await? {

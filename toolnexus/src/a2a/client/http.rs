@@ -72,12 +72,12 @@ pub(crate) struct Peer {
 type Events = Pin<Box<dyn Stream<Item = Result<sse_stream::Sse, sse_stream::Error>> + Send>>;
 
 /// The events of one streamed response.
-pub(crate) struct EventStream {
+pub(crate) struct SseStream {
     inner: Events,
     secrets: Vec<String>,
 }
 
-impl EventStream {
+impl SseStream {
     /// The next event; `None` when the stream ends.
     pub(crate) async fn next(&mut self) -> Option<Result<StreamEvent, Failure>> {
         loop {
@@ -241,7 +241,7 @@ impl Peer {
         method: Method,
         params: Value,
         budget: Duration,
-    ) -> Result<EventStream, Failure> {
+    ) -> Result<SseStream, Failure> {
         let (response, secrets) = self
             .send(method, params, budget, "text/event-stream")
             .await?;
@@ -267,7 +267,7 @@ impl Peer {
                 Err(error) => Some((Err(error), response)),
             }
         });
-        Ok(EventStream {
+        Ok(SseStream {
             inner: Box::pin(sse_stream::SseStream::from_bytes_stream(chunks)),
             secrets,
         })

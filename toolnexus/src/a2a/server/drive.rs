@@ -3,7 +3,7 @@
 
 use serde_json::Map;
 
-use super::engine::{Engine, Live, status};
+use super::engine::{Live, TaskEngine, status};
 use super::work::Work;
 use crate::a2a::time::now_ms;
 use crate::a2a::wire::REQUEST_KEY;
@@ -16,7 +16,7 @@ use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::tool::kit::Toolkit;
 use crate::tool::request::{Answer, Request};
 
-impl Engine {
+impl TaskEngine {
     pub(super) fn spawn(
         &self,
         id: String,

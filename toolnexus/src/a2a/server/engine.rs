@@ -30,7 +30,7 @@ pub(super) struct Live {
 
 /// The server's configuration, its tasks' store, and the tasks running here.
 #[derive(Clone)]
-pub(crate) struct Engine {
+pub(crate) struct TaskEngine {
     pub(crate) config: Config,
     pub(super) store: SharedTasks,
     pub(super) live: Arc<Mutex<HashMap<String, Live>>>,
@@ -45,9 +45,9 @@ pub(super) struct Started {
     pub(super) events: broadcast::Receiver<StreamEvent>,
 }
 
-impl Engine {
-    pub(super) fn new(config: Config) -> Engine {
-        Engine {
+impl TaskEngine {
+    pub(super) fn new(config: Config) -> TaskEngine {
+        TaskEngine {
             store: store::for_client(&config.client),
             config,
             live: Arc::default(),

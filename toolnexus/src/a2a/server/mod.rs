@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use engine::Engine;
+use engine::TaskEngine;
 
 use crate::a2a::wire::Dialect;
 use crate::agent::client::Client;
@@ -149,7 +149,7 @@ pub(crate) struct Config {
 /// - The card lists the skills given with [`with_skill`](A2aServer::with_skill); with
 ///   none, one skill [`DEFAULT_SKILL_ID`] that runs any task.
 #[derive(Clone)]
-pub struct A2aServer(pub(crate) Arc<engine::Engine>);
+pub struct A2aServer(pub(crate) Arc<engine::TaskEngine>);
 
 impl fmt::Debug for A2aServer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -192,7 +192,7 @@ impl A2aServer {
             limits: limits::Limits::default(),
             guard: WebGuard::new(),
         };
-        A2aServer(Arc::new(engine::Engine::new(config)))
+        A2aServer(Arc::new(engine::TaskEngine::new(config)))
     }
 
     fn update(self, f: impl FnOnce(&mut Config)) -> A2aServer {
@@ -409,8 +409,8 @@ impl A2aServer {
 }
 
 /// One request being answered.
-pub(super) struct Call {
-    pub(super) engine: Engine,
+pub(super) struct RpcCall {
+    pub(super) engine: TaskEngine,
     pub(super) owner: Option<String>,
     pub(super) dialect: Dialect,
     pub(super) id: Value,

@@ -8,8 +8,8 @@ use axum::response::{IntoResponse as _, Response};
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 
-use super::Call;
-use super::engine::Engine;
+use super::RpcCall;
+use super::engine::TaskEngine;
 use super::stream;
 use super::tasks;
 use crate::a2a::wire::{
@@ -123,7 +123,7 @@ fn json_response(value: &Value) -> Response {
 
 /// Answers one POST to the endpoint.
 pub(super) async fn handle(
-    engine: Engine,
+    engine: TaskEngine,
     headers: &HeaderMap,
     owner: Option<String>,
     body: Result<Bytes, String>,
@@ -192,7 +192,7 @@ pub(super) async fn handle(
         Some(params @ Value::Object(_)) => params.clone(),
         Some(_) => return fail(RpcError::invalid_params("`params` must be an object")),
     };
-    let call = Call {
+    let call = RpcCall {
         engine,
         owner,
         dialect,
@@ -239,7 +239,7 @@ fn message(params: &Value) -> Result<A2aMessage, RpcError> {
     Ok(message)
 }
 
-impl Call {
+impl RpcCall {
     async fn unary(&self, op: Op, params: &Value) -> Result<Value, RpcError> {
         match op {
             Op::Send => self.send(params).await,

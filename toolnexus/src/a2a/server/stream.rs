@@ -7,14 +7,14 @@ use futures_util::Stream;
 use tokio::sync::broadcast;
 
 use super::drive::status_event;
-use super::engine::Engine;
+use super::engine::TaskEngine;
 use crate::a2a::wire::{StreamEvent, Task};
 
 /// How often a task that runs elsewhere is read from the store.
 const POLL: Duration = Duration::from_millis(200);
 
 struct Follow {
-    engine: Engine,
+    engine: TaskEngine,
     id: String,
     owner: Option<String>,
     live: Option<broadcast::Receiver<StreamEvent>>,
@@ -28,7 +28,7 @@ struct Follow {
 /// The events of task `id` after `first` (already given), until a status that ends the
 /// stream: a terminal state, or one that asks the client for something.
 pub(super) fn after(
-    engine: Engine,
+    engine: TaskEngine,
     id: String,
     owner: Option<String>,
     live: Option<broadcast::Receiver<StreamEvent>>,

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::Call;
+use super::RpcCall;
 use super::engine::parse;
 use super::store::ListQuery;
 use crate::a2a::wire::{RpcError, Task, TaskState, history_length, member};
@@ -27,7 +27,7 @@ fn string<'a>(params: &'a Value, key: &str) -> Result<Option<&'a str>, RpcError>
     }
 }
 
-pub(super) async fn list(call: &Call, params: &Value) -> Result<Value, RpcError> {
+pub(super) async fn list(call: &RpcCall, params: &Value) -> Result<Value, RpcError> {
     let context = string(params, "contextId")?;
     let status = match string(params, "status")? {
         None | Some("TASK_STATE_UNSPECIFIED") => None,

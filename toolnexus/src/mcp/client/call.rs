@@ -13,10 +13,10 @@ use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 use tracing::Instrument as _;
 
-use super::elicit::{ELICITATION_DATA_KEY, InFlight, Parked, reply_for, request_for};
+use super::elicit::{ELICITATION_DATA_KEY, InFlight, ParkedElicitation, reply_for, request_for};
 use super::handler::{Elicitation, Inbound};
 use super::result::tool_result;
-use super::retry::{Retry, request_for_input, retry_for};
+use super::retry::{InputRetry, request_for_input, retry_for};
 use super::task;
 use super::{ANSWER_META_KEY, Shared, humanize};
 use crate::mcp::trace;
@@ -46,7 +46,7 @@ async fn untraced(shared: Arc<Shared>, remote: Arc<str>, args: Value, ctx: Conte
     {
         // The re-execution after the host answered this call's elicitation: the server
         // is still waiting for it.
-        let Parked {
+        let ParkedElicitation {
             call,
             params,
             reply,
@@ -92,7 +92,7 @@ async fn untraced(shared: Arc<Shared>, remote: Arc<str>, args: Value, ctx: Conte
     };
     let mut params = CallToolRequestParams::new(remote.to_string()).with_arguments(arguments);
     let retry = ctx.answer().and_then(retry_for);
-    if let Some(Retry {
+    if let Some(InputRetry {
         responses,
         task: Some(task),
         ..
@@ -100,7 +100,7 @@ async fn untraced(shared: Arc<Shared>, remote: Arc<str>, args: Value, ctx: Conte
     {
         // The answer to a task's `input_required`: it goes to the same task, which runs on.
         return Box::pin(task::resume(&shared, &remote, task, responses, &ctx)).await;
-    } else if let Some(Retry {
+    } else if let Some(InputRetry {
         responses, state, ..
     }) = retry
     {
@@ -190,7 +190,7 @@ async fn drive(
                 call.slot.waiting();
                 shared.parking.park(
                     request.id.clone(),
-                    Parked {
+                    ParkedElicitation {
                         call,
                         params: elicitation.params,
                         reply: elicitation.reply,

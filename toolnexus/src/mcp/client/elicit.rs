@@ -35,7 +35,7 @@ pub(super) struct InFlight {
 }
 
 /// A call waiting for the answer to its elicitation.
-pub(super) struct Parked {
+pub(super) struct ParkedElicitation {
     pub(super) call: InFlight,
     pub(super) params: ElicitRequestParams,
     pub(super) reply: oneshot::Sender<ElicitResult>,
@@ -44,28 +44,28 @@ pub(super) struct Parked {
 
 /// The parked calls of one client, by request id.
 #[derive(Default)]
-pub(super) struct Parking(Mutex<HashMap<String, Parked>>);
+pub(super) struct Parking(Mutex<HashMap<String, ParkedElicitation>>);
 
 impl Parking {
-    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Parked>> {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, ParkedElicitation>> {
         // Every update is a single insert or remove: a poisoned map is still consistent.
         self.0
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    pub(super) fn park(&self, id: String, parked: Parked) {
+    pub(super) fn park(&self, id: String, parked: ParkedElicitation) {
         self.map().insert(id, parked);
     }
 
-    pub(super) fn take(&self, id: &str) -> Option<Parked> {
+    pub(super) fn take(&self, id: &str) -> Option<ParkedElicitation> {
         self.map().remove(id)
     }
 
     /// Drops the parked calls nobody answered in time: their elicitations were already
     /// cancelled, and dropping the call cancels it on the server.
     pub(super) fn sweep(&self) {
-        let expired: Vec<Parked> = {
+        let expired: Vec<ParkedElicitation> = {
             let mut map = self.map();
             if map.is_empty() {
                 return; // What nearly every call finds: no clock read, no allocation.

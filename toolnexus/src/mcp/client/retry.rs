@@ -58,7 +58,7 @@ pub(super) struct TaskRef {
 
 /// What the re-execution after an answer to a request from [`request_for_input`] sends.
 #[derive(Debug)]
-pub(super) struct Retry {
+pub(super) struct InputRetry {
     /// The `inputResponses`: one, under the input request's key.
     pub(super) responses: InputResponses,
     /// The server's `requestState`, for a retried `tools/call`.
@@ -171,7 +171,7 @@ fn params_meta(params: &ElicitRequestParams) -> Option<&Map<String, Value>> {
 /// for an elicitation). A positive one accepts: a URL with no content, a form with the answer's object, a lone value in the
 /// form's only field, or an empty form when there is no data (or a lone value and no
 /// single field, as for an approval's `true`).
-pub(super) fn retry_for(answer: &Answer) -> Option<Retry> {
+pub(super) fn retry_for(answer: &Answer) -> Option<InputRetry> {
     let encoded = answer.id.strip_prefix(ID_PREFIX)?;
     let handle: Handle = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(encoded).ok()?).ok()?;
     let result = if !answer.ok {
@@ -200,7 +200,7 @@ pub(super) fn retry_for(answer: &Answer) -> Option<Retry> {
         handle.key,
         serde_json::to_value(result).unwrap_or(Value::Null),
     );
-    Some(Retry {
+    Some(InputRetry {
         responses,
         state: handle.state,
         task: handle.task,
@@ -246,7 +246,7 @@ mod tests {
         // A serialized and read-back request still carries everything the retry needs.
         let request: Request =
             serde_json::from_value(serde_json::to_value(&request).unwrap()).unwrap();
-        let Retry {
+        let InputRetry {
             responses, state, ..
         } = retry_for(&request.answer("prod")).unwrap();
         assert_eq!(state.as_deref(), Some("opaque-state"));

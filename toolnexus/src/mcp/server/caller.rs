@@ -37,16 +37,16 @@ const MAX_ISSUED: usize = 64;
 
 /// The caller of one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Caller {
+pub(crate) struct Requester {
     session: Option<String>,
     principal: Option<String>,
 }
 
-impl Caller {
+impl Requester {
     /// The caller of the request `context` carries, served by `server`.
-    pub(crate) fn of(server: &McpServer, context: &RequestContext<RoleServer>) -> Caller {
+    pub(crate) fn of(server: &McpServer, context: &RequestContext<RoleServer>) -> Requester {
         match context.extensions.get::<Parts>() {
-            Some(parts) => Caller {
+            Some(parts) => Requester {
                 session: parts
                     .headers
                     .get("mcp-session-id")
@@ -63,7 +63,7 @@ impl Caller {
                 let sessionless = context
                     .protocol_version()
                     .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
-                Caller {
+                Requester {
                     session: (!sessionless).then(|| server.2.0.id.clone()),
                     principal: None,
                 }
@@ -174,7 +174,14 @@ impl Connection {
     /// Remembers that `caller` was given request `id` by a call of `tool` with arguments
     /// whose digest is `args`, answerable until `ttl` from now. Nothing is remembered for
     /// a caller without a session: there is nowhere its answer could be checked against.
-    pub(crate) fn issue(&self, caller: &Caller, id: &str, tool: &str, args: &str, ttl: Duration) {
+    pub(crate) fn issue(
+        &self,
+        caller: &Requester,
+        id: &str,
+        tool: &str,
+        args: &str,
+        ttl: Duration,
+    ) {
         if !caller.has_session() {
             return;
         }
@@ -202,7 +209,7 @@ impl Connection {
     /// Whether `caller` was given request `id` by a call of the same tool with the same
     /// arguments, and it has not expired; the request is forgotten then (an answer counts
     /// once).
-    pub(crate) fn redeem(&self, caller: &Caller, id: &str, tool: &str, args: &str) -> bool {
+    pub(crate) fn redeem(&self, caller: &Requester, id: &str, tool: &str, args: &str) -> bool {
         if !caller.has_session() {
             return false;
         }
@@ -218,7 +225,7 @@ impl Connection {
     }
 }
 
-fn key(caller: &Caller, id: &str) -> String {
+fn key(caller: &Requester, id: &str) -> String {
     format!("{}\0{id}", caller.binding())
 }
 
@@ -226,8 +233,8 @@ fn key(caller: &Caller, id: &str) -> String {
 mod tests {
     use super::*;
 
-    fn caller(session: Option<&str>, principal: Option<&str>) -> Caller {
-        Caller {
+    fn caller(session: Option<&str>, principal: Option<&str>) -> Requester {
+        Requester {
             session: session.map(str::to_owned),
             principal: principal.map(str::to_owned),
         }

@@ -27,7 +27,7 @@ use rmcp::service::RequestContext;
 use serde_json::{Map, Value, json};
 
 use super::McpServer;
-use super::caller::Caller;
+use super::caller::Requester;
 use super::convert::{PENDING_META_KEY, call_tool_result};
 use super::elicit_schema::{ElicitationSchemaError, check_elicitation_schema};
 use super::seal::{Claims, StateError, args_digest};
@@ -62,7 +62,7 @@ pub(super) async fn call(
     let args = Value::Object(request.arguments.clone().unwrap_or_default());
     let ctx = server.context(&context).with_caller(caller);
     let capabilities = context.client_capabilities();
-    let who = Caller::of(server, &context);
+    let who = Requester::of(server, &context);
     let modern = context
         .protocol_version()
         .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
@@ -113,7 +113,7 @@ pub(super) async fn call(
 
 /// Remembers the request a fallback pending result gives the client, so that its answer
 /// in `_meta["toolnexus/answer"]` counts (on this session only, once).
-fn issued(server: &McpServer, who: &Caller, name: &str, args: &Value, result: &ToolResult) {
+fn issued(server: &McpServer, who: &Requester, name: &str, args: &Value, result: &ToolResult) {
     if let Some(pending) = result.pending_request() {
         let digest = args_digest(args);
         server
@@ -130,7 +130,7 @@ async fn modern_call(
     args: Value,
     (request, capabilities): (CallToolRequestParams, Option<&ClientCapabilities>),
     mut ctx: Context,
-    who: &Caller,
+    who: &Requester,
 ) -> Result<CallToolResponse, ErrorData> {
     let digest = args_digest(&args);
     let binding = who.binding();
@@ -277,7 +277,7 @@ fn refused(tool: &str, why: StateError) -> ErrorData {
 struct Asking<'a> {
     capabilities: Option<&'a ClientCapabilities>,
     context: &'a RequestContext<RoleServer>,
-    who: &'a Caller,
+    who: &'a Requester,
 }
 
 /// The handshake-era form: ask with `elicitation/create`, run the tool again with the

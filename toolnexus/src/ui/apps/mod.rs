@@ -21,7 +21,7 @@ use crate::tool::context::Context;
 use crate::tool::kit::Toolkit;
 use crate::tool::request::Request;
 use crate::tool::result::ToolResult;
-use crate::ui::{Caller, UiOptions};
+use crate::ui::{Namespace, UiOptions};
 
 /// How many view calls may wait on an answer at once; the oldest is dropped for a new one.
 const MAX_PARKED: usize = 256;
@@ -94,7 +94,7 @@ fn router(
 ) -> Router {
     let shared = Arc::new(Apps {
         servers: servers.into_iter().collect(),
-        parked: Mutex::new(Parked::default()),
+        parked: Mutex::new(ParkedCalls::default()),
         user: options.user.clone(),
         runner,
     });
@@ -109,7 +109,7 @@ fn router(
 
 struct Apps {
     servers: HashMap<String, Toolkit>,
-    parked: Mutex<Parked>,
+    parked: Mutex<ParkedCalls>,
     /// Who sent a request, when the app has users.
     user: Option<crate::ui::User>,
     /// The client whose store keeps the calls ([`mcp_apps_durable`]); `None`: in memory.
@@ -118,7 +118,7 @@ struct Apps {
 
 /// The calls waiting on an answer, oldest first.
 #[derive(Default)]
-struct Parked {
+struct ParkedCalls {
     calls: HashMap<String, Waiting>,
     order: std::collections::VecDeque<String>,
 }
@@ -161,7 +161,7 @@ pub(crate) fn refused(status: StatusCode, message: String) -> Response {
 }
 
 fn caller_of(apps: &Apps, request: &Parts) -> String {
-    let caller: Caller = crate::ui::caller_of(apps.user.as_ref(), request);
+    let caller: Namespace = crate::ui::caller_of(apps.user.as_ref(), request);
     caller.key("")
 }
 

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use super::record::{Pending, Status, TaskRow};
 use super::storage::NewTask;
 use super::{McpServer, ms, run};
-use crate::mcp::server::caller::Caller;
+use crate::mcp::server::caller::Requester;
 
 /// The longest task id accepted (ids this server makes are 36 characters).
 const MAX_ID_LEN: usize = 64;
@@ -42,7 +42,7 @@ pub(in crate::mcp) async fn start(
     {
         return None;
     }
-    let caller = Caller::of(server, context);
+    let caller = Requester::of(server, context);
     Some(create(server, name, request, &caller).await)
 }
 
@@ -50,7 +50,7 @@ async fn create(
     server: &McpServer,
     name: &str,
     request: &CallToolRequestParams,
-    caller: &Caller,
+    caller: &Requester,
 ) -> Result<CallToolResponse, ErrorData> {
     server.keep_swept();
     let tasks = &server.0.tasks;
@@ -141,7 +141,7 @@ fn refused(id: &str, reason: &str, message: String) -> ErrorData {
 }
 
 /// The task `id` names, checked: well-formed, known, `caller`'s, not expired.
-async fn lookup(server: &McpServer, id: &str, caller: &Caller) -> Result<TaskRow, ErrorData> {
+async fn lookup(server: &McpServer, id: &str, caller: &Requester) -> Result<TaskRow, ErrorData> {
     server.keep_swept();
     let shown: String = id.chars().take(MAX_ID_LEN).collect();
     if id.is_empty()
@@ -195,7 +195,7 @@ pub(in crate::mcp) async fn get(
     params: GetTaskParams,
     context: &RequestContext<RoleServer>,
 ) -> Result<GetTaskResult, ErrorData> {
-    let caller = Caller::of(server, context);
+    let caller = Requester::of(server, context);
     let row = lookup(server, &params.task_id, &caller).await?;
     Ok(GetTaskResult::new(row.detailed(server.0.tasks.poll_ms())))
 }
@@ -208,7 +208,7 @@ pub(in crate::mcp) async fn update(
     context: &RequestContext<RoleServer>,
 ) -> Result<(), ErrorData> {
     let id = params.task_id.as_str();
-    let caller = Caller::of(server, context);
+    let caller = Requester::of(server, context);
     let row = lookup(server, id, &caller).await?;
     if row.status != Status::InputRequired {
         return Ok(());
@@ -289,7 +289,7 @@ pub(in crate::mcp) async fn cancel(
     context: &RequestContext<RoleServer>,
 ) -> Result<(), ErrorData> {
     let id = params.task_id.as_str();
-    let caller = Caller::of(server, context);
+    let caller = Requester::of(server, context);
     lookup(server, id, &caller).await?;
     let tasks = &server.0.tasks;
     let cancelled = tasks
