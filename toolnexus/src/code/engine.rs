@@ -273,7 +273,7 @@ fn run(
     };
     meter.resume();
     let result = context.with(|ctx| {
-        let session = Session {
+        let session = Script {
             ctx: &ctx,
             limits,
             meter: &meter,
@@ -360,7 +360,7 @@ impl Output {
     }
 }
 
-struct Session<'a, 'js> {
+struct Script<'a, 'js> {
     ctx: &'a Ctx<'js>,
     limits: &'a Limits,
     meter: &'a Rc<Meter>,
@@ -371,7 +371,7 @@ struct Session<'a, 'js> {
 
 type Helpers<'js> = (Function<'js>, Function<'js>, Function<'js>);
 
-impl<'js> Session<'_, 'js> {
+impl<'js> Script<'_, 'js> {
     fn drive(&self, script: &str, tools: &[String]) -> Result<Option<String>, Failure> {
         let ctx = self.ctx;
         let queued: Rc<RefCell<Vec<Queued>>> = Rc::default();

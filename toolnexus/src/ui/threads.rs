@@ -69,7 +69,7 @@ impl TooLong {
 #[derive(Default)]
 struct Thread {
     transcript: Vec<Message>,
-    /// When it was last used (the key of `State::by_use`).
+    /// When it was last used (the key of `ThreadMap::by_use`).
     used: u64,
     /// Its open interrupt, if a run halted.
     open: Option<String>,
@@ -80,7 +80,7 @@ struct Thread {
 }
 
 #[derive(Default)]
-struct State {
+struct ThreadMap {
     threads: HashMap<String, Thread>,
     /// Thread keys by last use, least recent first.
     by_use: BTreeMap<u64, String>,
@@ -91,7 +91,7 @@ struct State {
 
 /// The threads of one endpoint, keyed by `user/thread id`.
 pub(crate) struct Threads {
-    state: Mutex<State>,
+    state: Mutex<ThreadMap>,
     max_threads: usize,
     max_transcript_bytes: usize,
     /// Whether the client keeps the transcripts in its run store: only the open
@@ -109,7 +109,7 @@ impl Threads {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, ThreadMap> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 

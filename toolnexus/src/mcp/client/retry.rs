@@ -25,7 +25,7 @@ pub(super) const ID_PREFIX: &str = "mcp-input.";
 
 /// What the id of a request made from an `input_required` result holds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct Handle {
+struct InputId {
     /// The input request's key in `inputRequests`.
     #[serde(rename = "k")]
     key: String,
@@ -127,7 +127,7 @@ fn request_with(result: &InputRequiredResult, task: Option<TaskRef>) -> Result<R
         #[allow(unreachable_patterns)]
         _ => (None, false),
     };
-    let handle = Handle {
+    let handle = InputId {
         key,
         state: result.request_state.clone(),
         field,
@@ -173,7 +173,7 @@ fn params_meta(params: &ElicitRequestParams) -> Option<&Map<String, Value>> {
 /// single field, as for an approval's `true`).
 pub(super) fn retry_for(answer: &Answer) -> Option<InputRetry> {
     let encoded = answer.id.strip_prefix(ID_PREFIX)?;
-    let handle: Handle = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(encoded).ok()?).ok()?;
+    let handle: InputId = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(encoded).ok()?).ok()?;
     let result = if !answer.ok {
         match answer.reason.as_deref() {
             Some(DECLINED) => ElicitResult::new(ElicitationAction::Decline),
