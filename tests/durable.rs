@@ -372,8 +372,14 @@ async fn sessions(store: RunStore) {
     let model = ScriptedModel::new([Reply::text("hi"), Reply::text("fine"), Reply::text("bye")]);
     let client = Client::new(model).system("Be brief.").with_store(store);
     let session = client.session("user-42");
-    session.run("hello", &Toolkit::new()).await.unwrap();
-    let second = session.run("how are you?", &Toolkit::new()).await.unwrap();
+    client
+        .ask("user-42", "hello", &Toolkit::new())
+        .await
+        .unwrap();
+    let second = client
+        .ask("user-42", "how are you?", &Toolkit::new())
+        .await
+        .unwrap();
     assert_eq!(second.messages.len(), 5, "system + both exchanges");
     let texts = |m: &[Message]| {
         m.iter()

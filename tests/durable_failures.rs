@@ -251,7 +251,7 @@ async fn newer((store, raw): (RunStore, Raw)) {
     // not park on the request id the run above waits on: its tool asks under another tag.)
     let session = client.session("chat");
     let asks_again = Toolkit::new().with(approving(seen(), "s", None));
-    let said = bounded("a session run", session.run("hello", &asks_again))
+    let said = bounded("a session run", client.ask("chat", "hello", &asks_again))
         .await
         .unwrap();
     assert!(said.is_pending(), "{:?}", said.status);

@@ -265,7 +265,7 @@ async fn sessions_and_parked((store, raw): (RunStore, Raw)) {
     let mut threads = Vec::new();
     for id in ["old", "old-then-new", "new"] {
         let session = client.session(id);
-        assert!(session.run("hi", &toolkit).await.unwrap().is_done());
+        assert!(client.ask(id, "hi", &toolkit).await.unwrap().is_done());
         threads.push(session);
     }
     raw.exec(&format!(
@@ -277,8 +277,7 @@ async fn sessions_and_parked((store, raw): (RunStore, Raw)) {
     let written = threads[1].messages().await.unwrap().len();
     let more = Client::new(steps("count", 0)).with_store(store.clone());
     assert!(
-        more.session("old-then-new")
-            .run("again", &toolkit)
+        more.ask("old-then-new", "again", &toolkit)
             .await
             .unwrap()
             .is_done()

@@ -171,7 +171,7 @@ async fn session_parks(store: RunStore) {
         .system("Be brief.")
         .with_store(store.clone());
     let session = client.session("user-7");
-    let halted = session.run("deploy", &toolkit).await.unwrap();
+    let halted = client.ask(session.id(), "deploy", &toolkit).await.unwrap();
     assert!(halted.is_pending(), "{:?}", halted.status);
     let id = halted.id.clone().expect("a session run is recorded");
     assert!(id.starts_with("session:user-7/run_"), "{id}");
@@ -217,8 +217,7 @@ async fn session_parks(store: RunStore) {
         "bye",
     )]))
     .with_store(store.clone())
-    .session("user-7")
-    .run("thanks", &toolkit)
+    .ask("user-7", "thanks", &toolkit)
     .await
     .unwrap();
     assert!(next.is_done(), "{:?}", next.status);
@@ -234,15 +233,14 @@ async fn session_moved_on(store: RunStore) {
     let toolkit = Toolkit::new().with(approving(seen.clone(), "m", None));
     let client = Client::new(steps("approve", 1)).with_store(store.clone());
     let session = client.session("user-8");
-    let halted = session.run("deploy", &toolkit).await.unwrap();
+    let halted = client.ask(session.id(), "deploy", &toolkit).await.unwrap();
     assert!(halted.is_pending(), "{:?}", halted.status);
     // A new prompt abandons the halted turn; its run stays parked.
     let chat = Client::new(toolnexus::ScriptedModel::new([toolnexus::Reply::text(
         "ok",
     )]))
-    .with_store(store.clone())
-    .session("user-8");
-    chat.run("never mind", &toolkit).await.unwrap();
+    .with_store(store.clone());
+    chat.ask("user-8", "never mind", &toolkit).await.unwrap();
     let before = session.messages().await.unwrap();
     assert_eq!(before.last().and_then(Message::text), Some("ok"));
     let done = client

@@ -61,8 +61,7 @@ async fn drive(store: RunStore, mode: &str, run_id: &str, log: &str) -> i32 {
         .lease(LEASE);
     if mode == "session" {
         let run = client
-            .session(run_id)
-            .run("append ten times", &toolkit)
+            .ask(run_id, "append ten times", &toolkit)
             .await
             .expect("the session run starts");
         if run.is_done() {

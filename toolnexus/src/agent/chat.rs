@@ -136,7 +136,7 @@ impl Client {
     /// A run that halts on a suspension keeps its halted turn in the conversation:
     /// [`resume`](Client::resume) (or, with a store, [`answer`](Client::answer)) finishes
     /// it there, and a new `ask` abandons it (each unfinished call gets an explicit
-    /// result), as [`Session::run`](crate::agent::Session) does. With
+    /// result). With
     /// [`compaction`](Client::compaction) the conversation keeps the compacted transcript
     /// (each run's own record keeps its full one), so a long conversation stays within
     /// the budget from one `ask` to the next.

@@ -329,8 +329,9 @@ mod durable {
     impl Session {
         /// [`Session::run`] as a stream of its events: the run is recorded in the store
         /// (under a new run id of the session, [`EventStream::run_id`]) before this
-        /// returns; the stream then drives it (see [`EventStream`]).
-        pub async fn stream(
+        /// returns, so that a store that fails says so before any event; the stream then
+        /// drives it (see [`EventStream`]). The UI endpoints'.
+        pub(crate) async fn stream(
             &self,
             prompt: impl Into<crate::model::message::UserContent>,
             toolkit: &Toolkit,

@@ -18,9 +18,10 @@ const PREFIX: &str = "session:";
 const RUN: &str = "/run_";
 
 /// A conversation kept by id across runs, in the store of the client that made it
-/// ([`Client::session`]). Each [`run`](Session::run) continues the transcript so far with
-/// a new prompt and appends what it added. The client's system prompt is not stored: it
-/// is put first at every run.
+/// ([`Client::session`]): its messages, to read and to trim. It is run as every
+/// conversation is, `client.run(prompt, &toolkit).conversation(id)` (or
+/// [`Client::ask`]): each run continues the transcript so far with the prompt and appends
+/// what it added. The client's system prompt is not stored: it is put first at every run.
 ///
 /// Each run is a durable run of the store, with the id `session:<session id>/run_<uuid>`:
 /// a run that suspends is listed among the store's pending requests and its answer
@@ -44,12 +45,13 @@ impl Session {
     }
 
     /// Runs `prompt` after the session's messages so far (as
-    /// [`RunRequest::history`](crate::agent::RunRequest::history) does), recorded in the store as a run of this session,
-    /// then appends the run's new messages, all together (a store that fails to take them
-    /// ends the run incomplete with its error, and [`Client::recover`] finishes it). A run that halts on a request
-    /// keeps its halted turn in the session; the next prompt abandons it (each unfinished
-    /// call gets an explicit result).
-    pub async fn run(
+    /// [`RunRequest::history`](crate::agent::RunRequest::history) does), recorded in the
+    /// store as a run of this session, then appends the run's new messages, all together
+    /// (a store that fails to take them ends the run incomplete with its error, and
+    /// [`Client::recover`] finishes it). A run that halts on a request keeps its halted
+    /// turn in the session; the next prompt abandons it (each unfinished call gets an
+    /// explicit result). [`Client::ask`]'s, with a store.
+    pub(crate) async fn run(
         &self,
         prompt: impl Into<crate::model::message::UserContent>,
         toolkit: &Toolkit,
