@@ -331,6 +331,7 @@ mod durable {
         /// (under a new run id of the session, [`EventStream::run_id`]) before this
         /// returns, so that a store that fails says so before any event; the stream then
         /// drives it (see [`EventStream`]). The UI endpoints'.
+        #[cfg_attr(not(feature = "ui"), allow(dead_code))]
         pub(crate) async fn stream(
             &self,
             prompt: impl Into<crate::model::message::UserContent>,

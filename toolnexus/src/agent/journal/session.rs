@@ -97,6 +97,7 @@ impl Session {
     }
 
     /// The client the session runs with.
+    #[cfg_attr(not(feature = "ui"), allow(dead_code))] // `Session::stream`'s
     pub(crate) fn client(&self) -> &Client {
         &self.client
     }
