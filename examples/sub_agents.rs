@@ -76,10 +76,8 @@ async fn main() {
         Reply::text("Researched and published."),
     ]))
     .on_event(|event| {
-        if let Event::Agent {
-            path,
-            event: Event::ToolCallStarted { call, .. },
-        } = event
+        if let Event::Agent { path, event } = event
+            && let Event::ToolCallStarted { call, .. } = &**event
         {
             println!("[{}] runs {}", path.join("/"), call.name);
         }

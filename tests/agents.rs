@@ -142,10 +142,8 @@ async fn a_decline_three_agents_down_reaches_the_deepest_model_as_declined() {
     let client = client
         .wait_for(|request: Request| async move { request.decline("not today") })
         .on_event(move |event| {
-            if let Event::Agent {
-                path,
-                event: Event::ToolCallFinished { call, status, .. },
-            } = event
+            if let Event::Agent { path, event } = event
+                && let Event::ToolCallFinished { call, status, .. } = &**event
             {
                 log.lock()
                     .unwrap()
@@ -336,7 +334,7 @@ async fn inner_events_reach_the_outer_listener_tagged_with_the_agent_path() {
         .on_event(move |event| {
             let tag = match event {
                 Event::Agent { path, event } => {
-                    let kind = match event {
+                    let kind = match &**event {
                         Event::ModelTurnStarted { .. } => "turn",
                         Event::Pending { .. } => "pending",
                         Event::RunFinished { .. } => "finished",

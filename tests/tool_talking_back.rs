@@ -38,7 +38,7 @@ fn recorder() -> (
             } => format!(
                 "progress {call_id} {done}/{} {}",
                 total.unwrap_or(-1.0),
-                message.unwrap_or("-")
+                message.as_deref().unwrap_or("-")
             ),
             Event::Log {
                 call_id,

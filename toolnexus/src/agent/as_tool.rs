@@ -1,6 +1,7 @@
 //! [`Client::as_tool`]: an agent, with its own model, prompt and toolkit, run as one tool of
 //! another agent; its suspensions surface as the outer call's and resume back down.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
@@ -272,14 +273,14 @@ impl Agent {
                 if let Some(own) = &own {
                     own(event);
                 }
-                // An event's fields borrow for as long as the listener call (the type
-                // does not shorten on its own): re-borrowed, it nests in a new one.
-                match event.reborrowed() {
-                    Some(inner) => outer(&Event::Agent {
-                        path: &path,
-                        event: &inner,
+                // An agent event from further down already names its whole path; any
+                // other nests in one, as a clone that borrows what the event borrows.
+                match event {
+                    Event::Agent { .. } => outer(event),
+                    _ => outer(&Event::Agent {
+                        path: Cow::Borrowed(&path),
+                        event: Box::new(event.clone()),
                     }),
-                    None => outer(event),
                 }
             }));
         }

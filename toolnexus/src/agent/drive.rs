@@ -102,7 +102,9 @@ impl Client {
         if run.status == RunStatus::Done && run.turns > 0 {
             events.emit(Event::Usage { usage: run.usage });
         }
-        events.emit(Event::RunFinished { run: &run });
+        events.emit(Event::RunFinished {
+            run: Cow::Borrowed(&run),
+        });
         run
     }
 
@@ -342,10 +344,13 @@ impl Client {
         hooked.map_err(|message| StopReason::Hook { message })?;
         events.emit(Event::ModelTurnFinished {
             turn,
-            reply: &reply,
+            reply: Cow::Borrowed(&reply),
         });
         for call in &reply.tool_calls {
-            events.emit(Event::ToolCall { turn, call });
+            events.emit(Event::ToolCall {
+                turn,
+                call: Cow::Borrowed(call),
+            });
         }
         Ok(reply)
     }
@@ -361,7 +366,7 @@ impl Client {
     ) -> Result<Reply, ModelError> {
         let on_delta = move |delta: Delta| match (&delta, held) {
             (Delta::Text(text), Some(held)) => held.push(text),
-            _ => events.emit(delta_event(turn, &delta)),
+            _ => events.emit(Event::of_delta(turn, &delta)),
         };
         let request = ModelRequest::new(transcript, toolkit).with_settings(&self.settings);
         let future = std::panic::catch_unwind(AssertUnwindSafe(|| {
@@ -392,26 +397,6 @@ fn output_given(output: &mut Option<OutputCheck<'_>>, run: &mut RunResult, from:
             run.status = RunStatus::Incomplete { reason };
             true
         }
-    }
-}
-
-/// The event of a piece of model turn `turn`.
-fn delta_event(turn: u32, delta: &Delta) -> Event<'_> {
-    match delta {
-        Delta::Text(text) => Event::TextDelta { turn, text },
-        Delta::Reasoning(text) => Event::ReasoningDelta { turn, text },
-        Delta::ToolCall {
-            index,
-            id,
-            name,
-            arguments,
-        } => Event::ToolCallDelta {
-            turn,
-            index: *index,
-            id: id.as_deref(),
-            name: name.as_deref(),
-            arguments,
-        },
     }
 }
 

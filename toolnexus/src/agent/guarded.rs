@@ -1,6 +1,7 @@
 //! Guardrails in a run: where the loop runs each stage's [`Guardrail`]s, holds back text
 //! while they decide, and stops on a trip.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -34,9 +35,9 @@ impl Client {
     fn tripped(&self, turn: u32, stage: Stage, (name, reason): Tripped) -> StopReason {
         events(&self.tools.listener).emit(Event::GuardrailTripped {
             turn,
-            name: &name,
+            name: Cow::Borrowed(&name),
             stage,
-            reason: &reason,
+            reason: Cow::Borrowed(&reason),
         });
         StopReason::Guardrail {
             name: name.to_string(),
@@ -141,7 +142,10 @@ impl Client {
         }
         let text = held.take();
         if !text.is_empty() {
-            events(&self.tools.listener).emit(Event::TextDelta { turn, text: &text });
+            events(&self.tools.listener).emit(Event::TextDelta {
+                turn,
+                text: Cow::Borrowed(&text),
+            });
         }
         stop
     }

@@ -1,6 +1,7 @@
 //! [`InOrder`]: the results of one turn's concurrent calls reported in call order, as the
 //! Python port's stream gives its `tool_result` events, whichever call finishes first.
 
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
 use crate::agent::events::{Event, Listener};
@@ -39,8 +40,8 @@ impl Queue {
 fn report(listener: &Listener, (turn, call, result, status): &Held) {
     listener(&Event::ToolCallFinished {
         turn: *turn,
-        call,
-        result,
+        call: Cow::Borrowed(call),
+        result: Cow::Borrowed(result),
         status: *status,
     });
 }
@@ -99,7 +100,12 @@ impl InOrder {
                     q.next += 1;
                 } else {
                     q.reported[i] = true;
-                    q.held[i] = Some((*turn, (*call).clone(), (*result).clone(), *status));
+                    q.held[i] = Some((
+                        *turn,
+                        ToolCall::clone(call),
+                        ToolResult::clone(result),
+                        *status,
+                    ));
                 }
                 q.release(&*outer);
             }

@@ -68,7 +68,7 @@ pub use compaction::{
     CONTINUE, Compacted, Compaction, FLUSH_REMINDER, SUMMARY_PREFIX, contract_json, estimate_tokens,
 };
 pub use conversation::{ConversationStore, InMemoryConversations};
-pub use events::{Borrowed, Event, Form, Owned, OwnedEvent};
+pub use events::{Event, OwnedEvent};
 pub use going_on::{AnswerRequest, ResumeRequest};
 pub use guardrail::{Check, Guardrail, Stage};
 pub use hooks::{HookFuture, Hooks, ToolDecision, TurnDecision, TurnStart};

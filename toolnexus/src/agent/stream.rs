@@ -1,6 +1,7 @@
 //! [`EventStream`]: a run as an owned stream of its [`Event`]s, for a UI; the stream is what
 //! drives the run.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::fmt;
 use std::future::Future;
@@ -102,7 +103,7 @@ impl EventStream {
         ));
         client.tools.listener = Some(listener);
         queue.push_owned(Event::RunStarted {
-            run_id: run_id.as_deref().map(Box::from),
+            run_id: run_id.clone().map(Cow::Owned),
         });
         EventStream {
             queue,
@@ -148,7 +149,7 @@ impl Stream for EventStream {
                         this.run_id.clone_from(&result.id);
                     }
                     this.queue.push_owned(Event::RunFinished {
-                        run: Box::new(result),
+                        run: Cow::Owned(result),
                     });
                 }
                 Poll::Pending if this.queue.is_empty() => return Poll::Pending,

@@ -11,6 +11,7 @@
 //!
 //! One caller is shared by every call of a client (one `Arc` clone per call).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::agent::events::{Event, Events, Listener};
@@ -47,10 +48,10 @@ impl Caller for LoopCaller {
         let call_id = ctx.call_id().unwrap_or_default();
         tracing::debug!(target: "toolnexus::tool", call_id, done, total, message, "tool progress");
         self.events().emit(Event::Progress {
-            call_id,
+            call_id: Cow::Borrowed(call_id),
             done,
             total,
-            message,
+            message: message.map(Cow::Borrowed),
         });
     }
 
@@ -65,16 +66,16 @@ impl Caller for LoopCaller {
             _ => tracing::error!(target: "toolnexus::tool", call_id, %level, "{message}"),
         }
         self.events().emit(Event::Log {
-            call_id,
+            call_id: Cow::Borrowed(call_id),
             level,
-            message,
+            message: Cow::Borrowed(message),
         });
     }
 
     fn view(&self, ctx: &Context, view: &ToolView) {
         self.events().emit(Event::View {
-            call_id: ctx.call_id().unwrap_or_default(),
-            view,
+            call_id: Cow::Borrowed(ctx.call_id().unwrap_or_default()),
+            view: Cow::Borrowed(view),
         });
     }
 

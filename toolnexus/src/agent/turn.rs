@@ -1,6 +1,7 @@
 //! One assistant turn's tool calls: running them (through the hooks), resolving their
 //! suspensions concurrently, writing their results into the transcript.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use futures_util::future::join_all;
@@ -79,8 +80,8 @@ impl Slot {
         if events.is_on() {
             events.emit(Event::ToolCallFinished {
                 turn,
-                call: &self.call,
-                result: &result,
+                call: Cow::Borrowed(&self.call),
+                result: Cow::Borrowed(&result),
                 status,
             });
         }
@@ -380,8 +381,8 @@ async fn suspended(slot: &mut Slot, turn: u32, env: &Env<'_>) -> Played {
     };
     env.events().emit(Event::Pending {
         turn,
-        call: &slot.call,
-        request: &request,
+        call: Cow::Borrowed(&slot.call),
+        request: Cow::Borrowed(&request),
     });
     let Some(wait_for) = &env.opts.wait_for else {
         return Played::Halted(request);
@@ -499,7 +500,10 @@ async fn hooked(
 ) -> (ToolResult, bool) {
     let hooks = &env.opts.hooks;
     if !hooks.on_tools() {
-        env.events().emit(Event::ToolCallStarted { turn, call });
+        env.events().emit(Event::ToolCallStarted {
+            turn,
+            call: Cow::Borrowed(call),
+        });
         return (execute(call, answer, env).await, false);
     }
     let gate = match hooks.before_tool_now(call) {
@@ -512,8 +516,10 @@ async fn hooked(
         Gate::Deny(reason) => return (ToolResult::error(format!("denied: {reason}")), true),
         Gate::Answer(result) => return (result, false),
     };
-    env.events()
-        .emit(Event::ToolCallStarted { turn, call: &call });
+    env.events().emit(Event::ToolCallStarted {
+        turn,
+        call: Cow::Borrowed(&call),
+    });
     let mut result = execute(&call, answer, env).await;
     if !hooks.after_tool_now(&call, &mut result) {
         Box::pin(hooks.after_tool(&call, &mut result)).await;

@@ -448,7 +448,7 @@ impl Translate {
                 "value": crate::ui::view_value(&call_id, &view),
             })),
             Event::Pending { call, request, .. } if self.pending.is_none() => {
-                self.pending = Some((call.id.clone(), *request));
+                self.pending = Some((call.id.clone(), request.into_owned()));
             }
             Event::RunFinished { run } => out.push(self.finish(&run)),
             _ => {}

@@ -1,11 +1,10 @@
-//! An [`Event`]'s JSON form (its `Serialize`, a wire contract: see [`Event`]), and its
-//! `Debug`.
+//! An [`Event`]'s JSON form (its `Serialize`, a wire contract: see [`Event`]).
 
 use std::fmt;
 
 use serde::Serialize;
 
-use crate::agent::events::{Event, Form};
+use crate::agent::events::Event;
 use crate::agent::run::{CallStatus, RunResult};
 use serde_json::{Map, Value};
 
@@ -16,7 +15,7 @@ use crate::tool::caller::{LogLevel, ToolView};
 use crate::tool::content::ContentPart;
 use crate::tool::request::Request;
 
-impl<'a, F: Form<'a>> Event<'a, F> {
+impl Event<'_> {
     /// The event's `type` in its [JSON form](Event#json-form): `"text"`, `"tool_call"`, …
     pub fn kind(&self) -> &'static str {
         match self {
@@ -41,7 +40,7 @@ impl<'a, F: Form<'a>> Event<'a, F> {
         }
     }
 
-    fn wire(&self) -> Wire<'_, 'a, F> {
+    fn wire(&self) -> Wire<'_> {
         match self {
             Event::RunStarted { run_id } => Wire::RunStarted {
                 run_id: run_id.as_deref(),
@@ -165,13 +164,13 @@ fn wire_call(call: &ToolCall) -> WireCall<'_> {
     }
 }
 
-impl<'a, F: Form<'a>> Serialize for Event<'a, F> {
+impl Serialize for Event<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.wire().serialize(serializer)
     }
 }
 
-impl<'a, F: Form<'a>> fmt::Display for Event<'a, F> {
+impl fmt::Display for Event<'_> {
     /// The event's [JSON form](Event#json-form).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let json = serde_json::to_string(self).map_err(|_| fmt::Error)?;
@@ -189,8 +188,8 @@ struct WireCall<'w> {
 
 /// The JSON form of an event (see [`Event`]).
 #[derive(Serialize)]
-#[serde(tag = "type", rename_all = "snake_case", bound = "")]
-enum Wire<'w, 'a, F: Form<'a>> {
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Wire<'w> {
     RunStarted {
         #[serde(skip_serializing_if = "Option::is_none")]
         run_id: Option<&'w str>,
@@ -272,7 +271,7 @@ enum Wire<'w, 'a, F: Form<'a>> {
     },
     Agent {
         path: &'w [String],
-        event: &'w Event<'a, F>,
+        event: &'w Event<'w>,
     },
     Compacted {
         turn: u32,
@@ -292,141 +291,4 @@ enum Wire<'w, 'a, F: Form<'a>> {
     Done {
         result: &'w RunResult,
     },
-}
-
-impl<'a, F: Form<'a>> fmt::Debug for Event<'a, F> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Event::RunStarted { run_id } => f
-                .debug_struct("RunStarted")
-                .field("run_id", &run_id.as_deref())
-                .finish(),
-            Event::ModelTurnStarted { turn } => f
-                .debug_struct("ModelTurnStarted")
-                .field("turn", turn)
-                .finish(),
-            Event::TextDelta { turn, text } => f
-                .debug_struct("TextDelta")
-                .field("turn", turn)
-                .field("text", &&**text)
-                .finish(),
-            Event::ReasoningDelta { turn, text } => f
-                .debug_struct("ReasoningDelta")
-                .field("turn", turn)
-                .field("text", &&**text)
-                .finish(),
-            Event::ToolCallDelta {
-                turn,
-                index,
-                id,
-                name,
-                arguments,
-            } => f
-                .debug_struct("ToolCallDelta")
-                .field("turn", turn)
-                .field("index", index)
-                .field("id", &id.as_deref())
-                .field("name", &name.as_deref())
-                .field("arguments", &&**arguments)
-                .finish(),
-            Event::ModelTurnFinished { turn, reply } => f
-                .debug_struct("ModelTurnFinished")
-                .field("turn", turn)
-                .field("reply", &**reply)
-                .finish(),
-            Event::ToolCall { turn, call } => f
-                .debug_struct("ToolCall")
-                .field("turn", turn)
-                .field("call", &**call)
-                .finish(),
-            Event::Usage { usage } => f.debug_struct("Usage").field("usage", usage).finish(),
-            Event::ToolCallStarted { turn, call } => f
-                .debug_struct("ToolCallStarted")
-                .field("turn", turn)
-                .field("call", &**call)
-                .finish(),
-            Event::ToolCallFinished {
-                turn,
-                call,
-                result,
-                status,
-            } => f
-                .debug_struct("ToolCallFinished")
-                .field("turn", turn)
-                .field("call", &**call)
-                .field("result", &**result)
-                .field("status", status)
-                .finish(),
-            Event::Pending {
-                turn,
-                call,
-                request,
-            } => f
-                .debug_struct("Pending")
-                .field("turn", turn)
-                .field("call", &**call)
-                .field("request", &**request)
-                .finish(),
-            Event::Progress {
-                call_id,
-                done,
-                total,
-                message,
-            } => f
-                .debug_struct("Progress")
-                .field("call_id", &&**call_id)
-                .field("done", done)
-                .field("total", total)
-                .field("message", &message.as_deref())
-                .finish(),
-            Event::Log {
-                call_id,
-                level,
-                message,
-            } => f
-                .debug_struct("Log")
-                .field("call_id", &&**call_id)
-                .field("level", level)
-                .field("message", &&**message)
-                .finish(),
-            Event::View { call_id, view } => f
-                .debug_struct("View")
-                .field("call_id", &&**call_id)
-                .field("uri", &view.uri)
-                .field("server", &view.server)
-                .finish_non_exhaustive(),
-            Event::Agent { path, event } => f
-                .debug_struct("Agent")
-                .field("path", &&**path)
-                .field("event", &**event)
-                .finish(),
-            Event::Compacted {
-                turn,
-                summarized,
-                tokens_before,
-                tokens_after,
-            } => f
-                .debug_struct("Compacted")
-                .field("turn", turn)
-                .field("summarized", summarized)
-                .field("tokens_before", tokens_before)
-                .field("tokens_after", tokens_after)
-                .finish(),
-            Event::GuardrailTripped {
-                turn,
-                name,
-                stage,
-                reason,
-            } => f
-                .debug_struct("GuardrailTripped")
-                .field("turn", turn)
-                .field("name", &&**name)
-                .field("stage", stage)
-                .field("reason", &&**reason)
-                .finish(),
-            Event::RunFinished { run } => {
-                f.debug_struct("RunFinished").field("run", &**run).finish()
-            }
-        }
-    }
 }

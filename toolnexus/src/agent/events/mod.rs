@@ -3,63 +3,34 @@
 //! ([`RunRequest::stream`](crate::agent::RunRequest::stream)), and the same JSON either way (see
 //! [`Event`]'s "JSON form").
 
+use std::borrow::Cow;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use crate::agent::run::{CallStatus, RunResult};
-use crate::model::Reply;
 use crate::model::message::ToolCall;
 use crate::model::usage::Usage;
+use crate::model::{Delta, Reply};
 use crate::tool::caller::{LogLevel, ToolView};
 use crate::tool::request::Request;
 use crate::tool::result::ToolResult;
 
-mod forms;
 mod json;
+mod owned;
 
-/// How an [`Event`] holds its data: [`Borrowed`] from the run (what a listener gets, at
-/// no cost) or [`Owned`] (what a stream yields: `'static`, `Send`, kept as long as you
-/// like). Sealed: those two are the only forms.
-pub trait Form<'a>: sealed::Sealed + Sized + Send + Sync + 'static {
-    /// A field holding a `T`: `&'a T` when borrowed, `Box<T>` when owned. Either way it
-    /// dereferences to `T`.
-    type Of<T: ?Sized + 'a>: std::ops::Deref<Target = T>;
-}
-
-/// The form of the events a listener borrows from the run (the default of [`Event`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Borrowed {}
-
-/// The form of the events a stream yields: every field owned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Owned {}
-
-impl<'a> Form<'a> for Borrowed {
-    type Of<T: ?Sized + 'a> = &'a T;
-}
-
-impl<'a> Form<'a> for Owned {
-    type Of<T: ?Sized + 'a> = Box<T>;
-}
-
-mod sealed {
-    pub trait Sealed {}
-    impl Sealed for super::Borrowed {}
-    impl Sealed for super::Owned {}
-}
-
-/// An owned event, as a stream yields it.
-pub type OwnedEvent = Event<'static, Owned>;
+/// An owned event, as a stream yields it: every field owned ([`Cow::Owned`]), `'static`
+/// and `Send`, kept as long as you like.
+pub type OwnedEvent = Event<'static>;
 
 /// One thing that happened in a run, sent to the listener set with
 /// [`Client::on_event`](crate::Client::on_event) as it happens, or yielded by a
 /// [stream](crate::agent::RunRequest::stream).
 ///
-/// A listener gets `&Event<'_>`, whose fields borrow from the run (it copies what it
-/// keeps, or calls [`Event::owned`]); a stream yields `Event<'static, Owned>`
-/// ([`OwnedEvent`]), whose fields are boxed. The variants and their field names are the
-/// same, and so are patterns on them: `Event::TextDelta { text, .. }` reads a `&str` in
-/// either. `turn` is the model turn (1-based within the run) that asked for a call; `0`
+/// Its data fields are [`Cow`]s: a listener gets `&Event<'_>`, whose fields borrow from
+/// the run ([`Cow::Borrowed`]; it copies what it keeps, or calls [`Event::owned`]); a
+/// stream yields `Event<'static>` ([`OwnedEvent`]), whose fields are owned
+/// ([`Cow::Owned`], see [`Event::into_owned`]). Patterns read them the same either way:
+/// `Event::TextDelta { text, .. }` gives a `Cow<str>` that dereferences to `str`. `turn` is the model turn (1-based within the run) that asked for a call; `0`
 /// for the calls of a halted turn finished by a resume.
 ///
 /// The events of one run come in this order: for each model turn,
@@ -124,14 +95,15 @@ pub type OwnedEvent = Event<'static, Owned>;
 /// assert_eq!(json["type"], "model_turn_finished");
 /// assert_eq!(json["text"], "Hello");
 /// ```
+#[derive(Clone, Debug)]
 #[non_exhaustive]
-pub enum Event<'a, F: Form<'a> = Borrowed> {
+pub enum Event<'a> {
     /// A stream began (the first event of every [stream](crate::agent::RunRequest::stream); never
     /// sent to a listener).
     RunStarted {
         /// The run's id in the run store, for a client
         /// [with a store](crate::Client::with_store).
-        run_id: Option<F::Of<str>>,
+        run_id: Option<Cow<'a, str>>,
     },
     /// The model is being asked for turn `turn`.
     ModelTurnStarted {
@@ -145,7 +117,7 @@ pub enum Event<'a, F: Form<'a> = Borrowed> {
         /// The model turn.
         turn: u32,
         /// The new piece of text.
-        text: F::Of<str>,
+        text: Cow<'a, str>,
     },
     /// More of the model's reasoning, where the provider shows it (Anthropic's thinking,
     /// OpenAI's and Gemini's reasoning summaries). Not part of the turn's text.
@@ -153,7 +125,7 @@ pub enum Event<'a, F: Form<'a> = Borrowed> {
         /// The model turn.
         turn: u32,
         /// The new piece of reasoning.
-        text: F::Of<str>,
+        text: Cow<'a, str>,
     },
     /// More of one tool call's arguments, as the model streams them.
     ToolCallDelta {
@@ -162,18 +134,18 @@ pub enum Event<'a, F: Form<'a> = Borrowed> {
         /// The call's position in the turn.
         index: usize,
         /// The call's id, on its first delta (when the provider gives it there).
-        id: Option<F::Of<str>>,
+        id: Option<Cow<'a, str>>,
         /// The tool's name, on the call's first delta.
-        name: Option<F::Of<str>>,
+        name: Option<Cow<'a, str>>,
         /// The next piece of the arguments' JSON text.
-        arguments: F::Of<str>,
+        arguments: Cow<'a, str>,
     },
     /// The model gave its turn.
     ModelTurnFinished {
         /// The model turn.
         turn: u32,
         /// The whole turn: text, tool calls, usage.
-        reply: F::Of<Reply>,
+        reply: Cow<'a, Reply>,
     },
     /// The model asked for a tool call: one per call of a model turn, in the model's order,
     /// right after the turn's [`ModelTurnFinished`](Event::ModelTurnFinished) and before any
@@ -182,7 +154,7 @@ pub enum Event<'a, F: Form<'a> = Borrowed> {
         /// The model turn that asked for the call.
         turn: u32,
         /// The call as the model made it.
-        call: F::Of<ToolCall>,
+        call: Cow<'a, ToolCall>,
     },
     /// A tool call starts running (again, on the re-run after a suspension was answered).
     /// A call a hook denies does not start.
@@ -190,16 +162,16 @@ pub enum Event<'a, F: Form<'a> = Borrowed> {
         /// The model turn that asked for the call.
         turn: u32,
         /// The call as it runs (after any rewrite by a hook).
-        call: F::Of<ToolCall>,
+        call: Cow<'a, ToolCall>,
     },
     /// A tool call has the result the model will read.
     ToolCallFinished {
         /// The model turn that asked for the call.
         turn: u32,
         /// The call as the model made it.
-        call: F::Of<ToolCall>,
+        call: Cow<'a, ToolCall>,
         /// Its result.
-        result: F::Of<ToolResult>,
+        result: Cow<'a, ToolResult>,
         /// How it ended.
         status: CallStatus,
     },
@@ -211,9 +183,9 @@ pub enum Event<'a, F: Form<'a> = Borrowed> {
         /// The model turn that asked for the call.
         turn: u32,
         /// The suspended call.
-        call: F::Of<ToolCall>,
+        call: Cow<'a, ToolCall>,
         /// What it waits on.
-        request: F::Of<Request>,
+        request: Cow<'a, Request>,
     },
     /// A running tool reported progress ([`Context::progress`](crate::Context::progress)),
     /// or a remote tool did, through `McpClient` (feature `mcp`). Comes between
@@ -221,23 +193,23 @@ pub enum Event<'a, F: Form<'a> = Borrowed> {
     /// [`ToolCallFinished`](Event::ToolCallFinished).
     Progress {
         /// The id of the call reporting (the [`ToolCall::id`] of its `ToolCallStarted`).
-        call_id: F::Of<str>,
+        call_id: Cow<'a, str>,
         /// How much is done.
         done: f64,
         /// Of how much, when known.
         total: Option<f64>,
         /// What the tool says about it.
-        message: Option<F::Of<str>>,
+        message: Option<Cow<'a, str>>,
     },
     /// A running tool wrote a log line ([`Context::log`](crate::Context::log)), or a
     /// remote tool did.
     Log {
         /// The id of the call logging.
-        call_id: F::Of<str>,
+        call_id: Cow<'a, str>,
         /// The line's severity.
         level: LogLevel,
         /// The line.
-        message: F::Of<str>,
+        message: Cow<'a, str>,
     },
     /// A tool with an MCP Apps view returned: the view's page, the call's input and its
     /// result in MCP's form, for a page to render in a sandboxed frame (a remote tool
@@ -247,18 +219,18 @@ pub enum Event<'a, F: Form<'a> = Borrowed> {
     View {
         /// The id of the call the view shows (the [`ToolCall::id`] of its
         /// `ToolCallStarted`).
-        call_id: F::Of<str>,
+        call_id: Cow<'a, str>,
         /// The view, with the server it came from.
-        view: F::Of<ToolView>,
+        view: Cow<'a, ToolView>,
     },
     /// An event of an agent run as a tool ([`Client::as_tool`](crate::Client::as_tool))
     /// somewhere below this run: `path` names the agents from this run down to the one
     /// the event is from (`["research", "search"]` for an agent two levels down).
     Agent {
         /// The names of the nested agents, outermost first.
-        path: F::Of<[String]>,
+        path: Cow<'a, [String]>,
         /// The event, as that agent's run reported it.
-        event: F::Of<Event<'a, F>>,
+        event: Box<Event<'a>>,
     },
     /// The transcript the model is about to be shown for turn `turn` was over the
     /// [compaction](crate::Client::compaction) budget and was compacted: `summarized`
@@ -282,11 +254,11 @@ pub enum Event<'a, F: Form<'a> = Borrowed> {
         /// The model turn it guarded (0 for the prompt, before the first turn).
         turn: u32,
         /// The guardrail's name.
-        name: F::Of<str>,
+        name: Cow<'a, str>,
         /// What it guarded.
         stage: crate::agent::guardrail::Stage,
         /// Why it tripped.
-        reason: F::Of<str>,
+        reason: Cow<'a, str>,
     },
     /// The tokens the run spent, summed across its turns: sent once, right before
     /// [`RunFinished`](Event::RunFinished), when the model gave its final answer (a run that
@@ -298,8 +270,36 @@ pub enum Event<'a, F: Form<'a> = Borrowed> {
     /// The run ended, in any status; the last event of the run.
     RunFinished {
         /// The whole result, as the run returns it.
-        run: F::Of<RunResult>,
+        run: Cow<'a, RunResult>,
     },
+}
+
+impl<'d> Event<'d> {
+    /// The event of a piece of model turn `turn`, borrowing from it.
+    pub(crate) fn of_delta(turn: u32, delta: &'d Delta) -> Self {
+        match delta {
+            Delta::Text(text) => Event::TextDelta {
+                turn,
+                text: Cow::Borrowed(text),
+            },
+            Delta::Reasoning(text) => Event::ReasoningDelta {
+                turn,
+                text: Cow::Borrowed(text),
+            },
+            Delta::ToolCall {
+                index,
+                id,
+                name,
+                arguments,
+            } => Event::ToolCallDelta {
+                turn,
+                index: *index,
+                id: id.as_deref().map(Cow::Borrowed),
+                name: name.as_deref().map(Cow::Borrowed),
+                arguments: Cow::Borrowed(arguments),
+            },
+        }
+    }
 }
 
 /// The listener of a client's events.
