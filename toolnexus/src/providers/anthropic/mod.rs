@@ -18,6 +18,7 @@ use crate::providers::anthropic::request::{
     Body, DEFAULT_MAX_TOKENS, PROVIDER, asked, cache_deferred, cached_tools, mark, messages,
 };
 use crate::providers::common::http::{Auth, Transport};
+use crate::providers::common::output::Dialect;
 use crate::providers::common::skeleton::{
     Asked, Protocol, encode, listing, model_settings, provider_spec, strict_setting,
 };
@@ -120,24 +121,17 @@ impl Anthropic {
 }
 
 impl Protocol for Anthropic {
-    const OUTPUT: Option<crate::providers::common::output::Dialect> =
-        Some(crate::providers::common::output::Dialect::Anthropic);
+    const OUTPUT: Option<Dialect> = Some(Dialect::Anthropic);
 
     fn url(&self, _stream: bool) -> String {
         format!("{}/v1/messages", self.http.base_url)
     }
 
     fn body(&self, asking: Asked<'_>) -> Result<Vec<u8>, ModelError> {
-        let Asked {
-            transcript,
-            toolkit,
-            settings,
-            stream,
-        } = asking;
         let profile = self.profile();
-        let listing = listing(toolkit, profile);
-        let asked = asked(settings, toolkit, listing.is_some())?;
-        let (system, mut messages) = messages(transcript);
+        let listing = listing(asking.toolkit, profile);
+        let asked = asked(asking.settings, asking.toolkit, listing.is_some())?;
+        let (system, mut messages) = messages(asking.transcript);
         let cache = self.caching;
         // The tools' breakpoint goes on the system prompt when there is one (the prefix
         // runs tools, then system), else on the last tool.
@@ -146,7 +140,7 @@ impl Protocol for Anthropic {
             |e| ModelError::with_source(format!("{PROVIDER}: could not write the tools"), e);
         let owned: Option<Box<RawValue>> = match (&self.defer, &listing) {
             (Some(defer), Some(_)) => {
-                let mut tools = defer.listing(toolkit, profile);
+                let mut tools = defer.listing(asking.toolkit, profile);
                 if tools_breakpoint {
                     cache_deferred(&mut tools);
                 }
@@ -172,7 +166,7 @@ impl Protocol for Anthropic {
             thinking: asked.thinking,
             output_config: asked.output_config,
             stop_sequences: asked.stop_sequences,
-            stream,
+            stream: asking.stream,
         };
         encode(PROVIDER, &body)
     }

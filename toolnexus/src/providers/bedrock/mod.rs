@@ -205,16 +205,10 @@ impl Protocol for Bedrock {
     }
 
     fn body(&self, asking: Asked<'_>) -> Result<Vec<u8>, ModelError> {
-        let Asked {
-            transcript,
-            toolkit,
-            settings,
-            stream: _,
-        } = asking;
-        let asked = asked(&self.model, settings, toolkit)?;
-        let (system, mut messages) = messages(transcript);
+        let asked = asked(&self.model, asking.settings, asking.toolkit)?;
+        let (system, mut messages) = messages(asking.transcript);
         let cache = self.caching.unwrap_or_else(|| caches(&self.model));
-        let listing = tools(toolkit);
+        let listing = tools(asking.toolkit);
         // Claude caches the tools with the system prompt, which follows them; without a
         // system prompt the tools get the cache point.
         let tools_point = cache && system.is_empty() && family(&self.model).0 == Family::Claude;

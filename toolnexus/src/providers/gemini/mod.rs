@@ -13,6 +13,7 @@ use std::fmt;
 use crate::model::settings::ModelSettings;
 use crate::model::{DeltaSink, ModelError, Reply};
 use crate::providers::common::http::{Auth, Transport};
+use crate::providers::common::output::Dialect;
 use crate::providers::common::skeleton::{
     Asked, Protocol, encode, listing, model_settings, provider_spec,
 };
@@ -75,8 +76,7 @@ impl Gemini {
 }
 
 impl Protocol for Gemini {
-    const OUTPUT: Option<crate::providers::common::output::Dialect> =
-        Some(crate::providers::common::output::Dialect::Gemini);
+    const OUTPUT: Option<Dialect> = Some(Dialect::Gemini);
 
     fn url(&self, stream: bool) -> String {
         let (base, model) = (&self.http.base_url, &self.model);
@@ -87,15 +87,10 @@ impl Protocol for Gemini {
     }
 
     fn body(&self, asking: Asked<'_>) -> Result<Vec<u8>, ModelError> {
-        let Asked {
-            transcript,
-            toolkit,
-            settings,
-            stream: _,
-        } = asking;
-        let listing = listing(toolkit, Profile::Gemini);
-        let (generation_config, tool_config) = config(settings, toolkit, listing.is_some())?;
-        let (system, contents) = contents(transcript);
+        let listing = listing(asking.toolkit, Profile::Gemini);
+        let (generation_config, tool_config) =
+            config(asking.settings, asking.toolkit, listing.is_some())?;
+        let (system, contents) = contents(asking.transcript);
         let body = Body {
             system_instruction: system.map(|text| Content {
                 role: None,

@@ -9,6 +9,7 @@ use crate::model::message::{Message, ToolCall};
 use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
 use crate::providers::common::http::{Auth, Transport, describe_error};
+use crate::providers::common::output::Dialect;
 use crate::providers::common::settings::refuse;
 use crate::providers::common::skeleton::{
     Asked, Protocol, encode, listing, model_settings, provider_spec, strict_setting,
@@ -91,21 +92,15 @@ impl OpenAi {
 }
 
 impl Protocol for OpenAi {
-    const OUTPUT: Option<crate::providers::common::output::Dialect> =
-        Some(crate::providers::common::output::Dialect::OpenAiChat);
+    const OUTPUT: Option<Dialect> = Some(Dialect::OpenAiChat);
 
     fn url(&self, _stream: bool) -> String {
         format!("{}/chat/completions", self.http.base_url)
     }
 
     fn body(&self, asking: Asked<'_>) -> Result<Vec<u8>, ModelError> {
-        let Asked {
-            transcript,
-            toolkit,
-            settings,
-            stream,
-        } = asking;
-        check(PROVIDER, &self.model, settings, toolkit)?;
+        let settings = asking.settings;
+        check(PROVIDER, &self.model, settings, asking.toolkit)?;
         let reasoning = settings.reasoning.as_ref();
         if let Some(summary) = reasoning.and_then(|r| r.summary.as_deref()) {
             return Err(refuse(
@@ -130,11 +125,11 @@ impl Protocol for OpenAi {
             ));
         }
         let profile = self.profile();
-        let listing = listing(toolkit, profile);
+        let listing = listing(asking.toolkit, profile);
         let tools = listing.is_some();
         let body = Body {
             model: &self.model,
-            messages: messages(transcript),
+            messages: messages(asking.transcript),
             tools: listing.as_ref().map(|l| l.raw()),
             tool_choice: settings
                 .tool_choice
@@ -148,8 +143,8 @@ impl Protocol for OpenAi {
             reasoning_effort: reasoning.and_then(|r| r.effort.as_deref()),
             stop: settings.stop.as_deref(),
             seed: settings.seed,
-            stream,
-            stream_options: stream.then_some(StreamOptions {
+            stream: asking.stream,
+            stream_options: asking.stream.then_some(StreamOptions {
                 include_usage: true,
             }),
         };

@@ -11,6 +11,7 @@ use serde_json::value::RawValue;
 use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::model::{DeltaSink, ModelError, Reply};
 use crate::providers::common::http::{Auth, Transport, describe_error};
+use crate::providers::common::output::Dialect;
 use crate::providers::common::settings::refuse;
 use crate::providers::common::skeleton::{Asked, Protocol, encode, model_settings, provider_spec};
 use crate::providers::common::sse::{Events, parse_body};
@@ -120,21 +121,15 @@ impl OpenAiResponses {
 }
 
 impl Protocol for OpenAiResponses {
-    const OUTPUT: Option<crate::providers::common::output::Dialect> =
-        Some(crate::providers::common::output::Dialect::OpenAiResponses);
+    const OUTPUT: Option<Dialect> = Some(Dialect::OpenAiResponses);
 
     fn url(&self, _stream: bool) -> String {
         format!("{}/responses", self.http.base_url)
     }
 
     fn body(&self, asking: Asked<'_>) -> Result<Vec<u8>, ModelError> {
-        let Asked {
-            transcript,
-            toolkit,
-            settings,
-            stream,
-        } = asking;
-        check(PROVIDER, &self.model, settings, toolkit)?;
+        let settings = asking.settings;
+        check(PROVIDER, &self.model, settings, asking.toolkit)?;
         for (setting, set) in [
             ("stop", settings.stop.is_some()),
             ("seed", settings.seed.is_some()),
@@ -161,9 +156,10 @@ impl Protocol for OpenAiResponses {
         };
         let effort = reasoning.and_then(|r| r.effort.as_deref());
         let thinks = is_reasoning_model(&self.model) || effort.is_some_and(|e| e != "none");
-        let listing = (!toolkit.is_empty()).then(|| toolkit.responses_listing(self.strict));
+        let listing =
+            (!asking.toolkit.is_empty()).then(|| asking.toolkit.responses_listing(self.strict));
         let tools = listing.is_some();
-        let (instructions, input) = input(transcript);
+        let (instructions, input) = input(asking.transcript);
         let body = Body {
             model: &self.model,
             instructions,
@@ -182,7 +178,7 @@ impl Protocol for OpenAiResponses {
                 .then_some(ReasoningParam { effort, summary }),
             store: self.store,
             include: (!self.store && thinks).then_some(ENCRYPTED_REASONING),
-            stream,
+            stream: asking.stream,
         };
         encode(PROVIDER, &body)
     }
