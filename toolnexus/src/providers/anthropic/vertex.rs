@@ -1,15 +1,13 @@
 //! [`VertexAnthropic`]: Anthropic's Claude models through Google Cloud's Vertex AI.
 
-use std::fmt;
-
 use serde_json::Value;
 
+use crate::model::ModelError;
 use crate::model::settings::ModelSettings;
-use crate::model::{DeltaSink, ModelError, Reply};
 use crate::providers::anthropic::Anthropic;
-use crate::providers::common::http::{Auth, Sign, Transport};
+use crate::providers::common::http::Transport;
 use crate::providers::common::skeleton::{Asked, Protocol, model_settings};
-use crate::providers::gemini::vertex::{Site, transport, vertex_credentials};
+use crate::providers::gemini::vertex::{Site, vertex_model};
 use crate::providers::{http_settings, turn_model};
 
 /// The `anthropic_version` Vertex AI's Anthropic endpoint takes in the body.
@@ -53,31 +51,17 @@ model_settings!(
     "Caps the tokens of each turn (`max_tokens`, default [`Anthropic::DEFAULT_MAX_TOKENS`], or the thinking budget plus that); the same as [`ModelSettings::max_tokens`]."
 );
 turn_model!(VertexAnthropic, "gcp.vertex_ai");
-vertex_credentials!(VertexAnthropic);
+vertex_model!(VertexAnthropic {
+    provider: anthropic: Anthropic,
+    publisher: "anthropic",
+    methods: ["rawPredict", "streamRawPredict"],
+    output: Anthropic,
+    new: "Anthropic's `model` (`claude-sonnet-4-5`, …) in Google Cloud project `project` at \
+          `location` (`us-east5`, `europe-west1`, `global`, …), with the application default \
+          credentials.",
+});
 
 impl VertexAnthropic {
-    /// Anthropic's `model` (`claude-sonnet-4-5`, …) in Google Cloud project `project` at
-    /// `location` (`us-east5`, `europe-west1`, `global`, …), with the application default
-    /// credentials.
-    pub fn new(
-        project: impl Into<String>,
-        location: impl Into<String>,
-        model: impl Into<String>,
-    ) -> Self {
-        let site = Site::new(project.into(), location.into());
-        let model = model.into();
-        VertexAnthropic {
-            http: transport(&site.location),
-            anthropic: Anthropic::over(
-                Transport::new("Vertex AI", "", "", None, Auth::Bearer),
-                model.clone(),
-            ),
-            model,
-            settings: ModelSettings::default(),
-            site,
-        }
-    }
-
     /// Turns prompt caching on (the default) or off, as
     /// [`Anthropic::with_prompt_caching`] does.
     #[must_use]
@@ -85,21 +69,10 @@ impl VertexAnthropic {
         self.anthropic = self.anthropic.with_prompt_caching(on);
         self
     }
-}
 
-impl Protocol for VertexAnthropic {
-    const OUTPUT: Option<crate::providers::common::output::Dialect> =
-        Some(crate::providers::common::output::Dialect::Anthropic);
-
-    fn url(&self, stream: bool) -> String {
-        let method = match stream {
-            false => "rawPredict",
-            true => "streamRawPredict",
-        };
-        self.site.url(&self.http, "anthropic", &self.model, method)
-    }
-
-    fn body(&self, asking: Asked<'_>) -> Result<Vec<u8>, ModelError> {
+    /// The body of one turn: the Anthropic provider's, without `model` (it is in the URL)
+    /// and with Vertex AI's `anthropic_version`.
+    fn vertex_body(&self, asking: Asked<'_>) -> Result<Vec<u8>, ModelError> {
         let body = self.anthropic.body(asking)?;
         let mut body: serde_json::Map<String, Value> = serde_json::from_slice(&body)
             .map_err(|e| ModelError::with_source("Vertex AI: the Anthropic body is not JSON", e))?;
@@ -110,28 +83,5 @@ impl Protocol for VertexAnthropic {
         );
         serde_json::to_vec(&body)
             .map_err(|e| ModelError::with_source("Vertex AI: the body could not be written", e))
-    }
-
-    fn parse(&self, body: &[u8]) -> Result<Reply, ModelError> {
-        self.anthropic.parse(body)
-    }
-
-    async fn stream(
-        &self,
-        response: reqwest::Response,
-        sink: DeltaSink<'_>,
-    ) -> Result<Reply, ModelError> {
-        self.anthropic.stream(response, sink).await
-    }
-
-    async fn signer(&self) -> Result<Option<Box<dyn Sign>>, ModelError> {
-        self.site.signer(&self.http).await
-    }
-}
-
-impl fmt::Debug for VertexAnthropic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.site
-            .debug(f, "VertexAnthropic", &self.model, &self.http)
     }
 }

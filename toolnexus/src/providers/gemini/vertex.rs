@@ -7,7 +7,7 @@ use gcp_auth::TokenProvider;
 use tokio::sync::OnceCell;
 
 use crate::model::settings::ModelSettings;
-use crate::model::{DeltaSink, ModelError, ModelErrorKind, Reply};
+use crate::model::{ModelError, ModelErrorKind};
 use crate::providers::common::http::{Auth, Sign, Transport};
 use crate::providers::common::skeleton::{Asked, Protocol, model_settings};
 use crate::providers::gemini::Gemini;
@@ -58,28 +58,20 @@ model_settings!(
     "Caps the tokens of each turn (`generationConfig.maxOutputTokens`); the same as [`ModelSettings::max_tokens`]."
 );
 turn_model!(Vertex, "gcp.vertex_ai");
-vertex_credentials!(Vertex);
+
+vertex_model!(Vertex {
+    provider: gemini: Gemini,
+    publisher: "google",
+    methods: ["generateContent", "streamGenerateContent?alt=sse"],
+    output: Gemini,
+    new: "`model` in Google Cloud project `project` at `location` (`us-central1`, \
+          `europe-west4`, `global`, …), with the application default credentials.",
+});
 
 impl Vertex {
-    /// `model` in Google Cloud project `project` at `location` (`us-central1`,
-    /// `europe-west4`, `global`, …), with the application default credentials.
-    pub fn new(
-        project: impl Into<String>,
-        location: impl Into<String>,
-        model: impl Into<String>,
-    ) -> Self {
-        let site = Site::new(project.into(), location.into());
-        let model = model.into();
-        Vertex {
-            http: transport(&site.location),
-            gemini: Gemini::over(
-                Transport::new("Vertex AI", "", "", None, Auth::Bearer),
-                model.clone(),
-            ),
-            model,
-            settings: ModelSettings::default(),
-            site,
-        }
+    /// The body of one turn: Gemini's, as it is.
+    fn vertex_body(&self, asking: Asked<'_>) -> Result<Vec<u8>, ModelError> {
+        self.gemini.body(asking)
     }
 }
 
@@ -198,10 +190,47 @@ impl Site {
     }
 }
 
-/// The credentials builders of a Vertex AI model, over its `site: Site` field.
-macro_rules! vertex_credentials {
-    ($ty:ident) => {
+/// A Vertex AI model's constructor, credentials builders, [`Protocol`] and `Debug`, over
+/// its fields `http` (the transport to Vertex AI), `model`, `settings`, `site: Site` and
+/// the publisher's own provider (`provider: field: Type`), built with that provider's
+/// `over` and writing and reading the wire for it. The type writes its body in
+/// `vertex_body`; the URL is `publisher`'s `model` with the whole or streamed method.
+macro_rules! vertex_model {
+    ($ty:ident {
+        provider: $inner:ident: $provider:ident,
+        publisher: $publisher:literal,
+        methods: [$whole:literal, $streamed:literal],
+        output: $dialect:ident,
+        new: $new:literal $(,)?
+    }) => {
         impl $ty {
+            #[doc = $new]
+            pub fn new(
+                project: impl Into<String>,
+                location: impl Into<String>,
+                model: impl Into<String>,
+            ) -> Self {
+                let site =
+                    $crate::providers::gemini::vertex::Site::new(project.into(), location.into());
+                let model = model.into();
+                $ty {
+                    http: $crate::providers::gemini::vertex::transport(&site.location),
+                    $inner: $provider::over(
+                        $crate::providers::common::http::Transport::new(
+                            "Vertex AI",
+                            "",
+                            "",
+                            None,
+                            $crate::providers::common::http::Auth::Bearer,
+                        ),
+                        model.clone(),
+                    ),
+                    model,
+                    settings: $crate::model::settings::ModelSettings::default(),
+                    site,
+                }
+            }
+
             /// Authenticates as the service account of this key (the JSON file Google Cloud
             /// gives), signing its token requests with the key.
             pub fn with_service_account_key(
@@ -224,9 +253,56 @@ macro_rules! vertex_credentials {
                 self
             }
         }
+
+        impl $crate::providers::common::skeleton::Protocol for $ty {
+            const OUTPUT: Option<$crate::providers::common::output::Dialect> =
+                Some($crate::providers::common::output::Dialect::$dialect);
+
+            fn url(&self, stream: bool) -> String {
+                let method = if stream { $streamed } else { $whole };
+                self.site.url(&self.http, $publisher, &self.model, method)
+            }
+
+            fn body(
+                &self,
+                asking: $crate::providers::common::skeleton::Asked<'_>,
+            ) -> Result<Vec<u8>, $crate::model::ModelError> {
+                self.vertex_body(asking)
+            }
+
+            fn parse(
+                &self,
+                body: &[u8],
+            ) -> Result<$crate::model::Reply, $crate::model::ModelError> {
+                self.$inner.parse(body)
+            }
+
+            async fn stream(
+                &self,
+                response: reqwest::Response,
+                sink: $crate::model::DeltaSink<'_>,
+            ) -> Result<$crate::model::Reply, $crate::model::ModelError> {
+                self.$inner.stream(response, sink).await
+            }
+
+            async fn signer(
+                &self,
+            ) -> Result<
+                Option<Box<dyn $crate::providers::common::http::Sign>>,
+                $crate::model::ModelError,
+            > {
+                self.site.signer(&self.http).await
+            }
+        }
+
+        impl std::fmt::Debug for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                self.site.debug(f, stringify!($ty), &self.model, &self.http)
+            }
+        }
     };
 }
-pub(crate) use vertex_credentials;
+pub(crate) use vertex_model;
 
 /// Adds the access token to each attempt.
 struct Bearer(String);
@@ -242,44 +318,5 @@ impl Sign for Bearer {
             "authorization".to_owned(),
             format!("Bearer {}", self.0),
         )])
-    }
-}
-
-impl Protocol for Vertex {
-    const OUTPUT: Option<crate::providers::common::output::Dialect> =
-        Some(crate::providers::common::output::Dialect::Gemini);
-
-    fn url(&self, stream: bool) -> String {
-        let method = match stream {
-            false => "generateContent",
-            true => "streamGenerateContent?alt=sse",
-        };
-        self.site.url(&self.http, "google", &self.model, method)
-    }
-
-    fn body(&self, asking: Asked<'_>) -> Result<Vec<u8>, ModelError> {
-        self.gemini.body(asking)
-    }
-
-    fn parse(&self, body: &[u8]) -> Result<Reply, ModelError> {
-        self.gemini.parse(body)
-    }
-
-    async fn stream(
-        &self,
-        response: reqwest::Response,
-        sink: DeltaSink<'_>,
-    ) -> Result<Reply, ModelError> {
-        self.gemini.stream(response, sink).await
-    }
-
-    async fn signer(&self) -> Result<Option<Box<dyn Sign>>, ModelError> {
-        self.site.signer(&self.http).await
-    }
-}
-
-impl fmt::Debug for Vertex {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.site.debug(f, "Vertex", &self.model, &self.http)
     }
 }
