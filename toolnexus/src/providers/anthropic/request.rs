@@ -12,9 +12,13 @@ use crate::model::ModelError;
 use crate::model::message::{Message, ToolCall};
 use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::providers::anthropic::search::{Replayed, replay};
-use crate::providers::common::settings::{check_common, refuse};
+use crate::providers::common::settings::{
+    MIN_THINKING_BUDGET, budget_too_small, cap_above_budget, check_common, refuse,
+    unforced_while_thinking,
+};
 use crate::providers::common::wire::{
-    RoleMessage, arguments_object, join_system, omitted, pending_text, push,
+    RoleMessage, arguments_object, join_system, omitted, push, result_text, turn_blocks,
+    user_blocks,
 };
 use crate::tool::content::{ContentPart, PartKind};
 
@@ -22,8 +26,6 @@ pub(crate) const PROVIDER: &str = "Anthropic";
 
 /// The default `max_tokens`: the Messages API requires a cap.
 pub(crate) const DEFAULT_MAX_TOKENS: u32 = 4096;
-/// The smallest thinking budget the API takes.
-const MIN_BUDGET: u32 = 1024;
 /// The efforts `output_config.effort` takes.
 const EFFORTS: [&str; 5] = ["low", "medium", "high", "xhigh", "max"];
 
@@ -226,14 +228,8 @@ pub(crate) fn asked<'a>(
     let thinking = match reasoning {
         None => None,
         Some(r) => match (r.budget_tokens, r.effort.as_deref()) {
-            (Some(budget), _) if budget < MIN_BUDGET => {
-                return Err(refuse(
-                    PROVIDER,
-                    "reasoning",
-                    format!(
-                        "the thinking budget must be at least {MIN_BUDGET} tokens ({budget} given)"
-                    ),
-                ));
+            (Some(budget), _) if budget < MIN_THINKING_BUDGET => {
+                return Err(budget_too_small(PROVIDER, budget));
             }
             (Some(budget), _) => Some(Thinking::Enabled {
                 budget_tokens: budget,
@@ -259,35 +255,19 @@ pub(crate) fn asked<'a>(
         Some(Thinking::Enabled { budget_tokens, .. }) => Some(*budget_tokens),
         _ => None,
     };
-    let max_tokens = match (settings.max_tokens, budget) {
-        (Some(max), Some(budget)) if max <= budget => {
-            return Err(refuse(
-                PROVIDER,
-                "max_tokens",
-                format!("it must be above the thinking budget ({max} ≤ {budget})"),
-            ));
-        }
-        (Some(max), _) => max,
-        (None, Some(budget)) => budget.saturating_add(DEFAULT_MAX_TOKENS),
-        (None, None) => DEFAULT_MAX_TOKENS,
-    };
+    let max_tokens = cap_above_budget(PROVIDER, settings.max_tokens, budget, DEFAULT_MAX_TOKENS)?
+        .unwrap_or(DEFAULT_MAX_TOKENS);
     let thinks = matches!(
         thinking,
         Some(Thinking::Enabled { .. } | Thinking::Adaptive { .. })
     );
-    if thinks
-        && matches!(
-            settings.tool_choice,
-            Some(ToolChoice::Required | ToolChoice::Tool(_))
-        )
-    {
-        return Err(refuse(
-            PROVIDER,
-            "tool_choice",
-            "with thinking on, Claude takes only `Auto` or `None` (forcing a tool call is \
-             refused by the API)",
-        ));
-    }
+    unforced_while_thinking(
+        PROVIDER,
+        thinks,
+        settings,
+        "with thinking on, Claude takes only `Auto` or `None` (forcing a tool call is \
+         refused by the API)",
+    )?;
     let serial = settings.parallel_tool_calls == Some(false);
     let tool_choice = match (&settings.tool_choice, tools) {
         (_, false) => None,
@@ -326,13 +306,7 @@ pub(crate) fn messages(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Wir
                 join_system(&mut system, content);
                 continue;
             }
-            Message::User { content } => (
-                "user",
-                match content.as_text() {
-                    Some(content) => vec![text(content)],
-                    None => content.parts().iter().map(block).collect(),
-                },
-            ),
+            Message::User { content } => ("user", user_blocks(content, text, block)),
             Message::Assistant {
                 content,
                 tool_calls,
@@ -346,26 +320,20 @@ pub(crate) fn messages(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Wir
                     push(&mut out, "assistant", blocks.collect());
                     continue;
                 }
-                let mut blocks = Vec::with_capacity(tool_calls.len() + 1);
-                if let Some(content) = content.as_deref().filter(|c| !c.is_empty()) {
-                    blocks.push(text(content));
-                }
-                blocks.extend(tool_calls.iter().map(tool_use));
+                let blocks = turn_blocks(content.as_deref(), tool_calls, text, tool_use);
                 ("assistant", blocks)
             }
             Message::Tool { .. } => {
                 let Some(tool) = message.as_tool() else {
                     continue;
                 };
-                let mut inner = Vec::new();
-                match tool.pending {
-                    Some(request) => inner.push(WireBlock::Text {
-                        text: Cow::Owned(pending_text(request)),
+                let mut inner: Vec<WireBlock<'_>> = result_text(&tool)
+                    .map(|text| WireBlock::Text {
+                        text,
                         cache_control: None,
-                    }),
-                    None if !tool.content.is_empty() => inner.push(text(tool.content)),
-                    None => {}
-                }
+                    })
+                    .into_iter()
+                    .collect();
                 inner.extend(tool.parts.iter().map(block));
                 let block = WireBlock::ToolResult {
                     tool_use_id: tool.tool_call_id,

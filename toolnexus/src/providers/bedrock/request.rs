@@ -12,8 +12,13 @@ use crate::model::ModelError;
 use crate::model::message::{Message, NativeTurn, ToolCall};
 use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::providers::bedrock::auth::PROVIDER;
-use crate::providers::common::settings::{check_common, refuse};
-use crate::providers::common::wire::{RoleMessage, arguments_object, omitted, pending_text, push};
+use crate::providers::common::settings::{
+    MIN_THINKING_BUDGET, budget_too_small, cap_above_budget, check_common, refuse,
+    unforced_while_thinking,
+};
+use crate::providers::common::wire::{
+    RoleMessage, arguments_object, omitted, push, result_text, turn_blocks, user_blocks,
+};
 use crate::schema::listing::Listing;
 use crate::schema::profile::Profile;
 use crate::tool::content::{ContentPart, PartKind};
@@ -21,8 +26,6 @@ use crate::tool::kit::Toolkit;
 
 /// The wire format a kept turn is in ([`NativeTurn::provider`]).
 pub(crate) const NATIVE: &str = "aws.bedrock";
-/// The smallest thinking budget Claude takes.
-const MIN_BUDGET: u32 = 1024;
 /// `maxTokens` above a thinking budget when none is set.
 const ABOVE_BUDGET: u32 = 4096;
 
@@ -259,30 +262,13 @@ pub(crate) fn asked<'a>(
         (Some(ToolChoice::Tool(name)), _) => Some(json!({"tool": {"name": name}})),
     };
     let (fields, budget) = reasoning(model, settings)?;
-    let max_tokens = match (settings.max_tokens, budget) {
-        (Some(max), Some(budget)) if max <= budget => {
-            return Err(refuse(
-                PROVIDER,
-                "max_tokens",
-                format!("it must be above the thinking budget ({max} ≤ {budget})"),
-            ));
-        }
-        (Some(max), _) => Some(max),
-        (None, Some(budget)) => Some(budget.saturating_add(ABOVE_BUDGET)),
-        (None, None) => None,
-    };
-    if budget.is_some()
-        && matches!(
-            settings.tool_choice,
-            Some(ToolChoice::Required | ToolChoice::Tool(_))
-        )
-    {
-        return Err(refuse(
-            PROVIDER,
-            "tool_choice",
-            "with thinking on, Claude takes only `Auto` (forcing a tool call is refused)",
-        ));
-    }
+    let max_tokens = cap_above_budget(PROVIDER, settings.max_tokens, budget, ABOVE_BUDGET)?;
+    unforced_while_thinking(
+        PROVIDER,
+        budget.is_some(),
+        settings,
+        "with thinking on, Claude takes only `Auto` (forcing a tool call is refused)",
+    )?;
     let inference = InferenceConfig {
         max_tokens,
         temperature: settings.temperature,
@@ -318,11 +304,9 @@ fn reasoning(
     }
     let effort = reasoning.effort.as_deref();
     match (family(model).0, reasoning.budget_tokens, effort) {
-        (Family::Claude, Some(budget), _) if budget < MIN_BUDGET => Err(refuse(
-            PROVIDER,
-            "reasoning",
-            format!("the thinking budget must be at least {MIN_BUDGET} tokens ({budget} given)"),
-        )),
+        (Family::Claude, Some(budget), _) if budget < MIN_THINKING_BUDGET => {
+            Err(budget_too_small(PROVIDER, budget))
+        }
         (Family::Claude, Some(budget), _) => Ok((
             Some(json!({"thinking": {"type": "enabled", "budget_tokens": budget}})),
             Some(budget),
@@ -335,7 +319,7 @@ fn reasoning(
             "reasoning",
             format!(
                 "Claude on Bedrock thinks within a token budget, not at an effort \
-                 (`{effort}`): use Reasoning::budget(n), n ≥ {MIN_BUDGET}"
+                 (`{effort}`): use Reasoning::budget(n), n ≥ {MIN_THINKING_BUDGET}"
             ),
         )),
         (Family::Nova, None, Some("none")) => {
@@ -389,14 +373,11 @@ pub(crate) fn messages(transcript: &[Message]) -> (Vec<Block<'_>>, Vec<Wire<'_>>
             }
             Message::User { content } => (
                 "user",
-                match content.as_text() {
-                    Some(content) => vec![Block::Text(Cow::Borrowed(content))],
-                    None => content
-                        .parts()
-                        .iter()
-                        .map(|part| part_block(part, &mut documents))
-                        .collect(),
-                },
+                user_blocks(
+                    content,
+                    |text| Block::Text(Cow::Borrowed(text)),
+                    |part| part_block(part, &mut documents),
+                ),
             ),
             Message::Assistant {
                 content,
@@ -405,14 +386,12 @@ pub(crate) fn messages(transcript: &[Message]) -> (Vec<Block<'_>>, Vec<Wire<'_>>
             } => {
                 let blocks = match replay(native.as_deref(), tool_calls) {
                     Some(blocks) => blocks,
-                    None => {
-                        let mut blocks = Vec::with_capacity(tool_calls.len() + 1);
-                        if let Some(text) = content.as_deref().filter(|c| !c.is_empty()) {
-                            blocks.push(Block::Text(Cow::Borrowed(text)));
-                        }
-                        blocks.extend(tool_calls.iter().map(tool_use));
-                        blocks
-                    }
+                    None => turn_blocks(
+                        content.as_deref(),
+                        tool_calls,
+                        |text| Block::Text(Cow::Borrowed(text)),
+                        tool_use,
+                    ),
                 };
                 ("assistant", blocks)
             }
@@ -420,14 +399,8 @@ pub(crate) fn messages(transcript: &[Message]) -> (Vec<Block<'_>>, Vec<Wire<'_>>
                 let Some(tool) = message.as_tool() else {
                     continue;
                 };
-                let mut inner = Vec::new();
-                match tool.pending {
-                    Some(request) => inner.push(Block::Text(Cow::Owned(pending_text(request)))),
-                    None if !tool.content.is_empty() => {
-                        inner.push(Block::Text(Cow::Borrowed(tool.content)))
-                    }
-                    None => {}
-                }
+                let mut inner: Vec<Block<'_>> =
+                    result_text(&tool).map(Block::Text).into_iter().collect();
                 for part in tool.parts {
                     inner.push(part_block(part, &mut documents));
                 }

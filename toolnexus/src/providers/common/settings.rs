@@ -15,6 +15,60 @@ pub(crate) fn refuse(provider: &str, setting: &str, why: impl std::fmt::Display)
     ))
 }
 
+/// The smallest thinking budget Claude takes (through Anthropic's API or Bedrock's).
+pub(crate) const MIN_THINKING_BUDGET: u32 = 1024;
+
+/// The error for a thinking `budget` below [`MIN_THINKING_BUDGET`].
+pub(crate) fn budget_too_small(provider: &str, budget: u32) -> ModelError {
+    refuse(
+        provider,
+        "reasoning",
+        format!(
+            "the thinking budget must be at least {MIN_THINKING_BUDGET} tokens ({budget} given)"
+        ),
+    )
+}
+
+/// The token cap of a turn that may think within `budget`: the cap `max` that is set,
+/// which must be above the budget, else the budget plus `above`; none when neither is
+/// set.
+pub(crate) fn cap_above_budget(
+    provider: &str,
+    max: Option<u32>,
+    budget: Option<u32>,
+    above: u32,
+) -> Result<Option<u32>, ModelError> {
+    match (max, budget) {
+        (Some(max), Some(budget)) if max <= budget => Err(refuse(
+            provider,
+            "max_tokens",
+            format!("it must be above the thinking budget ({max} ≤ {budget})"),
+        )),
+        (Some(max), _) => Ok(Some(max)),
+        (None, Some(budget)) => Ok(Some(budget.saturating_add(above))),
+        (None, None) => Ok(None),
+    }
+}
+
+/// Refuses a forced tool call (`Required`, or a named tool) on a turn where Claude
+/// `thinks`: the API refuses it. `why` says which choices it takes.
+pub(crate) fn unforced_while_thinking(
+    provider: &str,
+    thinks: bool,
+    settings: &ModelSettings,
+    why: &str,
+) -> Result<(), ModelError> {
+    if thinks
+        && matches!(
+            settings.tool_choice,
+            Some(ToolChoice::Required | ToolChoice::Tool(_))
+        )
+    {
+        return Err(refuse(provider, "tool_choice", why));
+    }
+    Ok(())
+}
+
 /// Checks what every provider checks alike: a named tool choice is in the toolkit, a
 /// required one has tools to choose from, the reasoning is not both an effort and a
 /// budget, and `extra` is an object.

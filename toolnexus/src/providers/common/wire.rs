@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use crate::model::message::{ToolCall, ToolReply};
+use crate::model::message::{ToolCall, ToolReply, UserContent};
 use crate::model::{Delta, DeltaSink, FinishReason, Reply, Usage};
 use crate::tool::content::ContentPart;
 use crate::tool::request::Request;
@@ -19,6 +19,46 @@ pub(crate) fn tool_text<'a>(tool: &ToolReply<'a>) -> Cow<'a, str> {
         None if tool.is_error => Cow::Owned(format!("Error: {}", tool.content)),
         None => Cow::Borrowed(tool.content),
     }
+}
+
+/// A tool message's text for a provider that flags failures itself: a call still parked
+/// on a suspension is described instead of leaking its request; otherwise the result's
+/// own text, when it has any.
+pub(crate) fn result_text<'a>(tool: &ToolReply<'a>) -> Option<Cow<'a, str>> {
+    match tool.pending {
+        Some(request) => Some(Cow::Owned(pending_text(request))),
+        None if !tool.content.is_empty() => Some(Cow::Borrowed(tool.content)),
+        None => None,
+    }
+}
+
+/// A user message's blocks: one `text` block for plain text, else a `part` block for each
+/// part.
+pub(crate) fn user_blocks<'a, B>(
+    content: &'a UserContent,
+    text: impl FnOnce(&'a str) -> B,
+    part: impl FnMut(&'a ContentPart) -> B,
+) -> Vec<B> {
+    match content.as_text() {
+        Some(content) => vec![text(content)],
+        None => content.parts().iter().map(part).collect(),
+    }
+}
+
+/// The blocks of an assistant turn not kept in the provider's own form: a `text` block
+/// for its text (when there is any), then a `call` block for each tool call.
+pub(crate) fn turn_blocks<'a, B>(
+    content: Option<&'a str>,
+    tool_calls: &'a [ToolCall],
+    text: impl FnOnce(&'a str) -> B,
+    call: impl FnMut(&'a ToolCall) -> B,
+) -> Vec<B> {
+    let mut blocks = Vec::with_capacity(tool_calls.len() + 1);
+    if let Some(content) = content.filter(|c| !c.is_empty()) {
+        blocks.push(text(content));
+    }
+    blocks.extend(tool_calls.iter().map(call));
+    blocks
 }
 
 /// Adds a system message's `content` to the system prompt so far: the system messages

@@ -13,7 +13,9 @@ use crate::model::ModelError;
 use crate::model::message::{Message, NativeTurn, ToolCall};
 use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::providers::common::settings::{check_common, refuse};
-use crate::providers::common::wire::{arguments_object, join_system, pending_text};
+use crate::providers::common::wire::{
+    arguments_object, join_system, pending_text, turn_blocks, user_blocks,
+};
 use crate::tool::content::{ContentPart, PartBody, PartKind};
 use crate::tool::kit::Toolkit;
 
@@ -322,13 +324,7 @@ pub(crate) fn contents(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Con
                 join_system(&mut system, content);
                 continue;
             }
-            Message::User { content } => (
-                "user",
-                match content.as_text() {
-                    Some(text) => vec![Part::text(text)],
-                    None => content.parts().iter().map(own_part).collect(),
-                },
-            ),
+            Message::User { content } => ("user", user_blocks(content, Part::text, own_part)),
             Message::Assistant {
                 content,
                 tool_calls,
@@ -339,14 +335,9 @@ pub(crate) fn contents(transcript: &[Message]) -> (Option<Cow<'_, str>>, Vec<Con
                 }
                 let parts = match native.as_deref().filter(|n| n.provider == NATIVE) {
                     Some(native) => replay(native, tool_calls),
-                    None => {
-                        let mut parts = Vec::with_capacity(tool_calls.len() + 1);
-                        if let Some(content) = content.as_deref().filter(|c| !c.is_empty()) {
-                            parts.push(Part::text(content));
-                        }
-                        parts.extend(tool_calls.iter().map(|call| call_part(call, None)));
-                        parts
-                    }
+                    None => turn_blocks(content.as_deref(), tool_calls, Part::text, |call| {
+                        call_part(call, None)
+                    }),
                 };
                 ("model", parts)
             }
