@@ -8,7 +8,6 @@ use crate::providers::anthropic::Anthropic;
 use crate::providers::common::http::Transport;
 use crate::providers::common::skeleton::{Asked, Protocol, model_settings};
 use crate::providers::gemini::vertex::{Site, vertex_model};
-use crate::providers::{http_settings, turn_model};
 
 /// The `anthropic_version` Vertex AI's Anthropic endpoint takes in the body.
 const VERTEX_ANTHROPIC_VERSION: &str = "vertex-2023-10-16";
@@ -45,12 +44,10 @@ pub struct VertexAnthropic {
     anthropic: Anthropic,
 }
 
-http_settings!(VertexAnthropic);
 model_settings!(
     VertexAnthropic,
     "Caps the tokens of each turn (`max_tokens`, default [`Anthropic::DEFAULT_MAX_TOKENS`], or the thinking budget plus that); the same as [`ModelSettings::max_tokens`]."
 );
-turn_model!(VertexAnthropic, "gcp.vertex_ai");
 vertex_model!(VertexAnthropic {
     provider: anthropic: Anthropic,
     publisher: "anthropic",

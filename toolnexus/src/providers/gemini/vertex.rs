@@ -11,7 +11,6 @@ use crate::model::{ModelError, ModelErrorKind};
 use crate::providers::common::http::{Auth, Sign, Transport};
 use crate::providers::common::skeleton::{Asked, Protocol, model_settings};
 use crate::providers::gemini::Gemini;
-use crate::providers::{http_settings, turn_model};
 
 /// The OAuth scope Vertex AI takes.
 const SCOPE: &str = "https://www.googleapis.com/auth/cloud-platform";
@@ -52,12 +51,10 @@ pub struct Vertex {
     gemini: Gemini,
 }
 
-http_settings!(Vertex);
 model_settings!(
     Vertex,
     "Caps the tokens of each turn (`generationConfig.maxOutputTokens`); the same as [`ModelSettings::max_tokens`]."
 );
-turn_model!(Vertex, "gcp.vertex_ai");
 
 vertex_model!(Vertex {
     provider: gemini: Gemini,
@@ -190,8 +187,9 @@ impl Site {
     }
 }
 
-/// A Vertex AI model's constructor, credentials builders, [`Protocol`] and `Debug`, over
-/// its fields `http` (the transport to Vertex AI), `model`, `settings`, `site: Site` and
+/// A Vertex AI model's constructor, HTTP settings, credentials builders, [`Protocol`],
+/// [`Model`](crate::model::Model) and `Debug`, over its fields `http` (the transport to
+/// Vertex AI), `model`, `settings`, `site: Site` and
 /// the publisher's own provider (`provider: field: Type`), built with that provider's
 /// `over` and writing and reading the wire for it. The type writes its body in
 /// `vertex_body`; the URL is `publisher`'s `model` with the whole or streamed method.
@@ -203,6 +201,9 @@ macro_rules! vertex_model {
         output: $dialect:ident,
         new: $new:literal $(,)?
     }) => {
+        $crate::providers::http_settings!($ty);
+        $crate::providers::turn_model!($ty, "gcp.vertex_ai");
+
         impl $ty {
             #[doc = $new]
             pub fn new(
