@@ -2,30 +2,22 @@
 
 use serde_json::{Map, Value, json};
 
-use super::strict::{Dialect, Keyword, Shape, UNTYPED, Walk, accepts_anything, strict};
-use super::{Profile, ProfileError, fix_integer_formats, object_root, types_of};
+use super::strict::{
+    Dialect, Keyword, STRICT_FORMATS, Shape, UNTYPED, Walk, accepts_anything, strict,
+};
+use super::{Profile, ProfileError, plain_object, types_of};
 
 /// Anthropic `input_schema`: the canonical schema, never with a union at the root (Anthropic
 /// rejects `oneOf`/`anyOf`/`allOf` there; a root union of objects is merged into one object).
 pub fn anthropic(schema: &Value) -> Result<Value, ProfileError> {
-    let mut out = object_root(schema, Profile::Anthropic)?;
-    fix_integer_formats(&mut out);
-    Ok(out)
+    plain_object(schema, Profile::Anthropic)
 }
 
-/// The string formats Anthropic strict mode accepts.
-const STRICT_FORMATS: &[&str] = &[
-    "date-time",
-    "time",
-    "date",
-    "duration",
-    "email",
-    "hostname",
-    "uri",
-    "ipv4",
-    "ipv6",
-    "uuid",
-];
+/// Whether Anthropic strict mode accepts string format `format`: those both strict modes
+/// accept, and `uri`.
+fn strict_format(format: &str) -> bool {
+    format == "uri" || STRICT_FORMATS.contains(&format)
+}
 
 /// Anthropic `input_schema` for strict tool use (`"strict": true`).
 ///
@@ -80,9 +72,7 @@ impl Dialect for AnthropicStrict {
             "anyOf" | "allOf" => Keyword::Walk,
             "properties" if shape.object => Keyword::Walk,
             "additionalProperties" if shape.object => Keyword::additional_properties(value),
-            "format" => Keyword::keep_if(
-                shape.string && value.as_str().is_some_and(|f| STRICT_FORMATS.contains(&f)),
-            ),
+            "format" => Keyword::keep_if(shape.string && value.as_str().is_some_and(strict_format)),
             "items" if shape.array && accepts_anything(value) => Keyword::Refuse(UNTYPED.into()),
             "items" if shape.array => Keyword::Walk,
             "minItems" => {

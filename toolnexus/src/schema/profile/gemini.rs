@@ -4,9 +4,8 @@ use serde_json::{Map, Value, json};
 
 use super::gaps::moved;
 use super::{
-    Profile, ProfileError, add_description, add_notes, def_name, each_property, each_variant,
-    fix_integer_formats, join, merge_object, not_enforced, object_root, resolve, tuple_to_items,
-    type_first, types_of,
+    Profile, ProfileError, add_description, add_notes, def_name, each_property, each_variant, join,
+    merge_object, not_enforced, plain_object, resolve, tuple_to_items, type_first, types_of,
 };
 
 /// The keywords Gemini's `Schema` object has (its REST reference), less `title` and
@@ -70,8 +69,7 @@ const DROPPED: &[&str] = &[
 /// object without properties. A root without properties (a tool without parameters) is
 /// `{"type": "object", "properties": {}}` here; its listing entry leaves `parameters` out.
 pub fn gemini(schema: &Value) -> Result<Value, ProfileError> {
-    let mut root = object_root(schema, Profile::Gemini)?;
-    fix_integer_formats(&mut root);
+    let root = plain_object(schema, Profile::Gemini)?;
     let mut walk = Walk {
         root: &root,
         stack: Vec::new(),

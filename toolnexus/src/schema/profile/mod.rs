@@ -62,7 +62,7 @@ pub use anthropic::{anthropic, anthropic_strict};
 pub(crate) use gaps::{Profiled, not_enforced};
 pub use gemini::gemini;
 pub use openai::{openai, openai_strict};
-pub(crate) use root::{merge_object, object_root};
+pub(crate) use root::{merge_object, plain_object};
 pub(crate) use walk::*;
 
 /// The canonical schema (MCP's `inputSchema` takes JSON Schema 2020-12), with the root
@@ -342,7 +342,7 @@ mod tests {
             {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]},
             {"type": "object", "properties": {"name": {"type": "string"}, "id": {"type": "integer"}}, "required": ["name", "id"]}
         ]});
-        let root = object_root(&schema, Profile::Anthropic).unwrap();
+        let root = root::object_root(&schema, Profile::Anthropic).unwrap();
         assert_eq!(root["type"], "object");
         assert_eq!(root["required"], json!(["id"]));
         assert_eq!(
@@ -351,7 +351,7 @@ mod tests {
         );
         assert!(root.get("oneOf").is_none());
         let scalar = json!({"anyOf": [{"type": "string"}, {"type": "integer"}]});
-        assert!(object_root(&scalar, Profile::Anthropic).is_err());
+        assert!(root::object_root(&scalar, Profile::Anthropic).is_err());
     }
 
     #[test]

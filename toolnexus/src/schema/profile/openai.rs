@@ -2,29 +2,14 @@
 
 use serde_json::{Map, Value};
 
-use super::strict::{Dialect, Keyword, Shape, accepts_anything, strict};
-use super::{Profile, ProfileError, accepts_null, fix_integer_formats, object_root, types_of};
+use super::strict::{Dialect, Keyword, STRICT_FORMATS, Shape, accepts_anything, strict};
+use super::{Profile, ProfileError, accepts_null, plain_object, types_of};
 
 /// OpenAI function `parameters`, without strict mode: the canonical schema with a plain
 /// object at the root (a root union of objects is merged, since OpenAI rejects it).
 pub fn openai(schema: &Value) -> Result<Value, ProfileError> {
-    let mut out = object_root(schema, Profile::OpenAi)?;
-    fix_integer_formats(&mut out);
-    Ok(out)
+    plain_object(schema, Profile::OpenAi)
 }
-
-/// The formats OpenAI strict mode accepts on strings.
-const STRICT_FORMATS: &[&str] = &[
-    "date-time",
-    "time",
-    "date",
-    "duration",
-    "email",
-    "hostname",
-    "ipv4",
-    "ipv6",
-    "uuid",
-];
 
 /// Keywords strict mode accepts, beyond those handled one by one below.
 const KEPT: &[&str] = &[

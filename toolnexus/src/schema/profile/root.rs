@@ -73,6 +73,15 @@ pub(crate) fn object_root(schema: &Value, profile: Profile) -> Result<Value, Pro
     Ok(Value::Object(type_first(root)))
 }
 
+/// The canonical schema as `profile` wants it without strict mode: one object at the
+/// root (a root union of objects merged), integer formats fixed. The strict dialects
+/// start from it too.
+pub(crate) fn plain_object(schema: &Value, profile: Profile) -> Result<Value, ProfileError> {
+    let mut out = object_root(schema, profile)?;
+    fix_integer_formats(&mut out);
+    Ok(out)
+}
+
 /// A union variant as an object schema (following one local `$ref`), or `None`.
 fn variant_object(variant: &Value, root: &Value) -> Option<Map<String, Value>> {
     let mut node = variant.as_object()?.clone();

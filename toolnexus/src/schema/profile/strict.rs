@@ -14,8 +14,8 @@ use serde_json::{Map, Value, json};
 
 use super::gaps::moved;
 use super::{
-    Profile, ProfileError, add_notes, def_name, each_property, each_variant, fix_integer_formats,
-    is_typed, join, merge_object, object_root, resolve, tuple_to_items,
+    Profile, ProfileError, add_notes, def_name, each_property, each_variant, is_typed, join,
+    merge_object, plain_object, resolve, tuple_to_items,
 };
 
 /// Said of a schema with nothing that types its values.
@@ -127,10 +127,22 @@ pub(super) fn accepts_anything(items: &Value) -> bool {
     matches!(items, Value::Object(m) if m.is_empty()) || items == &Value::Bool(true)
 }
 
+/// The string formats both strict modes accept (Anthropic's takes `uri` too).
+pub(super) const STRICT_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
 /// Rewrites a canonical schema into `D`'s strict dialect.
 pub(super) fn strict<D: Dialect>(schema: &Value) -> Result<Value, ProfileError> {
-    let mut root = object_root(schema, D::PROFILE)?;
-    fix_integer_formats(&mut root);
+    let root = plain_object(schema, D::PROFILE)?;
     let mut walk = Walk::<D> {
         root: &root,
         stack: Vec::new(),
