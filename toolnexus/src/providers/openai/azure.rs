@@ -67,12 +67,16 @@ pub struct AzureOpenAi {
     credential: Option<Credential>,
 }
 
-/// Runs `$body` with `$m` bound to the model of whichever API is in use.
-macro_rules! each {
+/// `$self` with the model of whichever API is in use replaced by `$body`, run with `$m`
+/// bound to that model.
+macro_rules! map_api {
     ($self:ident, $m:ident => $body:expr) => {
-        match $self.api {
-            Api::Chat($m) => Api::Chat($body),
-            Api::Responses($m) => Api::Responses($body),
+        AzureOpenAi {
+            api: match $self.api {
+                Api::Chat($m) => Api::Chat($body),
+                Api::Responses($m) => Api::Responses($body),
+            },
+            ..$self
         }
     };
 }
@@ -183,8 +187,7 @@ impl AzureOpenAi {
     /// Sets how the deployment is asked (see [`ModelSettings`]).
     #[must_use]
     pub fn with_settings(self, settings: ModelSettings) -> Self {
-        let api = each!(self, m => m.with_settings(settings));
-        AzureOpenAi { api, ..self }
+        map_api!(self, m => m.with_settings(settings))
     }
 
     /// Caps the tokens of each turn; the same as [`ModelSettings::max_tokens`].
@@ -196,43 +199,37 @@ impl AzureOpenAi {
     /// Lists the tools in strict mode (see [`OpenAi::strict`]).
     #[must_use]
     pub fn strict(self, strict: bool) -> Self {
-        let api = each!(self, m => m.strict(strict));
-        AzureOpenAi { api, ..self }
+        map_api!(self, m => m.strict(strict))
     }
 
     /// Adds a header sent with every request (its value never printed).
     #[must_use]
     pub fn with_header(self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        let api = each!(self, m => m.with_header(name, value));
-        AzureOpenAi { api, ..self }
+        map_api!(self, m => m.with_header(name, value))
     }
 
     /// Limits each request (default 10 minutes).
     #[must_use]
     pub fn with_timeout(self, timeout: Duration) -> Self {
-        let api = each!(self, m => m.with_timeout(timeout));
-        AzureOpenAi { api, ..self }
+        map_api!(self, m => m.with_timeout(timeout))
     }
 
     /// Limits opening a connection (default 10 seconds).
     #[must_use]
     pub fn with_connect_timeout(self, timeout: Duration) -> Self {
-        let api = each!(self, m => m.with_connect_timeout(timeout));
-        AzureOpenAi { api, ..self }
+        map_api!(self, m => m.with_connect_timeout(timeout))
     }
 
     /// Sets how failed requests are retried.
     #[must_use]
     pub fn with_retry(self, retry: Retry) -> Self {
-        let api = each!(self, m => m.with_retry(retry));
-        AzureOpenAi { api, ..self }
+        map_api!(self, m => m.with_retry(retry))
     }
 
     /// Sets how many times a failed request is tried again (default 2).
     #[must_use]
     pub fn with_max_retries(self, max_retries: u32) -> Self {
-        let api = each!(self, m => m.with_max_retries(max_retries));
-        AzureOpenAi { api, ..self }
+        map_api!(self, m => m.with_max_retries(max_retries))
     }
 
     /// Decides, for each failed attempt, whether to try again (the contract's `on_error`;
@@ -242,8 +239,7 @@ impl AzureOpenAi {
     where
         F: Fn(&crate::providers::ErrorInfo) -> crate::providers::ErrorTier + Send + Sync + 'static,
     {
-        let api = each!(self, m => m.with_on_error(f));
-        AzureOpenAi { api, ..self }
+        map_api!(self, m => m.with_on_error(f))
     }
 
     /// Rewrites every request body just before it is sent (the contract's
@@ -253,15 +249,13 @@ impl AzureOpenAi {
     where
         F: Fn(serde_json::Value) -> serde_json::Value + Send + Sync + 'static,
     {
-        let api = each!(self, m => m.with_body_transform(f));
-        AzureOpenAi { api, ..self }
+        map_api!(self, m => m.with_body_transform(f))
     }
 
     /// Sends the requests through `client` (the contract's injectable HTTP transport).
     #[must_use]
     pub fn with_http_client(self, client: reqwest::Client) -> Self {
-        let api = each!(self, m => m.with_http_client(client));
-        AzureOpenAi { api, ..self }
+        map_api!(self, m => m.with_http_client(client))
     }
 
     /// The deployment's name.
