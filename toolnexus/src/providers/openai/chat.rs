@@ -8,29 +8,22 @@ use serde_json::value::RawValue;
 use crate::model::message::{Message, ToolCall};
 use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
-use crate::providers::common::http::{Auth, Transport, describe_error};
+use crate::providers::common::http::{Transport, describe_error};
 use crate::providers::common::output::Dialect;
 use crate::providers::common::settings::refuse;
 use crate::providers::common::skeleton::{
-    Asked, Protocol, encode, listing, model_settings, provider_spec, strict_setting,
+    Asked, Protocol, encode, listing, model_settings, strict_setting,
 };
 use crate::providers::common::sse::{Events, parse_body};
 use crate::providers::common::wire::{Assembly, data_url, omitted, tool_text};
 use crate::providers::openai::chunk::{Chunk, WireUsage};
-use crate::providers::openai::family::{check, mode};
+use crate::providers::openai::family::{check, mode, openai_spec};
 use crate::providers::{http_settings, turn_model};
 use crate::schema::profile::Profile;
 use crate::tool::content::{ContentPart, PartBody, PartKind};
 
 const PROVIDER: &str = "OpenAI";
-provider_spec!(OpenAi {
-    provider: PROVIDER,
-    key_var: "OPENAI_API_KEY",
-    base_var: "OPENAI_BASE_URL",
-    default_base: "https://api.openai.com/v1",
-    auth: Auth::Bearer,
-    headers: &[],
-});
+openai_spec!(OpenAi, PROVIDER);
 
 /// OpenAI's Chat Completions API (`POST {base}/chat/completions`), and any server that
 /// speaks it: Ollama, vLLM, llama.cpp's server, LM Studio, hosted compatible APIs.

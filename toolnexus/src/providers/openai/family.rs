@@ -7,6 +7,23 @@ use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::providers::common::settings::{check_common, refuse};
 use crate::tool::kit::Toolkit;
 
+/// Defines `$ty`'s `SPEC` and its `new` and `from_env` constructors (see
+/// `provider_spec!`) with OpenAI's key variable, base-URL variable, default base URL and
+/// bearer key, which both of OpenAI's APIs take; `$provider` is the name errors say.
+macro_rules! openai_spec {
+    ($ty:ident, $provider:expr) => {
+        $crate::providers::common::skeleton::provider_spec!($ty {
+            provider: $provider,
+            key_var: "OPENAI_API_KEY",
+            base_var: "OPENAI_BASE_URL",
+            default_base: "https://api.openai.com/v1",
+            auth: $crate::providers::common::http::Auth::Bearer,
+            headers: &[],
+        });
+    };
+}
+pub(crate) use openai_spec;
+
 /// The efforts OpenAI's `reasoning_effort` / `reasoning.effort` take.
 pub(crate) const EFFORTS: [&str; 7] = ["none", "minimal", "low", "medium", "high", "xhigh", "max"];
 
@@ -14,11 +31,20 @@ pub(crate) const EFFORTS: [&str; 7] = ["none", "minimal", "low", "medium", "high
 /// `-chat` models), whose responses carry reasoning items. Others refuse
 /// `include: ["reasoning.encrypted_content"]`.
 pub(crate) fn is_reasoning_model(model: &str) -> bool {
-    let name = model.rsplit('/').next().unwrap_or(model);
-    let o_series = ["o1", "o3", "o4"]
+    let name = base_name(model);
+    is_o_series(name) || (name.starts_with("gpt-5") && !name.contains("-chat"))
+}
+
+/// `model` without the prefix a gateway may give it (`openai/gpt-5` → `gpt-5`).
+fn base_name(model: &str) -> &str {
+    model.rsplit('/').next().unwrap_or(model)
+}
+
+/// Whether `name` is one of the o-series (`o1`, `o3`, `o4-mini`, …).
+fn is_o_series(name: &str) -> bool {
+    ["o1", "o3", "o4"]
         .iter()
-        .any(|p| name == *p || name.starts_with(&format!("{p}-")));
-    o_series || (name.starts_with("gpt-5") && !name.contains("-chat"))
+        .any(|p| name == *p || name.starts_with(&format!("{p}-")))
 }
 
 /// Why `model` takes no `temperature` or `top_p` with `effort`, if it does not.
@@ -28,11 +54,8 @@ pub(crate) fn is_reasoning_model(model: &str) -> bool {
 /// they refuse sampling settings. From `gpt-5.1` on, a model takes them only with
 /// reasoning effort `none` (its default).
 pub(crate) fn sampling_refused(model: &str, effort: Option<&str>) -> Option<String> {
-    let name = model.rsplit('/').next().unwrap_or(model);
-    let o_series = ["o1", "o3", "o4"]
-        .iter()
-        .any(|p| name == *p || name.starts_with(&format!("{p}-")));
-    if o_series {
+    let name = base_name(model);
+    if is_o_series(name) {
         return Some(format!(
             "`{name}` is a reasoning-only model, which takes no sampling settings"
         ));

@@ -10,25 +10,18 @@ use serde_json::value::RawValue;
 
 use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::model::{DeltaSink, ModelError, Reply};
-use crate::providers::common::http::{Auth, Transport, describe_error};
+use crate::providers::common::http::{Transport, describe_error};
 use crate::providers::common::output::Dialect;
 use crate::providers::common::settings::refuse;
-use crate::providers::common::skeleton::{Asked, Protocol, encode, model_settings, provider_spec};
+use crate::providers::common::skeleton::{Asked, Protocol, encode, model_settings};
 use crate::providers::common::sse::{Events, parse_body};
 use crate::providers::common::wire::Assembly;
-use crate::providers::openai::family::{check, is_reasoning_model, mode};
+use crate::providers::openai::family::{check, is_reasoning_model, mode, openai_spec};
 use crate::providers::openai::responses::request::{Item, PROVIDER, input};
 use crate::providers::openai::responses::response::{ItemHead, Response, StreamEvent, reply};
 use crate::providers::{http_settings, turn_model};
 
-provider_spec!(OpenAiResponses {
-    provider: PROVIDER,
-    key_var: "OPENAI_API_KEY",
-    base_var: "OPENAI_BASE_URL",
-    default_base: "https://api.openai.com/v1",
-    auth: Auth::Bearer,
-    headers: &[],
-});
+openai_spec!(OpenAiResponses, PROVIDER);
 
 /// What the request asks to have back so that no state stays on the server.
 const ENCRYPTED_REASONING: [&str; 1] = ["reasoning.encrypted_content"];
