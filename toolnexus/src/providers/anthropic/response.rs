@@ -206,22 +206,19 @@ struct StartBlock {
 
 /// `usage`: `input_tokens` counts only what follows the last cache breakpoint, so the
 /// prompt is its sum with the cache's reads and writes.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
+#[serde(default)]
 struct WireUsage {
-    #[serde(default)]
     input_tokens: u64,
-    #[serde(default)]
     output_tokens: u64,
-    #[serde(default)]
     cache_creation_input_tokens: Option<u64>,
-    #[serde(default)]
     cache_read_input_tokens: Option<u64>,
     output_tokens_details: Option<OutputDetails>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
+#[serde(default)]
 struct OutputDetails {
-    #[serde(default)]
     thinking_tokens: u64,
 }
 

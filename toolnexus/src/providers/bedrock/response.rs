@@ -36,15 +36,11 @@ struct OutputMessage {
 
 /// `usage`: `inputTokens` counts what was neither read from nor written to the cache.
 #[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 struct WireUsage {
-    #[serde(default)]
     input_tokens: u64,
-    #[serde(default)]
     output_tokens: u64,
-    #[serde(default)]
     cache_read_input_tokens: u64,
-    #[serde(default)]
     cache_write_input_tokens: u64,
 }
 

@@ -5,11 +5,10 @@ use serde::Deserialize;
 
 use crate::model::Usage;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
+#[serde(default)]
 pub(crate) struct WireUsage {
-    #[serde(default)]
     pub(crate) prompt_tokens: u64,
-    #[serde(default)]
     pub(crate) completion_tokens: u64,
     pub(crate) prompt_tokens_details: Option<PromptDetails>,
     pub(crate) completion_tokens_details: Option<CompletionDetails>,

@@ -48,27 +48,25 @@ struct ContentIn {
     refusal: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
+#[serde(default)]
 struct WireUsage {
-    #[serde(default)]
     input_tokens: u64,
-    #[serde(default)]
     output_tokens: u64,
     input_tokens_details: Option<InputDetails>,
     output_tokens_details: Option<OutputDetails>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
+#[serde(default)]
 struct InputDetails {
-    #[serde(default)]
     cached_tokens: u64,
-    #[serde(default)]
     cache_write_tokens: u64,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
+#[serde(default)]
 struct OutputDetails {
-    #[serde(default)]
     reasoning_tokens: u64,
 }
 
