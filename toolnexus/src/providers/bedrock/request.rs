@@ -13,7 +13,7 @@ use crate::model::message::{Message, NativeTurn, ToolCall};
 use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::providers::bedrock::auth::PROVIDER;
 use crate::providers::common::settings::{
-    MIN_THINKING_BUDGET, budget_too_small, cap_above_budget, check_common, refuse,
+    MIN_THINKING_BUDGET, Sampling, budget_too_small, cap_above_budget, check_common, refuse,
     unforced_while_thinking,
 };
 use crate::providers::common::wire::{
@@ -48,12 +48,8 @@ pub(crate) struct Body<'a> {
 pub(crate) struct InferenceConfig<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     max_tokens: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    temperature: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    top_p: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    stop_sequences: Option<&'a [String]>,
+    #[serde(flatten)]
+    sampling: Sampling<'a>,
 }
 
 #[derive(Serialize)]
@@ -271,14 +267,9 @@ pub(crate) fn asked<'a>(
     )?;
     let inference = InferenceConfig {
         max_tokens,
-        temperature: settings.temperature,
-        top_p: settings.top_p,
-        stop_sequences: settings.stop.as_deref(),
+        sampling: Sampling::of(settings),
     };
-    let empty = inference.max_tokens.is_none()
-        && inference.temperature.is_none()
-        && inference.top_p.is_none()
-        && inference.stop_sequences.is_none();
+    let empty = inference.max_tokens.is_none() && inference.sampling.is_empty();
     Ok(Asked {
         inference: (!empty).then_some(inference),
         tool_choice,

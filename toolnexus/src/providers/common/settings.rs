@@ -2,6 +2,7 @@
 //! setting a provider cannot honour, the checks every provider makes alike, and adding
 //! `extra` fields to a request body.
 
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::model::ModelError;
@@ -13,6 +14,35 @@ pub(crate) fn refuse(provider: &str, setting: &str, why: impl std::fmt::Display)
     ModelError::new(format!(
         "{provider}: the setting `{setting}` cannot be sent: {why} (nothing was sent)"
     ))
+}
+
+/// The sampling settings as Gemini's `generationConfig` and Bedrock's `inferenceConfig`
+/// both write them (`temperature`, `topP`, `stopSequences`), flattened into each.
+#[derive(Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Sampling<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top_p: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stop_sequences: Option<&'a [String]>,
+}
+
+impl<'a> Sampling<'a> {
+    /// The sampling `settings` ask for.
+    pub(crate) fn of(settings: &'a ModelSettings) -> Self {
+        Sampling {
+            temperature: settings.temperature,
+            top_p: settings.top_p,
+            stop_sequences: settings.stop.as_deref(),
+        }
+    }
+
+    /// Whether none is set.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.temperature.is_none() && self.top_p.is_none() && self.stop_sequences.is_none()
+    }
 }
 
 /// The smallest thinking budget Claude takes (through Anthropic's API or Bedrock's).

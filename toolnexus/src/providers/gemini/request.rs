@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 use crate::model::ModelError;
 use crate::model::message::{Message, NativeTurn, ToolCall};
 use crate::model::settings::{ModelSettings, ToolChoice};
-use crate::providers::common::settings::{check_common, refuse};
+use crate::providers::common::settings::{Sampling, check_common, refuse};
 use crate::providers::common::wire::{
     arguments_object, join_system, pending_text, turn_blocks, user_blocks,
 };
@@ -46,12 +46,8 @@ pub(crate) struct Body<'a> {
 pub(crate) struct GenerationConfig<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     max_output_tokens: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    temperature: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    top_p: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    stop_sequences: Option<&'a [String]>,
+    #[serde(flatten)]
+    sampling: Sampling<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     seed: Option<i32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -147,16 +143,12 @@ pub(crate) fn config<'a>(
     };
     let generation = GenerationConfig {
         max_output_tokens: settings.max_tokens,
-        temperature: settings.temperature,
-        top_p: settings.top_p,
-        stop_sequences: settings.stop.as_deref(),
+        sampling: Sampling::of(settings),
         seed,
         thinking_config: thinking,
     };
     let empty = generation.max_output_tokens.is_none()
-        && generation.temperature.is_none()
-        && generation.top_p.is_none()
-        && generation.stop_sequences.is_none()
+        && generation.sampling.is_empty()
         && generation.seed.is_none()
         && generation.thinking_config.is_none();
     let tool_config = match (&settings.tool_choice, tools) {
