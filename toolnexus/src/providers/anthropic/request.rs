@@ -13,7 +13,7 @@ use crate::model::message::{Message, ToolCall};
 use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::providers::anthropic::search::{Replayed, replay};
 use crate::providers::common::settings::{
-    MIN_THINKING_BUDGET, budget_too_small, cap_above_budget, check_common, refuse,
+    MIN_THINKING_BUDGET, budget_too_small, cap_above_budget, check_common, refuse, refuse_set,
     unforced_while_thinking,
 };
 use crate::providers::common::wire::{
@@ -198,19 +198,15 @@ pub(crate) fn asked<'a>(
     tools: bool,
 ) -> Result<Asked<'a>, ModelError> {
     check_common(PROVIDER, settings, toolkit)?;
-    for (setting, set) in [
-        ("temperature", settings.temperature.is_some()),
-        ("top_p", settings.top_p.is_some()),
-        ("seed", settings.seed.is_some()),
-    ] {
-        if set {
-            return Err(refuse(
-                PROVIDER,
-                setting,
-                "the Messages API has no such field (Claude's sampling is not adjustable)",
-            ));
-        }
-    }
+    refuse_set(
+        PROVIDER,
+        &[
+            ("temperature", settings.temperature.is_some()),
+            ("top_p", settings.top_p.is_some()),
+            ("seed", settings.seed.is_some()),
+        ],
+        "the Messages API has no such field (Claude's sampling is not adjustable)",
+    )?;
     let reasoning = settings.reasoning.as_ref();
     let display = match reasoning.and_then(|r| r.summary.as_deref()) {
         None => None,

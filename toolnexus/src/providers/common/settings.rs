@@ -99,6 +99,19 @@ pub(crate) fn unforced_while_thinking(
     Ok(())
 }
 
+/// Refuses the first of `settings` (each a name and whether it is set) that is set,
+/// saying `why`: the fields a provider's API does not have.
+pub(crate) fn refuse_set(
+    provider: &str,
+    settings: &[(&str, bool)],
+    why: &str,
+) -> Result<(), ModelError> {
+    match settings.iter().find(|(_, set)| *set) {
+        Some((setting, _)) => Err(refuse(provider, setting, why)),
+        None => Ok(()),
+    }
+}
+
 /// Checks what every provider checks alike: a named tool choice is in the toolkit, a
 /// required one has tools to choose from, the reasoning is not both an effort and a
 /// budget, and `extra` is an object.

@@ -12,7 +12,7 @@ use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::model::{DeltaSink, ModelError, Reply};
 use crate::providers::common::http::{Transport, describe_error};
 use crate::providers::common::output::Dialect;
-use crate::providers::common::settings::refuse;
+use crate::providers::common::settings::{refuse, refuse_set};
 use crate::providers::common::skeleton::{Asked, Protocol, encode, model_settings};
 use crate::providers::common::sse::{Events, parse_body};
 use crate::providers::common::wire::Assembly;
@@ -123,18 +123,14 @@ impl Protocol for OpenAiResponses {
     fn body(&self, asking: Asked<'_>) -> Result<Vec<u8>, ModelError> {
         let settings = asking.settings;
         check(PROVIDER, &self.model, settings, asking.toolkit)?;
-        for (setting, set) in [
-            ("stop", settings.stop.is_some()),
-            ("seed", settings.seed.is_some()),
-        ] {
-            if set {
-                return Err(refuse(
-                    PROVIDER,
-                    setting,
-                    "the Responses API has no such field (Chat Completions has: use OpenAi)",
-                ));
-            }
-        }
+        refuse_set(
+            PROVIDER,
+            &[
+                ("stop", settings.stop.is_some()),
+                ("seed", settings.seed.is_some()),
+            ],
+            "the Responses API has no such field (Chat Completions has: use OpenAi)",
+        )?;
         let reasoning = settings.reasoning.as_ref();
         let summary = match reasoning.and_then(|r| r.summary.as_deref()) {
             None | Some("none") => None,
