@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::agent::client::Client;
-use crate::agent::conversation::{ConversationStore, PREFIX, RUN, after_run, conversation_of};
+use crate::agent::conversation::{ConversationStore, after_run, conversation_of, new_run_id};
 use crate::agent::events::Event;
 use crate::agent::journal::StoreError;
 use crate::agent::run::RunResult;
@@ -169,10 +169,7 @@ impl Client {
         let drive = self.drive(transcript, toolkit, None);
         let mut run = crate::agent::spend::SPENT_BEFORE.scope(before, drive).await;
         ledger.add(id, run.usage.cost.unwrap_or_default());
-        run.id = Some(format!(
-            "{PREFIX}{id}{}",
-            crate::agent::journal::record::new_id(RUN)
-        ));
+        run.id = Some(new_run_id(id));
         self.remember(id, &run).await?;
         Ok(run)
     }

@@ -12,11 +12,17 @@ use crate::agent::compaction::SUMMARY_PREFIX;
 use crate::agent::journal::StoreError;
 use crate::model::message::Message;
 
-/// The start of a conversation run's id: `session:<id>/run_<uuid>`, as a durable
-/// session's runs are named.
+/// The start of a conversation run's id: `session:<id>/run_<32 hex digits>`, in memory
+/// and in a store alike (a store's conversation is its session). This file is the one
+/// home of that grammar.
 pub(crate) const PREFIX: &str = "session:";
 /// What separates the conversation's id from the run's own part.
-pub(crate) const RUN: &str = "/run_";
+const RUN: &str = "/run_";
+
+/// A fresh id for a run of conversation `id` (`session:<id>/run_<32 hex digits>`).
+pub(crate) fn new_run_id(id: &str) -> String {
+    format!("{PREFIX}{id}{RUN}{}", uuid::Uuid::new_v4().simple())
+}
 
 /// Where [`Client::ask`](crate::Client::ask) keeps conversations, by id (the contract's `ConversationStore`):
 /// the messages of each, oldest first, the client's system prompt left out.
@@ -150,6 +156,15 @@ mod tests {
     fn a_conversation_run_names_its_conversation() {
         let uuid = "0123456789abcdef0123456789abcdef";
         assert_eq!(conversation_of(&format!("session:c/run_{uuid}")), Some("c"));
+        assert_eq!(
+            conversation_of(&format!("session:a/run_b/run_{uuid}")),
+            Some("a/run_b")
+        );
+        assert_eq!(conversation_of(&format!("run_{uuid}")), None);
         assert_eq!(conversation_of("run_x"), None);
+        assert_eq!(conversation_of("session:user-42/run_mine"), None);
+        let fresh = new_run_id("user-42");
+        assert_eq!(conversation_of(&fresh), Some("user-42"));
+        assert_ne!(fresh, new_run_id("user-42"));
     }
 }

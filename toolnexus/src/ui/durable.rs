@@ -3,15 +3,12 @@
 //! so any replica (or the same one after a restart) answers it.
 
 use crate::agent::client::Client;
+use crate::agent::conversation::{PREFIX, conversation_of};
 use crate::agent::journal::StoreError;
 use crate::agent::stream::EventStream;
 use crate::tool::kit::Toolkit;
 use crate::tool::request::Answer;
 use crate::ui::threads::Refused;
-
-/// How a session's run ids begin and where their own part starts (see `Session`).
-const SESSION: &str = "session:";
-const RUN: &str = "/run_";
 
 /// Whether `client` keeps its runs in a store.
 pub(crate) fn stored(client: &Client) -> bool {
@@ -35,12 +32,10 @@ pub(crate) fn interrupt_id(run_id: &str, request_id: &str) -> String {
 
 /// The run and request interrupt `id` names, checked to be a run of thread `thread`.
 fn parse<'a>(thread: &str, id: &'a str) -> Result<(&'a str, &'a str), Refused> {
-    let at = id.rfind(&format!("@{SESSION}")).ok_or(Refused::Unknown)?;
+    let at = id.rfind(&format!("@{PREFIX}")).ok_or(Refused::Unknown)?;
     let (request, run) = (&id[..at], &id[at + 1..]);
-    let (session, own) = run[SESSION.len()..]
-        .rsplit_once(RUN)
-        .ok_or(Refused::Unknown)?;
-    if own.len() != 32 || !own.bytes().all(|b| b.is_ascii_hexdigit()) || request.is_empty() {
+    let session = conversation_of(run).ok_or(Refused::Unknown)?;
+    if request.is_empty() {
         return Err(Refused::Unknown);
     }
     if session != thread {
@@ -71,4 +66,27 @@ pub(crate) async fn answer(
             StoreError::AlreadyAnswered { .. } => refused(Refused::Answered),
             other => (format!("resume: {other}"), "resume_failed"),
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{interrupt_id, parse};
+    use crate::agent::conversation::new_run_id;
+    use crate::ui::threads::Refused;
+
+    #[test]
+    fn an_interrupt_id_names_a_run_of_its_own_thread_only() {
+        let run = new_run_id("u1:chat");
+        let id = interrupt_id(&run, "approve@1");
+        assert_eq!(parse("u1:chat", &id), Ok((run.as_str(), "approve@1")));
+        // Another thread's (or user's) run, a made-up run part, no request: unknown.
+        assert_eq!(parse("u2:chat", &id), Err(Refused::Unknown));
+        let forged = "approve@session:u1:chat/run_0123";
+        assert_eq!(parse("u1:chat", forged), Err(Refused::Unknown));
+        assert_eq!(
+            parse("u1:chat", &interrupt_id(&run, "")),
+            Err(Refused::Unknown)
+        );
+        assert_eq!(parse("u1:chat", "approve"), Err(Refused::Unknown));
+    }
 }

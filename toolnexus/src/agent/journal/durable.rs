@@ -7,9 +7,10 @@ use std::pin::pin;
 use futures_util::future::{Either, select};
 
 use crate::agent::client::Client;
+use crate::agent::conversation::conversation_of;
 use crate::agent::drive::Opened;
 use crate::agent::journal::record::{RunRecord, new_id, refused};
-use crate::agent::journal::session::{Session, session_of, sync};
+use crate::agent::journal::session::{Session, sync};
 use crate::agent::journal::{Durable, Loaded, StoreError};
 use crate::agent::run::{RunResult, RunStatus, StopReason};
 use crate::agent::turn::ToolTurn;
@@ -237,7 +238,7 @@ impl Client {
             }
         );
         let working = run.compacted.as_ref().map(|c| c.apply(&run.messages));
-        if let Some(session) = session_of(&record.run_id).filter(|_| stored)
+        if let Some(session) = conversation_of(&record.run_id).filter(|_| stored)
             && let Err(error) = sync(&record.store, session, &run.messages, working).await
         {
             run.status = RunStatus::Incomplete {

@@ -5,17 +5,12 @@
 use std::sync::Arc;
 
 use crate::agent::client::Client;
-use crate::agent::conversation::{after_run, without_system};
-use crate::agent::journal::record::{RunRecord, new_id};
+use crate::agent::conversation::{after_run, new_run_id, without_system};
+use crate::agent::journal::record::RunRecord;
 use crate::agent::journal::{Journal, StoreError};
 use crate::agent::run::RunResult;
 use crate::model::message::Message;
 use crate::tool::kit::Toolkit;
-
-/// The start of a session run's id: `session:<session id>/run_<uuid>`.
-const PREFIX: &str = "session:";
-/// What separates the session id from the run's own part.
-const RUN: &str = "/run_";
 
 /// A conversation kept by id across runs, in the store of the client that made it
 /// ([`Client::session`]): its messages, to read and to trim. It is run as every
@@ -75,7 +70,7 @@ impl Session {
 
     /// A fresh run id of this session (`session:<id>/run_<32 hex digits>`).
     pub(crate) fn new_run_id(&self) -> String {
-        format!("{PREFIX}{}{}", self.id, new_id(RUN))
+        new_run_id(&self.id)
     }
 
     /// [`Session::open`] under the run id `id` (one of [`Session::new_run_id`]).
@@ -121,13 +116,6 @@ impl Session {
     }
 }
 
-/// The session a run belongs to, read from its id (`session:<id>/run_<32 hex digits>`).
-pub(crate) fn session_of(run_id: &str) -> Option<&str> {
-    let (session, own) = run_id.strip_prefix(PREFIX)?.rsplit_once(RUN)?;
-    let generated = own.len() == 32 && own.bytes().all(|b| b.is_ascii_hexdigit());
-    generated.then_some(session)
-}
-
 /// Brings session `id` up to date with a run of it that ended with `transcript`: the
 /// messages after those the session and the transcript share are replaced by the run's
 /// (the session's halted turn, if the run finished it, included). A session that moved on
@@ -168,24 +156,4 @@ pub(crate) async fn sync(
     store
         .session_replace_tail(id, same, (same < kept).then_some(kept), &transcript[same..])
         .await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::session_of;
-
-    #[test]
-    fn a_session_run_names_its_session() {
-        let uuid = "0123456789abcdef0123456789abcdef";
-        assert_eq!(
-            session_of(&format!("session:user-42/run_{uuid}")),
-            Some("user-42")
-        );
-        assert_eq!(
-            session_of(&format!("session:a/run_b/run_{uuid}")),
-            Some("a/run_b")
-        );
-        assert_eq!(session_of(&format!("run_{uuid}")), None);
-        assert_eq!(session_of("session:user-42/run_mine"), None);
-    }
 }
