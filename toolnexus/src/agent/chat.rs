@@ -168,7 +168,11 @@ impl Client {
         let before = ledger.spent(id);
         let drive = self.drive(transcript, toolkit, None);
         let mut run = crate::agent::spend::SPENT_BEFORE.scope(before, drive).await;
-        ledger.add(id, run.usage.cost.unwrap_or_default());
+        // Only a cap on a conversation's spend reads it back: without one, nothing is
+        // kept per conversation (a server's callers may open any number).
+        if self.options.limits.conversation_cost.is_some() {
+            ledger.add(id, run.usage.cost.unwrap_or_default());
+        }
         run.id = Some(new_run_id(id));
         self.remember(id, &run).await?;
         Ok(run)

@@ -2,14 +2,14 @@
 //! [`Client::ask`](crate::Client::ask), the [`ConversationStore`] it keeps them in, and the in-memory
 //! default.
 
-use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use futures_util::future::BoxFuture;
 
 use crate::agent::compaction::SUMMARY_PREFIX;
 use crate::agent::journal::StoreError;
+use crate::agent::recent::Recent;
 use crate::model::message::Message;
 
 /// The start of a conversation run's id: `session:<id>/run_<32 hex digits>`, in memory
@@ -65,25 +65,11 @@ pub trait ConversationStore: Send + Sync + fmt::Debug + 'static {
     ) -> BoxFuture<'a, Result<(), StoreError>>;
 }
 
-/// The default [`ConversationStore`]: conversations in memory, shared by a client and its
-/// clones, gone with them.
-#[derive(Debug, Default)]
-pub struct InMemoryConversations {
-    conversations: Mutex<HashMap<String, Vec<Message>>>,
-}
-
-impl InMemoryConversations {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<Message>>> {
-        self.conversations
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-impl ConversationStore for InMemoryConversations {
+/// A [`ConversationStore`] shared behind an [`Arc`] (the same conversations, read and
+/// written by whoever holds a clone).
+impl<T: ConversationStore> ConversationStore for Arc<T> {
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Vec<Message>>, StoreError>> {
-        let found = self.lock().get(id).cloned();
-        Box::pin(async move { Ok(found) })
+        (**self).get(id)
     }
 
     fn save<'a>(
@@ -91,9 +77,135 @@ impl ConversationStore for InMemoryConversations {
         id: &'a str,
         messages: &'a [Message],
     ) -> BoxFuture<'a, Result<(), StoreError>> {
-        self.lock().insert(id.to_owned(), messages.to_vec());
+        (**self).save(id, messages)
+    }
+}
+
+/// The default [`ConversationStore`]: conversations in memory, shared by a client and its
+/// clones, gone with them.
+///
+/// The default one keeps every conversation. A [`bounded`](InMemoryConversations::bounded)
+/// one, for a server that opens conversations on its callers' behalf, keeps at most a
+/// number of them (the one used least recently is forgotten past that) and refuses a
+/// conversation whose messages grew past a number of bytes (as JSON): it is forgotten,
+/// and reading it again gives [`StoreError::TooLong`], so its next run says to start a
+/// new one.
+///
+/// ```
+/// use toolnexus::agent::{ConversationStore, InMemoryConversations, StoreError};
+/// use toolnexus::{Client, Reply, ScriptedModel, Toolkit};
+///
+/// let client = Client::new(ScriptedModel::new([Reply::text("Hi."), Reply::text("Hi.")]))
+///     .conversations(InMemoryConversations::bounded(1_000, 64));
+/// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+/// let toolkit = Toolkit::new();
+/// rt.block_on(client.ask("a", "Hello", &toolkit)).unwrap();
+/// let long = "x".repeat(100);
+/// rt.block_on(client.ask("b", long.as_str(), &toolkit)).unwrap(); // kept no more
+/// let refused = rt.block_on(client.ask("b", "again", &toolkit)).unwrap_err();
+/// assert!(matches!(refused, StoreError::TooLong { .. }), "{refused}");
+/// ```
+#[derive(Debug)]
+pub struct InMemoryConversations {
+    conversations: Mutex<Recent<Kept>>,
+    max_bytes: Option<usize>,
+}
+
+/// One conversation of an [`InMemoryConversations`].
+#[derive(Debug, Default)]
+enum Kept {
+    #[default]
+    New,
+    Messages(Vec<Message>),
+    /// Grew past the byte cap: forgotten, and refused from then on.
+    TooLong {
+        bytes: usize,
+        limit: usize,
+    },
+}
+
+impl Default for InMemoryConversations {
+    fn default() -> Self {
+        InMemoryConversations {
+            conversations: Mutex::new(Recent::new(usize::MAX)),
+            max_bytes: None,
+        }
+    }
+}
+
+impl InMemoryConversations {
+    /// Conversations in memory, at most `conversations` of them (the one used least
+    /// recently forgotten past that), each refused once its messages pass `max_bytes` as
+    /// JSON ([`StoreError::TooLong`]).
+    pub fn bounded(conversations: usize, max_bytes: usize) -> Self {
+        InMemoryConversations {
+            conversations: Mutex::new(Recent::new(conversations)),
+            max_bytes: Some(max_bytes),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Recent<Kept>> {
+        self.conversations
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Why conversation `id` is refused, if it grew past the byte cap.
+    pub(crate) fn refused(&self, id: &str) -> Option<StoreError> {
+        match self.lock().get(id)? {
+            Kept::TooLong { bytes, limit } => Some(StoreError::TooLong {
+                conversation: id.to_owned(),
+                bytes: *bytes,
+                limit: *limit,
+            }),
+            _ => None,
+        }
+    }
+}
+
+impl ConversationStore for InMemoryConversations {
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Vec<Message>>, StoreError>> {
+        let found = match self.refused(id) {
+            Some(refused) => Err(refused),
+            None => Ok(match self.lock().get(id) {
+                Some(Kept::Messages(messages)) => Some(messages.clone()),
+                _ => None,
+            }),
+        };
+        Box::pin(async move { found })
+    }
+
+    fn save<'a>(
+        &'a self,
+        id: &'a str,
+        messages: &'a [Message],
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let bytes = self.max_bytes.map(|limit| (json_len(messages), limit));
+        let kept = match bytes {
+            Some((bytes, limit)) if bytes > limit => Kept::TooLong { bytes, limit },
+            _ => Kept::Messages(messages.to_vec()),
+        };
+        *self.lock().used(id).0 = kept;
         Box::pin(async { Ok(()) })
     }
+}
+
+/// The length of `messages` as JSON, counted without building the text.
+fn json_len(messages: &[Message]) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // A transcript always serializes; a failure counts what was written.
+    let _ = serde_json::to_writer(&mut count, messages);
+    count.0
 }
 
 /// The conversation a run belongs to, read from its id (`session:<id>/run_<32 hex>`).
@@ -150,6 +262,40 @@ mod tests {
         let summary = Message::system(format!("{SUMMARY_PREFIX}s"));
         let working = [sys, summary.clone(), b.clone()];
         assert_eq!(after_run(&[], &run, &working), Some(vec![summary, b]));
+    }
+
+    #[tokio::test]
+    async fn a_bounded_store_forgets_the_oldest_and_refuses_a_long_conversation() {
+        let store = InMemoryConversations::bounded(2, 200);
+        let short = [Message::user("hi")];
+        store.save("a", &short).await.unwrap();
+        store.save("b", &short).await.unwrap();
+        // `a` is written again: `b` is now the least recently used, and goes first.
+        store.save("a", &short).await.unwrap();
+        store.save("c", &short).await.unwrap();
+        assert_eq!(store.get("b").await.unwrap(), None);
+        assert_eq!(store.get("a").await.unwrap().as_deref(), Some(&short[..]));
+        assert!(store.get("c").await.unwrap().is_some());
+        let long = [Message::user("x".repeat(300))];
+        store.save("c", &long).await.unwrap();
+        let refused = store.get("c").await.unwrap_err();
+        let StoreError::TooLong {
+            conversation,
+            bytes,
+            limit,
+        } = &refused
+        else {
+            panic!("{refused:?}");
+        };
+        assert_eq!((conversation.as_str(), *limit), ("c", 200));
+        assert!(*bytes > 300, "{bytes}");
+        assert!(refused.to_string().contains("start a new conversation"));
+        // The default keeps everything.
+        let all = InMemoryConversations::default();
+        for i in 0..50 {
+            all.save(&i.to_string(), &long).await.unwrap();
+        }
+        assert!(all.get("0").await.unwrap().is_some());
     }
 
     #[test]

@@ -48,6 +48,7 @@ pub(crate) mod limits;
 pub(crate) mod listed;
 pub(crate) mod metrics;
 pub(crate) mod options;
+pub(crate) mod recent;
 pub(crate) mod request;
 pub(crate) mod resume;
 pub(crate) mod run;

@@ -86,6 +86,17 @@ pub enum StoreError {
         /// What was attempted.
         wanted: String,
     },
+    /// A conversation grew past the bound of the store that keeps it (a
+    /// [bounded](crate::agent::InMemoryConversations::bounded) one): it is kept no more,
+    /// and takes no more runs.
+    TooLong {
+        /// The conversation.
+        conversation: String,
+        /// How long its messages grew, in bytes of JSON.
+        bytes: usize,
+        /// The store's bound.
+        limit: usize,
+    },
 }
 
 impl StoreError {
@@ -162,6 +173,15 @@ impl fmt::Display for StoreError {
                 status,
                 wanted,
             } => write!(f, "cannot {wanted} run `{run}`: it is {status}"),
+            StoreError::TooLong {
+                conversation,
+                bytes,
+                limit,
+            } => write!(
+                f,
+                "conversation `{conversation}` reached {bytes} bytes, past the limit of \
+                 {limit} of the store that keeps it; start a new conversation"
+            ),
         }
     }
 }
