@@ -445,3 +445,85 @@ async fn users_own_their_threads(stored: bool) {
     assert_eq!(elsewhere.status, 403, "{elsewhere:?}");
     server.abort();
 }
+
+/// What an endpoint keeps of a thread is bounded: its conversation (continued from one
+/// run to the next, in the endpoint's bounded conversation store) takes no more runs once
+/// it passes `with_max_transcript_bytes`, on AG-UI and the AI SDK alike, and a run that
+/// halts past it ends with the error instead of an interrupt.
+#[tokio::test]
+async fn a_thread_past_its_transcript_limit_takes_no_more_runs() {
+    use toolnexus::{Message, Reply as ModelReply};
+    // Says how many user turns it was shown; halts on `deploy` when asked to deploy.
+    let model = toolnexus::model::FnModel::new_sync(|transcript, _tools| {
+        let users = transcript
+            .iter()
+            .filter(|m| matches!(m, Message::User { .. }))
+            .count();
+        Ok(match transcript.last() {
+            Some(Message::User { content }) if content.to_string().starts_with("deploy") => {
+                ModelReply::call("c1", "deploy", json!({ "service": "x" }).to_string())
+            }
+            _ => ModelReply::text(format!("turn {users}")),
+        })
+    });
+    let toolkit = toolnexus::Toolkit::new()
+        .with(deploy::tool())
+        .with_state(Arc::new(AtomicUsize::new(0)));
+    let options = toolnexus::ui::UiOptions::new().with_max_transcript_bytes(600);
+    let client = toolnexus::Client::new(model);
+    let app = axum::Router::new()
+        .nest(
+            "/agui",
+            toolnexus::ui::ag_ui_with(client.clone(), toolkit.clone(), options.clone()),
+        )
+        .nest(
+            "/chat",
+            toolnexus::ui::ai_sdk_with(client, toolkit, options),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+    let text_of = |reply: &Reply| -> String {
+        reply
+            .events()
+            .iter()
+            .filter_map(|e| e["delta"].as_str().map(str::to_owned))
+            .collect()
+    };
+
+    // The thread is one conversation: the second run is shown both user turns.
+    let first = legit(addr, "/agui", &agui_run("t", "hello")).await;
+    assert_eq!(text_of(&first), "turn 1", "{first:?}");
+    let long = "y".repeat(700);
+    let second = legit(addr, "/agui", &agui_run("t", &long)).await;
+    assert_eq!(text_of(&second), "turn 2", "{second:?}");
+    assert!(second.event("RUN_FINISHED").is_some(), "{second:?}");
+    // Now past 600 bytes: refused, saying why.
+    let third = legit(addr, "/agui", &agui_run("t", "again")).await;
+    let error = third.event("RUN_ERROR").expect("refused");
+    assert_eq!(error["code"], "thread_too_long", "{third:?}");
+    assert_eq!(text_of(&third), "", "the model was not asked: {third:?}");
+    // Another thread is not.
+    let other = legit(addr, "/agui", &agui_run("u", "hello")).await;
+    assert_eq!(text_of(&other), "turn 1", "{other:?}");
+    // A run that halts past the limit ends with the error, no interrupt.
+    let halted = legit(addr, "/agui", &agui_run("v", &format!("deploy {long}"))).await;
+    let error = halted.event("RUN_ERROR").expect("refused");
+    assert_eq!(error["code"], "thread_too_long", "{halted:?}");
+
+    // The AI SDK's chats are bounded the same way.
+    let chat = legit(addr, "/chat", &chat_run("c", &long)).await;
+    assert!(chat.body.contains("turn 1"), "{chat:?}");
+    let refused = legit(addr, "/chat", &chat_run("c", "again")).await;
+    assert!(
+        refused.body.contains("start a new chat") && !refused.body.contains("turn 2"),
+        "{refused:?}"
+    );
+    let halted = legit(addr, "/chat", &chat_run("d", &format!("deploy {long}"))).await;
+    assert!(
+        halted.event("tool-approval-request").is_none(),
+        "{halted:?}"
+    );
+    assert!(halted.body.contains("start a new chat"), "{halted:?}");
+    server.abort();
+}

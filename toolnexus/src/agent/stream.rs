@@ -320,36 +320,3 @@ impl Client {
         (self.clone(), None)
     }
 }
-
-mod durable {
-    use super::EventStream;
-    use crate::agent::journal::StoreError;
-    use crate::agent::journal::session::Session;
-    use crate::tool::kit::Toolkit;
-
-    impl Session {
-        /// [`Session::run`] as a stream of its events: the run is recorded in the store
-        /// (under a new run id of the session, [`EventStream::run_id`]) before this
-        /// returns, so that a store that fails says so before any event; the stream then
-        /// drives it (see [`EventStream`]). The UI endpoints'.
-        #[cfg_attr(not(feature = "ui"), allow(dead_code))]
-        pub(crate) async fn stream(
-            &self,
-            prompt: impl Into<crate::model::message::UserContent>,
-            toolkit: &Toolkit,
-        ) -> Result<EventStream, StoreError> {
-            let (transcript, record) = self.open(prompt.into(), toolkit.skills_prompt()).await?;
-            let toolkit = toolkit.clone();
-            let id = record.run_id.clone();
-            Ok(EventStream::new(
-                self.client(),
-                Some(id),
-                move |client| async move {
-                    client
-                        .drive_recorded(transcript, &toolkit, None, &record)
-                        .await
-                },
-            ))
-        }
-    }
-}

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use crate::agent::client::Client;
 use crate::agent::events::{Event, OwnedEvent};
-use crate::agent::run::{CallStatus, RunResult, RunStatus};
+use crate::agent::run::{CallStatus, RunResult, RunStatus, StopReason};
 use crate::agent::stream::EventStream;
 use crate::tool::kit::Toolkit;
 use crate::tool::request::{Answer, Request};
@@ -200,7 +200,7 @@ async fn start(shared: &Shared, input: &Input) -> Result<EventStream, Value> {
                 "invalid_input",
             ));
         };
-        shared.fresh(&input.key, prompt).await
+        shared.fresh(&input.key, prompt)
     } else {
         let (id, status, payload) = resume_entry(input)?;
         let given = |request: &str| answer(request, status, payload);
@@ -213,7 +213,6 @@ async fn start(shared: &Shared, input: &Input) -> Result<EventStream, Value> {
              with the id its run finished with",
             "interrupt_not_answered",
         ),
-        NotStarted::Store(message) => error(message, "store"),
         NotStarted::TooLong(too_long) => error(too_long.message(), TooLong::CODE),
         NotStarted::Refused(message, code) => error(message, code),
         NotStarted::NoRequest => error("resume: the halted run has no request", "internal"),
@@ -462,8 +461,8 @@ impl Translate {
         let (thread, run_id, key) = (&self.input.thread, &self.input.run, &self.input.key);
         match &run.status {
             RunStatus::Done => {
-                // A transcript past the limit refuses the thread's next run.
-                let _ = threads.finished(key, run, None);
+                // (A conversation past the limit refuses the thread's next run.)
+                threads.finished(key, run, None);
                 finished_success(thread, run_id, &run.text)
             }
             RunStatus::Pending => {
@@ -474,9 +473,12 @@ impl Translate {
                     }
                     _ => format!("int_{}", uuid::Uuid::new_v4().simple()),
                 };
-                if let Err(too_long) = threads.finished(key, run, Some(&id)) {
+                // A conversation past the limit is not kept: nor is its interrupt.
+                if let Some(too_long) = self.shared.too_long(key) {
+                    threads.finished(key, run, None);
                     return error(too_long.message(), TooLong::CODE);
                 }
+                threads.finished(key, run, Some(&id));
                 let call = self
                     .pending
                     .as_ref()
@@ -486,8 +488,14 @@ impl Translate {
                 finished_interrupt(thread, run_id, interrupts)
             }
             RunStatus::Incomplete { reason } => {
-                let _ = threads.finished(key, run, None);
-                error(format!("the run stopped: {reason:?}"), "incomplete")
+                threads.finished(key, run, None);
+                match reason {
+                    StopReason::Store { message } => match self.shared.too_long(key) {
+                        Some(too_long) => error(too_long.message(), TooLong::CODE),
+                        None => error(format!("the run store: {message}"), "store"),
+                    },
+                    _ => error(format!("the run stopped: {reason:?}"), "incomplete"),
+                }
             }
         }
     }

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use crate::agent::client::Client;
 use crate::agent::events::{Event, OwnedEvent};
-use crate::agent::run::{CallStatus, RunResult, RunStatus};
+use crate::agent::run::{CallStatus, RunResult, RunStatus, StopReason};
 use crate::agent::stream::EventStream;
 use crate::tool::kit::Toolkit;
 use crate::tool::request::Answer;
@@ -122,7 +122,7 @@ async fn fresh(
     chat: &str,
     user: &Value,
 ) -> Result<(EventStream, Option<String>), String> {
-    let run = shared.fresh(chat, text_of(user)).await.map_err(said)?;
+    let run = shared.fresh(chat, text_of(user)).map_err(said)?;
     Ok((run, None))
 }
 
@@ -174,7 +174,6 @@ fn said(not: NotStarted) -> String {
         NotStarted::Open => "the chat has a tool approval to answer first (its last \
                              assistant message's approval request)"
             .to_owned(),
-        NotStarted::Store(message) => message,
         NotStarted::Resume(message) => message,
         NotStarted::TooLong(too_long) => too_long.message().replace("thread", "chat"),
         NotStarted::Refused(message, _) => message
@@ -390,8 +389,8 @@ impl Translate {
         let threads = &self.shared.threads;
         match &run.status {
             RunStatus::Done => {
-                // A transcript past the limit refuses the chat's next run.
-                let _ = threads.finished(&self.chat, run, None);
+                // (A conversation past the limit refuses the chat's next run.)
+                threads.finished(&self.chat, run, None);
                 self.finish_step(out);
                 out.push(json!({"type": "finish", "finishReason": "stop"}));
             }
@@ -404,12 +403,15 @@ impl Translate {
                     }
                     _ => format!("apr_{}", uuid::Uuid::new_v4().simple()),
                 };
-                if let Err(too_long) = threads.finished(&self.chat, run, Some(&id)) {
+                // A conversation past the limit is not kept: nor is its approval.
+                if let Some(too_long) = self.shared.too_long(&self.chat) {
+                    threads.finished(&self.chat, run, None);
                     self.finish_step(out);
                     let text = too_long.message().replace("thread", "chat");
                     out.push(json!({"type": "error", "errorText": text}));
                     return;
                 }
+                threads.finished(&self.chat, run, Some(&id));
                 if let Some((call, prompt)) = self.approval.take() {
                     out.push(json!({
                         "type": "tool-approval-request",
@@ -422,11 +424,15 @@ impl Translate {
                 out.push(json!({"type": "finish", "finishReason": "tool-calls"}));
             }
             RunStatus::Incomplete { reason } => {
-                let _ = threads.finished(&self.chat, run, None);
+                threads.finished(&self.chat, run, None);
                 self.finish_step(out);
-                out.push(
-                    json!({"type": "error", "errorText": format!("the run stopped: {reason:?}")}),
-                );
+                let text = match (reason, self.shared.too_long(&self.chat)) {
+                    (StopReason::Store { .. }, Some(too_long)) => {
+                        too_long.message().replace("thread", "chat")
+                    }
+                    _ => format!("the run stopped: {reason:?}"),
+                };
+                out.push(json!({"type": "error", "errorText": text}));
             }
         }
     }

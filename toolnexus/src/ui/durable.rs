@@ -1,6 +1,7 @@
-//! The AG-UI endpoint on a client with a run store: a thread is a session of the store,
-//! each run a run of that session, and an interrupt names the stored run and its request,
-//! so any replica (or the same one after a restart) answers it.
+//! The UI endpoints on a client with a run store: a thread is a session of the store,
+//! each run a run of that session (`.conversation(thread)`), and an interrupt names the
+//! stored run and its request, so any replica (or the same one after a restart) answers
+//! it.
 
 use crate::agent::client::Client;
 use crate::agent::conversation::{PREFIX, conversation_of};
@@ -13,16 +14,6 @@ use crate::ui::threads::Refused;
 /// Whether `client` keeps its runs in a store.
 pub(crate) fn stored(client: &Client) -> bool {
     client.store.is_some()
-}
-
-/// A new run of thread `thread`'s session.
-pub(crate) async fn run(
-    client: &Client,
-    thread: &str,
-    prompt: String,
-    toolkit: &Toolkit,
-) -> Result<EventStream, StoreError> {
-    client.session(thread).stream(prompt, toolkit).await
 }
 
 /// The interrupt id of stored run `run_id` waiting on request `request_id`.

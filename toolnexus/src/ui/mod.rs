@@ -25,10 +25,12 @@ pub(crate) mod sse;
 pub(crate) mod threads;
 
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 use axum::http::request::Parts;
 use sha2::{Digest, Sha256};
 
+use crate::agent::InMemoryConversations;
 use crate::agent::stream::EventStream;
 use crate::tool::request::Answer;
 
@@ -38,10 +40,15 @@ pub use ai_sdk::{ai_sdk, ai_sdk_with};
 pub use apps::{mcp_apps, mcp_apps_durable, mcp_apps_with};
 pub use options::{DEFAULT_MAX_THREADS, DEFAULT_MAX_TRANSCRIPT_BYTES, UiOptions, User};
 
-/// What an endpoint's requests share: the client and toolkit it runs, and its threads.
+/// What an endpoint's requests share: the client and toolkit it runs, its threads'
+/// conversations (the client's run store, else a bounded store of the endpoint's own),
+/// and their interrupts.
 pub(crate) struct Shared {
     pub(crate) client: crate::Client,
     pub(crate) toolkit: crate::Toolkit,
+    /// The threads' conversations, when the endpoint keeps them (the client has no run
+    /// store).
+    conversations: Option<Arc<InMemoryConversations>>,
     pub(crate) threads: threads::Threads,
     user: Option<User>,
 }
@@ -53,14 +60,20 @@ impl Shared {
         options: &UiOptions,
     ) -> Shared {
         let stored = durable::stored(&client);
+        let (client, conversations) = if stored {
+            (client, None)
+        } else {
+            let kept = Arc::new(InMemoryConversations::bounded(
+                options.max_threads,
+                options.max_transcript_bytes,
+            ));
+            (client.conversations(Arc::clone(&kept)), Some(kept))
+        };
         Shared {
             client,
             toolkit,
-            threads: threads::Threads::new(
-                options.max_threads,
-                options.max_transcript_bytes,
-                stored,
-            ),
+            conversations,
+            threads: threads::Threads::new(options.max_threads, stored),
             user: options.user.clone(),
         }
     }
@@ -70,26 +83,28 @@ impl Shared {
         caller_of(self.user.as_ref(), request)
     }
 
-    /// A new run of `prompt` on thread `key`, which must have no open interrupt: a run of
-    /// its session when the client keeps its runs in a store, else a run on the thread's
-    /// transcript here.
-    pub(crate) async fn fresh(&self, key: &str, prompt: String) -> Result<EventStream, NotStarted> {
+    /// Why thread `key`'s conversation takes no more runs, if it grew too long.
+    pub(crate) fn too_long(&self, key: &str) -> Option<threads::TooLong> {
+        let refused = self.conversations.as_ref()?.refused(key)?;
+        threads::TooLong::of(&refused)
+    }
+
+    /// A new run of `prompt` in thread `key`'s conversation (`key` must have no open
+    /// interrupt): a run of its session when the client keeps its runs in a store, else
+    /// of the conversation the endpoint keeps.
+    pub(crate) fn fresh(&self, key: &str, prompt: String) -> Result<EventStream, NotStarted> {
         // (With a store, this replica's own interrupts: the store answers any of them.)
         if self.threads.has_open(key) {
             return Err(NotStarted::Open);
         }
-        if durable::stored(&self.client) {
-            return durable::run(&self.client, key, prompt, &self.toolkit)
-                .await
-                .map_err(|e| NotStarted::Store(format!("the run store: {e}")));
+        if let Some(too_long) = self.too_long(key) {
+            return Err(NotStarted::TooLong(too_long));
         }
-        let transcript = self.threads.transcript(key).map_err(NotStarted::TooLong)?;
-        let run = self.client.run(prompt, &self.toolkit);
-        Ok(if transcript.is_empty() {
-            run.stream()
-        } else {
-            run.history(transcript).stream()
-        })
+        Ok(self
+            .client
+            .run(prompt, &self.toolkit)
+            .conversation(key)
+            .stream())
     }
 
     /// Answers interrupt `id` of thread `key` with `given` (given the request's id) and
@@ -128,8 +143,6 @@ impl Shared {
 pub(crate) enum NotStarted {
     /// The thread has an open interrupt, which a new run does not answer.
     Open,
-    /// The run store failed (the message says how).
-    Store(String),
     /// The thread's transcript is past the endpoint's limit.
     TooLong(threads::TooLong),
     /// The interrupt cannot be answered (unknown, answered already, or the store refused

@@ -108,19 +108,21 @@ impl UiOptions {
     }
 
     /// Caps the threads the endpoint keeps in memory (at least 1): past it, the thread
-    /// used least recently is forgotten, its transcript and its open interrupt with it
+    /// used least recently is forgotten, its conversation and its open interrupt with it
     /// (answering that interrupt then gets `unknown_interrupt`). Default
-    /// [`DEFAULT_MAX_THREADS`]. A client with a run store keeps its threads there
-    /// instead; the endpoint then holds only its own open interrupts.
+    /// [`DEFAULT_MAX_THREADS`]. The conversations are kept in a
+    /// [bounded](crate::agent::InMemoryConversations::bounded) conversation store of the
+    /// endpoint's own. A client with a run store keeps its threads there instead, as
+    /// sessions; the endpoint then holds only its own open interrupts.
     #[must_use]
     pub fn with_max_threads(mut self, threads: usize) -> Self {
         self.max_threads = threads.max(1);
         self
     }
 
-    /// Caps a thread's transcript, measured as JSON: a run that leaves the transcript
-    /// longer ends with an error (`thread_too_long`) instead of its interrupt, and the
-    /// thread takes no more runs (start a new one). Default
+    /// Caps a thread's conversation, measured as JSON: a run that leaves it longer ends
+    /// with an error (`thread_too_long`) instead of its interrupt, and the thread takes
+    /// no more runs (start a new one). Default
     /// [`DEFAULT_MAX_TRANSCRIPT_BYTES`].
     #[must_use]
     pub fn with_max_transcript_bytes(mut self, bytes: usize) -> Self {

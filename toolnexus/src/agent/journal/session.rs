@@ -91,12 +91,6 @@ impl Session {
         Ok((transcript, record))
     }
 
-    /// The client the session runs with.
-    #[cfg_attr(not(feature = "ui"), allow(dead_code))] // `Session::stream`'s
-    pub(crate) fn client(&self) -> &Client {
-        &self.client
-    }
-
     /// The session's messages, oldest first.
     pub async fn messages(&self) -> Result<Vec<Message>, StoreError> {
         let durable = self.client.durable()?;
