@@ -190,8 +190,8 @@ impl ConversationStore for InMemoryConversations {
     }
 }
 
-/// The length of `messages` as JSON, counted without building the text.
-fn json_len(messages: &[Message]) -> usize {
+/// The length of `value` as JSON, counted without building the text.
+pub(crate) fn json_len(value: &(impl serde::Serialize + ?Sized)) -> usize {
     struct Count(usize);
     impl std::io::Write for Count {
         fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
@@ -203,8 +203,9 @@ fn json_len(messages: &[Message]) -> usize {
         }
     }
     let mut count = Count(0);
-    // A transcript always serializes; a failure counts what was written.
-    let _ = serde_json::to_writer(&mut count, messages);
+    // Writing into a sink that takes everything fails only for a value that cannot be
+    // JSON (a map with keys that are not strings), which then counts what was written.
+    let _ = serde_json::to_writer(&mut count, value);
     count.0
 }
 

@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::a2a::wire::TaskState;
 use crate::agent::client::Client;
+use crate::agent::conversation::json_len;
 use crate::tool::handler::BoxFuture;
 
 /// One served task, as kept.
@@ -155,21 +156,8 @@ struct Memory {
 }
 
 /// The bytes `value` takes as JSON, counted without writing it out.
-pub(crate) fn json_bytes(value: &Value) -> u64 {
-    struct Count(u64);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len() as u64;
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    // Writing a `Value` into a sink that takes everything cannot fail.
-    let _ = serde_json::to_writer(&mut count, value);
-    count.0
+fn json_bytes(value: &Value) -> u64 {
+    json_len(value) as u64
 }
 
 /// The bytes a task's record keeps: its task and its halted run, as JSON.
