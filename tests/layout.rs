@@ -44,7 +44,7 @@ const LAYERS: &[&str] = &[
     "ui",     // runs a web page drives (AG-UI, the AI SDK's stream): agent, tool, web
     "code",   // code mode, scripts that call the toolkit's tools: agent, tool, schema
     "restate", // a Client and Toolkit served as a Restate virtual object: agent, tool
-    "guide",  // documentation
+    "_guide", // documentation
     "lib",    // the crate root
 ];
 

@@ -1,5 +1,5 @@
 //! README.md and the guide's chapters (`toolnexus/docs/guide/*.md`, the modules of
-//! `toolnexus::guide`) render as written: every code fence they open is closed, so no
+//! `toolnexus::_guide`) render as written: every code fence they open is closed, so no
 //! section after a slip shows up as code. (Their Rust blocks are compiled and run as doc
 //! tests of `toolnexus`.) The README stays a front page: short, linking every chapter and
 //! every example, and each example says at its top what it shows and how to run it.
@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 const README: &str = include_str!("../README.md");
-const GUIDE_MODULE: &str = include_str!("../toolnexus/src/guide/mod.rs");
+const GUIDE_MODULE: &str = include_str!("../toolnexus/src/_guide/mod.rs");
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -152,7 +152,7 @@ fn the_figure_check_reads_an_image_link() {
     );
 }
 
-/// A chapter left out of `toolnexus::guide` would neither show on docs.rs nor have its
+/// A chapter left out of `toolnexus::_guide` would neither show on docs.rs nor have its
 /// examples run; a chapter the README does not link is one a reader does not find.
 #[test]
 fn every_chapter_is_a_guide_module_and_linked_from_the_readme() {
@@ -161,11 +161,11 @@ fn every_chapter_is_a_guide_module_and_linked_from_the_readme() {
             format!("#[doc = include_str!(\"../../docs/guide/{name}.md\")]\npub mod {name} {{}}");
         assert!(
             GUIDE_MODULE.contains(&include),
-            "toolnexus/src/guide/mod.rs lacks:\n{include}"
+            "toolnexus/src/_guide/mod.rs lacks:\n{include}"
         );
         for link in [
             format!("(toolnexus/docs/guide/{name}.md)"),
-            format!("(https://docs.rs/toolnexus/latest/toolnexus/guide/{name}/index.html)"),
+            format!("(https://docs.rs/toolnexus/latest/toolnexus/_guide/{name}/index.html)"),
         ] {
             assert!(README.contains(&link), "README.md does not link {link}");
         }

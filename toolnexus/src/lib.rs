@@ -43,7 +43,7 @@
 //! assert!(bad.is_error);
 //! ```
 //!
-//! The [guide] tells the rest, chapter by chapter, with examples that run as tests.
+//! The [guide](_guide) tells the rest, chapter by chapter, with examples that run as tests.
 //!
 //! ## The map of the crate
 //!
@@ -117,6 +117,7 @@ pub mod builtins;
 pub mod code;
 pub mod dispatch;
 // `${NAME}` expansion of header values (MCP configs, HTTP tools, model configs, A2A).
+pub mod _guide;
 #[cfg(any(
     feature = "mcp",
     feature = "http-tools",
@@ -124,7 +125,6 @@ pub mod dispatch;
     feature = "a2a"
 ))]
 mod env;
-pub mod guide;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod model;

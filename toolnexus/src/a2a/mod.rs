@@ -4,7 +4,7 @@
 //! Both speak A2A 1.0 (what the official 1.x SDKs speak: `SendMessage`, `GetTask`, …
 //! with `A2A-Version: 1.0`, ProtoJSON shapes) and A2A 0.3 (`message/send`, `tasks/get`, …,
 //! `kind` discriminators, `input-required`-style states), as the toolnexus contract's
-//! ports do. The [guide chapter](crate::guide::a2a) tells which is used when.
+//! ports do. The [guide chapter](crate::_guide::a2a) tells which is used when.
 
 pub(crate) mod client;
 mod config;

@@ -32,7 +32,7 @@
 //!   the same store gets the tree back, answers what it waits on
 //!   ([`Runtime::pending`], [`Runtime::resume`]), and no settled call runs twice.
 //!
-//! The guide's chapter [`agents`](crate::guide::agents) walks through it.
+//! The guide's chapter [`agents`](crate::_guide::agents) walks through it.
 
 mod clock;
 mod def;

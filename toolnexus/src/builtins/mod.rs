@@ -32,7 +32,7 @@
 //! addresses only ([`Builtins::allow_private_network`]), `bash` runs with a small
 //! environment ([`BASH_ENV`]), and the file tools load at most
 //! [`DEFAULT_READ_LIMIT`] bytes of a file. The guide's chapter
-//! [`builtins`](crate::guide::builtins) tells the behaviour of each tool, the safety
+//! [`builtins`](crate::_guide::builtins) tells the behaviour of each tool, the safety
 //! options and where the tools differ from the contract's Python port.
 
 mod bash;

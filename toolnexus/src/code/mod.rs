@@ -39,7 +39,7 @@
 //! assert_eq!(result.output, "sums 3 7\n10");
 //! ```
 //!
-//! The guide's chapter [`code_mode`](crate::guide::code_mode) tells the rest.
+//! The guide's chapter [`code_mode`](crate::_guide::code_mode) tells the rest.
 
 mod engine;
 mod host;
