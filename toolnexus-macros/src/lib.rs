@@ -18,8 +18,7 @@ mod ast;
 mod attr;
 mod call;
 mod expand;
-mod item;
-mod item_attr;
+mod primitive;
 mod symbol;
 mod template;
 mod toolset;
@@ -156,13 +155,13 @@ pub fn toolset(args: TokenStream, item: TokenStream) -> TokenStream {
 /// Turns a function into an MCP resource. Documented on `toolnexus::resource`.
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
-    item::expand(symbol::Kind::Resource, args.into(), item.into()).into()
+    primitive::expand(symbol::Kind::Resource, args.into(), item.into()).into()
 }
 
 /// Turns a function into an MCP prompt. Documented on `toolnexus::prompt`.
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
-    item::expand(symbol::Kind::Prompt, args.into(), item.into()).into()
+    primitive::expand(symbol::Kind::Prompt, args.into(), item.into()).into()
 }
 
 /// `tools![f, module::g]` → `vec![f::tool(), module::g::tool()]`. Documented on
