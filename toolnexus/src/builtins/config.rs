@@ -9,6 +9,7 @@ use crate::tool::args::kind_of;
 
 /// A `builtins` section that could not be read: which key, and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct BuiltinsConfigError {
     /// The key that is wrong (`builtins`, `builtins.tools.bash`, …).
     pub key: String,

@@ -88,6 +88,7 @@ impl FromStr for LogLevel {
 /// Who wrote a [`SamplingMessage`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum SamplingRole {
     /// The user (the tool, speaking for it).
     User,

@@ -29,6 +29,7 @@ pub const SOURCE: &str = "a2a";
 /// Why an agent could not be reached or used: its card URL and the reason (header values
 /// never appear in it).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct A2aError {
     /// The Agent Card's URL.
     pub card: String,

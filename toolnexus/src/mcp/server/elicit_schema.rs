@@ -29,6 +29,7 @@ pub const ELICITATION_STRING_FORMATS: [&str; 4] = ["email", "uri", "date", "date
 
 /// Why a schema cannot be sent as an elicitation form: where, what, and how to fix it.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ElicitationSchemaError {
     /// The offending property, or `None` when the schema as a whole is wrong.
     pub property: Option<String>,

@@ -64,6 +64,7 @@ struct KeyInner {
 
 /// A secret too short to make a [`StateKey`] from.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StateKeyError {
     /// How many bytes the secret had.
     pub len: usize,

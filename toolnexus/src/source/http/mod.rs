@@ -133,6 +133,7 @@ fn get() -> String {
 
 /// Why an [`HttpTool`] declaration was refused: it names the tool and what to fix.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HttpToolError {
     /// The tool's name.
     pub tool: String,
