@@ -75,6 +75,7 @@ mod db;
 mod handles;
 mod inbox;
 mod journal;
+pub(crate) mod mcp_tasks;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod retention;
@@ -83,7 +84,6 @@ mod schema;
 mod sessions;
 #[cfg(feature = "sqlite")]
 mod sqlite;
-pub(crate) mod tasks;
 
 pub use crate::agent::journal::session::Session;
 pub use crate::agent::journal::{DEFAULT_LEASE, StoreError};

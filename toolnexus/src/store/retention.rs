@@ -8,8 +8,8 @@ use std::time::Duration;
 use crate::agent::journal::StoreError;
 use crate::store::a2a_tasks::ENDED as ENDED_A2A;
 use crate::store::db::{Arg, Tx, int};
+use crate::store::mcp_tasks::ENDED as ENDED_TASKS;
 use crate::store::runs::SqlEngine;
-use crate::store::tasks::ENDED as ENDED_TASKS;
 
 /// How long [`RunStore::purge`](crate::store::RunStore::purge) is meant to keep ended runs
 /// and tasks: 30 days. Nothing is deleted unless `purge` is called; call

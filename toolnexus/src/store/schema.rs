@@ -50,8 +50,8 @@ const MIGRATIONS: &[&str] = &[
         message TEXT NOT NULL,
         PRIMARY KEY (session_id, seq)
     )",
-    // 2: the tasks of long-running MCP tools (`store/tasks.rs`).
-    crate::store::tasks::MIGRATION,
+    // 2: the tasks of long-running MCP tools (`store/mcp_tasks.rs`).
+    crate::store::mcp_tasks::MIGRATION,
     // 3: requests keyed by their run and their id, so that runs that ask the same
     // request (a deterministic approval id) each park on their own; an index for the
     // retention of ended runs (`store/retention.rs`).
@@ -79,7 +79,7 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX toolnexus_requests_id ON toolnexus_requests (id);
     CREATE INDEX toolnexus_runs_ended ON toolnexus_runs (status, updated_at)",
     // 4: whom a task belongs to, and the sealed request states already spent.
-    crate::store::tasks::MIGRATION_4,
+    crate::store::mcp_tasks::MIGRATION_4,
     // 5: the tasks of served A2A agents, and their conversations (`store/a2a_tasks.rs`).
     crate::store::a2a_tasks::MIGRATION,
     // 6: when each session row was written, for retention (`store/sessions.rs`).

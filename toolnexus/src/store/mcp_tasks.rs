@@ -63,7 +63,7 @@ mod rows {
     use crate::store::StoreError;
     use crate::store::db::{Arg, Pool, Row};
     use crate::store::db::{FORMAT, int, text};
-    use crate::store::tasks::ENDED;
+    use crate::store::mcp_tasks::ENDED;
 
     const WORKING: &str = Status::Working.as_str();
     const INPUT_REQUIRED: &str = Status::InputRequired.as_str();
