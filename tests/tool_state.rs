@@ -396,7 +396,7 @@ async fn hand_written_tools_read_state_from_the_context() {
             None => ToolResult::error("no greeting"),
         },
     )
-    .requires_state::<Greeting>();
+    .with_required_state::<Greeting>();
     let bare = Toolkit::new().with(tool.clone());
     assert_eq!(bare.check_states().unwrap_err()[0].tool(), "prefix");
     let toolkit = bare.clone().with_state(Greeting("yo".into()));

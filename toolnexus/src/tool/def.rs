@@ -388,7 +388,7 @@ impl Tool {
     /// reports it when missing, before any call. `#[tool]` functions and `#[toolset]`
     /// methods declare their `State<T>` parameters themselves.
     #[must_use]
-    pub fn requires_state<T: Send + Sync + 'static>(self) -> Tool {
+    pub fn with_required_state<T: Send + Sync + 'static>(self) -> Tool {
         self.with_required_states([StateType::of::<T>()])
     }
 
@@ -403,7 +403,7 @@ impl Tool {
     }
 
     /// The types of the shared states the tool reads: its `State<T>` parameters, or what
-    /// [`Tool::requires_state`] declared.
+    /// [`Tool::with_required_state`] declared.
     pub fn required_states(&self) -> &[StateType] {
         &self.0.states
     }
