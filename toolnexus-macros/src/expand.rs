@@ -40,33 +40,13 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn<'_>) -> TokenStream {
     let tuple = tuple_mode(&fields);
     let args_def = args_def(&krate, &fields, &args_ty, tuple);
 
-    // The generic route (see `ToolParam` in toolnexus): the builder takes each parameter
-    // type as a generic bounded by `ToolParam`, and is called with the user's types, so
-    // a type that is not `Deserialize + JsonSchema` is reported once, on that type.
-    let generics: Vec<&Ident> = fields.iter().filter_map(|f| f.generic.as_ref()).collect();
-    let bounds = fields.iter().filter_map(|f| {
-        let (generic, ty) = (f.generic.as_ref()?, f.param.ty?);
-        Some(quote_spanned! {ty.span()=> #generic: #krate::__private::ToolParam })
-    });
-    let types = fields
-        .iter()
-        .filter(|f| f.generic.is_some())
-        .filter_map(|f| f.param.ty);
-    let (generic_params, generic_args, turbofish) = if generics.is_empty() {
-        (quote!(), quote!(), quote!())
-    } else {
-        (
-            quote!(<#(#bounds),*>),
-            quote!(<#(#generics),*>),
-            quote!(::<#(#types),*>),
-        )
-    };
-    // A parameter kept concrete (for its `#[serde]` attributes) is checked on its own.
-    let concrete_checks = fields
-        .iter()
-        .filter(|f| f.generic.is_none())
-        .filter_map(|f| f.param.ty)
-        .map(|ty| quote_spanned! {ty.span()=> #krate::__private::assert_param::<#ty>(); });
+    let Route {
+        generics,
+        params: generic_params,
+        args: generic_args,
+        turbofish,
+        checks: concrete_checks,
+    } = route(&krate, &fields, quote!(ToolParam), quote!(assert_param));
 
     let names = crate::call::Names {
         parsed: parsed.clone(),
@@ -143,6 +123,63 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn<'_>) -> TokenStream {
                 ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#fn_ident)),
             )
         }
+    }
+}
+
+/// The generic route of a function's parameters (see `ToolParam` in toolnexus): the
+/// builder takes each parameter type as a generic bounded by `bound` (a trait of
+/// `__private`), and is called with the user's types, so a type that does not fit is
+/// reported once, on that type. A parameter kept concrete (for its `#[serde]`
+/// attributes) is checked on its own, by `assert::<T>()`.
+pub(crate) struct Route<'f> {
+    /// The generics, in order.
+    pub(crate) generics: Vec<&'f Ident>,
+    /// `<G0: bound, …>`, or nothing.
+    pub(crate) params: TokenStream,
+    /// `<G0, …>`, or nothing.
+    pub(crate) args: TokenStream,
+    /// `::<T0, …>` with the user's types, or nothing.
+    pub(crate) turbofish: TokenStream,
+    /// One `assert::<T>();` per concrete parameter.
+    pub(crate) checks: Vec<TokenStream>,
+}
+
+pub(crate) fn route<'f>(
+    krate: &syn::Path,
+    fields: &'f [Field<'_, '_>],
+    bound: TokenStream,
+    assert: TokenStream,
+) -> Route<'f> {
+    let generics: Vec<&Ident> = fields.iter().filter_map(|f| f.generic.as_ref()).collect();
+    let bounds = fields.iter().filter_map(|f| {
+        let (generic, ty) = (f.generic.as_ref()?, f.param.ty?);
+        Some(quote_spanned! {ty.span()=> #generic: #krate::__private::#bound })
+    });
+    let types = fields
+        .iter()
+        .filter(|f| f.generic.is_some())
+        .filter_map(|f| f.param.ty);
+    let (params, args, turbofish) = if generics.is_empty() {
+        (quote!(), quote!(), quote!())
+    } else {
+        (
+            quote!(<#(#bounds),*>),
+            quote!(<#(#generics),*>),
+            quote!(::<#(#types),*>),
+        )
+    };
+    let checks = fields
+        .iter()
+        .filter(|f| f.generic.is_none())
+        .filter_map(|f| f.param.ty)
+        .map(|ty| quote_spanned! {ty.span()=> #krate::__private::#assert::<#ty>(); })
+        .collect();
+    Route {
+        generics,
+        params,
+        args,
+        turbofish,
+        checks,
     }
 }
 

@@ -39,33 +39,17 @@ pub(super) fn expansion(
     let fields: Vec<Field<'_, '_>> = expand::fields(model);
     let tuple = expand::tuple_mode(&fields);
     let args_def = expand::args_def(&krate, &fields, &args_ty, tuple);
-    let generics: Vec<&Ident> = fields.iter().filter_map(|f| f.generic.as_ref()).collect();
-    let (param_trait, assert) = match kind {
+    let (bound, assert) = match kind {
         Kind::Resource => (quote!(ResourceParam), quote!(assert_resource_param)),
         _ => (quote!(PromptParam), quote!(assert_prompt_param)),
     };
-    let bounds = fields.iter().filter_map(|f| {
-        let (generic, ty) = (f.generic.as_ref()?, f.param.ty?);
-        Some(quote_spanned! {ty.span()=> #generic: #krate::__private::#param_trait })
-    });
-    let types = fields
-        .iter()
-        .filter(|f| f.generic.is_some())
-        .filter_map(|f| f.param.ty);
-    let (generic_params, generic_args, turbofish) = if generics.is_empty() {
-        (quote!(), quote!(), quote!())
-    } else {
-        (
-            quote!(<#(#bounds),*>),
-            quote!(<#(#generics),*>),
-            quote!(::<#(#types),*>),
-        )
-    };
-    let concrete_checks = fields
-        .iter()
-        .filter(|f| f.generic.is_none())
-        .filter_map(|f| f.param.ty)
-        .map(|ty| quote_spanned! {ty.span()=> #krate::__private::#assert::<#ty>(); });
+    let expand::Route {
+        generics,
+        params: generic_params,
+        args: generic_args,
+        turbofish,
+        checks: concrete_checks,
+    } = expand::route(&krate, &fields, bound, assert);
     let names = crate::call::Names {
         parsed: parsed.clone(),
         ctx: ctx_var.clone(),
