@@ -31,19 +31,7 @@ impl ToolAttr {
     /// Parses the attribute's arguments, collecting every problem into `errors`.
     pub(crate) fn parse(args: TokenStream, errors: &mut Vec<syn::Error>) -> ToolAttr {
         let mut attr = ToolAttr::default();
-        let parser = syn::meta::parser(|meta| {
-            if let Err(e) = attr.key(&meta) {
-                errors.push(e);
-                // Skip what is left of this key's value, so the next key still parses.
-                while !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
-                    meta.input.parse::<proc_macro2::TokenTree>()?;
-                }
-            }
-            Ok(())
-        });
-        if let Err(e) = syn::parse::Parser::parse2(parser, args) {
-            errors.push(e);
-        }
+        parse_keys(args, errors, |meta| attr.key(meta));
         attr
     }
 
@@ -90,19 +78,43 @@ impl ToolAttr {
                 string(meta, "ui://my-server/view.html")?,
             ),
             symbol::UI_VISIBILITY => set(&mut self.ui_visibility, meta, string(meta, "app")?),
-            symbol::CRATE => {
-                let lit = string(meta, "my_crate::toolnexus")?;
-                let path = lit.parse::<Path>().map_err(|_| {
-                    syn::Error::new(
-                        lit.span(),
-                        "`crate` must be a path, e.g. `crate = \"my_crate::toolnexus\"`",
-                    )
-                })?;
-                set(&mut self.krate, meta, path)
-            }
+            symbol::CRATE => set(&mut self.krate, meta, crate_path(meta)?),
             _ => Err(syn::Error::new_spanned(&meta.path, unknown_key(&meta.path))),
         }
     }
+}
+
+/// Runs `key` on each key of an attribute's arguments `args`, collecting every problem
+/// into `errors`. After a bad key, what is left of its value is skipped, so that the next
+/// key still parses.
+pub(crate) fn parse_keys(
+    args: TokenStream,
+    errors: &mut Vec<syn::Error>,
+    mut key: impl FnMut(&ParseNestedMeta<'_>) -> syn::Result<()>,
+) {
+    let parser = syn::meta::parser(|meta| {
+        if let Err(e) = key(&meta) {
+            errors.push(e);
+            while !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                meta.input.parse::<proc_macro2::TokenTree>()?;
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = syn::parse::Parser::parse2(parser, args) {
+        errors.push(e);
+    }
+}
+
+/// The path after `crate =` (where the expansion finds toolnexus).
+pub(crate) fn crate_path(meta: &ParseNestedMeta<'_>) -> syn::Result<Path> {
+    let lit = string(meta, "my_crate::toolnexus")?;
+    lit.parse::<Path>().map_err(|_| {
+        syn::Error::new(
+            lit.span(),
+            "`crate` must be a path, e.g. `crate = \"my_crate::toolnexus\"`",
+        )
+    })
 }
 
 /// The string literal after `key =`; a missing `=` or another kind of value is an error

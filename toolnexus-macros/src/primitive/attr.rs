@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
 use syn::{Attribute, LitStr, Path};
 
-use crate::attr::{set_in, string, unknown_key_in};
+use crate::attr::{crate_path, parse_keys, set_in, string, unknown_key_in};
 use crate::symbol::{self, Kind};
 
 /// What `#[resource(…)]` or `#[prompt(…)]` said.
@@ -23,18 +23,7 @@ impl ItemAttr {
     /// Parses the attribute's arguments, collecting every problem into `errors`.
     pub(crate) fn parse(kind: Kind, args: TokenStream, errors: &mut Vec<syn::Error>) -> ItemAttr {
         let mut attr = ItemAttr::default();
-        let parser = syn::meta::parser(|meta| {
-            if let Err(e) = attr.key(kind, &meta) {
-                errors.push(e);
-                while !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
-                    meta.input.parse::<proc_macro2::TokenTree>()?;
-                }
-            }
-            Ok(())
-        });
-        if let Err(e) = syn::parse::Parser::parse2(parser, args) {
-            errors.push(e);
-        }
+        parse_keys(args, errors, |meta| attr.key(kind, meta));
         attr
     }
 
@@ -75,16 +64,7 @@ impl ItemAttr {
                 meta,
                 string(meta, "text/markdown")?,
             ),
-            _ => {
-                let lit = string(meta, "my_crate::toolnexus")?;
-                let path = lit.parse::<Path>().map_err(|_| {
-                    syn::Error::new(
-                        lit.span(),
-                        "`crate` must be a path, e.g. `crate = \"my_crate::toolnexus\"`",
-                    )
-                })?;
-                set_in(attr, &mut self.krate, meta, path)
-            }
+            _ => set_in(attr, &mut self.krate, meta, crate_path(meta)?),
         }
     }
 }
