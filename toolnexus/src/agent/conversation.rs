@@ -114,6 +114,7 @@ pub struct InMemoryConversations {
 /// One conversation of an [`InMemoryConversations`].
 #[derive(Debug, Default)]
 enum Kept {
+    /// Just made: what it holds is set at once.
     #[default]
     New,
     Messages(Vec<Message>),
@@ -152,25 +153,28 @@ impl InMemoryConversations {
 
     /// Why conversation `id` is refused, if it grew past the byte cap.
     pub(crate) fn refused(&self, id: &str) -> Option<StoreError> {
-        match self.lock().get(id)? {
-            Kept::TooLong { bytes, limit } => Some(StoreError::TooLong {
-                conversation: id.to_owned(),
-                bytes: *bytes,
-                limit: *limit,
-            }),
-            _ => None,
-        }
+        refusal(id, self.lock().get(id)?)
+    }
+}
+
+/// Why conversation `id`, kept as `kept`, is refused, if it is.
+fn refusal(id: &str, kept: &Kept) -> Option<StoreError> {
+    match kept {
+        Kept::TooLong { bytes, limit } => Some(StoreError::TooLong {
+            conversation: id.to_owned(),
+            bytes: *bytes,
+            limit: *limit,
+        }),
+        Kept::New | Kept::Messages(_) => None,
     }
 }
 
 impl ConversationStore for InMemoryConversations {
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Vec<Message>>, StoreError>> {
-        let found = match self.refused(id) {
-            Some(refused) => Err(refused),
-            None => Ok(match self.lock().get(id) {
-                Some(Kept::Messages(messages)) => Some(messages.clone()),
-                _ => None,
-            }),
+        let found = match self.lock().get(id) {
+            Some(Kept::Messages(messages)) => Ok(Some(messages.clone())),
+            Some(kept) => refusal(id, kept).map_or(Ok(None), Err),
+            None => Ok(None),
         };
         Box::pin(async move { found })
     }
