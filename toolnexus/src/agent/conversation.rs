@@ -152,6 +152,7 @@ impl InMemoryConversations {
     }
 
     /// Why conversation `id` is refused, if it grew past the byte cap.
+    #[cfg_attr(not(feature = "ui"), allow(dead_code))] // the UI endpoints'
     pub(crate) fn refused(&self, id: &str) -> Option<StoreError> {
         refusal(id, self.lock().get(id)?)
     }
