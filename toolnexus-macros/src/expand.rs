@@ -24,14 +24,7 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn<'_>) -> TokenStream {
     let krate = krate(attr);
     let item = tool.item;
     let fn_ident = &item.sig.ident;
-    let name = match &attr.name {
-        Some(lit) => lit.value(),
-        None => fn_ident.to_string().trim_start_matches("r#").to_owned(),
-    };
-    let description = match &attr.description {
-        Some(lit) => lit.value(),
-        None => tool.doc_text(),
-    };
+    let (name, description) = named(tool, attr.name.as_ref(), attr.description.as_ref());
 
     let args_ty = Ident::new("__ToolnexusArgs", Span::mixed_site());
     let parsed = Ident::new("__parsed", Span::mixed_site());
@@ -124,6 +117,26 @@ pub(crate) fn expand(attr: &ToolAttr, tool: &ToolFn<'_>) -> TokenStream {
             )
         }
     }
+}
+
+/// The name and description the attribute gives (`name = "…"`, `description = "…"`), or
+/// else the function's name (without `r#`) and its doc comment.
+pub(crate) fn named(
+    model: &ToolFn<'_>,
+    name: Option<&syn::LitStr>,
+    description: Option<&syn::LitStr>,
+) -> (String, String) {
+    let name = match name {
+        Some(lit) => lit.value(),
+        None => (model.item.sig.ident.to_string())
+            .trim_start_matches("r#")
+            .to_owned(),
+    };
+    let description = match description {
+        Some(lit) => lit.value(),
+        None => model.doc_text(),
+    };
+    (name, description)
 }
 
 /// The generic route of a function's parameters (see `ToolParam` in toolnexus): the

@@ -23,14 +23,7 @@ pub(super) fn expansion(
     let krate = krate(attr);
     let item = model.item;
     let fn_ident = &item.sig.ident;
-    let name = match &attr.name {
-        Some(lit) => lit.value(),
-        None => fn_ident.to_string().trim_start_matches("r#").to_owned(),
-    };
-    let description = match &attr.description {
-        Some(lit) => lit.value(),
-        None => model.doc_text(),
-    };
+    let (name, description) = expand::named(model, attr.name.as_ref(), attr.description.as_ref());
     let title = option(attr.title.as_ref());
 
     let args_ty = Ident::new("__ToolnexusArgs", Span::mixed_site());
