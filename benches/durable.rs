@@ -42,7 +42,7 @@ fn checkpointing(c: &mut Criterion) {
     let sqlite = rt
         .block_on(RunStore::sqlite(temp_db("checkpointing")))
         .unwrap();
-    let on_sqlite = client().with_store(sqlite);
+    let on_sqlite = client().store(sqlite);
     let pg_url = match std::env::var("TOOLNEXUS_BENCH_PG_URL") {
         Ok(url) => Some(url),
         Err(_) if std::env::var_os("TOOLNEXUS_BENCH_NO_PG").is_some() => None,
@@ -50,7 +50,7 @@ fn checkpointing(c: &mut Criterion) {
     };
     let on_pg = pg_url.map(|url| {
         let store = rt.block_on(RunStore::postgres(url)).unwrap();
-        client().with_store(store)
+        client().store(store)
     });
 
     let mut group = c.benchmark_group("checkpointing");
@@ -103,7 +103,7 @@ async fn parked_store(n: usize) -> (Client, Toolkit) {
     let path = temp_db(&format!("resume-{n}"));
     let store = RunStore::sqlite(&path).await.unwrap();
     let (model, toolkit) = asking();
-    let client = Client::new(model).with_store(store);
+    let client = Client::new(model).store(store);
     let run = client.run("deploy", &toolkit).await;
     assert!(run.is_pending());
     let id = run.id.unwrap();

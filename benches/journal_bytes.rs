@@ -110,7 +110,7 @@ fn one_run(
     let seen = path.clone();
     let client = Client::new(model(move |turn, transcript| at(turn, transcript, &seen)))
         .max_turns(TURNS as u32 + 1)
-        .with_store(store);
+        .store(store);
     let run = rt.block_on(client.run("go", &toolkit()));
     assert!(run.is_done(), "{:?}", run.status);
 }

@@ -38,7 +38,7 @@ fn overhead(c: &mut Criterion) {
     let client = || Client::new(model()).max_turns(TURNS as u32 + 1);
     let bare = client();
     let sqlite = rt.block_on(RunStore::sqlite(temp_db("restate"))).unwrap();
-    let on_sqlite = client().with_store(sqlite);
+    let on_sqlite = client().store(sqlite);
 
     let mut group = c.benchmark_group("restate_overhead");
     group.bench_function("no_store", |b| {

@@ -102,19 +102,19 @@ impl Options {
 fn agent(client: Client, options: &Options) -> A2aServer {
     let toolkit = Toolkit::new().with(deploy::tool());
     let mut server = A2aServer::new(client, toolkit)
-        .with_name("deployer")
-        .with_description("Deploys services, after asking for approval.")
-        .with_skill(
+        .name("deployer")
+        .description("Deploys services, after asking for approval.")
+        .skill(
             "deploy",
             "Deploy",
             "Deploys a service; asks for approval first.",
         );
     if let Some(timeout) = options.body_timeout {
-        server = server.with_web_guard(WebGuard::new().with_body_read_timeout(timeout));
+        server = server.web_guard(WebGuard::new().body_read_timeout(timeout));
     }
     if let Some(name) = options.principal_header.clone() {
         // Trust this header only behind a proxy that sets it (and removes a client's own).
-        server = server.with_principal(move |head| {
+        server = server.principal(move |head| {
             let value = head.headers.get(name.as_str())?.to_str().ok()?;
             Some(value.to_owned())
         });
@@ -132,7 +132,7 @@ async fn client(store: Option<&str>) -> Result<Client, String> {
         }
         Some(path) => {
             let store = RunStore::sqlite(path).await.map_err(|e| e.to_string())?;
-            Client::new(model()).with_store(store)
+            Client::new(model()).store(store)
         }
     })
 }
@@ -142,7 +142,7 @@ async fn postgres(url: &str) -> Result<Client, String> {
     let store = toolnexus::store::RunStore::postgres(url)
         .await
         .map_err(|e| e.to_string())?;
-    Ok(Client::new(model()).with_store(store))
+    Ok(Client::new(model()).store(store))
 }
 
 #[cfg(not(feature = "postgres"))]

@@ -166,7 +166,7 @@ fn model(options: &Options) -> Result<(String, Box<dyn Model>), Box<dyn Error>> 
             let url = options.url.clone().unwrap_or_default();
             let mut model = OpenAi::compatible(url, name("qwen3"));
             if let Ok(key) = std::env::var("OPENAI_API_KEY") {
-                model = model.with_api_key(key);
+                model = model.api_key(key);
             }
             Box::new(model)
         }

@@ -43,7 +43,7 @@
 //! The endpoints answer only requests to a loopback host name (`127.0.0.1`,
 //! `localhost`) from a loopback page or no page, with JSON bodies: another site's page
 //! cannot start a run, approve a call or call a view's tool. To serve them under another
-//! name, build them with `toolnexus::ui::ag_ui_with` and `UiOptions::with_guard`.
+//! name, build them with `toolnexus::ui::ag_ui_with` and `UiOptions::guard`.
 
 use std::convert::Infallible;
 use std::io::Read as _;
@@ -199,7 +199,7 @@ async fn main() -> std::io::Result<()> {
         let store = toolnexus::store::RunStore::sqlite(path)
             .await
             .map_err(std::io::Error::other)?;
-        client = client.with_store(store);
+        client = client.store(store);
     }
     let toolkit = Toolkit::new().with(deploy::tool());
     #[cfg(feature = "mcp")]

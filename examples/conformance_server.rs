@@ -423,14 +423,14 @@ async fn main() -> std::io::Result<()> {
         }
     }
     let server = McpServer::new(toolkit())
-        .with_name("toolnexus-conformance")
-        .with_resources(resources![
+        .name("toolnexus-conformance")
+        .resources(resources![
             static_text,
             static_binary,
             template_data,
             watched_resource
         ])
-        .with_prompts(prompts![
+        .prompts(prompts![
             test_simple_prompt,
             test_prompt_with_arguments,
             test_prompt_with_embedded_resource,

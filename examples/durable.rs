@@ -49,7 +49,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
             .to_string(),
     };
     let store = RunStore::sqlite(&db).await?;
-    let client = Client::new(model()).with_store(store.clone());
+    let client = Client::new(model()).store(store.clone());
     let toolkit = Toolkit::new().with(deploy::tool());
 
     if !args.iter().any(|a| a == "--answer") {

@@ -202,8 +202,8 @@ async fn main() -> std::io::Result<()> {
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
     let tools: Toolkit = toolnexus::tools![budget, add_line].into_iter().collect();
     let server = McpServer::new(tools)
-        .with_name("toolnexus-budget")
-        .with_resources([resource]);
+        .name("toolnexus-budget")
+        .resources([resource]);
     let mut args = std::env::args().skip(1);
     match (args.next().as_deref(), args.next()) {
         (None, _) => server.serve_stdio().await,

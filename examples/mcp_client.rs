@@ -62,7 +62,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .with(forecast::tool())
             .with(book_table::tool());
         McpServer::new(served)
-            .with_name("weather-and-tables")
+            .name("weather-and-tables")
             .serve_stdio()
             .await?;
         return Ok(());

@@ -96,9 +96,9 @@ fn usage() -> ! {
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let server = McpServer::new(toolkit())
-        .with_name("toolnexus-quickstart")
-        .with_resources(resources![readme, deploy_status])
-        .with_prompts(prompts![plan_deploy]);
+        .name("toolnexus-quickstart")
+        .resources(resources![readme, deploy_status])
+        .prompts(prompts![plan_deploy]);
     let mut args = std::env::args().skip(1);
     let Some(first) = args.next() else {
         return server.serve_stdio().await;
@@ -119,13 +119,13 @@ async fn main() -> std::io::Result<()> {
                     "--allow-host" => hosts.push(args.next().unwrap_or_else(|| usage())),
                     "--allow-origin" => {
                         let origin = args.next().unwrap_or_else(|| usage());
-                        options = options.with_allowed_origins([origin]);
+                        options = options.allowed_origins([origin]);
                     }
                     _ => usage(),
                 }
             }
             let allowed_other_hosts = !hosts.is_empty();
-            options = options.with_allowed_hosts(hosts);
+            options = options.allowed_hosts(hosts);
             let http = server.serve_http_with(addr.as_str(), options).await?;
             println!("listening on {}", http.url());
             if http.is_on_all_interfaces() && !allowed_other_hosts {

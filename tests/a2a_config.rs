@@ -38,7 +38,7 @@ async fn one_bad_agent_never_stops_the_others() {
         Client::new(ScriptedModel::new([Reply::text("hi")])),
         Toolkit::new(),
     )
-    .with_name("helper")
+    .name("helper")
     .serve("127.0.0.1:0")
     .await
     .unwrap();

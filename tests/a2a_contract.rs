@@ -63,11 +63,11 @@ fn crate_server() -> String {
         },
     );
     let mut server = A2aServer::new(Client::new(model), Toolkit::new().with(slow))
-        .with_name(NAME)
-        .with_description("Deploys.")
-        .with_version("1.2.3");
+        .name(NAME)
+        .description("Deploys.")
+        .version("1.2.3");
     for skill in SKILLS {
-        server = server.with_skill(skill, skill, format!("The {skill} skill."));
+        server = server.skill(skill, skill, format!("The {skill} skill."));
     }
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {

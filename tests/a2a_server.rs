@@ -57,15 +57,15 @@ fn server() -> A2aServer {
         },
     );
     A2aServer::new(Client::new(model), Toolkit::new().with(ask).with(slow))
-        .with_principal(|parts| {
+        .principal(|parts| {
             parts
                 .headers
                 .get("x-user")
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned)
         })
-        .with_max_message_bytes(4096)
-        .with_max_artifact_bytes(1000)
+        .max_message_bytes(4096)
+        .max_artifact_bytes(1000)
 }
 
 /// The server, run on a runtime of its own; its endpoint URL.

@@ -68,16 +68,16 @@ fn server(store: &RunStore, ttl: Duration) -> A2aServer {
             }
         },
     );
-    let client = Client::new(model).with_store(store.clone());
+    let client = Client::new(model).store(store.clone());
     A2aServer::new(client, Toolkit::new().with(ask))
-        .with_principal(|parts| {
+        .principal(|parts| {
             parts
                 .headers
                 .get("x-user")
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned)
         })
-        .with_task_ttl(ttl)
+        .task_ttl(ttl)
 }
 
 async fn serve(store: &RunStore, ttl: Duration) -> ServedA2a {
@@ -357,8 +357,8 @@ where
 {
     let store = open().await;
     let served = server(&store, Duration::from_secs(3600))
-        .with_max_unfinished_tasks_per_caller(2)
-        .with_max_stored_tasks(4)
+        .max_unfinished_tasks_per_caller(2)
+        .max_stored_tasks(4)
         .serve("127.0.0.1:0")
         .await
         .unwrap();

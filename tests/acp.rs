@@ -39,7 +39,7 @@ async fn an_sdk_agent_drives_a_conversation_and_the_python_port_reads_it_the_sam
     let agent = Acp::spawn(&agent_python, [AGENT])
         .await
         .expect("the agent starts and opens a session")
-        .with_timeout(Duration::from_secs(30));
+        .timeout(Duration::from_secs(30));
     assert!(!agent.session_id().is_empty());
     let client = Client::new(agent).system("Be brief.");
     let toolkit = Toolkit::new();

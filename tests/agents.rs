@@ -272,10 +272,7 @@ async fn a_durable_run_halted_three_agents_down_resumes_from_sqlite_in_a_new_pro
     let (db, effects_file) = (dir.join("runs.db"), dir.join("effects"));
     let store = RunStore::sqlite(db.to_str().unwrap()).await.unwrap();
     let (client, toolkit) = stack::lead(&Effects::to_file(effects_file.clone()));
-    let halted = client
-        .with_store(store.clone())
-        .run("ship v2", &toolkit)
-        .await;
+    let halted = client.store(store.clone()).run("ship v2", &toolkit).await;
     assert!(halted.is_pending(), "{halted:?}");
     let id = halted.id.clone().expect("a durable run");
     let waiting = store.pending().await.unwrap();

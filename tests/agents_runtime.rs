@@ -144,7 +144,7 @@ fn def(name: &str, soul: &str) -> Agent {
 }
 
 fn runtime(url: &str, agent: &Agent, clock: &ManualClock) -> RuntimeBuilder {
-    Runtime::builder(OpenAi::compatible(format!("{url}/v1"), "m").with_api_key("k"))
+    Runtime::builder(OpenAi::compatible(format!("{url}/v1"), "m").api_key("k"))
         .agent(agent)
         .clock(clock.clone())
 }

@@ -271,13 +271,13 @@ fn discovery_follows_links_inside_its_folder_once_skips_dependencies_and_samples
     // `0` means the default, as in the Python port.
     let defaulted = run(skills
         .clone()
-        .with_sample_limit(0)
+        .sample_limit(0)
         .tool()
         .execute(json!({"name": "many"}), Context::default()));
     assert_eq!(defaulted.output, loaded.output);
     let two = run(skills
         .clone()
-        .with_sample_limit(2)
+        .sample_limit(2)
         .tool()
         .execute(json!({"name": "many"}), Context::default()));
     assert_eq!(two.output.matches("<file>").count(), 2, "{}", two.output);

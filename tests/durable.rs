@@ -55,7 +55,7 @@ on_both!(a_run_is_checkpointed_under_its_id, checkpointed);
 async fn checkpointed(store: RunStore) {
     let seen = seen();
     let toolkit = Toolkit::new().with(counting(seen.clone()));
-    let client = Client::new(steps("count", 3)).with_store(store.clone());
+    let client = Client::new(steps("count", 3)).store(store.clone());
     let run = client.run("count to three", &toolkit).await;
     assert!(run.is_done(), "{:?}", run.status);
     let id = run.id.clone().expect("a durable run has an id");
@@ -90,7 +90,7 @@ async fn checkpointed(store: RunStore) {
     let first = Client::new(ScriptedModel::new([Reply::text("done")]))
         .run_id("set-before-the-store")
         .lease(std::time::Duration::from_secs(5))
-        .with_store(store.clone());
+        .store(store.clone());
     let run = first.run("go", &Toolkit::new()).await;
     assert_eq!(run.id.as_deref(), Some("set-before-the-store"));
     assert!(
@@ -145,7 +145,7 @@ async fn recovery(store: RunStore) {
     let toolkit = Toolkit::new().with(crashing(seen.clone(), 2, crashed.clone()));
     let lease = Duration::from_millis(150);
     let worker = Client::new(steps("count", 5))
-        .with_store(store.clone())
+        .store(store.clone())
         .lease(lease);
     tokio::select! {
         run = worker.run("count to five", &toolkit) => panic!("the run ended: {run:?}"),
@@ -153,7 +153,7 @@ async fn recovery(store: RunStore) {
     }
     // Before the lease expires nobody takes the run over.
     let other = Client::new(steps("count", 5))
-        .with_store(store.clone())
+        .store(store.clone())
         .lease(lease);
     assert!(other.recover(&toolkit).await.unwrap().is_empty());
     tokio::time::sleep(lease * 2).await;
@@ -188,7 +188,7 @@ on_both!(a_parked_run_is_answered_from_another_client, parked);
 async fn parked(store: RunStore) {
     let seen = seen();
     let toolkit = Toolkit::new().with(approving(seen.clone(), "p", None));
-    let first = Client::new(steps("approve", 1)).with_store(store.clone());
+    let first = Client::new(steps("approve", 1)).store(store.clone());
     let run = first.run("do it", &toolkit).await;
     assert!(run.is_pending(), "{:?}", run.status);
     let id = run.id.clone().unwrap();
@@ -205,7 +205,7 @@ async fn parked(store: RunStore) {
     assert!(w.age < Duration::from_secs(60));
 
     // Another client (another process, in real life) answers it.
-    let second = Client::new(steps("approve", 1)).with_store(store.clone());
+    let second = Client::new(steps("approve", 1)).store(store.clone());
     let answer = Answer::accept("approve-p-0").with_data("ana");
     let resumed = second.answer(answer.clone(), &toolkit).await.unwrap();
     assert!(resumed.is_done(), "{:?}", resumed.status);
@@ -240,7 +240,7 @@ on_both!(an_expired_request_is_answered_as_expired, expired);
 async fn expired(store: RunStore) {
     let seen = seen();
     let toolkit = Toolkit::new().with(approving(seen.clone(), "e", Some("2000-01-01T00:00:00Z")));
-    let client = Client::new(steps("approve", 1)).with_store(store.clone());
+    let client = Client::new(steps("approve", 1)).store(store.clone());
 
     // Whoever looks first: the inbox answers it as expired, recover finishes the run.
     let run = client.run("do it", &toolkit).await;
@@ -333,8 +333,8 @@ async fn held(store: RunStore) {
         Arc::clone(&release),
         Arc::clone(&runs),
     ));
-    let a = Client::new(two_gates()).with_store(store.clone());
-    let b = Client::new(two_gates()).with_store(store.clone());
+    let a = Client::new(two_gates()).store(store.clone());
+    let b = Client::new(two_gates()).store(store.clone());
     let run = a.run("open both", &toolkit).await;
     assert!(run.is_pending());
     assert_eq!(store.pending().await.unwrap().len(), 2);
@@ -370,7 +370,7 @@ async fn held(store: RunStore) {
 on_both!(a_session_keeps_its_conversation, sessions);
 async fn sessions(store: RunStore) {
     let model = ScriptedModel::new([Reply::text("hi"), Reply::text("fine"), Reply::text("bye")]);
-    let client = Client::new(model).system("Be brief.").with_store(store);
+    let client = Client::new(model).system("Be brief.").store(store);
     let session = client.session("user-42");
     client
         .ask("user-42", "hello", &Toolkit::new())
@@ -444,8 +444,7 @@ async fn two_postgres_workers_race_on_200_parked_runs() {
         .unwrap();
     let ran = Arc::new(Mutex::new(Vec::new()));
     let toolkit = Toolkit::new().with(asking(ran.clone()));
-    let parker =
-        Client::new(steps("approve", 1)).with_store(RunStore::postgres(&url).await.unwrap());
+    let parker = Client::new(steps("approve", 1)).store(RunStore::postgres(&url).await.unwrap());
     for i in 0..200 {
         let run = parker
             .clone()
@@ -457,7 +456,7 @@ async fn two_postgres_workers_race_on_200_parked_runs() {
     let worker = |store: RunStore| {
         let toolkit = toolkit.clone();
         async move {
-            let client = Client::new(steps("approve", 1)).with_store(store.clone());
+            let client = Client::new(steps("approve", 1)).store(store.clone());
             let (mut resumed, mut refused) = (Vec::new(), 0);
             for waiting in store.pending().await.unwrap() {
                 match client

@@ -65,7 +65,7 @@ async fn appends((store, raw): (RunStore, Raw)) {
         })
     };
     let client = Client::new(turns("peek", TURNS))
-        .with_store(store)
+        .store(store)
         .run_id("app")
         .max_turns(TURNS as u32 + 1);
     let toolkit = Toolkit::new().with(tool);
@@ -150,7 +150,7 @@ async fn old_row((store, raw): (RunStore, Raw)) {
             Reply::text("done")
         })
     });
-    let client = Client::new(model).with_store(store);
+    let client = Client::new(model).store(store);
     let toolkit = Toolkit::new().with(tick);
     let recovered = tokio::time::timeout(BOUND, client.recover(&toolkit))
         .await

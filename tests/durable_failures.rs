@@ -61,7 +61,7 @@ fn runs_per_call(seen: &Seen, calls: i64) -> Vec<usize> {
 async fn park(store: &RunStore, tag: &'static str) -> (String, Toolkit, Seen) {
     let seen = seen();
     let toolkit = Toolkit::new().with(approving(seen.clone(), tag, None));
-    let client = Client::new(steps("approve", 1)).with_store(store.clone());
+    let client = Client::new(steps("approve", 1)).store(store.clone());
     let run = bounded("parking", client.run("do it", &toolkit)).await;
     assert!(run.is_pending(), "{:?}", run.status);
     (run.id.unwrap(), toolkit, seen)
@@ -94,7 +94,7 @@ async fn still_parked(raw: &Raw, run: &str, request: &str) {
 on_both!(a_corrupted_checkpoint_is_reported_by_row, corrupted);
 async fn corrupted((store, raw): (RunStore, Raw)) {
     let (id, toolkit, seen) = park(&store, "c").await;
-    let client = Client::new(steps("approve", 1)).with_store(store.clone());
+    let client = Client::new(steps("approve", 1)).store(store.clone());
     let run_row = format!("run `{id}`");
     let good = raw
         .text(&format!(
@@ -218,7 +218,7 @@ async fn corrupted((store, raw): (RunStore, Raw)) {
 on_both!(a_row_from_a_newer_version_is_refused, newer);
 async fn newer((store, raw): (RunStore, Raw)) {
     let (id, toolkit, _) = park(&store, "n").await;
-    let client = Client::new(steps("approve", 1)).with_store(store.clone());
+    let client = Client::new(steps("approve", 1)).store(store.clone());
     raw.exec(&format!(
         "UPDATE toolnexus_runs SET format = 2 WHERE id = '{id}'"
     ))
@@ -305,7 +305,7 @@ async fn unknown((store, raw): (RunStore, Raw)) {
         other => panic!("an unknown run: {other:?}"),
     }
     let (id, toolkit, seen) = park(&store, "u").await;
-    let client = Client::new(steps("approve", 1)).with_store(store.clone());
+    let client = Client::new(steps("approve", 1)).store(store.clone());
     match client.answer(Answer::accept("approve-x-9"), &toolkit).await {
         Err(e @ StoreError::UnknownRequest(_)) => {
             assert_eq!(e.to_string(), "no request `approve-x-9` in the run store")
@@ -348,7 +348,7 @@ async fn failed_writes((store, raw): (RunStore, Raw)) {
     let lease = Duration::from_millis(200);
     let client = |id: &str| {
         Client::new(steps("count", 4))
-            .with_store(store.clone())
+            .store(store.clone())
             .lease(lease)
             .run_id(id)
     };
@@ -481,7 +481,7 @@ async fn a_locked_sqlite_file_is_waited_on_then_reported() {
     let seen = seen();
     let toolkit = Toolkit::new().with(counting(seen.clone()));
     let client = Client::new(steps("count", 2))
-        .with_store(store.clone())
+        .store(store.clone())
         .run_id("locked-1");
     let run = bounded("a run on a locked file", client.run("count", &toolkit)).await;
     let message = store_failure(&run);

@@ -39,7 +39,7 @@ on_both!(runs_that_ask_the_same_request_each_park, same_request);
 async fn same_request((store, _raw): (RunStore, Raw)) {
     let seen = seen();
     let toolkit = Toolkit::new().with(approving(seen.clone(), "same", None));
-    let client = Client::new(steps("approve", 1)).with_store(store.clone());
+    let client = Client::new(steps("approve", 1)).store(store.clone());
     let first = client.run("do it", &toolkit).await;
     let second = client.run("do it", &toolkit).await;
     let third = client.run("do it", &toolkit).await;
@@ -167,8 +167,8 @@ async fn retention((store, raw): (RunStore, Raw)) {
     let toolkit = Toolkit::new()
         .with(counting(seen()))
         .with(approving(seen(), "r", None));
-    let counting_client = Client::new(steps("count", 1)).with_store(store.clone());
-    let asking = Client::new(steps("approve", 1)).with_store(store.clone());
+    let counting_client = Client::new(steps("count", 1)).store(store.clone());
+    let asking = Client::new(steps("approve", 1)).store(store.clone());
     // Old: a finished run, a run that parked and was answered (its request answered), a
     // run still parked. Recent: a finished run.
     let finished = counting_client.run("go", &toolkit).await.id.unwrap();
@@ -260,7 +260,7 @@ async fn sessions_and_parked((store, raw): (RunStore, Raw)) {
     let toolkit = Toolkit::new()
         .with(counting(seen()))
         .with(approving(seen(), "p", None));
-    let client = Client::new(steps("count", 1)).with_store(store.clone());
+    let client = Client::new(steps("count", 1)).store(store.clone());
     // Three threads: one nobody wrote to for 40 days, one written to since, one new.
     let mut threads = Vec::new();
     for id in ["old", "old-then-new", "new"] {
@@ -275,7 +275,7 @@ async fn sessions_and_parked((store, raw): (RunStore, Raw)) {
     ))
     .await;
     let written = threads[1].messages().await.unwrap().len();
-    let more = Client::new(steps("count", 0)).with_store(store.clone());
+    let more = Client::new(steps("count", 0)).store(store.clone());
     assert!(
         more.ask("old-then-new", "again", &toolkit)
             .await
@@ -294,7 +294,7 @@ async fn sessions_and_parked((store, raw): (RunStore, Raw)) {
     assert_eq!(count(&raw, "toolnexus_sessions").await, rows);
 
     // Two runs parked on the same request: one 40 days ago, one now.
-    let asking = Client::new(steps("approve", 1)).with_store(store.clone());
+    let asking = Client::new(steps("approve", 1)).store(store.clone());
     let stale = asking.run("go", &toolkit).await.id.unwrap();
     let fresh = asking.run("go", &toolkit).await.id.unwrap();
     raw.exec(&format!(
@@ -422,7 +422,7 @@ async fn migrated(store: RunStore, raw: Raw) {
     assert_eq!(waiting[0].request.id, "approve-m-0");
     // A new run asks the same request, and parks beside it.
     let toolkit = Toolkit::new().with(approving(seen(), "m", None));
-    let client = Client::new(steps("approve", 1)).with_store(store.clone());
+    let client = Client::new(steps("approve", 1)).store(store.clone());
     let run = client.run("do it", &toolkit).await;
     assert!(run.is_pending(), "{:?}", run.status);
     assert_eq!(store.pending().await.unwrap().len(), 2);
@@ -472,7 +472,7 @@ async fn a_new_sqlite_file_is_private_to_its_owner() {
     let path = dir.join("runs.db");
     let store = RunStore::sqlite(path.to_str().unwrap()).await.unwrap();
     // A write, so that the WAL and the shared-memory index exist.
-    let client = Client::new(steps("count", 1)).with_store(store.clone());
+    let client = Client::new(steps("count", 1)).store(store.clone());
     let toolkit = Toolkit::new().with(counting(seen()));
     assert!(client.run("go", &toolkit).await.is_done());
     for suffix in ["", "-wal", "-shm"] {

@@ -63,13 +63,13 @@ async fn recorded(store: &RunStore, run: &toolnexus::RunResult, seen: &Seen) -> 
 
 on_both!(a_continued_run_is_recorded, continued);
 async fn continued(store: RunStore) {
-    let client = Client::new(steps("count", 1)).with_store(store.clone());
+    let client = Client::new(steps("count", 1)).store(store.clone());
     let first = client.run("count once", &Toolkit::new()).await;
     let seen = seen();
     let toolkit = Toolkit::new().with(counting(seen.clone()));
     // The model counts again: the transcript it continues has one tool message, so the
     // second run makes one more call before it answers.
-    let client = Client::new(steps("count", 2)).with_store(store.clone());
+    let client = Client::new(steps("count", 2)).store(store.clone());
     let run = client
         .run("and once more", &toolkit)
         .history(first.messages.clone())
@@ -99,7 +99,7 @@ async fn picked_up(store: RunStore) {
         stopped.status
     );
     seen.lock().unwrap().clear();
-    let client = Client::new(steps("count", 3)).with_store(store.clone());
+    let client = Client::new(steps("count", 3)).store(store.clone());
     let run = client.run_from(stopped.messages, &toolkit).await;
     assert!(run.is_done(), "{:?}", run.status);
     recorded(&store, &run, &seen).await;
@@ -110,7 +110,7 @@ on_both!(a_resumed_run_is_answered_through_the_store, resumed);
 async fn resumed(store: RunStore) {
     let seen = seen();
     let toolkit = Toolkit::new().with(approving(seen.clone(), "r", None));
-    let client = Client::new(steps("approve", 1)).with_store(store.clone());
+    let client = Client::new(steps("approve", 1)).store(store.clone());
     let halted = client.run("do it", &toolkit).await;
     assert!(halted.is_pending(), "{:?}", halted.status);
     let request = halted.pending.clone().unwrap();
@@ -169,7 +169,7 @@ async fn session_parks(store: RunStore) {
     let toolkit = Toolkit::new().with(approving(seen.clone(), "q", None));
     let client = Client::new(steps("approve", 1))
         .system("Be brief.")
-        .with_store(store.clone());
+        .store(store.clone());
     let session = client.session("user-7");
     let halted = client.ask(session.id(), "deploy", &toolkit).await.unwrap();
     assert!(halted.is_pending(), "{:?}", halted.status);
@@ -195,7 +195,7 @@ async fn session_parks(store: RunStore) {
     );
 
     // Answered by another client: the run finishes, and the session with it.
-    let other = Client::new(steps("approve", 1)).with_store(store.clone());
+    let other = Client::new(steps("approve", 1)).store(store.clone());
     let done = other
         .answer(Answer::accept("approve-q-0").with_data("ana"), &toolkit)
         .await
@@ -216,7 +216,7 @@ async fn session_parks(store: RunStore) {
     let next = Client::new(toolnexus::ScriptedModel::new([toolnexus::Reply::text(
         "bye",
     )]))
-    .with_store(store.clone())
+    .store(store.clone())
     .ask("user-7", "thanks", &toolkit)
     .await
     .unwrap();
@@ -231,7 +231,7 @@ on_both!(
 async fn session_moved_on(store: RunStore) {
     let seen = seen();
     let toolkit = Toolkit::new().with(approving(seen.clone(), "m", None));
-    let client = Client::new(steps("approve", 1)).with_store(store.clone());
+    let client = Client::new(steps("approve", 1)).store(store.clone());
     let session = client.session("user-8");
     let halted = client.ask(session.id(), "deploy", &toolkit).await.unwrap();
     assert!(halted.is_pending(), "{:?}", halted.status);
@@ -239,7 +239,7 @@ async fn session_moved_on(store: RunStore) {
     let chat = Client::new(toolnexus::ScriptedModel::new([toolnexus::Reply::text(
         "ok",
     )]))
-    .with_store(store.clone());
+    .store(store.clone());
     chat.ask("user-8", "never mind", &toolkit).await.unwrap();
     let before = session.messages().await.unwrap();
     assert_eq!(before.last().and_then(Message::text), Some("ok"));
@@ -292,7 +292,7 @@ fn calls_ops() -> toolnexus::model::FnModel {
 on_both!(an_agent_run_as_a_tool_keeps_its_runs, agent_tool);
 async fn agent_tool(store: RunStore) {
     let ran = Arc::new(Mutex::new(Vec::new()));
-    let inner = Client::new(steps("deploy", 1)).with_store(store.clone());
+    let inner = Client::new(steps("deploy", 1)).store(store.clone());
     let toolkit = Toolkit::new().with(ops(inner.clone(), ran.clone(), "deploy-1"));
     // The lead has no store: the agent's own run is the one kept, and it waits.
     let lead = Client::new(calls_ops());
@@ -323,7 +323,7 @@ async fn agent_tool(store: RunStore) {
     // one request waits.
     ran.lock().unwrap().clear();
     let toolkit = Toolkit::new().with(ops(inner, ran.clone(), "deploy-2"));
-    let lead = Client::new(calls_ops()).with_store(store.clone());
+    let lead = Client::new(calls_ops()).store(store.clone());
     let halted = lead.run("ship again", &toolkit).await;
     assert!(halted.is_pending(), "{:?}", halted.status);
     let waiting = store.pending().await.unwrap();

@@ -87,7 +87,7 @@ async fn started_first((store, raw): (RunStore, Raw)) {
         ToolResult::ok("peeked")
     });
     let client = Client::new(turns("peek", 2, 3))
-        .with_store(store)
+        .store(store)
         .run_id("first")
         .before_tool(hook);
     let toolkit = Toolkit::new().with(tool);
@@ -115,7 +115,7 @@ async fn lost_lease((store, raw): (RunStore, Raw)) {
         .to_owned();
     let toolkit = Toolkit::new().with(peek(Arc::clone(&raw), sql, Arc::clone(&seen)));
     let client = Client::new(turns("peek", 2, 1))
-        .with_store(store)
+        .store(store)
         .run_id("stolen");
     let run = tokio::time::timeout(BOUND, client.run("go", &toolkit))
         .await

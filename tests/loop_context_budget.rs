@@ -400,7 +400,7 @@ async fn the_run_store_keeps_the_full_transcript_and_the_compaction() {
     let client = Client::new(model)
         .system("sys")
         .compaction(Compaction::new(1_500).summarize_with(summarizer))
-        .with_store(store.clone());
+        .store(store.clone());
     let run = client.run("go", &Toolkit::new().with(fetch())).await;
     assert!(run.is_done(), "{:?}", run.status);
     assert_eq!(run.messages.len(), 2 + 6 + 1);

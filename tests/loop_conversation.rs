@@ -1,7 +1,7 @@
 //! Conversations by id across processes: two processes, one after the other, each
 //! `Client::ask` on the same SQLite run store (the `conversation_asker` example), continue
 //! one conversation; another id stays apart. Once as the store's durable session
-//! (`with_store`), once with the store as a plain `ConversationStore`.
+//! (`store`), once with the store as a plain `ConversationStore`.
 
 use std::process::Command;
 

@@ -68,7 +68,7 @@ async fn on_a_store_a_conversation_is_the_sessions_and_its_stream_names_the_run(
     ));
     let _ = std::fs::remove_file(&path);
     let store = RunStore::sqlite(path.to_str().unwrap()).await.unwrap();
-    let client = Client::new(counter()).with_store(store);
+    let client = Client::new(counter()).store(store);
     let toolkit = Toolkit::new();
 
     let stream = client.run("one", &toolkit).conversation("c9").stream();

@@ -228,7 +228,7 @@ async fn dropping_the_stream_cancels_the_run_and_a_store_keeps_it_recoverable() 
     });
     let toolkit = Toolkit::new().with(slow);
     let asked = Arc::new(AtomicUsize::new(0));
-    let client = Client::new(stalls_after_first_turn(asked.clone())).with_store(store.clone());
+    let client = Client::new(stalls_after_first_turn(asked.clone())).store(store.clone());
     let mut stream = client.run("go slow", &toolkit).stream();
     let id = stream
         .run_id()

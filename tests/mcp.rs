@@ -497,9 +497,9 @@ async fn initialize_advertises_the_name_the_version_and_the_tools_capability() {
     );
 
     let named = McpServer::new(Toolkit::new())
-        .with_name("infra")
-        .with_version("9.9.9")
-        .with_instructions("Use deploy for deployments.");
+        .name("infra")
+        .version("9.9.9")
+        .instructions("Use deploy for deployments.");
     let (_client, init) = Client::connect(named).await;
     assert_eq!(init["result"]["serverInfo"]["name"], "infra");
     assert_eq!(init["result"]["serverInfo"]["version"], "9.9.9");
@@ -516,7 +516,7 @@ async fn tools_list_is_to_mcp_and_the_allow_list_filters_it() {
     let listed = client.request(1, "tools/list", json!({})).await;
     assert_eq!(listed["result"]["tools"], toolkit.to_mcp());
 
-    let only_add = McpServer::new(toolkit).with_allowed_tools(["add", "not_a_tool"]);
+    let only_add = McpServer::new(toolkit).allowed_tools(["add", "not_a_tool"]);
     let (mut client, _) = Client::connect(only_add).await;
     let listed = client.request(1, "tools/list", json!({})).await;
     let names: Vec<_> = listed["result"]["tools"]
@@ -553,7 +553,7 @@ async fn a_panicking_tool_is_an_error_result_and_the_server_keeps_serving() {
 
 #[tokio::test]
 async fn garbage_and_oversized_lines_are_answered_and_do_not_end_the_connection() {
-    let server = McpServer::new(Toolkit::new().with(add())).with_max_message_bytes(4096);
+    let server = McpServer::new(Toolkit::new().with(add())).max_message_bytes(4096);
     let (mut client, _) = Client::connect(server).await;
 
     // Not JSON: a parse error (without an id: there is none to find).
@@ -709,7 +709,7 @@ async fn http_reports_the_bound_address_and_shuts_down_cleanly() {
 #[tokio::test]
 async fn http_refuses_bad_requests_and_keeps_serving_other_clients() {
     let http = McpServer::new(Toolkit::new().with(add()))
-        .with_max_message_bytes(8 * 1024)
+        .max_message_bytes(8 * 1024)
         .serve_http("127.0.0.1:0")
         .await
         .unwrap();

@@ -161,7 +161,7 @@ async fn a_foreign_or_null_origin_is_refused_with_403() {
     http.shutdown().await.unwrap();
 
     // Configured origins are accepted beside the loopback ones.
-    let http = serve(HttpOptions::new().with_allowed_origins(["https://app.example.com"])).await;
+    let http = serve(HttpOptions::new().allowed_origins(["https://app.example.com"])).await;
     let addr = http.local_addr();
     let ok = post(
         addr,
@@ -182,7 +182,7 @@ async fn a_foreign_or_null_origin_is_refused_with_403() {
 
 #[tokio::test]
 async fn sessions_are_capped_and_delete_frees_one() {
-    let http = serve(HttpOptions::new().with_max_sessions(3)).await;
+    let http = serve(HttpOptions::new().max_sessions(3)).await;
     let addr = http.local_addr();
     let mut sessions = Vec::new();
     for _ in 0..3 {
@@ -217,7 +217,7 @@ async fn sessions_are_capped_and_delete_frees_one() {
 #[tokio::test]
 async fn an_idle_session_expires() {
     let idle = Duration::from_millis(300);
-    let http = serve(HttpOptions::new().with_session_idle_timeout(idle)).await;
+    let http = serve(HttpOptions::new().session_idle_timeout(idle)).await;
     let addr = http.local_addr();
     let session = open_session(addr, V_OLD).await;
     let ping = r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#;
@@ -233,8 +233,8 @@ async fn an_idle_session_expires() {
 #[tokio::test]
 async fn slow_headers_are_cut_off_and_connections_are_capped() {
     let options = HttpOptions::new()
-        .with_header_read_timeout(Duration::from_millis(300))
-        .with_max_connections(2);
+        .header_read_timeout(Duration::from_millis(300))
+        .max_connections(2);
     let http = serve(options).await;
     let addr = http.local_addr();
 
@@ -443,7 +443,7 @@ async fn a_server_on_every_interface_gives_a_usable_url() {
     let http = McpServer::new(Toolkit::new())
         .serve_http_with(
             "0.0.0.0:0",
-            HttpOptions::new().with_allowed_hosts(["tools.example.com"]),
+            HttpOptions::new().allowed_hosts(["tools.example.com"]),
         )
         .await
         .unwrap();

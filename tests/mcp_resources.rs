@@ -160,10 +160,10 @@ fn note(n: usize) -> Resource {
 fn server() -> McpServer {
     let toolkit = Toolkit::new().with_state(Visits(AtomicU32::new(0)));
     McpServer::new(toolkit)
-        .with_page_size(2)
-        .with_resources((0..5).map(note))
-        .with_resources(resources![profile, logo])
-        .with_prompts(prompts![describe])
+        .page_size(2)
+        .resources((0..5).map(note))
+        .resources(resources![profile, logo])
+        .prompts(prompts![describe])
 }
 
 async fn serve() -> (toolnexus::mcp::HttpServer, ServerHandle, String) {
@@ -654,7 +654,7 @@ async fn until_listened(handle: &ServerHandle, uri: &str, updates: &mut Resource
 #[tokio::test(flavor = "multi_thread")]
 async fn on_mcp_2026_07_28_a_subscription_is_a_listen_the_client_renews() {
     // Listens end after 300 ms: the client listens again, and an abandoned one is freed.
-    let server = server().with_listen_ttl(Duration::from_millis(300));
+    let server = server().listen_ttl(Duration::from_millis(300));
     let (http, handle, url) = serve_this(server).await;
     let client = McpClient::http(url.as_str())
         .latest_protocol()

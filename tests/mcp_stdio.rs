@@ -85,7 +85,7 @@ impl Client {
 
 #[tokio::test]
 async fn every_unservable_line_gets_an_error_with_its_id() {
-    let server = McpServer::new(Toolkit::new().with(add())).with_max_message_bytes(64 * 1024);
+    let server = McpServer::new(Toolkit::new().with(add())).max_message_bytes(64 * 1024);
     let mut client = Client::connect(server).await;
 
     // Over the bound: the id is at the start of the line.

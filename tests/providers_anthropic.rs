@@ -63,7 +63,7 @@ impl Fake for AnthropicFake {
     }
 
     fn retry(&self, model: Anthropic, retry: Retry) -> Anthropic {
-        model.with_retry(retry)
+        model.retry(retry)
     }
 }
 
@@ -139,7 +139,7 @@ async fn overloaded_529_is_retried() {
     .await;
     let model = AnthropicFake
         .model(&server.url)
-        .with_retry(Retry::default().with_initial_backoff(std::time::Duration::from_millis(5)));
+        .retry(Retry::default().initial_backoff(std::time::Duration::from_millis(5)));
     let reply = model
         .complete(toolnexus::model::ModelRequest::new(
             &[Message::user("hi")],
@@ -320,10 +320,7 @@ async fn pdfs_audio_and_pending_calls_take_the_documented_forms() {
         ),
         Message::user("and then?"),
     ];
-    let model = AnthropicFake
-        .model(&server.url)
-        .strict(true)
-        .with_max_tokens(64);
+    let model = AnthropicFake.model(&server.url).strict(true).max_tokens(64);
     model
         .complete(toolnexus::model::ModelRequest::new(
             &transcript,

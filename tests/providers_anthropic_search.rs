@@ -1,4 +1,4 @@
-//! `Anthropic::with_defer_loading`: Anthropic's own tool search. A local server plays the
+//! `Anthropic::defer_loading`: Anthropic's own tool search. A local server plays the
 //! Messages API, answering with `server_tool_use` / `tool_search_tool_result` /
 //! `tool_reference` blocks (JSON and server-sent events); the canned responses are checked
 //! against the official `anthropic` Python SDK's `Message` model, and every request sent
@@ -66,7 +66,7 @@ fn message(content: Vec<Value>, stop_reason: &str) -> Value {
 fn model(url: &str) -> Anthropic {
     Anthropic::new(SECRET, "claude-test")
         .with_base_url(url)
-        .with_defer_loading(DeferLoading::bm25().visible(["get_time"]))
+        .defer_loading(DeferLoading::bm25().visible(["get_time"]))
 }
 
 #[tokio::test]
@@ -242,8 +242,8 @@ async fn streamed_search_blocks_are_kept_and_sent_back() {
 async fn small_toolkits_and_other_providers_turns_are_left_alone() {
     let toolkit = toolkit();
     let small = Anthropic::new(SECRET, "claude-test")
-        .with_defer_loading(DeferLoading::regex().above(3))
-        .with_prompt_caching(false);
+        .defer_loading(DeferLoading::regex().above(3))
+        .prompt_caching(false);
     let body: Value = serde_json::from_slice(
         &small
             .request_body(&[Message::user("hi")], &toolkit, false)

@@ -109,7 +109,7 @@ fn check(
 #[tokio::test]
 async fn chat_completions_on_a_deployment_with_an_api_key() {
     let server = Server::start([calls_reply(), chat_reply("5")]).await;
-    let model = AzureOpenAi::new(format!("{}/", server.url), "gpt4o-prod").with_api_key(KEY);
+    let model = AzureOpenAi::new(format!("{}/", server.url), "gpt4o-prod").api_key(KEY);
     assert_eq!(model.api_version(), "2024-10-21");
     let toolkit = Toolkit::new().with(toolnexus::Tool::new_sync(
         "add",
@@ -141,7 +141,7 @@ async fn chat_completions_on_a_deployment_with_an_api_key() {
 async fn the_responses_api_with_an_entra_token_and_chat_on_the_v1_api() {
     let server = Server::start([responses_reply("hi")]).await;
     let model = AzureOpenAi::new(&server.url, "my-deployment")
-        .with_entra_token("entra-token-abcdef")
+        .entra_token("entra-token-abcdef")
         .responses()
         .with_settings(
             ModelSettings::new()
@@ -171,7 +171,7 @@ async fn the_responses_api_with_an_entra_token_and_chat_on_the_v1_api() {
     // Azure's v1 API: no api-version, the deployment as `model`.
     let server = Server::start([chat_reply("v1 ok")]).await;
     let model = AzureOpenAi::new(&server.url, "dep-1")
-        .with_api_key(KEY)
+        .api_key(KEY)
         .with_api_version("v1");
     let reply = model
         .complete(toolnexus::model::ModelRequest::new(
@@ -200,7 +200,7 @@ async fn a_refused_key_names_the_variable_and_never_shows_it() {
     )])
     .await;
     let error = AzureOpenAi::new(&server.url, "dep")
-        .with_api_key(KEY)
+        .api_key(KEY)
         .complete(toolnexus::model::ModelRequest::new(
             &[Message::user("hi")],
             &Toolkit::new(),

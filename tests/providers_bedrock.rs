@@ -48,7 +48,7 @@ fn response(content: Vec<Value>, stop: &str) -> Value {
 fn model(url: &str) -> Bedrock {
     Bedrock::new("us-east-1", MODEL)
         .with_base_url(url)
-        .with_credentials(KEY, SECRET, Some(TOKEN.to_owned()))
+        .credentials(KEY, SECRET, Some(TOKEN.to_owned()))
 }
 
 impl Fake for BedrockFake {
@@ -92,7 +92,7 @@ impl Fake for BedrockFake {
     }
 
     fn retry(&self, model: Bedrock, retry: Retry) -> Bedrock {
-        model.with_retry(retry)
+        model.retry(retry)
     }
 }
 
@@ -361,7 +361,7 @@ async fn settings_map_to_converse_fields_or_are_refused_by_name() {
     let llama = model(&server.url);
     let llama = Bedrock::new("us-east-1", "meta.llama3-70b-instruct-v1:0")
         .with_base_url(llama.base_url())
-        .with_credentials(KEY, SECRET, None);
+        .credentials(KEY, SECRET, None);
     llama
         .complete(toolnexus::model::ModelRequest::new(
             &[Message::system("Be brief."), Message::user("hi")],
@@ -472,7 +472,7 @@ async fn an_api_key_goes_as_a_bearer_token_unsigned() {
     let server = Server::start([BedrockFake.text("ok")]).await;
     let model = Bedrock::new("us-west-2", MODEL)
         .with_base_url(&server.url)
-        .with_api_key("bedrock-api-key-123456");
+        .api_key("bedrock-api-key-123456");
     model
         .complete(toolnexus::model::ModelRequest::new(
             &[Message::user("hi")],

@@ -43,16 +43,16 @@ fn toolkit() -> Toolkit {
 fn fallback(url: &str) -> FallbackModel {
     let openai = OpenAiResponses::new(SECRET, "gpt-5.1")
         .with_base_url(format!("{url}/v1"))
-        .with_retry(Retry::none())
+        .retry(Retry::none())
         .with_settings(
             ModelSettings::new().reasoning(Reasoning::effort("high").with_summary("auto")),
         );
     let anthropic = Anthropic::new(SECRET, "claude-sonnet-4-5")
         .with_base_url(url)
-        .with_retry(Retry::none());
+        .retry(Retry::none());
     let gemini = Gemini::new(SECRET, "gemini-3-pro-preview")
         .with_base_url(url)
-        .with_retry(Retry::none())
+        .retry(Retry::none())
         .with_settings(ModelSettings::new().reasoning(Reasoning::effort("high")));
     FallbackModel::new(openai).then(anthropic).then(gemini)
 }

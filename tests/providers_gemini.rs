@@ -70,7 +70,7 @@ impl Fake for GeminiFake {
     }
 
     fn retry(&self, model: Gemini, retry: Retry) -> Gemini {
-        model.with_retry(retry)
+        model.retry(retry)
     }
 }
 
@@ -231,7 +231,7 @@ fn streamed_turn() -> Canned {
 async fn streaming_assembles_text_and_tool_call_deltas() {
     let server = Server::start([streamed_turn()]).await;
     let toolkit = harness::toolkit(Default::default());
-    let model = GeminiFake.model(&server.url).with_max_tokens(256);
+    let model = GeminiFake.model(&server.url).max_tokens(256);
     let (reply, _) = harness::stream(&model, &toolkit).await;
     assert_eq!(reply.content.as_deref(), Some("Let me add that."));
     assert_eq!(

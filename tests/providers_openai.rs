@@ -58,7 +58,7 @@ impl Fake for OpenAiFake {
     }
 
     fn retry(&self, model: OpenAi, retry: Retry) -> OpenAi {
-        model.with_retry(retry)
+        model.retry(retry)
     }
 }
 
@@ -199,10 +199,7 @@ async fn refusals_and_length_cutoffs_are_finish_reasons() {
 async fn strict_mode_lists_the_strict_tools() {
     let server = Server::start([OpenAiFake.text("ok")]).await;
     let toolkit = harness::toolkit(Default::default());
-    let model = OpenAiFake
-        .model(&server.url)
-        .strict(true)
-        .with_max_tokens(100);
+    let model = OpenAiFake.model(&server.url).strict(true).max_tokens(100);
     model
         .complete(toolnexus::model::ModelRequest::new(
             &[Message::user("hi")],
@@ -349,7 +346,7 @@ fn rate_limited_for_an_hour() -> Vec<Canned> {
 #[tokio::test]
 async fn a_retry_after_beyond_the_hosts_limit_is_not_waited_for() {
     let server = Server::start(rate_limited_for_an_hour()).await;
-    let capped = Retry::default().with_max_retry_after(std::time::Duration::from_secs(60));
+    let capped = Retry::default().max_retry_after(std::time::Duration::from_secs(60));
     let error = OpenAiFake
         .retry(OpenAiFake.model(&server.url), capped)
         .complete(toolnexus::model::ModelRequest::new(

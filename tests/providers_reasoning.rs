@@ -280,7 +280,7 @@ async fn openai_responses_keeps_its_encrypted_reasoning_items() {
 fn bedrock_model(url: &str) -> Bedrock {
     Bedrock::new("us-east-1", "us.anthropic.claude-sonnet-4-5-20250929-v1:0")
         .with_base_url(url)
-        .with_credentials("AKIDEXAMPLE", "secret-key-example", None)
+        .credentials("AKIDEXAMPLE", "secret-key-example", None)
         .with_settings(ModelSettings::new().reasoning(Reasoning::budget(2_048)))
 }
 

@@ -74,7 +74,7 @@ impl Fake for ResponsesFake {
     }
 
     fn retry(&self, model: OpenAiResponses, retry: Retry) -> OpenAiResponses {
-        model.with_retry(retry)
+        model.retry(retry)
     }
 }
 
@@ -235,7 +235,7 @@ async fn compatible_server_and_strict_tools() {
     let toolkit = harness::toolkit(Default::default());
     let model = OpenAiResponses::compatible(format!("{}/v1/", server.url), "gpt-oss-20b")
         .strict(true)
-        .with_max_tokens(100);
+        .max_tokens(100);
     let reply = model
         .complete(toolnexus::model::ModelRequest::new(
             &[Message::user("hi")],

@@ -399,7 +399,7 @@ async fn ten_turns(caching: bool) -> (toolnexus::RunResult, Vec<rules::CacheTurn
     let server = rules::Rules::start(script).await;
     let model = Anthropic::new(SECRET, "claude-sonnet-4-5")
         .with_base_url(&server.url)
-        .with_prompt_caching(caching);
+        .prompt_caching(caching);
     let system = "You are the warehouse's research assistant. ".repeat(40);
     let run = Client::new(model)
         .system(system)

@@ -299,8 +299,8 @@ async fn vertex_signs_in_with_a_service_account_and_is_refused_with_a_wrong_toke
     let model = |key: &str| {
         Vertex::new("test-project", "us-central1", "gemini-2.5-flash")
             .with_base_url(&url)
-            .with_retry(toolnexus::providers::Retry::none())
-            .with_service_account_key(&account(key, &token_uri))
+            .retry(toolnexus::providers::Retry::none())
+            .service_account_key(&account(key, &token_uri))
             .unwrap()
     };
     let run = Client::new(model(&private))
@@ -354,9 +354,9 @@ async fn vertex_signs_in_with_a_service_account_and_is_refused_with_a_wrong_toke
     let claude = || {
         VertexAnthropic::new("test-project", "us-east5", "claude-sonnet-4-5")
             .with_base_url(&url)
-            .with_retry(toolnexus::providers::Retry::none())
+            .retry(toolnexus::providers::Retry::none())
             .with_settings(ModelSettings::default().reasoning(Reasoning::budget(2048)))
-            .with_service_account_key(&account(&private, &token_uri))
+            .service_account_key(&account(&private, &token_uri))
             .unwrap()
     };
     let run = Client::new(claude())

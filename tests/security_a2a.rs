@@ -116,7 +116,7 @@ fn an_anonymous_stranger_learns_and_answers_nothing() {
     let listed = rpc(url, &[V1], "ListTasks", json!({"includeArtifacts": true}));
     assert_eq!(code(&listed), -32602, "{listed}");
     let said = listed.to_string();
-    assert!(said.contains("with_principal"), "{said}");
+    assert!(said.contains("principal"), "{said}");
     assert!(!said.contains(id) && !said.contains("web app"), "{said}");
     // A conversation it makes up holds nothing; ids it guesses are unknown.
     let guessed = rpc(url, &[V1], "ListTasks", json!({"contextId": random_id()}));
@@ -261,8 +261,8 @@ fn parked_tasks_are_capped_and_memory_stays_bounded() {
         let scope = error["data"][0]["metadata"]["scope"].as_str().unwrap();
         let said = error["message"].as_str().unwrap();
         let setter = match scope {
-            "unfinished_per_caller" => "with_max_unfinished_tasks_per_caller",
-            "stored_bytes" => "with_max_stored_bytes",
+            "unfinished_per_caller" => "max_unfinished_tasks_per_caller",
+            "stored_bytes" => "max_stored_bytes",
             other => panic!("refused by {other}: {error}"),
         };
         assert!(said.contains(setter), "{said}");

@@ -388,8 +388,8 @@ async fn users_own_their_threads(stored: bool) {
         .with(deploy::tool())
         .with_state(Arc::clone(&deploys));
     let options = toolnexus::ui::UiOptions::new()
-        .with_guard(toolnexus::web::WebGuard::new().with_allowed_hosts(["chat.example"]))
-        .with_user(|request| {
+        .guard(toolnexus::web::WebGuard::new().allowed_hosts(["chat.example"]))
+        .user(|request| {
             let user = request.headers.get("x-user")?;
             user.to_str().ok().map(str::to_owned)
         });
@@ -398,7 +398,7 @@ async fn users_own_their_threads(stored: bool) {
         let store = toolnexus::store::RunStore::sqlite(":memory:")
             .await
             .unwrap();
-        client = client.with_store(store);
+        client = client.store(store);
     }
     let app =
         axum::Router::new().nest("/agui", toolnexus::ui::ag_ui_with(client, toolkit, options));
@@ -448,7 +448,7 @@ async fn users_own_their_threads(stored: bool) {
 
 /// What an endpoint keeps of a thread is bounded: its conversation (continued from one
 /// run to the next, in the endpoint's bounded conversation store) takes no more runs once
-/// it passes `with_max_transcript_bytes`, on AG-UI and the AI SDK alike, and a run that
+/// it passes `max_transcript_bytes`, on AG-UI and the AI SDK alike, and a run that
 /// halts past it ends with the error instead of an interrupt.
 #[tokio::test]
 async fn a_thread_past_its_transcript_limit_takes_no_more_runs() {
@@ -469,7 +469,7 @@ async fn a_thread_past_its_transcript_limit_takes_no_more_runs() {
     let toolkit = toolnexus::Toolkit::new()
         .with(deploy::tool())
         .with_state(Arc::new(AtomicUsize::new(0)));
-    let options = toolnexus::ui::UiOptions::new().with_max_transcript_bytes(600);
+    let options = toolnexus::ui::UiOptions::new().max_transcript_bytes(600);
     let client = toolnexus::Client::new(model);
     let app = axum::Router::new()
         .nest(

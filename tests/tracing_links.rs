@@ -180,7 +180,7 @@ async fn a_resume_from_the_run_store_links_to_the_run_that_halted() {
         let collector = Collector::new();
         let _guard = collector.scoped();
         let store = RunStore::sqlite(&path).await.expect("the store opens");
-        let halted = client().with_store(store).run("go", &toolkit()).await;
+        let halted = client().store(store).run("go", &toolkit()).await;
         assert!(halted.is_pending(), "{:?}", halted.status);
         span(&collector.finished(), "invoke_agent")
             .span_context
@@ -193,7 +193,7 @@ async fn a_resume_from_the_run_store_links_to_the_run_that_halted() {
     let _guard = collector.scoped();
     let store = RunStore::sqlite(&path).await.expect("the store reopens");
     let resumed = resumer()
-        .with_store(store)
+        .store(store)
         .answer(Answer::accept("req-1"), &toolkit())
         .await
         .expect("answered from the store");

@@ -328,15 +328,15 @@ async fn a_suspension_relayed_by_an_agent_tool_carries_the_same_data_path() {
 /// This crate's model for `base_url`, for the options set on the provider.
 fn openai(base_url: &str) -> OpenAi {
     OpenAi::compatible(base_url, "gpt-wire")
-        .with_api_key("sk-test")
-        .with_retry(Retry::default().with_initial_backoff(Duration::from_millis(1)))
+        .api_key("sk-test")
+        .retry(Retry::default().initial_backoff(Duration::from_millis(1)))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_same_body_transform_sends_the_same_bodies() {
     let server = Server::start(script("transform")).await;
     let base_url = format!("{}/v1", server.url);
-    let model = openai(&base_url).with_body_transform(|mut body| {
+    let model = openai(&base_url).body_transform(|mut body| {
         body["user"] = json!("wire-test");
         body.as_object_mut().unwrap().remove("tool_choice");
         body
@@ -371,7 +371,7 @@ async fn the_same_on_error_retries_and_fails_the_same_attempts() {
     let server = Server::start(script("on_error")).await;
     let base_url = format!("{}/v1", server.url);
     let infos = Arc::new(Mutex::new(Vec::<Value>::new()));
-    let model = openai(&base_url).with_on_error({
+    let model = openai(&base_url).on_error({
         let infos = infos.clone();
         move |info: &ErrorInfo| {
             infos.lock().unwrap().push(json!({"status": info.status,
@@ -418,10 +418,10 @@ async fn the_same_retryable_statuses_retry_the_same_status() {
     assert!(!plain.is_done(), "{plain:?}");
     assert_eq!((server.requests().len(), server.remaining()), (1, 0));
     server.push(script("statuses"));
-    let widened = openai(&base_url).with_retry(
+    let widened = openai(&base_url).retry(
         Retry::default()
-            .with_initial_backoff(Duration::from_millis(1))
-            .with_retryable_statuses([520]),
+            .initial_backoff(Duration::from_millis(1))
+            .retryable_statuses([520]),
     );
     let ours = Client::new(widened).run(PROMPT, &Toolkit::new()).await;
     assert_eq!(ours.text, "The answer is 5.", "{ours:?}");
@@ -445,7 +445,7 @@ async fn requests_go_through_the_hosts_http_client() {
         .default_headers(headers)
         .build()
         .unwrap();
-    let model = openai(&base_url).with_http_client(host);
+    let model = openai(&base_url).http_client(host);
     let run = Client::new(model).run(PROMPT, &toolkit()).await;
     assert!(run.is_done(), "{run:?}");
     let requests = server.requests();

@@ -57,7 +57,7 @@ impl Adder {
 impl ServerHandler for Adder {}
 
 fn toolnexus_server() -> McpServer {
-    McpServer::new(Toolkit::new().with(add::tool())).with_name("bench")
+    McpServer::new(Toolkit::new().with(add::tool())).name("bench")
 }
 
 /// Serves `mode` until the client goes away; `false` for an unknown mode.

@@ -49,7 +49,7 @@ fn server() -> McpServer {
     SERVER
         .get_or_init(|| {
             let toolkit: Toolkit = tools![add, echo].into_iter().collect();
-            McpServer::new(toolkit).with_max_message_bytes(16 * 1024)
+            McpServer::new(toolkit).max_message_bytes(16 * 1024)
         })
         .clone()
 }

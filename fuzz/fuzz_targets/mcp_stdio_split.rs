@@ -42,7 +42,7 @@ fn server() -> McpServer {
         .get_or_init(|| {
             let toolkit: Toolkit = tools![add].into_iter().collect();
             // Small, so that some requests (long padding) go over it.
-            McpServer::new(toolkit).with_max_message_bytes(2048)
+            McpServer::new(toolkit).max_message_bytes(2048)
         })
         .clone()
 }

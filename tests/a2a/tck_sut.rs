@@ -1,7 +1,7 @@
 //! The system under test for the A2A project's conformance kit (a2aproject/a2a-tck, its
 //! A2A 1.0 suite): an `A2aServer` whose run answers as each test's scenario asks. The kit
 //! says which scenario by the message's `messageId` prefix, so the prompt is the
-//! `messageId`, then the text (`A2aServer::with_prompt`), and a scripted model reads it.
+//! `messageId`, then the text (`A2aServer::prompt`), and a scripted model reads it.
 //!
 //! `cargo run --example a2a_tck_sut -- 127.0.0.1:9999` prints `listening on URL` and
 //! serves until stdin closes; `TCK_STREAMING_TIMEOUT` (seconds, default 2) sets how long
@@ -66,19 +66,19 @@ fn server() -> A2aServer {
         },
     );
     A2aServer::new(Client::new(model), Toolkit::new().with(ask).with(wait))
-        .with_name("toolnexus TCK SUT")
-        .with_description("A2aServer under the A2A conformance kit")
-        .with_skill(
+        .name("toolnexus TCK SUT")
+        .description("A2aServer under the A2A conformance kit")
+        .skill(
             "tck",
             "TCK Conformance",
             "Handles TCK conformance test messages",
         )
-        .with_direct_replies(|message| {
+        .direct_replies(|message| {
             message["messageId"]
                 .as_str()
                 .is_some_and(|id| id.starts_with("tck-message-response"))
         })
-        .with_artifact(|run| {
+        .artifact(|run| {
             let first = run.messages.iter().find_map(|m| match m {
                 Message::User { content } => content.as_text(),
                 _ => None,
@@ -106,10 +106,10 @@ fn server() -> A2aServer {
         // The kit is one caller: named, so that its `ListTasks` without a `contextId` lists
         // its tasks (a caller without a principal lists one conversation at a time), and
         // with the per-caller limits lifted, since it leaves many tasks waiting.
-        .with_principal(|_| Some("tck".to_owned()))
-        .with_max_runs_per_caller(DEFAULT_MAX_RUNS)
-        .with_max_unfinished_tasks_per_caller(DEFAULT_MAX_STORED_TASKS)
-        .with_prompt(|message| {
+        .principal(|_| Some("tck".to_owned()))
+        .max_runs_per_caller(DEFAULT_MAX_RUNS)
+        .max_unfinished_tasks_per_caller(DEFAULT_MAX_STORED_TASKS)
+        .prompt(|message| {
             let id = message["messageId"].as_str().unwrap_or_default();
             let text: Vec<&str> = message["parts"]
                 .as_array()

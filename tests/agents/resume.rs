@@ -34,7 +34,7 @@ fn main() {
                 };
                 let answer = verdict(&waiting.request, answer);
                 client
-                    .with_store(store)
+                    .store(store)
                     .answer(answer, &toolkit)
                     .await
                     .expect("the run resumes from the store")

@@ -26,12 +26,12 @@ fn server() -> McpServer {
         Err(_) => stack::Effects::default(),
     };
     let toolkit = Toolkit::new().with(stack::platform(&effects));
-    let mut server = McpServer::new(toolkit).with_name("agents-server");
+    let mut server = McpServer::new(toolkit).name("agents-server");
     if let Ok(secret) = std::env::var("AGENTS_KEY") {
-        server = server.with_state_key(StateKey::new(secret).expect("AGENTS_KEY is long enough"));
+        server = server.state_key(StateKey::new(secret).expect("AGENTS_KEY is long enough"));
     }
     if let Ok(header) = std::env::var("AGENTS_PRINCIPAL_HEADER") {
-        server = server.with_principal(move |parts| {
+        server = server.principal(move |parts| {
             let value = parts.headers.get(header.as_str())?;
             value.to_str().ok().map(str::to_owned)
         });

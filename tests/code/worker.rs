@@ -83,7 +83,7 @@ async fn main() {
     };
     let store = RunStore::sqlite(store).await.expect("SQLite store");
     let code = CodeMode::new(toolkit(effects));
-    let client = Client::new(model()).with_store(store.clone());
+    let client = Client::new(model()).store(store.clone());
     match mode.as_str() {
         "run" => {
             let run = client

@@ -1,5 +1,5 @@
 //! One `Client::ask` in a process of its own, on a SQLite run store (tests/loop_conversation.rs):
-//! `asker DB MODE ID PROMPT`, MODE `durable` (`with_store`: the store's session, a durable
+//! `asker DB MODE ID PROMPT`, MODE `durable` (`store`: the store's session, a durable
 //! run) or `store` (`conversations(store)`: the store as a `ConversationStore`). The model
 //! answers with the user turns it is shown, so the answer says what the conversation
 //! held. Prints the run as JSON.
@@ -28,7 +28,7 @@ async fn main() {
     let store = RunStore::sqlite(db).await.expect("SQLite store");
     let client = Client::new(model).system("You remember.");
     let client = match mode.as_str() {
-        "durable" => client.with_store(store),
+        "durable" => client.store(store),
         "store" => client.conversations(store),
         other => panic!("unknown mode {other}"),
     };

@@ -57,7 +57,7 @@ async fn drive(store: RunStore, mode: &str, run_id: &str, log: &str) -> i32 {
     // 10 turns of calls and the answer: 11 model turns.
     let client = Client::new(durable::steps("append", 10))
         .max_turns(11)
-        .with_store(store.clone())
+        .store(store.clone())
         .lease(LEASE);
     if mode == "session" {
         let run = client

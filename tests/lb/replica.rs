@@ -59,7 +59,7 @@ async fn main() -> std::io::Result<()> {
     };
     let name: &'static str = Box::leak(name.clone().into_boxed_str());
     let http = McpServer::new(toolkit(name))
-        .with_name(format!("replica-{name}"))
+        .name(format!("replica-{name}"))
         .serve_http_with(addr.as_str(), HttpOptions::new().stateless())
         .await?;
     println!("listening on {}", http.url());

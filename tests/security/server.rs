@@ -72,7 +72,7 @@ fn number(value: Option<String>) -> u64 {
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let server = McpServer::new(toolkit()).with_name("security-probe");
+    let server = McpServer::new(toolkit()).name("security-probe");
     let mut args = std::env::args().skip(1);
     match args.next().as_deref() {
         None => server.serve_stdio().await,
@@ -82,14 +82,13 @@ async fn main() -> std::io::Result<()> {
             while let Some(flag) = args.next() {
                 options = match flag.as_str() {
                     "--stateless" => options.stateless(),
-                    "--max-sessions" => options.with_max_sessions(number(args.next()) as usize),
-                    "--max-connections" => {
-                        options.with_max_connections(number(args.next()) as usize)
+                    "--max-sessions" => options.max_sessions(number(args.next()) as usize),
+                    "--max-connections" => options.max_connections(number(args.next()) as usize),
+                    "--idle-ms" => {
+                        options.session_idle_timeout(Duration::from_millis(number(args.next())))
                     }
-                    "--idle-ms" => options
-                        .with_session_idle_timeout(Duration::from_millis(number(args.next()))),
                     "--body-ms" => {
-                        options.with_body_read_timeout(Duration::from_millis(number(args.next())))
+                        options.body_read_timeout(Duration::from_millis(number(args.next())))
                     }
                     _ => usage(),
                 };

@@ -205,7 +205,7 @@ async fn callers_with_no_identity_share_one_task_allowance() {
         assert_eq!(refusal["data"]["scope"], "anonymous", "{over}");
         assert_eq!(refusal["data"]["limit"], 2, "{over}");
         let message = refusal["message"].as_str().unwrap();
-        assert!(message.contains("with_max_anonymous_tasks"), "{over}");
+        assert!(message.contains("max_anonymous_tasks"), "{over}");
         assert!(message.contains("principal"), "{over}");
     }
     // A caller with a principal has places of its own.

@@ -23,7 +23,7 @@ fn server() -> McpServer {
     let echo = Tool::new_sync("echo", "Echoes.", json!({"type": "object"}), |args, _| {
         ToolResult::ok(args.to_string())
     });
-    McpServer::new(Toolkit::new().with(echo)).with_name("flood")
+    McpServer::new(Toolkit::new().with(echo)).name("flood")
 }
 
 /// Samples the resident memory every 20 ms until dropped; `max()` is the highest seen.
@@ -92,7 +92,7 @@ async fn status_of(addr: SocketAddr, request: &str) -> u16 {
 /// unless the soak is told otherwise). Returns the report and its failures.
 pub(crate) async fn session_flood(count: u64, cap: usize) -> (Value, Vec<String>) {
     let http = server()
-        .serve_http_with("127.0.0.1:0", HttpOptions::new().with_max_sessions(cap))
+        .serve_http_with("127.0.0.1:0", HttpOptions::new().max_sessions(cap))
         .await
         .expect("binds");
     let addr = http.local_addr();
@@ -165,7 +165,7 @@ pub(crate) async fn session_flood(count: u64, cap: usize) -> (Value, Vec<String>
 /// `count` connections that send part of their headers and stall, with a well-behaved
 /// client in the middle of them. Returns the report and its failures.
 pub(crate) async fn slow_header_flood(count: u64, timeout: Duration) -> (Value, Vec<String>) {
-    let options = HttpOptions::new().with_header_read_timeout(timeout);
+    let options = HttpOptions::new().header_read_timeout(timeout);
     let connections = toolnexus::mcp::DEFAULT_MAX_CONNECTIONS as u64;
     let http = server()
         .serve_http_with("127.0.0.1:0", options)

@@ -733,12 +733,12 @@ async fn soak(config: &Config) -> Value {
     let tally = Arc::new(Tally::default());
     let held: Held = Arc::default();
     let server = McpServer::new(toolkit(tally.clone(), held.clone()))
-        .with_name("soak")
-        .with_max_message_bytes(MAX_BODY);
+        .name("soak")
+        .max_message_bytes(MAX_BODY);
     // Vanished clients' sessions outlive the rounds (until their idle expiry): room for
     // them all. The floods below check the default cap.
     let http = server
-        .serve_http_with("127.0.0.1:0", HttpOptions::new().with_max_sessions(1 << 14))
+        .serve_http_with("127.0.0.1:0", HttpOptions::new().max_sessions(1 << 14))
         .await
         .expect("the server binds a loopback port");
     let addr = http.local_addr();

@@ -296,8 +296,8 @@ pub async fn errors_say_what_happened<F: Fake>(fake: &F, model_name: &str) {
     let unavailable = || fake.error(503, "unavailable", "The service is unavailable");
     let server = Server::start([unavailable(), unavailable(), unavailable()]).await;
     let retry = toolnexus::providers::Retry::default()
-        .with_max_retries(2)
-        .with_initial_backoff(Duration::from_millis(5));
+        .max_retries(2)
+        .initial_backoff(Duration::from_millis(5));
     let turn = |server: &Server| {
         let model = fake.model(&server.url);
         async move {

@@ -139,22 +139,22 @@ async fn server() -> McpServer {
     let toolkit: Toolkit = toolnexus::tools![deploy, delete_repo, connect_account, pick, ship]
         .into_iter()
         .collect();
-    let mut server = McpServer::new(toolkit).with_name("suspend-server");
+    let mut server = McpServer::new(toolkit).name("suspend-server");
     if let Ok(secret) = std::env::var("SUSPEND_KEY") {
-        server = server.with_state_key(StateKey::new(secret).expect("SUSPEND_KEY is long enough"));
+        server = server.state_key(StateKey::new(secret).expect("SUSPEND_KEY is long enough"));
     }
     if let Ok(ms) = std::env::var("SUSPEND_TTL_MS") {
         let ms = ms.parse().expect("SUSPEND_TTL_MS is a number");
-        server = server.with_state_ttl(Duration::from_millis(ms));
+        server = server.state_ttl(Duration::from_millis(ms));
     }
     if let Ok(path) = std::env::var("SUSPEND_STORE") {
         let store = toolnexus::store::RunStore::sqlite(&path)
             .await
             .expect("SUSPEND_STORE opens");
-        server = server.with_store(&store);
+        server = server.store(&store);
     }
     if let Ok(header) = std::env::var("SUSPEND_PRINCIPAL_HEADER") {
-        server = server.with_principal(move |parts| {
+        server = server.principal(move |parts| {
             let value = parts.headers.get(header.as_str())?;
             value.to_str().ok().map(str::to_owned)
         });

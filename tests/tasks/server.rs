@@ -97,34 +97,34 @@ async fn main() -> std::io::Result<()> {
     };
     let name: &'static str = Box::leak(name.clone().into_boxed_str());
     let mut server = McpServer::new(toolkit(name))
-        .with_name(format!("tasks-{name}"))
-        .with_task_poll_interval(Duration::from_millis(50));
+        .name(format!("tasks-{name}"))
+        .task_poll_interval(Duration::from_millis(50));
     if let Some(ms) = number("TASK_LEASE_MS") {
-        server = server.with_task_lease(Duration::from_millis(ms));
+        server = server.task_lease(Duration::from_millis(ms));
     }
     if let Some(ms) = number("TASK_TTL_MS") {
-        server = server.with_task_ttl(Duration::from_millis(ms));
+        server = server.task_ttl(Duration::from_millis(ms));
     }
     if let Some(ms) = number("TASK_SWEEP_MS") {
-        server = server.with_task_sweep_interval(Duration::from_millis(ms));
+        server = server.task_sweep_interval(Duration::from_millis(ms));
     }
     if let Some(limit) = number("TASK_MAX_PER_CALLER") {
-        server = server.with_max_tasks_per_caller(limit as usize);
+        server = server.max_tasks_per_caller(limit as usize);
     }
     if let Some(limit) = number("TASK_MAX_RUNNING") {
-        server = server.with_max_running_tasks(limit as usize);
+        server = server.max_running_tasks(limit as usize);
     }
     if let Some(limit) = number("TASK_MAX_ANONYMOUS") {
-        server = server.with_max_anonymous_tasks(limit as usize);
+        server = server.max_anonymous_tasks(limit as usize);
     }
     if let Some(limit) = number("TASK_MAX_FINISHED") {
-        server = server.with_max_finished_tasks(limit as usize);
+        server = server.max_finished_tasks(limit as usize);
     }
     if let Some(bytes) = number("TASK_MAX_FINISHED_BYTES") {
-        server = server.with_max_finished_task_bytes(bytes);
+        server = server.max_finished_task_bytes(bytes);
     }
     if let Ok(header) = std::env::var("TASK_PRINCIPAL_HEADER") {
-        server = server.with_principal(move |parts| {
+        server = server.principal(move |parts| {
             let value = parts.headers.get(header.as_str())?;
             value.to_str().ok().map(str::to_owned)
         });
@@ -133,12 +133,12 @@ async fn main() -> std::io::Result<()> {
         let store = RunStore::postgres(store)
             .await
             .map_err(std::io::Error::other)?;
-        server = server.with_store(&store);
+        server = server.store(&store);
     } else if store != "memory" {
         let store = RunStore::sqlite(store)
             .await
             .map_err(std::io::Error::other)?;
-        server = server.with_store(&store);
+        server = server.store(&store);
     }
     let options = if stateless {
         HttpOptions::new().stateless()

@@ -32,7 +32,7 @@ async fn gemini_reads_the_history_natively() {
     .await;
     let model = Gemini::new("k", "gemini-test")
         .with_base_url(&server.url)
-        .with_max_retries(0);
+        .max_retries(0);
     let result = translate(&model, &crate::port::request(&fixture()))
         .await
         .unwrap();
@@ -106,7 +106,7 @@ async fn responses_reads_the_history_natively() {
     .await;
     let model = OpenAiResponses::new("k", "gpt-test")
         .with_base_url(format!("{}/v1", server.url))
-        .with_max_retries(0);
+        .max_retries(0);
     let result = translate(&model, &crate::port::request(&fixture()))
         .await
         .unwrap();

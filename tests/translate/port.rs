@@ -46,13 +46,13 @@ impl Style {
             Style::Anthropic => Box::new(
                 Anthropic::new("k", "m")
                     .with_base_url(self.base(url))
-                    .with_prompt_caching(false)
-                    .with_max_retries(0),
+                    .prompt_caching(false)
+                    .max_retries(0),
             ),
             Style::OpenAi => Box::new(
                 OpenAi::compatible(self.base(url), "m")
-                    .with_api_key("k")
-                    .with_max_retries(0),
+                    .api_key("k")
+                    .max_retries(0),
             ),
         }
     }

@@ -127,7 +127,7 @@ impl Client {
     ///
     /// Without a run store the conversation is kept in the client's [`ConversationStore`]
     /// (in memory by default, see [`conversations`](Client::conversations)). With
-    /// [`with_store`](Client::with_store) it is the store's [session](Client::session) `id`,
+    /// [`store`](Client::store) it is the store's [session](Client::session) `id`,
     /// and each `ask` a durable run of it (`session:<id>/run_<uuid>`): any process with
     /// the same store continues the same conversation, an answer to a suspension
     /// finishes the run in whichever process gives it, and a run whose worker died is

@@ -105,7 +105,7 @@ pub struct Client {
     /// Tool search, when on (see [`Client::tool_search`]).
     #[cfg(feature = "search")]
     pub(crate) search: Option<crate::search::ToolSearch>,
-    /// The run store, its lease and the next run's id ([`Client::with_store`]).
+    /// The run store, its lease and the next run's id ([`Client::store`]).
     pub(crate) store: Option<Durable>,
     /// Compaction, usage caps, typed output, conversations (`options.rs`).
     pub(crate) options: crate::agent::options::RunOptions,

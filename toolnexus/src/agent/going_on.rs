@@ -60,7 +60,7 @@ impl Client {
     /// If another call of the halted turn is still suspended (and there is no `wait_for`),
     /// the result is pending again, on that call's request.
     ///
-    /// With a [store](Client::with_store), a request the store holds is answered there, as
+    /// With a [store](Client::store), a request the store holds is answered there, as
     /// [`Client::answer`] does (the store's record of the run is the one resumed, and a
     /// store that refuses ends the run incomplete with its error); a run the store does
     /// not hold is recorded as a new run.

@@ -178,7 +178,7 @@ impl<'c> RunRequest<'c> {
     /// Runs the prompt in the conversation `id`, as [`Client::ask`] does: after the
     /// conversation's messages so far (in the client's
     /// [`ConversationStore`](crate::agent::ConversationStore), or with a
-    /// [store](Client::with_store) the store's session `id`, any process continuing it),
+    /// [store](Client::store) the store's session `id`, any process continuing it),
     /// and the conversation then holds what the run added. A conversation that cannot be
     /// read or written ends the run [incomplete](RunStatus::Incomplete) with
     /// [`StopReason::Store`] saying why. Works with every finisher:
@@ -204,7 +204,7 @@ impl<'c> RunRequest<'c> {
     /// The run as a stream of its events ([`EventStream`]: owned, `'static`, driven by
     /// being read). See [`EventStream`] for what it carries and what dropping it does.
     ///
-    /// With a [store](Client::with_store), the run's id is chosen now (unless
+    /// With a [store](Client::store), the run's id is chosen now (unless
     /// [`run_id`](Client::run_id) set one), and is [`EventStream::run_id`] and the first
     /// event's.
     pub fn stream(self) -> EventStream {

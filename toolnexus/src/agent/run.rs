@@ -67,7 +67,7 @@ pub struct RunResult {
     /// [`RunStatus::Pending`] (or incomplete on [`StopReason::WaitFor`]).
     pub pending: Option<Request>,
     /// The run's id in the run store, for a client
-    /// [with a store](crate::Client::with_store); for a run of a conversation the client
+    /// [with a store](crate::Client::store); for a run of a conversation the client
     /// keeps itself ([`Client::ask`](crate::Client::ask) without a store),
     /// `session:<conversation id>/run_<uuid>`, by which [`Client::resume`](crate::Client::resume)
     /// brings the conversation up to date; `None` otherwise.
@@ -230,7 +230,7 @@ pub enum StopReason {
         /// The reason the hook gave.
         reason: String,
     },
-    /// The [run store](crate::Client::with_store) refused or failed a write (unreachable,
+    /// The [run store](crate::Client::store) refused or failed a write (unreachable,
     /// locked, or the lease was lost to another worker). The last checkpoint stands:
     /// [`Client::recover`](crate::Client::recover) continues from it.
     Store {

@@ -297,7 +297,7 @@ impl Client {
     /// [run as a tool](Client::as_tool) by an agent whose own run is not kept (inside a
     /// kept run, the outer run's record covers the call).
     #[must_use]
-    pub fn with_store(mut self, store: impl Journal) -> Self {
+    pub fn store(mut self, store: impl Journal) -> Self {
         self.store = Some(Durable {
             store: Arc::new(store),
             lease: self.options.lease,
@@ -309,7 +309,7 @@ impl Client {
     /// Sets how long a run's lease lasts without renewal (default 30 s): the worker
     /// driving a run renews it every third of that; a worker that dies loses its runs to
     /// [`recover`](Client::recover) that long after. It applies to the store set with
-    /// [`with_store`](Client::with_store), before or after this call.
+    /// [`store`](Client::store), before or after this call.
     #[must_use]
     pub fn lease(mut self, lease: Duration) -> Self {
         self.options.lease = lease;
@@ -324,7 +324,7 @@ impl Client {
     /// [`resume`](Client::resume) of a run the store does not hold); by default each gets
     /// a fresh `run_<uuid>`. A run with an id already in the store is refused
     /// ([`StoreError::RunExists`](crate::agent::StoreError::RunExists) in the run's stop reason). It
-    /// applies to the store set with [`with_store`](Client::with_store), before or after
+    /// applies to the store set with [`store`](Client::store), before or after
     /// this call; without a store runs have no id. Session runs name their own.
     #[must_use]
     pub fn run_id(mut self, id: impl Into<String>) -> Self {

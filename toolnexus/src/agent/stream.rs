@@ -43,7 +43,7 @@ type Run = Pin<Box<dyn Future<Output = RunResult> + Send>>;
 /// Dropping the stream before its end cancels the run, as
 /// [`Client::cancellation`](Client::cancellation) would: the run stops at once, every
 /// unfinished call gets its explicit `cancelled: …` result (the transcript stays
-/// balanced) and, with a [store](Client::with_store), the run's end is recorded as
+/// balanced) and, with a [store](Client::store), the run's end is recorded as
 /// incomplete ([`StopReason::Cancelled`](crate::agent::StopReason::Cancelled)), to read back with the store's `result` and
 /// pick up with [`Client::run_from`]. That wind-down runs on the Tokio runtime the stream
 /// is dropped in; dropped outside one, the run is simply dropped, and a stored run is then
@@ -115,7 +115,7 @@ impl EventStream {
     }
 
     /// The run's id in the run store: known from the start for a run the store records
-    /// (with [`Client::with_store`]), and for any run once it has finished (`None` for a
+    /// (with [`Client::store`]), and for any run once it has finished (`None` for a
     /// run without a store).
     pub fn run_id(&self) -> Option<&str> {
         self.run_id.as_deref()

@@ -24,7 +24,7 @@
 //! let echo = Tool::new_sync("echo", "Echoes `text`.", json!({"type": "object"}), |args, _| {
 //!     ToolResult::ok(args["text"].as_str().unwrap_or_default())
 //! });
-//! let server = McpServer::new(Toolkit::new().with(echo)).with_name("echo-server");
+//! let server = McpServer::new(Toolkit::new().with(echo)).name("echo-server");
 //!
 //! // Streamable HTTP on a free port of the loopback interface…
 //! let http = server.clone().serve_http("127.0.0.1:0").await?;

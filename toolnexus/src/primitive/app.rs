@@ -24,7 +24,7 @@ pub const MCP_APPS_EXTENSION: &str = "io.modelcontextprotocol/ui";
 /// browser permissions it asks for, and whether it wants a border.
 ///
 /// [`McpApp::resource`] makes the resource to hand to
-/// `McpServer::with_resources`; a tool shows it
+/// `McpServer::resources`; a tool shows it
 /// with `#[tool(ui = "ui://…")]` or [`Tool::with_ui`](crate::Tool::with_ui).
 ///
 /// ```

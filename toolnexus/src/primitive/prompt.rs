@@ -132,7 +132,7 @@ impl std::error::Error for PromptError {}
 /// function that fills it in.
 ///
 /// `#[prompt]` functions make them (`NAME::prompt()`; see [`#[prompt]`](macro@crate::prompt));
-/// [`Prompt::new`] makes one from a closure. Serve them with `McpServer::with_prompts`
+/// [`Prompt::new`] makes one from a closure. Serve them with `McpServer::prompts`
 /// (feature `mcp`). Cheap to clone.
 ///
 /// ```

@@ -110,7 +110,7 @@ impl std::error::Error for ResourceError {}
 ///
 /// `#[resource]` functions make them (`NAME::resource()`; see
 /// [`#[resource]`](macro@crate::resource)); [`Resource::new`] makes one from a closure.
-/// Serve them with `McpServer::with_resources` (feature `mcp`). Cheap to clone.
+/// Serve them with `McpServer::resources` (feature `mcp`). Cheap to clone.
 ///
 /// ```
 /// use toolnexus::Context;

@@ -39,7 +39,7 @@ pub const SUPERSEDES_MARKER: &str = "SUPERSEDES-ALL-PRIOR";
 /// - **Permissions**: a `session/request_permission` is answered at once with the first
 ///   option whose kind starts with `allow` (or `cancelled` when there is none), never
 ///   left waiting; any other request from the agent gets an empty result.
-/// - A turn without its `session/prompt` reply within [`Acp::with_timeout`] (default
+/// - A turn without its `session/prompt` reply within [`Acp::timeout`] (default
 ///   5 minutes) fails with a [`Timeout`](ModelErrorKind::Timeout) error.
 ///
 /// Turns on one `Acp` are one conversation: they run one at a time. The process is
@@ -165,7 +165,7 @@ impl Acp {
 
     /// Sets how long a turn may wait for its `session/prompt` reply.
     #[must_use]
-    pub fn with_timeout(mut self, timeout: Duration) -> Acp {
+    pub fn timeout(mut self, timeout: Duration) -> Acp {
         self.timeout = timeout;
         self
     }

@@ -106,7 +106,7 @@ macro_rules! http_settings {
         impl $ty {
             /// Sets the API key (replacing one read from the environment).
             #[must_use]
-            pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
+            pub fn api_key(mut self, key: impl Into<String>) -> Self {
                 self.http.key = Some($crate::providers::common::http::ApiKey::new(key));
                 self
             }
@@ -124,11 +124,7 @@ macro_rules! http_settings {
             /// and is scrubbed from errors; a name or value that is not a valid HTTP
             /// header fails the turn before anything is sent.
             #[must_use]
-            pub fn with_header(
-                mut self,
-                name: impl Into<String>,
-                value: impl Into<String>,
-            ) -> Self {
+            pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
                 self.http.add_custom(name, value);
                 self
             }
@@ -136,21 +132,21 @@ macro_rules! http_settings {
             /// Limits each request, from sending it to the last byte of a streamed
             /// response (default 10 minutes).
             #[must_use]
-            pub fn with_timeout(mut self, timeout: std::time::Duration) -> Self {
+            pub fn timeout(mut self, timeout: std::time::Duration) -> Self {
                 self.http.timeout = timeout;
                 self
             }
 
             /// Limits opening a connection (default 10 seconds).
             #[must_use]
-            pub fn with_connect_timeout(mut self, timeout: std::time::Duration) -> Self {
+            pub fn connect_timeout(mut self, timeout: std::time::Duration) -> Self {
                 self.http.set_connect_timeout(timeout);
                 self
             }
 
             /// Sets how failed requests are retried (see [`Retry`](crate::providers::Retry)).
             #[must_use]
-            pub fn with_retry(mut self, retry: $crate::providers::common::retry::Retry) -> Self {
+            pub fn retry(mut self, retry: $crate::providers::common::retry::Retry) -> Self {
                 self.http.retry = retry;
                 self
             }
@@ -159,7 +155,7 @@ macro_rules! http_settings {
             /// retries off), keeping the rest of the [`Retry`](crate::providers::Retry)
             /// policy.
             #[must_use]
-            pub fn with_max_retries(mut self, max_retries: u32) -> Self {
+            pub fn max_retries(mut self, max_retries: u32) -> Self {
                 self.http.retry.max_retries = max_retries;
                 self
             }
@@ -172,7 +168,7 @@ macro_rules! http_settings {
             /// [`Retry::max_retries`](crate::providers::Retry::max_retries); a deadline or a
             /// cancellation is never asked about.
             #[must_use]
-            pub fn with_on_error<F>(mut self, f: F) -> Self
+            pub fn on_error<F>(mut self, f: F) -> Self
             where
                 F: Fn(&$crate::providers::ErrorInfo) -> $crate::providers::ErrorTier
                     + Send
@@ -188,7 +184,7 @@ macro_rules! http_settings {
             /// (settings merged) and returns the body to send. Signing, when the provider
             /// signs, covers the rewritten body.
             #[must_use]
-            pub fn with_body_transform<F>(mut self, f: F) -> Self
+            pub fn body_transform<F>(mut self, f: F) -> Self
             where
                 F: Fn(serde_json::Value) -> serde_json::Value + Send + Sync + 'static,
             {
@@ -198,10 +194,10 @@ macro_rules! http_settings {
 
             /// Sends this provider's requests through `client` (the contract's injectable
             /// HTTP transport: a proxy, mTLS, a recording middleware), retries included.
-            /// The client's own settings apply; [`with_connect_timeout`](Self::with_connect_timeout)
+            /// The client's own settings apply; [`connect_timeout`](Self::connect_timeout)
             /// does not.
             #[must_use]
-            pub fn with_http_client(mut self, client: reqwest::Client) -> Self {
+            pub fn http_client(mut self, client: reqwest::Client) -> Self {
                 self.http.set_client(client);
                 self
             }

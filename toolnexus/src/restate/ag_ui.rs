@@ -35,7 +35,7 @@ struct Shared {
 /// that drives [`ui::ag_ui`](crate::ui::ag_ui) drives a run on Restate unchanged.
 ///
 /// `POST /` takes a `RunAgentInput`. A thread is a conversation (the object's key; in the
-/// signed-in user's namespace with [`UiOptions::with_user`]), so two runs of one thread
+/// signed-in user's namespace with [`UiOptions::user`]), so two runs of one thread
 /// never run at once. A new run is sent to the ingress (its idempotency key the thread and
 /// the input's `runId`, so a retried request starts one run) and the endpoint waits for
 /// it: when it ends, its tool calls (`TOOL_CALL_START` / `ARGS` / `END` / `RESULT`), its

@@ -23,7 +23,7 @@
 //! error is retried by Restate with its retry policy (a tool's error result is a result,
 //! journaled as it is); the invocation's inactivity and abort timeouts are the server's;
 //! `restate invocations cancel` (or the admin API) cancels a run between steps. The
-//! client's own store ([`Client::with_store`]) is not used inside a Restate invocation.
+//! client's own store ([`Client::store`]) is not used inside a Restate invocation.
 //!
 //! With the `ui` feature, [`ag_ui`] is an AG-UI endpoint on the ingress: a chat page
 //! starts runs on the object and answers their approvals, as it does with

@@ -476,7 +476,7 @@ mod rows {
         /// does not know them, and a state spent on one replica is not known to another that
         /// shares its [`StateKey`](crate::mcp::StateKey).
         #[must_use]
-        pub fn with_store(self, store: &RunStore) -> Self {
+        pub fn store(self, store: &RunStore) -> Self {
             self.keep_in(
                 Arc::new(TaskRows::of(store)),
                 Arc::new(SpentRows::of(store)),

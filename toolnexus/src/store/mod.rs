@@ -15,7 +15,7 @@
 //! use toolnexus::store::RunStore;
 //!
 //! let store = RunStore::sqlite("runs.db").await?;
-//! let client = Client::new(model).with_store(store.clone());
+//! let client = Client::new(model).store(store.clone());
 //! let run = client.run("Deploy the service", &toolkit).await;      // checkpointed
 //! for waiting in store.pending().await? {                          // across runs
 //!     println!("{} asks: {}", waiting.run_id, waiting.prompt);
@@ -98,7 +98,7 @@ const PAGE: usize = 500;
 
 /// The run store: the runs, their requests, sessions and task rows in one database,
 /// SQLite ([`RunStore::sqlite`]) or PostgreSQL ([`RunStore::postgres`]). Hand one to
-/// [`Client::with_store`](crate::Client::with_store); keep a clone to list what waits.
+/// [`Client::store`](crate::Client::store); keep a clone to list what waits.
 /// Cheap to clone; clones share the connections.
 ///
 /// Its methods here are the store's reading side; what the loop writes goes through the

@@ -171,7 +171,7 @@ impl Context {
     }
 
     /// A key unique to this call that stays the same when the call runs again: in a run
-    /// kept in a [run store](crate::Client::with_store), the run id, the turn and the call
+    /// kept in a [run store](crate::Client::store), the run id, the turn and the call
     /// id. A call in flight when its worker died runs again on recovery with the same
     /// key, so a tool that changes an outside system can pass it along (as an
     /// `Idempotency-Key` header, a unique column) and have the second attempt deduped.

@@ -41,14 +41,14 @@ use crate::ui::{Namespace, NotStarted, Shared, UiOptions};
 /// The next run on the thread answers it with a `resume` entry: `resolved` is an
 /// accepting [`Answer`] (its `payload`, when given, the answer's data), `cancelled` a
 /// decline. Interrupt ids are random (128 bits), bound to the thread they were issued
-/// on (and to its user, see [`UiOptions::with_user`]), and answerable once: an unknown
+/// on (and to its user, see [`UiOptions::user`]), and answerable once: an unknown
 /// id (another thread's included: `unknown_interrupt`), one answered already, a thread
 /// whose open interrupt the input does not answer (the refusal names no interrupt), and
 /// malformed input all get `RUN_ERROR` (with a `code`) at once.
 ///
 /// The prompt of a new run is the last user message of the input; earlier turns come
 /// from the thread's own transcript, which the endpoint keeps between runs (in memory,
-/// bounded: see [`UiOptions`]). On a client [with a store](Client::with_store), a thread
+/// bounded: see [`UiOptions`]). On a client [with a store](Client::store), a thread
 /// is a [session](Client::session) of the store instead, and an interrupt id names the
 /// stored run and its request: any replica on the same store, or this one after a
 /// restart, answers it, and the store answers each request once.

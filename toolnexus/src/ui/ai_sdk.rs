@@ -45,13 +45,13 @@ use crate::ui::{Namespace, NotStarted, Shared, UiOptions};
 /// assistant message's tool part in state `approval-responded` with its approval's `id`
 /// and `approved` is an accepting [`Answer`] or a decline (with its `reason`), and the
 /// response continues that message. Approval ids are random (128 bits), bound to the
-/// chat they were issued in (and to its user, see [`UiOptions::with_user`]), and
+/// chat they were issued in (and to its user, see [`UiOptions::user`]), and
 /// answerable once; anything else is an `error` chunk at once, which names no other
 /// approval (another chat's id is unknown here).
 ///
 /// The prompt of a new run is the text of the last user message; earlier turns come from
 /// the chat's own transcript, which the endpoint keeps between runs (in memory, bounded:
-/// see [`UiOptions`]). On a client [with a store](Client::with_store) a chat is a
+/// see [`UiOptions`]). On a client [with a store](Client::store) a chat is a
 /// [session](Client::session) of the store and an approval id names the stored run and
 /// its request, as for [`ag_ui`](crate::ui::ag_ui): any replica on the store answers it.
 ///

@@ -6,15 +6,15 @@ use axum::http::request::Parts;
 
 use crate::web::WebGuard;
 
-/// The default cap on the threads an endpoint keeps ([`UiOptions::with_max_threads`]).
+/// The default cap on the threads an endpoint keeps ([`UiOptions::max_threads`]).
 pub const DEFAULT_MAX_THREADS: usize = 1_000;
 
 /// The default cap on one thread's transcript, as JSON
-/// ([`UiOptions::with_max_transcript_bytes`]): 1 MiB.
+/// ([`UiOptions::max_transcript_bytes`]): 1 MiB.
 pub const DEFAULT_MAX_TRANSCRIPT_BYTES: usize = 1024 * 1024;
 
 /// Says who sent a request (the signed-in user), from its head: see
-/// [`UiOptions::with_user`].
+/// [`UiOptions::user`].
 pub type User = Arc<dyn Fn(&Parts) -> Option<String> + Send + Sync>;
 
 /// How a UI endpoint ([`ag_ui_with`](crate::ui::ag_ui_with),
@@ -32,16 +32,16 @@ pub type User = Arc<dyn Fn(&Parts) -> Option<String> + Send + Sync>;
 ///
 /// // Behind a proxy at chat.example.com that signs users in and says who in a header.
 /// let options = UiOptions::new()
-///     .with_guard(
+///     .guard(
 ///         WebGuard::new()
-///             .with_allowed_hosts(["chat.example.com"])
-///             .with_allowed_origins(["https://chat.example.com"]),
+///             .allowed_hosts(["chat.example.com"])
+///             .allowed_origins(["https://chat.example.com"]),
 ///     )
-///     .with_user(|request| {
+///     .user(|request| {
 ///         let user = request.headers.get("x-authenticated-user")?;
 ///         user.to_str().ok().map(str::to_owned)
 ///     })
-///     .with_max_threads(10_000);
+///     .max_threads(10_000);
 /// ```
 #[derive(Clone)]
 pub struct UiOptions {
@@ -83,7 +83,7 @@ impl UiOptions {
     /// proxy's host name, the origin the app's pages are served from), the bound on a
     /// body and the time it has to arrive.
     #[must_use]
-    pub fn with_guard(mut self, guard: WebGuard) -> Self {
+    pub fn guard(mut self, guard: WebGuard) -> Self {
         self.guard = guard;
         self
     }
@@ -99,7 +99,7 @@ impl UiOptions {
     /// On a client with a run store, the thread's session is named after the user too
     /// (a digest of the name, then the thread id).
     #[must_use]
-    pub fn with_user<F>(mut self, user: F) -> Self
+    pub fn user<F>(mut self, user: F) -> Self
     where
         F: Fn(&Parts) -> Option<String> + Send + Sync + 'static,
     {
@@ -115,7 +115,7 @@ impl UiOptions {
     /// endpoint's own. A client with a run store keeps its threads there instead, as
     /// sessions; the endpoint then holds only its own open interrupts.
     #[must_use]
-    pub fn with_max_threads(mut self, threads: usize) -> Self {
+    pub fn max_threads(mut self, threads: usize) -> Self {
         self.max_threads = threads.max(1);
         self
     }
@@ -125,13 +125,8 @@ impl UiOptions {
     /// no more runs (start a new one). Default
     /// [`DEFAULT_MAX_TRANSCRIPT_BYTES`].
     #[must_use]
-    pub fn with_max_transcript_bytes(mut self, bytes: usize) -> Self {
+    pub fn max_transcript_bytes(mut self, bytes: usize) -> Self {
         self.max_transcript_bytes = bytes;
         self
-    }
-
-    /// The checks in front of the endpoint.
-    pub fn guard(&self) -> &WebGuard {
-        &self.guard
     }
 }

@@ -73,7 +73,7 @@ impl TooLong {
     pub(crate) fn message(self) -> String {
         format!(
             "the thread's transcript reached {} bytes, past this endpoint's limit of {} \
-             (UiOptions::with_max_transcript_bytes); start a new thread",
+             (UiOptions::max_transcript_bytes); start a new thread",
             self.bytes, self.limit
         )
     }

@@ -84,7 +84,7 @@ impl WebGuard {
                     format!(
                         "Forbidden: the Host header names a host this server does not answer to \
                      (a guard against DNS rebinding); a server reached by another name than \
-                     the loopback ones allows it with {config}::with_allowed_hosts"
+                     the loopback ones allows it with {config}::allowed_hosts"
                     ),
                 ),
             })?;
@@ -99,7 +99,7 @@ impl WebGuard {
                 StatusCode::FORBIDDEN,
                 format!(
                     "Forbidden: {what}; a web app served from another origin than the \
-                     loopback ones is allowed with {config}::with_allowed_origins"
+                     loopback ones is allowed with {config}::allowed_origins"
                 ),
             )
         })
@@ -125,7 +125,7 @@ pub(crate) async fn read_body(
             StatusCode::REQUEST_TIMEOUT,
             format!(
                 "Request Timeout: the request body did not arrive within {} ms \
-                 ({config}::with_body_read_timeout)",
+                 ({config}::body_read_timeout)",
                 timeout.as_millis()
             ),
         );
@@ -270,31 +270,19 @@ mod tests {
         let uri = Uri::from_static("/agui");
         let refused = WebGuard::new().refusal(&uri, &headers).unwrap();
         assert_eq!(refused.status(), StatusCode::FORBIDDEN);
-        assert!(
-            text_of(refused)
-                .await
-                .contains("WebGuard::with_allowed_hosts")
-        );
+        assert!(text_of(refused).await.contains("WebGuard::allowed_hosts"));
         let named = WebGuard::new()
             .named("HttpOptions")
             .refusal(&uri, &headers)
             .unwrap();
         assert_eq!(named.status(), StatusCode::FORBIDDEN);
-        assert!(
-            text_of(named)
-                .await
-                .contains("HttpOptions::with_allowed_hosts")
-        );
+        assert!(text_of(named).await.contains("HttpOptions::allowed_hosts"));
         headers.insert(header::HOST, HeaderValue::from_static("127.0.0.1:8080"));
         headers.insert(header::ORIGIN, HeaderValue::from_static("null"));
         let null = WebGuard::new().refusal(&uri, &headers).unwrap();
         assert_eq!(null.status(), StatusCode::FORBIDDEN);
-        assert!(
-            text_of(null)
-                .await
-                .contains("WebGuard::with_allowed_origins")
-        );
-        let opened = WebGuard::new().with_any_host().with_any_origin();
+        assert!(text_of(null).await.contains("WebGuard::allowed_origins"));
+        let opened = WebGuard::new().any_host().any_origin();
         headers.insert(header::HOST, HeaderValue::from_static("evil.example"));
         assert!(opened.refusal(&uri, &headers).is_none());
     }

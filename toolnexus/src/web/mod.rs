@@ -30,10 +30,10 @@ pub(crate) use serve::{Limits, Served, origin_of};
 pub use shutdown::ShutdownHandle;
 
 /// The default time a client has to send a request's body once its headers are in
-/// ([`WebGuard::with_body_read_timeout`]): a 1 MiB body at 300 kbit/s.
+/// ([`WebGuard::body_read_timeout`]): a 1 MiB body at 300 kbit/s.
 pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The default bound on a request's body ([`WebGuard::with_max_body`]): 1 MiB.
+/// The default bound on a request's body ([`WebGuard::max_body`]): 1 MiB.
 pub const DEFAULT_MAX_BODY: usize = 1024 * 1024;
 
 /// What an HTTP endpoint accepts before a request reaches it: the `Host` and `Origin`
@@ -61,11 +61,11 @@ pub const DEFAULT_MAX_BODY: usize = 1024 * 1024;
 ///
 /// // Behind a reverse proxy at chat.example.com, whose pages are served from there too.
 /// let guard = WebGuard::new()
-///     .with_allowed_hosts(["chat.example.com"])
-///     .with_allowed_origins(["https://chat.example.com"])
-///     .with_max_body(4 * 1024 * 1024)
-///     .with_body_read_timeout(Duration::from_secs(10));
-/// assert_eq!(guard.max_body(), 4 * 1024 * 1024);
+///     .allowed_hosts(["chat.example.com"])
+///     .allowed_origins(["https://chat.example.com"])
+///     .max_body(4 * 1024 * 1024)
+///     .body_read_timeout(Duration::from_secs(10));
+/// # let _ = guard;
 /// ```
 #[derive(Debug, Clone)]
 pub struct WebGuard {
@@ -101,7 +101,7 @@ impl WebGuard {
     /// bound to a non-loopback address, or the name a reverse proxy forwards. Other hosts
     /// get `403 Forbidden`.
     #[must_use]
-    pub fn with_allowed_hosts<I, S>(mut self, hosts: I) -> Self
+    pub fn allowed_hosts<I, S>(mut self, hosts: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -113,7 +113,7 @@ impl WebGuard {
     /// Accepts any `Host` header: only for a server behind a proxy that checks it, since
     /// it gives up the protection against DNS rebinding.
     #[must_use]
-    pub fn with_any_host(mut self) -> Self {
+    pub fn any_host(mut self) -> Self {
         self.hosts = Allowed::Any;
         self
     }
@@ -123,7 +123,7 @@ impl WebGuard {
     /// any port). A request with another `Origin`, `Origin: null` included, gets
     /// `403 Forbidden`.
     #[must_use]
-    pub fn with_allowed_origins<I, S>(mut self, origins: I) -> Self
+    pub fn allowed_origins<I, S>(mut self, origins: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -135,7 +135,7 @@ impl WebGuard {
     /// Accepts any `Origin`: lets any web page a user visits call the server, so only for
     /// a server that authenticates its callers by other means (and not by cookies).
     #[must_use]
-    pub fn with_any_origin(mut self) -> Self {
+    pub fn any_origin(mut self) -> Self {
         self.origins = Allowed::Any;
         self
     }
@@ -144,7 +144,7 @@ impl WebGuard {
     /// not all arrived this long after its headers: a client that trickles its body in
     /// cannot hold a connection for longer. Default [`DEFAULT_BODY_READ_TIMEOUT`].
     #[must_use]
-    pub fn with_body_read_timeout(mut self, timeout: Duration) -> Self {
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
         self.body_read_timeout = timeout;
         self
     }
@@ -152,19 +152,9 @@ impl WebGuard {
     /// Answers `413 Payload Too Large` to a body over this many bytes. Default
     /// [`DEFAULT_MAX_BODY`].
     #[must_use]
-    pub fn with_max_body(mut self, bytes: usize) -> Self {
+    pub fn max_body(mut self, bytes: usize) -> Self {
         self.max_body = bytes;
         self
-    }
-
-    /// The bound on a request's body, in bytes.
-    pub fn max_body(&self) -> usize {
-        self.max_body
-    }
-
-    /// The time a request's body has to arrive.
-    pub fn body_read_timeout(&self) -> Duration {
-        self.body_read_timeout
     }
 
     /// The same checks, their refusals naming `config`'s setters (`"HttpOptions"`): for a

@@ -226,7 +226,7 @@ impl TaskEngine {
                 return Err(limits::refused(
                     format!(
                         "{} already has {limit} tasks that have not ended, the limit \
-                         (A2aServer::with_max_unfinished_tasks_per_caller): the message \
+                         (A2aServer::max_unfinished_tasks_per_caller): the message \
                          started no task; answer or cancel one first",
                         limits::who(owner.as_deref())
                     ),
@@ -373,7 +373,7 @@ impl TaskEngine {
         if live.len() >= limits.runs {
             return Err(limits::refused(
                 format!(
-                    "this agent runs {} tasks at once, its limit (A2aServer::with_max_runs): \
+                    "this agent runs {} tasks at once, its limit (A2aServer::max_runs): \
                      the message started no run; try again when one has ended",
                     limits.runs
                 ),
@@ -386,7 +386,7 @@ impl TaskEngine {
             return Err(limits::refused(
                 format!(
                     "{} already has {} runs in flight, the limit \
-                     (A2aServer::with_max_runs_per_caller): the message started no run; \
+                     (A2aServer::max_runs_per_caller): the message started no run; \
                      try again when one has ended",
                     limits::who(owner.map(String::as_str)),
                     limits.runs_per_caller
@@ -418,7 +418,7 @@ impl TaskEngine {
         if usage.tasks >= tasks {
             return Err(limits::refused(
                 format!(
-                    "this agent keeps at most {tasks} tasks (A2aServer::with_max_stored_tasks), \
+                    "this agent keeps at most {tasks} tasks (A2aServer::max_stored_tasks), \
                      and none that ended is left to make room: the message started no task"
                 ),
                 "stored_tasks",
@@ -429,7 +429,7 @@ impl TaskEngine {
             return Err(limits::refused(
                 format!(
                     "this agent keeps at most {bytes} bytes of tasks \
-                     (A2aServer::with_max_stored_bytes), and none that ended is left to make \
+                     (A2aServer::max_stored_bytes), and none that ended is left to make \
                      room: the message started no task"
                 ),
                 "stored_bytes",

@@ -104,11 +104,11 @@ async fn endpoint(State(server): State<A2aServer>, request: axum::extract::Reque
 impl A2aServer {
     /// The routes, to serve or to nest in an existing axum app: `GET` [`CARD_PATH`] for
     /// the card and `POST /` for JSON-RPC, behind the [`WebGuard`](crate::web::WebGuard)
-    /// of [`with_web_guard`](A2aServer::with_web_guard). Nested under a path
+    /// of [`web_guard`](A2aServer::web_guard). Nested under a path
     /// (`.nest("/a2a", …)`), the card's endpoint URL says that path.
     pub fn router(&self) -> axum::Router {
         let config = &self.0.config;
-        let guard = config.guard.clone().with_max_body(config.max_message_bytes);
+        let guard = config.guard.clone().max_body(config.max_message_bytes);
         let routes = axum::Router::new()
             .route(CARD_PATH, axum::routing::get(card))
             .route("/", axum::routing::post(endpoint))

@@ -1,7 +1,7 @@
 //! What one caller, and all of them together, may hold of a served agent: runs in
 //! flight, tasks that have not ended, and the tasks (and conversations) kept at all.
 //!
-//! A caller is its principal ([`A2aServer::with_principal`]); the callers with none are
+//! A caller is its principal ([`A2aServer::principal`]); the callers with none are
 //! one caller together, so that anonymous traffic cannot take more than one caller's
 //! share.
 
@@ -65,7 +65,7 @@ impl A2aServer {
     /// [`DEFAULT_MAX_RUNS`]): a message that would start or resume one more gets
     /// `-32000` and starts nothing. A task waiting for an answer is not in flight.
     #[must_use]
-    pub fn with_max_runs(self, runs: usize) -> A2aServer {
+    pub fn max_runs(self, runs: usize) -> A2aServer {
         self.update(|c| c.limits.runs = runs)
     }
 
@@ -73,7 +73,7 @@ impl A2aServer {
     /// have in flight in this process at once (default [`DEFAULT_MAX_RUNS_PER_CALLER`]);
     /// over it, `-32000`.
     #[must_use]
-    pub fn with_max_runs_per_caller(self, runs: usize) -> A2aServer {
+    pub fn max_runs_per_caller(self, runs: usize) -> A2aServer {
         self.update(|c| c.limits.runs_per_caller = runs)
     }
 
@@ -83,7 +83,7 @@ impl A2aServer {
     /// would start one more gets `-32000` and starts nothing; answering or cancelling a
     /// waiting task makes room. Counted in the store, so across replicas.
     #[must_use]
-    pub fn with_max_unfinished_tasks_per_caller(self, tasks: usize) -> A2aServer {
+    pub fn max_unfinished_tasks_per_caller(self, tasks: usize) -> A2aServer {
         self.update(|c| c.limits.unfinished_per_caller = tasks)
     }
 
@@ -91,20 +91,20 @@ impl A2aServer {
     /// [`DEFAULT_MAX_STORED_TASKS`]). Before a task starts, the tasks that ended (and
     /// conversations) are deleted, the least recently changed first, until there is room;
     /// when only tasks that have not ended are left, the message gets `-32000`. This
-    /// bounds the store besides the time to live ([`with_task_ttl`](A2aServer::with_task_ttl)).
+    /// bounds the store besides the time to live ([`task_ttl`](A2aServer::task_ttl)).
     #[must_use]
-    pub fn with_max_stored_tasks(self, tasks: usize) -> A2aServer {
+    pub fn max_stored_tasks(self, tasks: usize) -> A2aServer {
         self.update(|c| c.limits.stored_tasks = tasks)
     }
 
     /// How many bytes of tasks are kept at most, all callers together: their JSON, the
     /// halted runs they wait on and the conversations' transcripts (default
     /// [`DEFAULT_MAX_STORED_BYTES`]). Room is made as for
-    /// [`with_max_stored_tasks`](A2aServer::with_max_stored_tasks): what ended goes
+    /// [`max_stored_tasks`](A2aServer::max_stored_tasks): what ended goes
     /// first, the least recently changed first; a task that has not ended is never
     /// deleted to make room, and a new one is refused (`-32000`) instead.
     #[must_use]
-    pub fn with_max_stored_bytes(self, bytes: u64) -> A2aServer {
+    pub fn max_stored_bytes(self, bytes: u64) -> A2aServer {
         self.update(|c| c.limits.stored_bytes = bytes)
     }
 }

@@ -33,7 +33,7 @@ pub const DEFAULT_NAME: &str = "toolnexus-agent";
 /// The version the card gives when none is set (the contract's default).
 pub const DEFAULT_VERSION: &str = "0.1.0";
 /// The id of the one skill the card lists when none is declared (see
-/// [`A2aServer::with_skill`]).
+/// [`A2aServer::skill`]).
 pub const DEFAULT_SKILL_ID: &str = "run";
 /// Where the Agent Card is served, under the router's root.
 pub const CARD_PATH: &str = "/.well-known/agent-card.json";
@@ -47,19 +47,19 @@ pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
 
 /// Says who sent a request (the principal), from its head: tasks are then visible only
-/// to whoever created them. See [`A2aServer::with_principal`].
+/// to whoever created them. See [`A2aServer::principal`].
 pub type Principal = Arc<dyn Fn(&axum::http::request::Parts) -> Option<String> + Send + Sync>;
 
 /// Turns an incoming message (A2A 1.0 JSON) into the run's prompt. See
-/// [`A2aServer::with_prompt`].
+/// [`A2aServer::prompt`].
 pub type PromptFn = Arc<dyn Fn(&Value) -> String + Send + Sync>;
 
 /// Makes the parts of a completed task's artifact from its run (A2A 1.0 JSON parts). See
-/// [`A2aServer::with_artifact`].
+/// [`A2aServer::artifact`].
 pub type ArtifactFn = Arc<dyn Fn(&crate::RunResult) -> Vec<Value> + Send + Sync>;
 
 /// Says which incoming messages (A2A 1.0 JSON) are answered with a message rather than a
-/// task. See [`A2aServer::with_direct_replies`].
+/// task. See [`A2aServer::direct_replies`].
 pub type DirectFn = Arc<dyn Fn(&Value) -> bool + Send + Sync>;
 
 /// One skill the card lists.
@@ -83,7 +83,7 @@ pub(crate) struct Config {
     skills: Vec<SkillConfig>,
     url: Option<String>,
     /// `http://ADDR` of the address [`A2aServer::serve`] bound: the card's endpoint
-    /// without [`A2aServer::with_url`].
+    /// without [`A2aServer::url`].
     bound: Option<String>,
     pub(crate) principal: Option<Principal>,
     pub(crate) prompt: Option<PromptFn>,
@@ -106,8 +106,8 @@ pub(crate) struct Config {
 /// use toolnexus::a2a::A2aServer;
 ///
 /// let served = A2aServer::new(client, toolkit)
-///     .with_name("deployer")
-///     .with_skill("deploy", "Deploy", "Deploys a service, after asking for approval.")
+///     .name("deployer")
+///     .skill("deploy", "Deploy", "Deploys a service, after asking for approval.")
 ///     .serve("127.0.0.1:8080")
 ///     .await?;
 /// println!("card at {}", served.card_url());
@@ -133,20 +133,20 @@ pub(crate) struct Config {
 ///   unknown (or another client's), `-32004` for a message to a task that ended, `-32002`
 ///   to cancel one, `-32602` for bad parameters, and `-32000` for a limit reached (runs
 ///   in flight, unfinished tasks per caller, tasks and bytes kept: `with_max_…`).
-/// - Every request first passes a [`WebGuard`] ([`with_web_guard`](A2aServer::with_web_guard)):
+/// - Every request first passes a [`WebGuard`] ([`web_guard`](A2aServer::web_guard)):
 ///   loopback `Host`s only unless configured, JSON bodies only, within a size bound and a
 ///   body timeout.
-/// - Without a principal ([`with_principal`](A2aServer::with_principal)), callers are
+/// - Without a principal ([`principal`](A2aServer::principal)), callers are
 ///   anonymous: task ids and contextIds, issued by the server, are what lets a caller
 ///   back in; `ListTasks` lists one conversation, by its `contextId`; a contextId an
 ///   anonymous caller chose continues no one's conversation. See the guide's Security
 ///   section.
 /// - Tasks are kept in the client's run store when it has one
-///   ([`Client::with_store`](crate::Client::with_store), features `sqlite` / `postgres`):
+///   ([`Client::store`](crate::Client::store), features `sqlite` / `postgres`):
 ///   a restarted server still has them, and every server on the same database (replicas
 ///   behind a load balancer) answers for them and continues them, whichever started
 ///   them. Without a store, they are kept in this process's memory.
-/// - The card lists the skills given with [`with_skill`](A2aServer::with_skill); with
+/// - The card lists the skills given with [`skill`](A2aServer::skill); with
 ///   none, one skill [`DEFAULT_SKILL_ID`] that runs any task.
 #[derive(Clone)]
 pub struct A2aServer(pub(crate) Arc<engine::TaskEngine>);
@@ -203,32 +203,28 @@ impl A2aServer {
 
     /// The card's `name` (default [`DEFAULT_NAME`]): its callers' tools are named after it.
     #[must_use]
-    pub fn with_name(self, name: impl Into<String>) -> A2aServer {
+    pub fn name(self, name: impl Into<String>) -> A2aServer {
         let name = name.into();
         self.update(|c| c.name = name)
     }
 
     /// The card's `description`.
     #[must_use]
-    pub fn with_description(self, description: impl Into<String>) -> A2aServer {
+    pub fn description(self, description: impl Into<String>) -> A2aServer {
         let description = description.into();
         self.update(|c| c.description = description)
     }
 
     /// The card's `version` (default [`DEFAULT_VERSION`]).
     #[must_use]
-    pub fn with_version(self, version: impl Into<String>) -> A2aServer {
+    pub fn version(self, version: impl Into<String>) -> A2aServer {
         let version = version.into();
         self.update(|c| c.version = version)
     }
 
     /// The card's `provider`.
     #[must_use]
-    pub fn with_provider(
-        self,
-        organization: impl Into<String>,
-        url: impl Into<String>,
-    ) -> A2aServer {
+    pub fn provider(self, organization: impl Into<String>, url: impl Into<String>) -> A2aServer {
         let provider = (organization.into(), url.into());
         self.update(|c| c.provider = Some(provider))
     }
@@ -237,7 +233,7 @@ impl A2aServer {
     /// the card tells callers what it is good for. Without any, the card lists one,
     /// [`DEFAULT_SKILL_ID`], named and described after the agent.
     #[must_use]
-    pub fn with_skill(
+    pub fn skill(
         self,
         id: impl Into<String>,
         name: impl Into<String>,
@@ -260,7 +256,7 @@ impl A2aServer {
     /// request's `Host` header is never used (a caller names any host there, and the card
     /// is cached).
     #[must_use]
-    pub fn with_url(self, url: impl Into<String>) -> A2aServer {
+    pub fn url(self, url: impl Into<String>) -> A2aServer {
         let url = url.into();
         self.update(|c| c.url = Some(url))
     }
@@ -274,7 +270,7 @@ impl A2aServer {
     /// without one are anonymous: they list tasks only by a `contextId` the server
     /// issued, and count as one caller for the per-caller limits.
     #[must_use]
-    pub fn with_principal<F>(self, principal: F) -> A2aServer
+    pub fn principal<F>(self, principal: F) -> A2aServer
     where
         F: Fn(&axum::http::request::Parts) -> Option<String> + Send + Sync + 'static,
     {
@@ -286,7 +282,7 @@ impl A2aServer {
     /// `metadata`, `messageId`, …). By default: the text parts, with data parts as JSON
     /// and files named, one per line.
     #[must_use]
-    pub fn with_prompt<F>(self, prompt: F) -> A2aServer
+    pub fn prompt<F>(self, prompt: F) -> A2aServer
     where
         F: Fn(&Value) -> String + Send + Sync + 'static,
     {
@@ -300,7 +296,7 @@ impl A2aServer {
     /// default: the run's answer as one text part. A part that is not A2A's fails the
     /// task, saying which.
     #[must_use]
-    pub fn with_artifact<F>(self, artifact: F) -> A2aServer
+    pub fn artifact<F>(self, artifact: F) -> A2aServer
     where
         F: Fn(&crate::RunResult) -> Vec<Value> + Send + Sync + 'static,
     {
@@ -312,7 +308,7 @@ impl A2aServer {
     /// holding the answer's parts instead of a task, as A2A allows for simple exchanges.
     /// A run that suspends or fails is answered with its task all the same.
     #[must_use]
-    pub fn with_direct_replies<F>(self, direct: F) -> A2aServer
+    pub fn direct_replies<F>(self, direct: F) -> A2aServer
     where
         F: Fn(&Value) -> bool + Send + Sync + 'static,
     {
@@ -324,36 +320,36 @@ impl A2aServer {
     /// one gets `413 Payload Too Large`, before it is read whole. (It is the body bound
     /// of the [`WebGuard`], whatever that says.)
     #[must_use]
-    pub fn with_max_message_bytes(self, bytes: usize) -> A2aServer {
+    pub fn max_message_bytes(self, bytes: usize) -> A2aServer {
         self.update(|c| c.max_message_bytes = bytes)
     }
 
     /// What every request must pass before it reaches the agent (default
     /// [`WebGuard::new`]): its `Host` among the allowed ones (the loopback names unless
-    /// you add the public name a client uses, [`WebGuard::with_allowed_hosts`]: a guard
+    /// you add the public name a client uses, [`WebGuard::allowed_hosts`]: a guard
     /// against DNS rebinding), its `Origin`, when a browser sends one, among the allowed
     /// ones, a `POST` body sent as `Content-Type: application/json` (so that no page on
     /// another site can start a task with a form or a `text/plain` fetch, which need no
     /// preflight), and all of it arrived within the body timeout
-    /// ([`WebGuard::with_body_read_timeout`], default 30 s; else `408` and the connection
+    /// ([`WebGuard::body_read_timeout`], default 30 s; else `408` and the connection
     /// closed). Refusals are HTTP statuses (`400`, `403`, `408`, `413`, `415`) with a
     /// short text saying what to change.
     #[must_use]
-    pub fn with_web_guard(self, guard: WebGuard) -> A2aServer {
+    pub fn web_guard(self, guard: WebGuard) -> A2aServer {
         self.update(|c| c.guard = guard)
     }
 
     /// The largest answer a task may give (default [`DEFAULT_MAX_ARTIFACT_BYTES`]); a run
     /// whose answer is larger fails its task, saying so.
     #[must_use]
-    pub fn with_max_artifact_bytes(self, bytes: usize) -> A2aServer {
+    pub fn max_artifact_bytes(self, bytes: usize) -> A2aServer {
         self.update(|c| c.max_artifact_bytes = bytes)
     }
 
     /// How long a task and a conversation are kept after their last change (default
     /// [`DEFAULT_TASK_TTL`]).
     #[must_use]
-    pub fn with_task_ttl(self, ttl: Duration) -> A2aServer {
+    pub fn task_ttl(self, ttl: Duration) -> A2aServer {
         self.update(|c| c.ttl = ttl)
     }
 

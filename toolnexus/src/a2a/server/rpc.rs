@@ -308,7 +308,7 @@ impl RpcCall {
         })
     }
 
-    /// Whether `message` is to be answered with a message (see `with_direct_replies`).
+    /// Whether `message` is to be answered with a message (see `direct_replies`).
     fn direct(&self, message: &A2aMessage) -> bool {
         let config = &self.engine.config;
         message.task_id.is_empty()

@@ -130,7 +130,7 @@ pub(crate) trait TaskStore: Send + Sync + fmt::Debug + 'static {
 pub(crate) type SharedTasks = Arc<dyn TaskStore>;
 
 /// Where the tasks of a server of `client` are kept: in the client's run store when it
-/// has one ([`Client::with_store`]), else in this process's memory.
+/// has one ([`Client::store`]), else in this process's memory.
 pub(crate) fn for_client(client: &Client) -> SharedTasks {
     if let Some(durable) = &client.store
         && let Some(part) = durable.store.part(std::any::TypeId::of::<SharedTasks>())

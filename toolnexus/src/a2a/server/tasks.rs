@@ -68,7 +68,7 @@ pub(super) async fn list(call: &RpcCall, params: &Value) -> Result<Value, RpcErr
     if call.owner.is_none() && context.is_none() {
         return Err(RpcError::invalid_params(
             "params.contextId is required: this agent knows no principal for this request \
-             (the server sets one with A2aServer::with_principal, from your authentication), \
+             (the server sets one with A2aServer::principal, from your authentication), \
              so it lists only the tasks of the conversation whose contextId you give",
         ));
     }

@@ -102,7 +102,7 @@ pub enum Event<'a> {
     /// sent to a listener).
     RunStarted {
         /// The run's id in the run store, for a client
-        /// [with a store](crate::Client::with_store).
+        /// [with a store](crate::Client::store).
         run_id: Option<Cow<'a, str>>,
     },
     /// The model is being asked for turn `turn`.

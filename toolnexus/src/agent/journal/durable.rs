@@ -1,4 +1,4 @@
-//! The durable side of [`Client`]: a store set with [`Client::with_store`], every run
+//! The durable side of [`Client`]: a store set with [`Client::store`], every run
 //! recorded through it, parked runs answered and orphaned runs recovered from it.
 
 use std::collections::HashSet;

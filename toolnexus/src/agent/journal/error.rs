@@ -73,7 +73,7 @@ pub enum StoreError {
         /// The runs waiting on it.
         runs: Vec<String>,
     },
-    /// The client has no store: call [`Client::with_store`](crate::Client::with_store) first.
+    /// The client has no store: call [`Client::store`](crate::Client::store) first.
     NoStore,
     /// A run with this id exists already.
     RunExists(String),
@@ -165,7 +165,7 @@ impl fmt::Display for StoreError {
                     .join(", ")
             ),
             StoreError::NoStore => {
-                f.write_str("this client has no run store: give it one with Client::with_store")
+                f.write_str("this client has no run store: give it one with Client::store")
             }
             StoreError::RunExists(id) => write!(f, "a run `{id}` is already in the run store"),
             StoreError::WrongState {

@@ -27,7 +27,7 @@ pub use error::StoreError;
 #[cfg_attr(not(feature = "__store"), allow(unreachable_pub))]
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
 
-/// A client's store settings ([`Client::with_store`](crate::Client::with_store)).
+/// A client's store settings ([`Client::store`](crate::Client::store)).
 #[derive(Clone, Debug)]
 pub(crate) struct Durable {
     pub(crate) store: std::sync::Arc<dyn Journal>,
@@ -40,7 +40,7 @@ pub type Stored<'a, T> = BoxFuture<'a, Result<T, StoreError>>;
 
 /// Where durable runs are kept: the seam between the loop and a run store.
 ///
-/// [`Client::with_store`](crate::Client::with_store) takes any journal; the loop writes
+/// [`Client::store`](crate::Client::store) takes any journal; the loop writes
 /// to it at its three points (a model turn that asked for tools, a call about to run, a
 /// call's result), renews the run's lease while it drives it, records how the run ended,
 /// and takes runs up from it again (answering a parked run, recovering an orphaned one,

@@ -9,7 +9,7 @@
 //!   2026-07-28 request: that revision has no sessions (its requests stand alone, on any
 //!   connection or replica), so a state or task of a 2026-07-28 client is bound to its
 //!   principal, or to nobody.
-//! - The principal is what [`McpServer::with_principal`] names from the request's HTTP
+//! - The principal is what [`McpServer::principal`] names from the request's HTTP
 //!   parts: the identity the deployment authenticated. Without it there is none.
 //!
 //! The binding is a digest of both (128 bits of SHA-256): the session id and the principal
@@ -120,14 +120,14 @@ impl McpServer {
     /// use toolnexus::mcp::McpServer;
     ///
     /// // Behind a gateway that authenticates every request and sets `X-Authenticated-User`.
-    /// let server = McpServer::new(Toolkit::new()).with_principal(|parts| {
+    /// let server = McpServer::new(Toolkit::new()).principal(|parts| {
     ///     let user = parts.headers.get("x-authenticated-user")?;
     ///     user.to_str().ok().map(str::to_owned)
     /// });
     /// # let _ = server;
     /// ```
     #[must_use]
-    pub fn with_principal<F>(self, principal: F) -> Self
+    pub fn principal<F>(self, principal: F) -> Self
     where
         F: Fn(&Parts) -> Option<String> + Send + Sync + 'static,
     {

@@ -22,14 +22,14 @@ use crate::primitive::prompt::Prompt;
 use crate::primitive::resource::Resource;
 
 /// How long one `subscriptions/listen` (MCP 2026-07-28) lasts unless
-/// [`McpServer::with_listen_ttl`] says otherwise: 5 minutes.
+/// [`McpServer::listen_ttl`] says otherwise: 5 minutes.
 pub const DEFAULT_LISTEN_TTL: Duration = Duration::from_secs(300);
 
 /// How many URIs one session may subscribe to, and one listen may ask about.
 pub const MAX_SUBSCRIPTIONS: usize = 1024;
 
 /// How many items a page of `resources/list`, `resources/templates/list` and
-/// `prompts/list` holds unless [`McpServer::with_page_size`] says otherwise.
+/// `prompts/list` holds unless [`McpServer::page_size`] says otherwise.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
 
 /// What a server offers besides its tools.
@@ -219,7 +219,7 @@ impl Subscriber {
 ///
 /// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
 /// # rt.block_on(async {
-/// let server = McpServer::new(Toolkit::new()).with_resources([]);
+/// let server = McpServer::new(Toolkit::new()).resources([]);
 /// let handle = server.handle();
 /// let status = Resource::new_sync("status://build", |_, _| "green").unwrap();
 /// handle.add_resource(status).await;          // tells every session the list changed
@@ -345,7 +345,7 @@ impl McpServer {
     /// `#[resource]` function of the program. The catalog is shared with the server's
     /// clones and handles.
     #[must_use]
-    pub fn with_resources(self, resources: impl IntoIterator<Item = Resource>) -> Self {
+    pub fn resources(self, resources: impl IntoIterator<Item = Resource>) -> Self {
         let resources: Vec<Resource> = resources.into_iter().collect();
         self.0.live.change(|catalog| {
             for resource in resources {
@@ -364,7 +364,7 @@ impl McpServer {
     /// function of the program. The catalog is shared with the server's clones and
     /// handles.
     #[must_use]
-    pub fn with_prompts(self, prompts: impl IntoIterator<Item = Prompt>) -> Self {
+    pub fn prompts(self, prompts: impl IntoIterator<Item = Prompt>) -> Self {
         let prompts: Vec<Prompt> = prompts.into_iter().collect();
         self.0.live.change(|catalog| {
             for prompt in prompts {
@@ -405,7 +405,7 @@ impl McpServer {
     /// `prompts/list` holds (default [`DEFAULT_PAGE_SIZE`]); the client follows
     /// `nextCursor` for the rest. `tools/list` is not paginated.
     #[must_use]
-    pub fn with_page_size(self, size: usize) -> Self {
+    pub fn page_size(self, size: usize) -> Self {
         self.update(|inner| inner.page_size = size.max(1))
     }
 
@@ -415,7 +415,7 @@ impl McpServer {
     /// session, and a client that goes away does not always end it: the limit is what
     /// frees what it holds. Shared with the server's clones.
     #[must_use]
-    pub fn with_listen_ttl(self, ttl: Duration) -> Self {
+    pub fn listen_ttl(self, ttl: Duration) -> Self {
         (self.0.live.listen_ttl)
             .store(millis(ttl.max(Duration::from_millis(1))), Ordering::Relaxed);
         self

@@ -137,7 +137,7 @@ async fn modern_call(
     match (&request.request_state, &request.input_responses) {
         (Some(state), responses) => {
             let claims = server
-                .state_key()
+                .sealing_key()
                 .open(state, name, &digest, &binding)
                 .map_err(|why| refused(name, why))?;
             let response = responses
@@ -207,7 +207,7 @@ async fn modern_call(
         caller: binding,
         id: Claims::new_id(),
     };
-    let state = server.state_key().seal(&claims);
+    let state = server.sealing_key().seal(&claims);
     let mut requests = InputRequests::new();
     requests.insert(
         pending.id.clone(),

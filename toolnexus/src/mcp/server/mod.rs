@@ -39,7 +39,7 @@ use crate::mcp::transport::protocol;
 /// The default bound on one incoming message: a stdio line or an HTTP request body.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 1024 * 1024;
 
-/// The name `initialize` advertises unless [`McpServer::with_name`] changes it.
+/// The name `initialize` advertises unless [`McpServer::name`] changes it.
 pub const DEFAULT_SERVER_NAME: &str = "toolnexus";
 
 /// A [`Toolkit`] served over MCP. Cheap to clone: the toolkit and the tool listing are
@@ -136,21 +136,21 @@ impl McpServer {
 
     /// Sets the `serverInfo.name` that `initialize` advertises.
     #[must_use]
-    pub fn with_name(self, name: impl Into<String>) -> Self {
+    pub fn name(self, name: impl Into<String>) -> Self {
         let name = name.into();
         self.update(|inner| inner.name = name)
     }
 
     /// Sets the `serverInfo.version` that `initialize` advertises.
     #[must_use]
-    pub fn with_version(self, version: impl Into<String>) -> Self {
+    pub fn version(self, version: impl Into<String>) -> Self {
         let version = version.into();
         self.update(|inner| inner.version = version)
     }
 
     /// Sets the `instructions` that `initialize` gives the client (how to use the tools).
     #[must_use]
-    pub fn with_instructions(self, instructions: impl Into<String>) -> Self {
+    pub fn instructions(self, instructions: impl Into<String>) -> Self {
         let instructions = instructions.into();
         self.update(|inner| inner.instructions = Some(instructions))
     }
@@ -159,7 +159,7 @@ impl McpServer {
     /// ignored; a hidden tool is neither listed nor callable (calling it is the same
     /// invalid-params error as calling a tool that does not exist).
     #[must_use]
-    pub fn with_allowed_tools<I, S>(self, names: I) -> Self
+    pub fn allowed_tools<I, S>(self, names: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -174,7 +174,7 @@ impl McpServer {
     /// Limits every call to `timeout` (see [`Context::with_timeout`]); past it, the call
     /// ends with an error result saying it timed out.
     #[must_use]
-    pub fn with_timeout(self, timeout: Duration) -> Self {
+    pub fn timeout(self, timeout: Duration) -> Self {
         self.update(|inner| inner.timeout = Some(timeout))
     }
 
@@ -184,7 +184,7 @@ impl McpServer {
     /// `413 Payload Too Large`.
     /// Defaults to [`DEFAULT_MAX_MESSAGE_BYTES`] (1 MiB).
     #[must_use]
-    pub fn with_max_message_bytes(self, bytes: usize) -> Self {
+    pub fn max_message_bytes(self, bytes: usize) -> Self {
         self.update(|inner| inner.max_message_bytes = bytes)
     }
 
@@ -195,19 +195,19 @@ impl McpServer {
     /// its retry is refused). This is the one place to set it: stdio and HTTP (stateless
     /// or not) seal with it.
     #[must_use]
-    pub fn with_state_key(self, key: StateKey) -> Self {
+    pub fn state_key(self, key: StateKey) -> Self {
         self.update(|inner| inner.state_key = Some(key))
     }
 
     /// How long a sealed `requestState` stays valid (default [`DEFAULT_STATE_TTL`], 10
     /// minutes); a retry after that is refused and the tool does not run.
     #[must_use]
-    pub fn with_state_ttl(self, ttl: Duration) -> Self {
+    pub fn state_ttl(self, ttl: Duration) -> Self {
         self.update(|inner| inner.state_ttl = ttl)
     }
 
     /// The key that seals this server's `requestState`s.
-    pub fn state_key(&self) -> StateKey {
+    pub(crate) fn sealing_key(&self) -> StateKey {
         self.0.state_key.clone().unwrap_or_else(StateKey::process)
     }
 
@@ -236,8 +236,8 @@ impl McpServer {
             && self.0.allowed.as_ref().is_none_or(|set| set.contains(name))
     }
 
-    /// The bound on one incoming message (see [`McpServer::with_max_message_bytes`]).
-    pub fn max_message_bytes(&self) -> usize {
+    /// The bound on one incoming message (see [`McpServer::max_message_bytes`]).
+    pub(crate) fn message_limit(&self) -> usize {
         self.0.max_message_bytes
     }
 

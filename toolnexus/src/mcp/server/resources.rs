@@ -230,7 +230,7 @@ impl McpServer {
     }
 
     /// Keeps a listen's sink until the client cancels it, or its time is up (see
-    /// `McpServer::with_listen_ttl`; the SDK then sends the final result).
+    /// `McpServer::listen_ttl`; the SDK then sends the final result).
     pub(super) async fn listen_until_cancelled(
         &self,
         context: SubscriptionContext,

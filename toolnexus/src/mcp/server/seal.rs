@@ -37,7 +37,7 @@ pub(crate) const VERSION: u8 = 2;
 pub const MIN_STATE_SECRET_BYTES: usize = 32;
 
 /// How long a sealed `requestState` stays valid unless
-/// [`McpServer::with_state_ttl`](crate::mcp::McpServer::with_state_ttl) says otherwise:
+/// [`McpServer::state_ttl`](crate::mcp::McpServer::state_ttl) says otherwise:
 /// 10 minutes.
 pub const DEFAULT_STATE_TTL: Duration = Duration::from_secs(600);
 
@@ -45,9 +45,9 @@ pub const DEFAULT_STATE_TTL: Duration = Duration::from_secs(600);
 /// 2026-07-28 clients.
 ///
 /// Give every replica of a deployment the same key (through
-/// [`McpServer::with_state_key`](crate::mcp::McpServer::with_state_key)), so that any
+/// [`McpServer::state_key`](crate::mcp::McpServer::state_key)), so that any
 /// of them accepts the states the others sealed, and the same store
-/// ([`McpServer::with_store`](crate::mcp::McpServer::with_store), features `sqlite` or
+/// ([`McpServer::store`](crate::mcp::McpServer::store), features `sqlite` or
 /// `postgres`), so that a state whose retry ran on one is refused on all of them (a state
 /// runs once). Without one, a server uses a random key
 /// made once per process ([`StateKey::process`]): states survive neither a restart nor a

@@ -6,7 +6,7 @@
 //! record is kept until the state expires, then swept.
 //!
 //! Where the records are kept: this process's memory, or the run store given to
-//! [`McpServer::with_store`](crate::mcp::McpServer::with_store), shared by every replica on
+//! [`McpServer::store`](crate::mcp::McpServer::store), shared by every replica on
 //! the same database. In memory, a replica does not know what another one spent: replicas
 //! that share a `StateKey` need a shared store for a state to be refused everywhere.
 

@@ -123,7 +123,7 @@ pub(in crate::mcp) fn too_large_with_id(id: Option<RequestId>, limit: usize) -> 
         format!(
             "Invalid request: the message is longer than the server's limit of {limit} bytes; \
              send less (large data belongs in a resource or a file), or raise the limit with \
-             McpServer::with_max_message_bytes"
+             McpServer::max_message_bytes"
         ),
         Some(json!({"limit": limit})),
     )

@@ -40,7 +40,7 @@ provider_spec!(Anthropic {
 /// use toolnexus::providers::Anthropic;
 ///
 /// # fn demo() -> Result<(), toolnexus::ModelError> {
-/// let claude = Anthropic::from_env("claude-sonnet-4-5")?.with_max_tokens(8192);
+/// let claude = Anthropic::from_env("claude-sonnet-4-5")?.max_tokens(8192);
 /// # Ok(()) }
 /// ```
 ///
@@ -60,7 +60,7 @@ provider_spec!(Anthropic {
 /// end of the conversation writes each turn to the cache, and a third, where the previous
 /// turn's was, reads it back. Three of the API's four. A cache write costs 1.25 times
 /// the input price and a read 0.1 times, so from the second turn of a loop on, the
-/// repeated prefix costs a tenth. Turn it off with [`Anthropic::with_prompt_caching`].
+/// repeated prefix costs a tenth. Turn it off with [`Anthropic::prompt_caching`].
 #[derive(Clone, Debug)]
 pub struct Anthropic {
     http: Transport,
@@ -85,7 +85,7 @@ model_settings!(
 turn_model!(Anthropic, "anthropic");
 
 impl Anthropic {
-    /// The default [`Anthropic::with_max_tokens`]: the Messages API requires a cap.
+    /// The default [`Anthropic::max_tokens`]: the Messages API requires a cap.
     pub const DEFAULT_MAX_TOKENS: u32 = DEFAULT_MAX_TOKENS;
 
     pub(super) fn over(http: Transport, model: String) -> Self {
@@ -103,7 +103,7 @@ impl Anthropic {
     /// `cache_control` breakpoint, and every turn pays the full input price for the tools,
     /// the system prompt and the conversation so far.
     #[must_use]
-    pub fn with_prompt_caching(mut self, on: bool) -> Self {
+    pub fn prompt_caching(mut self, on: bool) -> Self {
         self.caching = on;
         self
     }
@@ -114,7 +114,7 @@ impl Anthropic {
     /// blocks in the transcript ([`NativeTurn`](crate::model::NativeTurn)), and later requests
     /// send them back.
     #[must_use]
-    pub fn with_defer_loading(mut self, defer: DeferLoading) -> Self {
+    pub fn defer_loading(mut self, defer: DeferLoading) -> Self {
         self.defer = Some(defer);
         self
     }

@@ -25,7 +25,7 @@ enum Kind {
 }
 
 /// Anthropic's provider-native tool search, for
-/// [`Anthropic::with_defer_loading`](crate::providers::Anthropic::with_defer_loading).
+/// [`Anthropic::defer_loading`](crate::providers::Anthropic::defer_loading).
 ///
 /// Once the toolkit has more than [`DeferLoading::above`] tools (by default, always),
 /// each request lists the tool-search server tool (`tool_search_tool_bm25_20251119`, or

@@ -32,7 +32,7 @@ const VERTEX_ANTHROPIC_VERSION: &str = "vertex-2023-10-16";
 ///
 /// let key = std::fs::read_to_string("service-account.json").unwrap();
 /// let model = VertexAnthropic::new("my-project", "us-east5", "claude-sonnet-4-5")
-///     .with_service_account_key(&key)?;
+///     .service_account_key(&key)?;
 /// # let _ = model; Ok(()) }
 /// ```
 #[derive(Clone)]
@@ -60,10 +60,10 @@ vertex_model!(VertexAnthropic {
 
 impl VertexAnthropic {
     /// Turns prompt caching on (the default) or off, as
-    /// [`Anthropic::with_prompt_caching`] does.
+    /// [`Anthropic::prompt_caching`] does.
     #[must_use]
-    pub fn with_prompt_caching(mut self, on: bool) -> Self {
-        self.anthropic = self.anthropic.with_prompt_caching(on);
+    pub fn prompt_caching(mut self, on: bool) -> Self {
+        self.anthropic = self.anthropic.prompt_caching(on);
         self
     }
 

@@ -27,7 +27,7 @@ pub(crate) const CREDENTIALS_HELP: &str = "set AWS_ACCESS_KEY_ID and AWS_SECRET_
      (with AWS_SESSION_TOKEN for temporary ones), or AWS_PROFILE to a profile of \
      ~/.aws/credentials or ~/.aws/config, or AWS_WEB_IDENTITY_TOKEN_FILE with AWS_ROLE_ARN; \
      on EC2, ECS or EKS the role of the instance or task is used. A Bedrock API key goes in \
-     AWS_BEARER_TOKEN_BEDROCK; credentials can also be given with .with_credentials(..)";
+     AWS_BEARER_TOKEN_BEDROCK; credentials can also be given with .credentials(..)";
 
 /// The region from the environment (`AWS_REGION`, then `AWS_DEFAULT_REGION`), else from
 /// the shared profile (`AWS_PROFILE`, or `default`, of `~/.aws/config`), read by

@@ -48,7 +48,7 @@ const KEY_VAR: &str = "AWS_BEARER_TOKEN_BEDROCK";
 /// let claude = Bedrock::from_env("us.anthropic.claude-sonnet-4-5-20250929-v1:0")?
 ///     .with_settings(ModelSettings::new().reasoning(Reasoning::budget(4_096)));
 /// let nova = Bedrock::new("eu-west-1", "amazon.nova-pro-v1:0")
-///     .with_credentials("AKIA…", "secret", None);
+///     .credentials("AKIA…", "secret", None);
 /// # Ok(()) }
 /// ```
 ///
@@ -59,7 +59,7 @@ const KEY_VAR: &str = "AWS_BEARER_TOKEN_BEDROCK";
 /// identity (`AWS_WEB_IDENTITY_TOKEN_FILE`, `AWS_ROLE_ARN`), then the ECS task's or EC2
 /// instance's role. They are fetched on the first turn and again before they expire;
 /// when none are found, the turn fails before anything is sent, saying what to set. A
-/// Bedrock API key (`AWS_BEARER_TOKEN_BEDROCK`, or [`Bedrock::with_api_key`]) is sent as
+/// Bedrock API key (`AWS_BEARER_TOKEN_BEDROCK`, or [`Bedrock::api_key`]) is sent as
 /// a bearer token instead. The endpoint is `https://bedrock-runtime.{region}.amazonaws.com`,
 /// or `AWS_ENDPOINT_URL_BEDROCK_RUNTIME` / `AWS_ENDPOINT_URL` when set.
 ///
@@ -76,7 +76,7 @@ const KEY_VAR: &str = "AWS_BEARER_TOKEN_BEDROCK";
 /// **Prompt caching** is on for the models that take cache points (Claude 3.5 Haiku, 3.7
 /// Sonnet and every Claude from 4 on; Amazon Nova): a cache point after the system prompt
 /// (or, for Claude without one, after the tools), one at the end of the conversation and
-/// one where the previous turn's was. [`Bedrock::with_prompt_caching`] overrides it.
+/// one where the previous turn's was. [`Bedrock::prompt_caching`] overrides it.
 #[derive(Clone, Debug)]
 pub struct Bedrock {
     http: Transport,
@@ -107,7 +107,7 @@ impl Bedrock {
         let mut http = Transport::new(PROVIDER, KEY_VAR, endpoint(&region), None, Auth::Bearer);
         http.auth_hint = Some(
             "the AWS credentials were refused, or may not invoke this model (bedrock:InvokeModel); \
-             check AWS_ACCESS_KEY_ID / AWS_PROFILE, or the credentials given to .with_credentials(..)",
+             check AWS_ACCESS_KEY_ID / AWS_PROFILE, or the credentials given to .credentials(..)",
         );
         Bedrock {
             http,
@@ -152,7 +152,7 @@ impl Bedrock {
     /// Signs with these credentials (an access key and its secret, and a session token
     /// for temporary credentials) instead of the standard chain's.
     #[must_use]
-    pub fn with_credentials(
+    pub fn credentials(
         mut self,
         access_key_id: impl AsRef<str>,
         secret_access_key: impl AsRef<str>,
@@ -170,10 +170,7 @@ impl Bedrock {
     /// Signs with credentials from `provider` (any of `aws-config`'s providers, or one of
     /// your own), fetched on the first turn and again before they expire.
     #[must_use]
-    pub fn with_credentials_provider(
-        mut self,
-        provider: impl ProvideCredentials + 'static,
-    ) -> Self {
+    pub fn credentials_provider(mut self, provider: impl ProvideCredentials + 'static) -> Self {
         self.credentials = CredentialSource::provider(SharedCredentialsProvider::new(provider));
         self.http.key = None;
         self
@@ -182,7 +179,7 @@ impl Bedrock {
     /// Turns cache points on or off, whatever the model (by default they are on for the
     /// models that take them).
     #[must_use]
-    pub fn with_prompt_caching(mut self, on: bool) -> Self {
+    pub fn prompt_caching(mut self, on: bool) -> Self {
         self.caching = Some(on);
         self
     }

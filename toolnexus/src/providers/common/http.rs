@@ -60,7 +60,7 @@ pub(crate) fn key_from_env(var: &str, provider: &str, ty: &str) -> Result<ApiKey
         Ok(key) if !key.trim().is_empty() => Ok(ApiKey::new(key.trim())),
         _ => Err(ModelError::new(format!(
             "{provider}: the environment variable {var} is not set (or is empty); export \
-             {var}=<your key>, or pass the key with {ty}::new(key, model) or .with_api_key(key)"
+             {var}=<your key>, or pass the key with {ty}::new(key, model) or .api_key(key)"
         ))),
     }
 }
@@ -80,7 +80,7 @@ pub(crate) struct Transport {
     pub(crate) key: Option<ApiKey>,
     pub(crate) auth: Auth,
     pub(crate) headers: Vec<(&'static str, &'static str)>,
-    /// Headers the user added (`with_header`, a model config's `headers`): their values
+    /// Headers the user added (`header`, a model config's `headers`): their values
     /// may be secrets, so they are never printed and are scrubbed from errors.
     pub(crate) custom: Vec<(String, ApiKey)>,
     /// A query string added to every URL (`api-version=…`), already encoded.
@@ -400,11 +400,12 @@ impl Transport {
                     }
                     401 | 403 => match self.key {
                         Some(_) => format!(
-                            "the API key was refused; check {} or the key given to .with_api_key(..)",
+                            "the API key was refused; check {} or the key given to .api_key(..)",
                             self.key_var
                         ),
-                        None => "the server wants an API key; give one with .with_api_key(..)"
-                            .to_owned(),
+                        None => {
+                            "the server wants an API key; give one with .api_key(..)".to_owned()
+                        }
                     },
                     // A 404 that names something else than a model (an item of an
                     // earlier response the server does not have) says so in its detail.

@@ -9,7 +9,7 @@ use reqwest::header::HeaderMap;
 /// "overloaded" (`529`), or a request that got no response (it could not connect, timed
 /// out, or was cut off): the contract's set, as the Python port has it. Other `5xx`
 /// (`501 Not Implemented`, `505`, …) fail at once, unless a host adds them with
-/// [`Retry::with_retryable_statuses`] (as the Python port's `retryable_statuses`, it can
+/// [`Retry::retryable_statuses`] (as the Python port's `retryable_statuses`, it can
 /// only add: `429` stays retried). Authentication and validation errors (`400`, `401`,
 /// `403`, `404`, …) are never retried by default: the same request would fail the same
 /// way.
@@ -19,18 +19,18 @@ use reqwest::header::HeaderMap;
 /// bounded by the caller, who can drop the run's future), else an exponential backoff
 /// with jitter: `initial_backoff × 2ⁿ`, capped at `max_backoff`, of which a random half
 /// is taken off. A host that will not wait that long sets
-/// [`max_retry_after`](Retry::with_max_retry_after): a server asking for more ends the
+/// [`max_retry_after`](Retry::max_retry_after): a server asking for more ends the
 /// retries at once, with an error that says how long it asked for.
 ///
 /// ```
 /// use std::time::Duration;
 /// use toolnexus::providers::Retry;
 ///
-/// let patient = Retry::default().with_max_retries(5).with_max_backoff(Duration::from_secs(60));
+/// let patient = Retry::default().max_retries(5).max_backoff(Duration::from_secs(60));
 /// assert_eq!(patient.max_retries, 5);
 /// assert_eq!(Retry::none().max_retries, 0);
 /// // A CDN's `520`–`524` retried too, beside the default set.
-/// let behind_a_cdn = Retry::default().with_retryable_statuses(520..=524);
+/// let behind_a_cdn = Retry::default().retryable_statuses(520..=524);
 /// assert!(behind_a_cdn.is_retryable(522) && behind_a_cdn.is_retryable(429));
 /// assert!(!behind_a_cdn.is_retryable(501));
 /// ```
@@ -48,7 +48,7 @@ pub struct Retry {
     /// (default: whatever the server asks, up to the contract's 2147483647 s, as the
     /// Python port waits).
     pub max_retry_after: Duration,
-    /// Statuses retried beside the default set (`with_retryable_statuses`): one bit per
+    /// Statuses retried beside the default set (`retryable_statuses`): one bit per
     /// status from 100 to 611.
     extra: [u64; 8],
 }
@@ -79,28 +79,28 @@ impl Retry {
 
     /// Sets how many times a request is tried again.
     #[must_use]
-    pub fn with_max_retries(mut self, max_retries: u32) -> Self {
+    pub fn max_retries(mut self, max_retries: u32) -> Self {
         self.max_retries = max_retries;
         self
     }
 
     /// Sets the wait before the first retry.
     #[must_use]
-    pub fn with_initial_backoff(mut self, backoff: Duration) -> Self {
+    pub fn initial_backoff(mut self, backoff: Duration) -> Self {
         self.initial_backoff = backoff;
         self
     }
 
     /// Sets the longest backoff between two attempts.
     #[must_use]
-    pub fn with_max_backoff(mut self, backoff: Duration) -> Self {
+    pub fn max_backoff(mut self, backoff: Duration) -> Self {
         self.max_backoff = backoff;
         self
     }
 
     /// Sets the longest `Retry-After` honoured.
     #[must_use]
-    pub fn with_max_retry_after(mut self, wait: Duration) -> Self {
+    pub fn max_retry_after(mut self, wait: Duration) -> Self {
         self.max_retry_after = wait;
         self
     }
@@ -109,7 +109,7 @@ impl Retry {
     /// 529), which they add to and never shrink (the Python port's
     /// `retryable_statuses`). Statuses outside 100–599 are ignored.
     #[must_use]
-    pub fn with_retryable_statuses(mut self, statuses: impl IntoIterator<Item = u16>) -> Self {
+    pub fn retryable_statuses(mut self, statuses: impl IntoIterator<Item = u16>) -> Self {
         for status in statuses {
             if (EXTRA_FROM..600).contains(&status) {
                 let bit = usize::from(status - EXTRA_FROM);
@@ -120,7 +120,7 @@ impl Retry {
     }
 
     /// Whether a response with this status is tried again: the default set, and the
-    /// statuses added with [`Retry::with_retryable_statuses`].
+    /// statuses added with [`Retry::retryable_statuses`].
     pub fn is_retryable(&self, status: u16) -> bool {
         if retryable_by_default(status) {
             return true;
@@ -169,7 +169,7 @@ pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     Some(Duration::from_secs(seconds))
 }
 
-/// What [`on_error`](crate::providers::OpenAi::with_on_error) is told about one failed
+/// What [`on_error`](crate::providers::OpenAi::on_error) is told about one failed
 /// attempt of a model request (the contract's `ErrorInfo`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -184,7 +184,7 @@ pub struct ErrorInfo {
     pub retryable: bool,
 }
 
-/// What [`on_error`](crate::providers::OpenAi::with_on_error) decides for a failed attempt.
+/// What [`on_error`](crate::providers::OpenAi::on_error) decides for a failed attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorTier {
     /// Try again (still within [`Retry::max_retries`]).
@@ -255,7 +255,7 @@ mod tests {
             assert!(!retry.is_retryable(code), "{code}");
         }
         // Added statuses join the set, at both ends of the range; nothing leaves it.
-        let wider = retry.with_retryable_statuses([100, 408, 520, 599, 600, 65535]);
+        let wider = retry.retryable_statuses([100, 408, 520, 599, 600, 65535]);
         for code in [100, 408, 520, 599, 429, 503] {
             assert!(wider.is_retryable(code), "{code}");
         }

@@ -266,7 +266,7 @@ macro_rules! provider_spec {
 pub(crate) use provider_spec;
 
 /// A provider's settings builders, over its `settings: ModelSettings` field:
-/// `with_settings`, `with_max_tokens` and the `settings` getter.
+/// `with_settings`, `max_tokens` and the `settings` getter.
 macro_rules! model_settings {
     ($ty:ident, $max_tokens:literal) => {
         impl $ty {
@@ -285,7 +285,7 @@ macro_rules! model_settings {
 
             #[doc = $max_tokens]
             #[must_use]
-            pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+            pub fn max_tokens(mut self, max_tokens: u32) -> Self {
                 self.settings.max_tokens = Some(max_tokens);
                 self
             }

@@ -35,12 +35,12 @@ fn feature_off(config: &ModelConfig, feature: &str) -> ModelError {
     ))
 }
 
-/// Adds the expanded headers with the provider's own `with_header`.
+/// Adds the expanded headers with the provider's own `header`.
 macro_rules! with_headers {
     ($model:expr, $headers:expr, $config:expr) => {{
-        let mut model = $model.with_retry($config.retry());
+        let mut model = $model.retry($config.retry());
         for (name, value) in $headers {
-            model = model.with_header(name, value);
+            model = model.header(name, value);
         }
         model
     }};
@@ -58,7 +58,7 @@ pub(crate) fn build(
             use crate::model::settings::{ModelSettings, ToolChoice};
             let base = base.unwrap_or("https://api.openai.com/v1");
             let model = crate::providers::OpenAi::compatible(base, &config.model)
-                .with_api_key(key(config, "OPENAI_API_KEY")?)
+                .api_key(key(config, "OPENAI_API_KEY")?)
                 // The contract's body asks `tool_choice: "auto"` whenever tools are listed.
                 .with_settings(ModelSettings::new().tool_choice(ToolChoice::Auto));
             Ok(Box::new(with_headers!(model, headers, config)))
@@ -67,7 +67,7 @@ pub(crate) fn build(
         Style::Responses => {
             let base = base.unwrap_or("https://api.openai.com/v1");
             let model = crate::providers::OpenAiResponses::compatible(base, &config.model)
-                .with_api_key(key(config, "OPENAI_API_KEY")?);
+                .api_key(key(config, "OPENAI_API_KEY")?);
             Ok(Box::new(with_headers!(model, headers, config)))
         }
         #[cfg(feature = "openai")]
@@ -77,9 +77,9 @@ pub(crate) fn build(
                 None => crate::providers::AzureOpenAi::from_env(&config.model)?,
             };
             if let Some(key) = &config.api_key {
-                model = model.with_api_key(key);
+                model = model.api_key(key);
             } else if !model.has_api_key() {
-                model = model.with_api_key(key(config, "AZURE_OPENAI_API_KEY")?);
+                model = model.api_key(key(config, "AZURE_OPENAI_API_KEY")?);
             }
             if let Some(version) = &config.api_version {
                 model = model.with_api_version(version);
@@ -96,7 +96,7 @@ pub(crate) fn build(
             let model =
                 crate::providers::Anthropic::new(key(config, "ANTHROPIC_API_KEY")?, &config.model)
                     .with_base_url(base)
-                    .with_prompt_caching(false);
+                    .prompt_caching(false);
             Ok(Box::new(with_headers!(model, headers, config)))
         }
         #[cfg(feature = "gemini")]
@@ -117,7 +117,7 @@ pub(crate) fn build(
                     if let Some(key) =
                         crate::providers::common::http::base_from_env("AWS_BEARER_TOKEN_BEDROCK")
                     {
-                        model = model.with_api_key(key.trim());
+                        model = model.api_key(key.trim());
                     }
                     model
                 }
@@ -127,7 +127,7 @@ pub(crate) fn build(
                 model = model.with_base_url(base);
             }
             if let Some(key) = &config.api_key {
-                model = model.with_api_key(key);
+                model = model.api_key(key);
             }
             Ok(Box::new(with_headers!(model, headers, config)))
         }

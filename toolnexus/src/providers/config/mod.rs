@@ -289,10 +289,10 @@ impl ModelConfig {
     pub(crate) fn retry(&self) -> crate::providers::Retry {
         let mut retry = crate::providers::Retry::default();
         if let Some(n) = self.retries {
-            retry = retry.with_max_retries(n);
+            retry = retry.max_retries(n);
         }
         if let Some(ms) = self.retry_base_ms {
-            retry = retry.with_initial_backoff(std::time::Duration::from_millis(ms));
+            retry = retry.initial_backoff(std::time::Duration::from_millis(ms));
         }
         retry
     }

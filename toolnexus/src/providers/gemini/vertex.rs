@@ -19,7 +19,7 @@ const SCOPE: &str = "https://www.googleapis.com/auth/cloud-platform";
 /// {location}/publishers/google/models/{model}:generateContent` (and
 /// `:streamGenerateContent?alt=sse`), with an OAuth access token from Google Cloud
 /// credentials, through [`gcp_auth`], the crate Google Cloud's Rust users rely on: a
-/// service-account key ([`with_service_account_key`](Vertex::with_service_account_key)),
+/// service-account key ([`service_account_key`](Vertex::service_account_key)),
 /// or by default the application default credentials (`GOOGLE_APPLICATION_CREDENTIALS`,
 /// the metadata server of a Google Cloud machine, `gcloud`'s login). The token is fetched
 /// before each turn's first attempt (gcp_auth caches and refreshes it).
@@ -39,7 +39,7 @@ const SCOPE: &str = "https://www.googleapis.com/auth/cloud-platform";
 ///
 /// let key = std::fs::read_to_string("service-account.json").unwrap();
 /// let model = Vertex::new("my-project", "us-central1", "gemini-2.5-flash")
-///     .with_service_account_key(&key)?;
+///     .service_account_key(&key)?;
 /// # let _ = model; Ok(()) }
 /// ```
 #[derive(Clone)]
@@ -156,7 +156,7 @@ impl Site {
     }
 
     /// What signs a turn's requests: the access token, or nothing when an API key given
-    /// with `with_api_key` goes as it is in its place.
+    /// with `api_key` goes as it is in its place.
     pub(crate) async fn signer(
         &self,
         http: &Transport,
@@ -234,7 +234,7 @@ macro_rules! vertex_model {
 
             /// Authenticates as the service account of this key (the JSON file Google Cloud
             /// gives), signing its token requests with the key.
-            pub fn with_service_account_key(
+            pub fn service_account_key(
                 mut self,
                 key_json: &str,
             ) -> Result<Self, $crate::model::ModelError> {
@@ -245,7 +245,7 @@ macro_rules! vertex_model {
 
             /// Authenticates with this token provider (any of gcp_auth's).
             #[must_use]
-            pub fn with_token_provider(
+            pub fn token_provider(
                 mut self,
                 provider: std::sync::Arc<dyn gcp_auth::TokenProvider>,
             ) -> Self {

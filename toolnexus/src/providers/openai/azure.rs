@@ -48,7 +48,7 @@ enum Credential {
 /// let chat = AzureOpenAi::from_env("my-deployment")?;
 /// let reasoning = AzureOpenAi::from_env("my-gpt-5-deployment")?.responses();
 /// let entra = AzureOpenAi::new("https://my-resource.openai.azure.com", "my-deployment")
-///     .with_entra_token("eyJ0eXAi…");
+///     .entra_token("eyJ0eXAi…");
 /// # Ok(()) }
 /// ```
 ///
@@ -84,8 +84,8 @@ macro_rules! map_api {
 impl AzureOpenAi {
     /// The deployment `deployment` of the resource at `endpoint`
     /// (`https://NAME.openai.azure.com`), through Chat Completions, with no credential
-    /// yet: add a key ([`AzureOpenAi::with_api_key`]) or a token
-    /// ([`AzureOpenAi::with_entra_token`]).
+    /// yet: add a key ([`AzureOpenAi::api_key`]) or a token
+    /// ([`AzureOpenAi::entra_token`]).
     pub fn new(endpoint: impl Into<String>, deployment: impl Into<String>) -> Self {
         let deployment = deployment.into();
         let transport = Transport::new(PROVIDER, "AZURE_OPENAI_API_KEY", "", None, Auth::Bearer);
@@ -123,7 +123,7 @@ impl AzureOpenAi {
                             "{PROVIDER}: neither AZURE_OPENAI_API_KEY nor AZURE_OPENAI_AD_TOKEN \
                              is set; export AZURE_OPENAI_API_KEY=<the resource's key> (or an \
                              Entra ID token in AZURE_OPENAI_AD_TOKEN), or pass one with \
-                             .with_api_key(..) / .with_entra_token(..)"
+                             .api_key(..) / .entra_token(..)"
                         ))
                     },
                 )?;
@@ -150,7 +150,7 @@ impl AzureOpenAi {
 
     /// Sends `key` in the `api-key` header.
     #[must_use]
-    pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
         self.credential = Some(Credential::Key(ApiKey::new(key), "AZURE_OPENAI_API_KEY"));
         self.apply();
         self
@@ -158,7 +158,7 @@ impl AzureOpenAi {
 
     /// Sends a Microsoft Entra ID token as `Authorization: Bearer`.
     #[must_use]
-    pub fn with_entra_token(mut self, token: impl Into<String>) -> Self {
+    pub fn entra_token(mut self, token: impl Into<String>) -> Self {
         self.credential = Some(Credential::Entra(
             ApiKey::new(token),
             "AZURE_OPENAI_AD_TOKEN",
@@ -192,7 +192,7 @@ impl AzureOpenAi {
 
     /// Caps the tokens of each turn; the same as [`ModelSettings::max_tokens`].
     #[must_use]
-    pub fn with_max_tokens(self, max_tokens: u32) -> Self {
+    pub fn max_tokens(self, max_tokens: u32) -> Self {
         self.with_settings(ModelSettings::new().max_tokens(max_tokens))
     }
 
@@ -204,58 +204,71 @@ impl AzureOpenAi {
 
     /// Adds a header sent with every request (its value never printed).
     #[must_use]
-    pub fn with_header(self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        map_api!(self, m => m.with_header(name, value))
+    pub fn header(self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        map_api!(self, m => m.header(name, value))
     }
 
     /// Limits each request (default 10 minutes).
     #[must_use]
-    pub fn with_timeout(self, timeout: Duration) -> Self {
-        map_api!(self, m => m.with_timeout(timeout))
+    pub fn timeout(self, timeout: Duration) -> Self {
+        map_api!(self, m => m.timeout(timeout))
     }
 
     /// Limits opening a connection (default 10 seconds).
     #[must_use]
-    pub fn with_connect_timeout(self, timeout: Duration) -> Self {
-        map_api!(self, m => m.with_connect_timeout(timeout))
+    pub fn connect_timeout(self, timeout: Duration) -> Self {
+        map_api!(self, m => m.connect_timeout(timeout))
     }
 
     /// Sets how failed requests are retried.
     #[must_use]
-    pub fn with_retry(self, retry: Retry) -> Self {
-        map_api!(self, m => m.with_retry(retry))
+    pub fn retry(self, retry: Retry) -> Self {
+        map_api!(self, m => m.retry(retry))
     }
 
     /// Sets how many times a failed request is tried again (default 2).
     #[must_use]
-    pub fn with_max_retries(self, max_retries: u32) -> Self {
-        map_api!(self, m => m.with_max_retries(max_retries))
+    pub fn max_retries(self, max_retries: u32) -> Self {
+        map_api!(self, m => m.max_retries(max_retries))
     }
 
     /// Decides, for each failed attempt, whether to try again (the contract's `on_error`;
-    /// see [`OpenAi::with_on_error`](crate::providers::OpenAi::with_on_error)).
+    /// see [`OpenAi::on_error`](crate::providers::OpenAi::on_error)).
     #[must_use]
-    pub fn with_on_error<F>(self, f: F) -> Self
+    pub fn on_error<F>(self, f: F) -> Self
     where
         F: Fn(&crate::providers::ErrorInfo) -> crate::providers::ErrorTier + Send + Sync + 'static,
     {
-        map_api!(self, m => m.with_on_error(f))
+        map_api!(self, m => m.on_error(f))
     }
 
     /// Rewrites every request body just before it is sent (the contract's
     /// `body_transform`).
     #[must_use]
-    pub fn with_body_transform<F>(self, f: F) -> Self
+    pub fn body_transform<F>(self, f: F) -> Self
     where
         F: Fn(serde_json::Value) -> serde_json::Value + Send + Sync + 'static,
     {
-        map_api!(self, m => m.with_body_transform(f))
+        map_api!(self, m => m.body_transform(f))
     }
 
     /// Sends the requests through `client` (the contract's injectable HTTP transport).
     #[must_use]
-    pub fn with_http_client(self, client: reqwest::Client) -> Self {
-        map_api!(self, m => m.with_http_client(client))
+    pub fn http_client(self, client: reqwest::Client) -> Self {
+        map_api!(self, m => m.http_client(client))
+    }
+
+    /// The endpoint requests go to, as every provider's `base_url()` gives it.
+    pub fn base_url(&self) -> &str {
+        &self.endpoint
+    }
+
+    /// The settings the deployment is asked with (before a client's are merged over).
+    pub fn settings(&self) -> &ModelSettings {
+        match &self.api {
+            Api::Chat(m) => m.settings(),
+            Api::Responses(m) => m.settings(),
+        }
     }
 
     /// The deployment's name.

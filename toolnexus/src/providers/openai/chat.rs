@@ -34,8 +34,8 @@ openai_spec!(OpenAi, PROVIDER);
 ///
 /// # fn demo() -> Result<(), toolnexus::ModelError> {
 /// let openai = OpenAi::from_env("gpt-4.1-mini")?         // OPENAI_API_KEY, OPENAI_BASE_URL
-///     .with_timeout(Duration::from_secs(120))
-///     .with_retry(Retry::default().with_max_retries(5));
+///     .timeout(Duration::from_secs(120))
+///     .retry(Retry::default().max_retries(5));
 /// let local = OpenAi::compatible("http://localhost:11434/v1", "qwen3"); // no key
 /// # Ok(()) }
 /// ```
@@ -69,7 +69,7 @@ turn_model!(OpenAi, "openai");
 impl OpenAi {
     /// Any OpenAI-compatible server at `base_url` (the URL that `/chat/completions` is
     /// appended to, e.g. `http://localhost:11434/v1` for Ollama), with no API key; add one
-    /// with [`OpenAi::with_api_key`] if the server wants it.
+    /// with [`OpenAi::api_key`] if the server wants it.
     pub fn compatible(base_url: impl Into<String>, model: impl Into<String>) -> Self {
         OpenAi::over(SPEC.transport(base_url, None), model.into())
     }

@@ -268,7 +268,7 @@ impl Skills {
     /// `sample_limit: 0` does in the Python port. To leave the file list out (the port's
     /// `-1`), use [`without_file_list`](Skills::without_file_list).
     #[must_use]
-    pub fn with_sample_limit(self, limit: usize) -> Skills {
+    pub fn sample_limit(self, limit: usize) -> Skills {
         let limit = if limit == 0 {
             DEFAULT_SAMPLE_LIMIT
         } else {

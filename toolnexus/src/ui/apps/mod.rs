@@ -44,7 +44,7 @@ const MAX_PARKED: usize = 256;
 /// - `POST /answer` takes `{"id", "approved"}` for a pending call: approved, the call
 ///   runs with the request's answer (and may be pending again); declined, the tool is
 ///   told so and its result is the answer. Ids are random, answerable once, bound to the
-///   caller's user (see [`UiOptions::with_user`]); an unknown one is refused with `404`.
+///   caller's user (see [`UiOptions::user`]); an unknown one is refused with `404`.
 ///
 /// The page sends the view's server itself (from the view event), never the view: a
 /// view reaches only its own server's tools. The router is behind [`UiOptions::new`]'s
@@ -63,7 +63,7 @@ pub fn mcp_apps_with(
 }
 
 /// [`mcp_apps_with`], the views' calls kept in `client`'s run store
-/// ([`Client::with_store`]) as a model's calls are: each call is a run of its own in the
+/// ([`Client::store`]) as a model's calls are: each call is a run of its own in the
 /// store (its id begins with `view:`; only the store and its lease are taken from
 /// `client`, not its model), recorded before and after the tool runs, parked there when
 /// it suspends. A call waiting on an approval is then answered by whichever process
@@ -77,7 +77,7 @@ pub fn mcp_apps_with(
 /// on such a store only with a model that may read it. For a client without a store it is
 /// [`mcp_apps_with`].
 ///
-/// [`Client::with_store`]: crate::Client::with_store
+/// [`Client::store`]: crate::Client::store
 /// [`Client::recover`]: crate::Client::recover
 pub fn mcp_apps_durable(
     client: &crate::Client,

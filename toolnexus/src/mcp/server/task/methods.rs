@@ -91,7 +91,7 @@ async fn create(
                 format!(
                     "{name}: the callers with neither a session nor an authenticated \
                      principal already have {limit} unfinished tasks between them, their \
-                     limit (McpServer::with_max_anonymous_tasks); the tool did not run: \
+                     limit (McpServer::max_anonymous_tasks); the tool did not run: \
                      wait for one to end, or call with a session or a principal"
                 ),
                 Some(json!({"reason": "task_limit", "scope": "anonymous", "limit": limit})),
@@ -103,7 +103,7 @@ async fn create(
                 ErrorCode::INVALID_REQUEST,
                 format!(
                     "{name}: this caller already has {limit} unfinished tasks, the limit \
-                     (McpServer::with_max_tasks_per_caller); the tool did not run: wait for \
+                     (McpServer::max_tasks_per_caller); the tool did not run: wait for \
                      one to end, or cancel one with tasks/cancel"
                 ),
                 Some(json!({"reason": "task_limit", "scope": "caller", "limit": limit})),
@@ -130,7 +130,7 @@ fn busy(what: &str, outcome: &str, limit: usize) -> ErrorData {
         ErrorCode::INTERNAL_ERROR,
         format!(
             "{what}: this server already runs {limit} tasks, its limit \
-             (McpServer::with_max_running_tasks); {outcome}: try again when one has ended"
+             (McpServer::max_running_tasks); {outcome}: try again when one has ended"
         ),
         Some(json!({"reason": "task_limit", "scope": "server", "limit": limit})),
     )

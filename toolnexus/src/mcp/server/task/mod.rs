@@ -43,43 +43,43 @@ use storage::{Memory, TaskStorage};
 
 use super::McpServer;
 
-/// How long a task is kept after it was created, unless [`McpServer::with_task_ttl`] says
+/// How long a task is kept after it was created, unless [`McpServer::task_ttl`] says
 /// otherwise: 1 hour. Past it, the task is deleted and its id is unknown.
 pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
 
 /// The `pollIntervalMs` a task suggests to its client, unless
-/// [`McpServer::with_task_poll_interval`] says otherwise: 1 second.
+/// [`McpServer::task_poll_interval`] says otherwise: 1 second.
 pub const DEFAULT_TASK_POLL_INTERVAL: Duration = Duration::from_secs(1);
 
 /// How long a runner holds a task without renewing it, unless
-/// [`McpServer::with_task_lease`] says otherwise: 30 seconds. It renews every third of
+/// [`McpServer::task_lease`] says otherwise: 30 seconds. It renews every third of
 /// it; a task whose lease lapsed is reported failed.
 pub const DEFAULT_TASK_LEASE: Duration = Duration::from_secs(30);
 
 /// How often expired tasks (and the records of expired `requestState`s) are deleted,
-/// unless [`McpServer::with_task_sweep_interval`] says otherwise: every minute.
+/// unless [`McpServer::task_sweep_interval`] says otherwise: every minute.
 pub const DEFAULT_TASK_SWEEP_INTERVAL: Duration = Duration::from_secs(60);
 
 /// How many unfinished tasks (`working` or `input_required`) one caller (a session, a
-/// principal) may have, unless [`McpServer::with_max_tasks_per_caller`] says otherwise: 32.
+/// principal) may have, unless [`McpServer::max_tasks_per_caller`] says otherwise: 32.
 pub const DEFAULT_MAX_TASKS_PER_CALLER: usize = 32;
 
 /// How many tasks one server process runs at once, unless
-/// [`McpServer::with_max_running_tasks`] says otherwise: 256.
+/// [`McpServer::max_running_tasks`] says otherwise: 256.
 pub const DEFAULT_MAX_RUNNING_TASKS: usize = 256;
 
 /// How many unfinished tasks the callers with neither a session nor a principal may have
 /// between them (they cannot be told apart), unless
-/// [`McpServer::with_max_anonymous_tasks`] says otherwise: 64.
+/// [`McpServer::max_anonymous_tasks`] says otherwise: 64.
 pub const DEFAULT_MAX_ANONYMOUS_TASKS: usize = 64;
 
 /// How many finished tasks (completed, failed or cancelled) are kept before their time to
-/// live, unless [`McpServer::with_max_finished_tasks`] says otherwise: 1024. Past it, the
+/// live, unless [`McpServer::max_finished_tasks`] says otherwise: 1024. Past it, the
 /// oldest finished task is deleted.
 pub const DEFAULT_MAX_FINISHED_TASKS: usize = 1024;
 
 /// How many bytes the finished tasks kept may hold between them (arguments, status
-/// messages and results), unless [`McpServer::with_max_finished_task_bytes`] says
+/// messages and results), unless [`McpServer::max_finished_task_bytes`] says
 /// otherwise: 64 MiB. Past it, the oldest finished tasks are deleted.
 pub const DEFAULT_MAX_FINISHED_TASK_BYTES: u64 = 64 * 1024 * 1024;
 
@@ -191,7 +191,7 @@ impl Tasks {
 
 impl McpServer {
     /// Keeps the tasks in `tasks` and the spent states in `spent` (a run store's,
-    /// shared by the replicas on its database: `McpServer::with_store`).
+    /// shared by the replicas on its database: `McpServer::store`).
     #[cfg(feature = "__store")]
     pub(crate) fn keep_in(
         self,
@@ -206,9 +206,9 @@ impl McpServer {
 
     /// How long a task is kept after its creation (its `ttlMs`; default
     /// [`DEFAULT_TASK_TTL`]). Expired tasks are deleted by a timer (see
-    /// [`McpServer::with_task_sweep_interval`]).
+    /// [`McpServer::task_sweep_interval`]).
     #[must_use]
-    pub fn with_task_ttl(self, ttl: Duration) -> Self {
+    pub fn task_ttl(self, ttl: Duration) -> Self {
         self.update(|inner| inner.tasks.ttl = ttl)
     }
 
@@ -216,7 +216,7 @@ impl McpServer {
     /// expired, are deleted (default [`DEFAULT_TASK_SWEEP_INTERVAL`]). The timer starts
     /// with the server's first task or retry.
     #[must_use]
-    pub fn with_task_sweep_interval(self, every: Duration) -> Self {
+    pub fn task_sweep_interval(self, every: Duration) -> Self {
         let every = every.max(Duration::from_millis(10));
         self.update(|inner| inner.tasks.sweep = every)
     }
@@ -225,10 +225,10 @@ impl McpServer {
     /// (default [`DEFAULT_MAX_TASKS_PER_CALLER`]); past it, a call that would start a
     /// task is refused with a JSON-RPC error (`data.reason: "task_limit"`) and the tool
     /// does not run. A caller is a session, an authenticated principal (see
-    /// [`McpServer::with_principal`]), or both; calls with neither (stateless HTTP, or
-    /// MCP 2026-07-28, without a principal) share [`McpServer::with_max_anonymous_tasks`].
+    /// [`McpServer::principal`]), or both; calls with neither (stateless HTTP, or
+    /// MCP 2026-07-28, without a principal) share [`McpServer::max_anonymous_tasks`].
     #[must_use]
-    pub fn with_max_tasks_per_caller(self, limit: usize) -> Self {
+    pub fn max_tasks_per_caller(self, limit: usize) -> Self {
         self.update(|inner| inner.tasks.max_per_caller = limit)
     }
 
@@ -237,19 +237,19 @@ impl McpServer {
     /// told apart, so they share one allowance. Past it, a call from one of them that would
     /// start a task is refused with a JSON-RPC error (`data.reason: "task_limit"`,
     /// `data.scope: "anonymous"`) and the tool does not run. Name the principal
-    /// ([`McpServer::with_principal`]) to give each authenticated caller a limit of its own.
+    /// ([`McpServer::principal`]) to give each authenticated caller a limit of its own.
     #[must_use]
-    pub fn with_max_anonymous_tasks(self, limit: usize) -> Self {
+    pub fn max_anonymous_tasks(self, limit: usize) -> Self {
         self.update(|inner| inner.tasks.max_anonymous = limit)
     }
 
     /// How many finished tasks (completed, failed or cancelled) are kept before their time
     /// to live (default [`DEFAULT_MAX_FINISHED_TASKS`]): when a task ends past it, the
     /// finished tasks that ended first are deleted, and their ids read as unknown. The task
-    /// that ended last is always kept. With [`McpServer::with_store`] the bound is the
+    /// that ended last is always kept. With [`McpServer::store`] the bound is the
     /// store's, shared by every replica on it.
     #[must_use]
-    pub fn with_max_finished_tasks(self, limit: usize) -> Self {
+    pub fn max_finished_tasks(self, limit: usize) -> Self {
         self.update(|inner| inner.tasks.finished.count = limit)
     }
 
@@ -258,7 +258,7 @@ impl McpServer {
     /// task ends past it, the finished tasks that ended first are deleted until the rest
     /// fit; the task that ended last is always kept.
     #[must_use]
-    pub fn with_max_finished_task_bytes(self, bytes: u64) -> Self {
+    pub fn max_finished_task_bytes(self, bytes: u64) -> Self {
         self.update(|inner| inner.tasks.finished.bytes = bytes)
     }
 
@@ -266,7 +266,7 @@ impl McpServer {
     /// past it, a call that would start a task, or an answer that would run one again, is
     /// refused with a JSON-RPC error (`data.reason: "task_limit"`) until one ends.
     #[must_use]
-    pub fn with_max_running_tasks(self, limit: usize) -> Self {
+    pub fn max_running_tasks(self, limit: usize) -> Self {
         self.update(|inner| inner.tasks.max_running = limit)
     }
 
@@ -304,7 +304,7 @@ impl McpServer {
 
     /// The `pollIntervalMs` tasks suggest (default [`DEFAULT_TASK_POLL_INTERVAL`]).
     #[must_use]
-    pub fn with_task_poll_interval(self, interval: Duration) -> Self {
+    pub fn task_poll_interval(self, interval: Duration) -> Self {
         self.update(|inner| inner.tasks.poll = interval)
     }
 
@@ -313,7 +313,7 @@ impl McpServer {
     /// before it is reported failed, and three times the delay before a `tasks/cancel`
     /// received by another replica reaches the tool.
     #[must_use]
-    pub fn with_task_lease(self, lease: Duration) -> Self {
+    pub fn task_lease(self, lease: Duration) -> Self {
         let lease = lease.max(Duration::from_millis(30));
         self.update(|inner| inner.tasks.lease = lease)
     }

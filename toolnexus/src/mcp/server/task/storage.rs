@@ -1,5 +1,5 @@
 //! Where tasks are kept: the [`TaskStorage`] seam, and its default, this process's
-//! memory. A run store's database (`McpServer::with_store`, shared by every replica on
+//! memory. A run store's database (`McpServer::store`, shared by every replica on
 //! it) implements the same trait in `toolnexus::store`.
 
 use std::collections::HashMap;

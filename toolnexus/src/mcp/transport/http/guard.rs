@@ -78,7 +78,7 @@ impl Guard {
             max_sessions: options.max_sessions,
             admitting: AtomicUsize::new(0),
             admission: tokio::sync::Mutex::new(()),
-            web: options.web.clone().with_max_body(max_body),
+            web: options.web.clone().max_body(max_body),
             limits: Limits::new(options.session_idle_timeout, options.max_sessions),
         }))
     }
@@ -314,7 +314,7 @@ fn too_many_sessions(id: &rmcp::model::RequestId, open: usize, max: usize) -> Re
         format!(
             "Too many sessions: {open} are open, the server's limit is {max}. Close sessions \
              you no longer use (HTTP DELETE with their Mcp-Session-Id), wait for idle ones to \
-             expire, or raise the limit (HttpOptions::with_max_sessions)"
+             expire, or raise the limit (HttpOptions::max_sessions)"
         ),
         Some(json!({"open": open, "limit": max})),
     );

@@ -45,7 +45,7 @@ pub(in crate::mcp) async fn serve(
     let server = server.for_http(&options);
     let listener = TcpListener::bind(addr).await?;
     let shutdown = CancellationToken::new();
-    let max_body = server.max_message_bytes();
+    let max_body = server.message_limit();
     let mut config = options.sdk_config(max_body);
     config.cancellation_token = shutdown.child_token();
     let factory = move || Ok(server.for_session());
@@ -102,13 +102,13 @@ impl HttpServer {
     /// every interface (`0.0.0.0` or `[::]`), the loopback address with the bound port: a
     /// URL that works on this machine (`http://0.0.0.0:PORT` is not one, and its `Host`
     /// would be refused). Clients on other machines use this machine's name, which the
-    /// server must be told to accept: [`HttpOptions::with_allowed_hosts`].
+    /// server must be told to accept: [`HttpOptions::allowed_hosts`].
     pub fn url(&self) -> String {
         format!("{}{PATH}", self.0.origin())
     }
 
     /// Whether the server listens on every interface (bound to `0.0.0.0` or `[::]`), so
-    /// that other machines can connect (given [`HttpOptions::with_allowed_hosts`]).
+    /// that other machines can connect (given [`HttpOptions::allowed_hosts`]).
     pub fn is_on_all_interfaces(&self) -> bool {
         self.0.local_addr().ip().is_unspecified()
     }

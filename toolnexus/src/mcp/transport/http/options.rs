@@ -8,14 +8,14 @@ use rmcp::transport::StreamableHttpServerConfig;
 use crate::web::WebGuard;
 use crate::web::{LOOPBACK_HOSTS, LOOPBACK_ORIGINS};
 
-/// The default cap on open sessions ([`HttpOptions::with_max_sessions`]).
+/// The default cap on open sessions ([`HttpOptions::max_sessions`]).
 pub const DEFAULT_MAX_SESSIONS: usize = 256;
-/// The default idle expiry of a session ([`HttpOptions::with_session_idle_timeout`]).
+/// The default idle expiry of a session ([`HttpOptions::session_idle_timeout`]).
 pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 /// The default time a client has to send a request's headers
-/// ([`HttpOptions::with_header_read_timeout`]).
+/// ([`HttpOptions::header_read_timeout`]).
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
-/// The default cap on open connections ([`HttpOptions::with_max_connections`]).
+/// The default cap on open connections ([`HttpOptions::max_connections`]).
 pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
 
 /// How [`McpServer::serve_http_with`](crate::mcp::McpServer::serve_http_with) serves: the
@@ -35,10 +35,10 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
 ///
 /// // Behind a reverse proxy at tools.example.com, with a web app on app.example.com.
 /// let options = HttpOptions::new()
-///     .with_allowed_hosts(["tools.example.com"])
-///     .with_allowed_origins(["https://app.example.com"])
-///     .with_max_sessions(1_000)
-///     .with_session_idle_timeout(Duration::from_secs(120));
+///     .allowed_hosts(["tools.example.com"])
+///     .allowed_origins(["https://app.example.com"])
+///     .max_sessions(1_000)
+///     .session_idle_timeout(Duration::from_secs(120));
 /// ```
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
@@ -67,13 +67,11 @@ impl From<StreamableHttpServerConfig> for HttpOptions {
     fn from(config: StreamableHttpServerConfig) -> Self {
         let mut options = HttpOptions::new();
         options.web = if config.allowed_hosts.is_empty() {
-            options.web.with_any_host()
+            options.web.any_host()
         } else {
-            options.web.with_allowed_hosts(config.allowed_hosts.clone())
+            options.web.allowed_hosts(config.allowed_hosts.clone())
         };
-        options.web = options
-            .web
-            .with_allowed_origins(config.allowed_origins.clone());
+        options.web = options.web.allowed_origins(config.allowed_origins.clone());
         HttpOptions { config, ..options }
     }
 }
@@ -96,20 +94,20 @@ impl HttpOptions {
     /// `"example.com:8080"` for one port only): the names clients use to reach a server
     /// bound to a non-loopback address. Other hosts get `403 Forbidden`.
     #[must_use]
-    pub fn with_allowed_hosts<I, S>(mut self, hosts: I) -> Self
+    pub fn allowed_hosts<I, S>(mut self, hosts: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.web = self.web.with_allowed_hosts(hosts);
+        self.web = self.web.allowed_hosts(hosts);
         self
     }
 
     /// Accepts any `Host` header: only for a server behind a proxy that checks it, since
     /// it gives up the protection against DNS rebinding.
     #[must_use]
-    pub fn with_any_host(mut self) -> Self {
-        self.web = self.web.with_any_host();
+    pub fn any_host(mut self) -> Self {
+        self.web = self.web.any_host();
         self
     }
 
@@ -118,20 +116,20 @@ impl HttpOptions {
     /// any port). A request with another `Origin`, `Origin: null` included, gets
     /// `403 Forbidden`, as the MCP transport specification requires.
     #[must_use]
-    pub fn with_allowed_origins<I, S>(mut self, origins: I) -> Self
+    pub fn allowed_origins<I, S>(mut self, origins: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.web = self.web.with_allowed_origins(origins);
+        self.web = self.web.allowed_origins(origins);
         self
     }
 
     /// Accepts any `Origin`: lets any web page a user visits call the tools, so only for
     /// a server that authenticates its callers by other means.
     #[must_use]
-    pub fn with_any_origin(mut self) -> Self {
-        self.web = self.web.with_any_origin();
+    pub fn any_origin(mut self) -> Self {
+        self.web = self.web.any_origin();
         self
     }
 
@@ -139,7 +137,7 @@ impl HttpOptions {
     /// JSON-RPC error until a session ends (closed by its client with `DELETE`, or expired).
     /// Default [`DEFAULT_MAX_SESSIONS`]; each session holds some tens of kilobytes.
     #[must_use]
-    pub fn with_max_sessions(mut self, sessions: usize) -> Self {
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.max_sessions = sessions.max(1);
         self
     }
@@ -149,7 +147,7 @@ impl HttpOptions {
     /// running calls are cancelled, and the client must `initialize` again. Default
     /// [`DEFAULT_SESSION_IDLE_TIMEOUT`].
     #[must_use]
-    pub fn with_session_idle_timeout(mut self, idle: Duration) -> Self {
+    pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
         self.session_idle_timeout = idle;
         self
     }
@@ -158,7 +156,7 @@ impl HttpOptions {
     /// was opened or its previous request was answered. Default
     /// [`DEFAULT_HEADER_READ_TIMEOUT`].
     #[must_use]
-    pub fn with_header_read_timeout(mut self, timeout: Duration) -> Self {
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
         self.header_read_timeout = timeout;
         self
     }
@@ -167,15 +165,15 @@ impl HttpOptions {
     /// not all arrived this long after its headers: a client that trickles its body in
     /// cannot hold a connection for longer. Default [`DEFAULT_BODY_READ_TIMEOUT`](crate::web::DEFAULT_BODY_READ_TIMEOUT).
     #[must_use]
-    pub fn with_body_read_timeout(mut self, timeout: Duration) -> Self {
-        self.web = self.web.with_body_read_timeout(timeout);
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.web = self.web.body_read_timeout(timeout);
         self
     }
 
     /// Caps the open connections: past it, new connections wait to be accepted until one
     /// closes. Default [`DEFAULT_MAX_CONNECTIONS`].
     #[must_use]
-    pub fn with_max_connections(mut self, connections: usize) -> Self {
+    pub fn max_connections(mut self, connections: usize) -> Self {
         self.max_connections = connections.max(1);
         self
     }

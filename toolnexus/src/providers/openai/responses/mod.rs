@@ -78,7 +78,7 @@ turn_model!(OpenAiResponses, "openai");
 
 impl OpenAiResponses {
     /// Any server that speaks the Responses API at `base_url` (the URL `/responses` is
-    /// appended to), with no API key; add one with [`OpenAiResponses::with_api_key`].
+    /// appended to), with no API key; add one with [`OpenAiResponses::api_key`].
     pub fn compatible(base_url: impl Into<String>, model: impl Into<String>) -> Self {
         OpenAiResponses::over(SPEC.transport(base_url, None), model.into())
     }
