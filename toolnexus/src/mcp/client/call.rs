@@ -326,7 +326,7 @@ mod tests {
     #[test]
     fn a_call_s_future_stays_small() {
         let shared = McpClient::stdio("server", ["--stdio"]).shared();
-        let handler = super::super::handler::Handler {
+        let handler = super::super::handler::Responder {
             routing: std::sync::Arc::clone(&shared.routing),
         };
         let connecting = std::mem::size_of_val(&shared.endpoint.open(

@@ -15,7 +15,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 
 use super::error::McpClientError;
-use super::handler::Handler;
+use super::handler::Responder;
 
 /// What the child's standard error goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,10 +115,10 @@ impl Endpoint {
     /// Starts (or reaches) the server and runs the `initialize` handshake, within `limit`.
     pub(super) async fn open(
         &self,
-        handler: Handler,
+        handler: Responder,
         limit: Duration,
         latest: bool,
-    ) -> Result<RunningService<RoleClient, Handler>, McpClientError> {
+    ) -> Result<RunningService<RoleClient, Responder>, McpClientError> {
         let label = self.label();
         // `server/discover` first (MCP 2026-07-28), `initialize` for servers before it.
         let lifecycle = || match latest {
@@ -333,10 +333,10 @@ impl super::Shared {
 
     async fn reconnect(
         &self,
-        mut connection: tokio::sync::MutexGuard<'_, Option<RunningService<RoleClient, Handler>>>,
+        mut connection: tokio::sync::MutexGuard<'_, Option<RunningService<RoleClient, Responder>>>,
     ) -> Result<Peer<RoleClient>, McpClientError> {
         *connection = None; // Drops the old connection (and kills its child) first.
-        let handler = Handler {
+        let handler = Responder {
             routing: Arc::clone(&self.routing),
         };
         let service = self

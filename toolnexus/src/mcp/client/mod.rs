@@ -29,7 +29,7 @@ use crate::tool::kit::Toolkit;
 use crate::tool::request::Answer;
 use connect::{Endpoint, Stderr};
 use elicit::Parking;
-use handler::{Handler, Routing};
+use handler::{Responder, Routing};
 
 #[cfg(feature = "ui")]
 pub(crate) use apps::wire_result as view_result;
@@ -81,7 +81,7 @@ struct Shared {
     options: Options,
     routing: Arc<Routing>,
     parking: Parking,
-    connection: tokio::sync::Mutex<Option<RunningService<RoleClient, Handler>>>,
+    connection: tokio::sync::Mutex<Option<RunningService<RoleClient, Responder>>>,
     /// The name and version the server advertised in `initialize`.
     info: OnceLock<(String, String)>,
     /// Every tool name this client handed out (to recognise them in a toolkit).

@@ -17,7 +17,7 @@ use crate::model::{DeltaSink, ModelError, Reply};
 use crate::providers::anthropic::request::{
     Body, DEFAULT_MAX_TOKENS, PROVIDER, asked, cache_deferred, cached_tools, mark, messages,
 };
-use crate::providers::common::http::{Auth, Transport};
+use crate::providers::common::http::{Auth, ProviderHttp};
 use crate::providers::common::output::Dialect;
 use crate::providers::common::skeleton::{
     Asked, Protocol, encode, listing, model_settings, provider_spec, strict_setting,
@@ -63,7 +63,7 @@ provider_spec!(Anthropic {
 /// repeated prefix costs a tenth. Turn it off with [`Anthropic::prompt_caching`].
 #[derive(Clone, Debug)]
 pub struct Anthropic {
-    http: Transport,
+    http: ProviderHttp,
     model: String,
     strict: bool,
     settings: ModelSettings,
@@ -88,7 +88,7 @@ impl Anthropic {
     /// The default [`Anthropic::max_tokens`]: the Messages API requires a cap.
     pub const DEFAULT_MAX_TOKENS: u32 = DEFAULT_MAX_TOKENS;
 
-    pub(super) fn over(http: Transport, model: String) -> Self {
+    pub(super) fn over(http: ProviderHttp, model: String) -> Self {
         Anthropic {
             http,
             model,

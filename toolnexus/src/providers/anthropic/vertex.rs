@@ -5,7 +5,7 @@ use serde_json::Value;
 use crate::model::ModelError;
 use crate::model::settings::ModelSettings;
 use crate::providers::anthropic::Anthropic;
-use crate::providers::common::http::Transport;
+use crate::providers::common::http::ProviderHttp;
 use crate::providers::common::skeleton::{Asked, Protocol, model_settings};
 use crate::providers::gemini::vertex::{Site, vertex_model};
 
@@ -37,7 +37,7 @@ const VERTEX_ANTHROPIC_VERSION: &str = "vertex-2023-10-16";
 /// ```
 #[derive(Clone)]
 pub struct VertexAnthropic {
-    http: Transport,
+    http: ProviderHttp,
     model: String,
     settings: ModelSettings,
     site: Site,

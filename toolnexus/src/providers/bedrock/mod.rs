@@ -19,7 +19,7 @@ use crate::providers::bedrock::request::{
     Body, Family, ToolConfig, asked, cache_point, cached_system, cached_tools, caches, family,
     messages, tools,
 };
-use crate::providers::common::http::{ApiKey, Auth, Sign, Transport, base_from_env};
+use crate::providers::common::http::{ApiKey, Auth, ProviderHttp, Sign, base_from_env};
 use crate::providers::common::skeleton::{Asked, Protocol, encode, model_settings};
 use crate::providers::common::wire::mark_tail;
 use crate::providers::{http_settings, turn_model};
@@ -79,7 +79,7 @@ const KEY_VAR: &str = "AWS_BEARER_TOKEN_BEDROCK";
 /// one where the previous turn's was. [`Bedrock::prompt_caching`] overrides it.
 #[derive(Clone, Debug)]
 pub struct Bedrock {
-    http: Transport,
+    http: ProviderHttp,
     model: String,
     region: String,
     settings: ModelSettings,
@@ -104,7 +104,7 @@ impl Bedrock {
     /// turn), at the region's endpoint.
     pub fn new(region: impl Into<String>, model: impl Into<String>) -> Self {
         let region = region.into();
-        let mut http = Transport::new(PROVIDER, KEY_VAR, endpoint(&region), None, Auth::Bearer);
+        let mut http = ProviderHttp::new(PROVIDER, KEY_VAR, endpoint(&region), None, Auth::Bearer);
         http.auth_hint = Some(
             "the AWS credentials were refused, or may not invoke this model (bedrock:InvokeModel); \
              check AWS_ACCESS_KEY_ID / AWS_PROFILE, or the credentials given to .credentials(..)",

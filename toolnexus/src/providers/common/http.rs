@@ -73,7 +73,7 @@ pub(crate) fn base_from_env(var: &str) -> Option<String> {
 /// The endpoint, key, timeouts and retry policy of one provider, and its HTTP client
 /// (built on first use, shared by clones).
 #[derive(Clone)]
-pub(crate) struct Transport {
+pub(crate) struct ProviderHttp {
     pub(crate) provider: &'static str,
     pub(crate) key_var: &'static str,
     pub(crate) base_url: String,
@@ -105,7 +105,7 @@ pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 /// The default limit on opening a connection.
 pub(crate) const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
-impl Transport {
+impl ProviderHttp {
     pub(crate) fn new(
         provider: &'static str,
         key_var: &'static str,
@@ -113,7 +113,7 @@ impl Transport {
         key: Option<ApiKey>,
         auth: Auth,
     ) -> Self {
-        Transport {
+        ProviderHttp {
             provider,
             key_var,
             base_url: trim_base(base_url.into()),
@@ -449,9 +449,9 @@ impl Transport {
     }
 }
 
-impl fmt::Debug for Transport {
+impl fmt::Debug for ProviderHttp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Transport")
+        f.debug_struct("ProviderHttp")
             .field("base_url", &self.base_url)
             .field("api_key", &self.key.as_ref().map(|_| "[redacted]"))
             .field(

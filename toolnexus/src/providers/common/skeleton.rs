@@ -1,5 +1,5 @@
 //! The skeleton every provider fills in: a [`Spec`] (its name, key variable, base URL,
-//! how it sends its key) builds the [`Transport`] from a key or the environment, and
+//! how it sends its key) builds the [`ProviderHttp`] from a key or the environment, and
 //! [`turn`] runs one model turn for any [`Protocol`]: write the body, post it with
 //! retries, then parse the response or read its stream. A provider file is left with its
 //! wire mapping: the URL, the body, the response and the stream events.
@@ -11,7 +11,9 @@ use serde::Serialize;
 use crate::model::message::Message;
 use crate::model::settings::ModelSettings;
 use crate::model::{DeltaSink, Model, ModelError, Reply};
-use crate::providers::common::http::{ApiKey, Auth, Sign, Transport, base_from_env, key_from_env};
+use crate::providers::common::http::{
+    ApiKey, Auth, ProviderHttp, Sign, base_from_env, key_from_env,
+};
 use crate::providers::common::settings::{extra_fields, with_extra};
 use crate::providers::common::sse::read_body;
 use crate::schema::listing::Listing;
@@ -38,8 +40,12 @@ pub(crate) struct Spec {
 
 impl Spec {
     /// The transport to `base_url`, with `key` if there is one.
-    pub(crate) fn transport(&self, base_url: impl Into<String>, key: Option<ApiKey>) -> Transport {
-        let mut http = Transport::new(self.provider, self.key_var, base_url, key, self.auth);
+    pub(crate) fn transport(
+        &self,
+        base_url: impl Into<String>,
+        key: Option<ApiKey>,
+    ) -> ProviderHttp {
+        let mut http = ProviderHttp::new(self.provider, self.key_var, base_url, key, self.auth);
         for &(name, value) in self.headers {
             http = http.with_header(name, value);
         }
@@ -47,13 +53,13 @@ impl Spec {
     }
 
     /// The transport to the default base URL with this key.
-    pub(crate) fn with_key(&self, key: impl Into<String>) -> Transport {
+    pub(crate) fn with_key(&self, key: impl Into<String>) -> ProviderHttp {
         self.transport(self.default_base, Some(ApiKey::new(key)))
     }
 
     /// The transport with the key from the environment (a missing one is an error naming
     /// the variable), to the base URL there when it is set, else the default.
-    pub(crate) fn env_transport(&self) -> Result<Transport, ModelError> {
+    pub(crate) fn env_transport(&self) -> Result<ProviderHttp, ModelError> {
         let key = key_from_env(self.key_var, self.provider, self.ty)?;
         let base = base_from_env(self.base_var).unwrap_or_else(|| self.default_base.to_owned());
         Ok(self.transport(base, Some(key)))
@@ -157,7 +163,7 @@ impl<P: Protocol + Model> Wire for P {
 /// model's name.
 pub(crate) struct Turn<'a, P> {
     pub(crate) provider: &'a P,
-    pub(crate) http: &'a Transport,
+    pub(crate) http: &'a ProviderHttp,
     pub(crate) model: &'a str,
     /// The model's own settings.
     pub(crate) settings: &'a ModelSettings,

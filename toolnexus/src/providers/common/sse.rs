@@ -16,7 +16,7 @@ pub(crate) struct Events {
 }
 
 /// One event with data: its `data:` text (every provider repeats the event's name in it).
-pub(crate) struct Event {
+pub(crate) struct SseEvent {
     pub(crate) data: String,
 }
 
@@ -37,7 +37,7 @@ impl Events {
 
     /// The next event that carries data; `None` at the end of the stream. Comments and
     /// keep-alives are skipped.
-    pub(crate) async fn next(&mut self) -> Result<Option<Event>, ModelError> {
+    pub(crate) async fn next(&mut self) -> Result<Option<SseEvent>, ModelError> {
         loop {
             match self.inner.next().await {
                 None => return Ok(None),
@@ -49,7 +49,7 @@ impl Events {
                 }
                 Some(Ok(sse)) => {
                     if let Some(data) = sse.data {
-                        return Ok(Some(Event { data }));
+                        return Ok(Some(SseEvent { data }));
                     }
                 }
             }
@@ -57,7 +57,7 @@ impl Events {
     }
 }
 
-impl Event {
+impl SseEvent {
     /// The data as JSON of type `T`.
     pub(crate) fn json<T: DeserializeOwned>(&self, provider: &str) -> Result<T, ModelError> {
         serde_json::from_str(&self.data).map_err(|error| {

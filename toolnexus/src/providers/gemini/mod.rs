@@ -12,7 +12,7 @@ use std::fmt;
 
 use crate::model::settings::ModelSettings;
 use crate::model::{DeltaSink, ModelError, Reply};
-use crate::providers::common::http::{Auth, Transport};
+use crate::providers::common::http::{Auth, ProviderHttp};
 use crate::providers::common::output::Dialect;
 use crate::providers::common::skeleton::{
     Asked, Protocol, encode, listing, model_settings, provider_spec,
@@ -53,7 +53,7 @@ provider_spec!(Gemini {
 /// the calls with the ids the loop gave them; a run serialized while halted keeps them.
 #[derive(Clone)]
 pub struct Gemini {
-    http: Transport,
+    http: ProviderHttp,
     model: String,
     settings: ModelSettings,
 }
@@ -66,7 +66,7 @@ model_settings!(
 turn_model!(Gemini, "gcp.gemini");
 
 impl Gemini {
-    pub(crate) fn over(http: Transport, model: String) -> Self {
+    pub(crate) fn over(http: ProviderHttp, model: String) -> Self {
         Gemini {
             http,
             model: model.strip_prefix("models/").unwrap_or(&model).to_owned(),

@@ -8,13 +8,13 @@ use serde_json::value::RawValue;
 
 use crate::model::message::NativeTurn;
 use crate::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
-use crate::providers::common::http::{Transport, describe_error};
+use crate::providers::common::http::{ProviderHttp, describe_error};
 use crate::providers::common::sse::{Events, parse_body};
 use crate::providers::common::wire::Assembly;
 use crate::providers::gemini::request::{LOCAL_ID, NATIVE, PROVIDER};
 
 /// The turn in a (non-streamed) response body; `http` redacts errors.
-pub(super) fn parse(http: &Transport, body: &[u8]) -> Result<Reply, ModelError> {
+pub(super) fn parse(http: &ProviderHttp, body: &[u8]) -> Result<Reply, ModelError> {
     let response: Response = parse_body(PROVIDER, body)?;
     let mut turn = Assembly::new(None);
     let mut kept = Kept::default();
@@ -27,7 +27,7 @@ pub(super) fn parse(http: &Transport, body: &[u8]) -> Result<Reply, ModelError> 
 
 /// The turn read from a streamed response, each piece passed to `sink`.
 pub(super) async fn stream(
-    http: &Transport,
+    http: &ProviderHttp,
     response: reqwest::Response,
     sink: DeltaSink<'_>,
 ) -> Result<Reply, ModelError> {
@@ -46,7 +46,7 @@ pub(super) async fn stream(
 /// Adds one response (the whole turn, or one streamed chunk of it) to `turn`, and
 /// its parts to `kept`.
 fn absorb(
-    http: &Transport,
+    http: &ProviderHttp,
     response: Response,
     turn: &mut Assembly<'_>,
     kept: &mut Kept,

@@ -8,7 +8,7 @@ use tokio::sync::OnceCell;
 
 use crate::model::settings::ModelSettings;
 use crate::model::{ModelError, ModelErrorKind};
-use crate::providers::common::http::{Auth, Sign, Transport};
+use crate::providers::common::http::{Auth, ProviderHttp, Sign};
 use crate::providers::common::skeleton::{Asked, Protocol, model_settings};
 use crate::providers::gemini::Gemini;
 
@@ -44,7 +44,7 @@ const SCOPE: &str = "https://www.googleapis.com/auth/cloud-platform";
 /// ```
 #[derive(Clone)]
 pub struct Vertex {
-    http: Transport,
+    http: ProviderHttp,
     model: String,
     settings: ModelSettings,
     site: Site,
@@ -78,12 +78,12 @@ pub(crate) type Credentials = Arc<OnceCell<Arc<dyn TokenProvider>>>;
 
 /// The transport to Vertex AI at `location`: `https://{location}-aiplatform.googleapis.com`
 /// (`https://aiplatform.googleapis.com` for `global`), bearer tokens.
-pub(crate) fn transport(location: &str) -> Transport {
+pub(crate) fn transport(location: &str) -> ProviderHttp {
     let base = match location {
         "global" => "https://aiplatform.googleapis.com".to_owned(),
         region => format!("https://{region}-aiplatform.googleapis.com"),
     };
-    let mut http = Transport::new(
+    let mut http = ProviderHttp::new(
         "Vertex AI",
         "GOOGLE_APPLICATION_CREDENTIALS",
         base,
@@ -143,7 +143,7 @@ impl Site {
     /// (`generateContent`, `rawPredict`, …).
     pub(crate) fn url(
         &self,
-        http: &Transport,
+        http: &ProviderHttp,
         publisher: &str,
         model: &str,
         method: &str,
@@ -159,7 +159,7 @@ impl Site {
     /// with `api_key` goes as it is in its place.
     pub(crate) async fn signer(
         &self,
-        http: &Transport,
+        http: &ProviderHttp,
     ) -> Result<Option<Box<dyn Sign>>, ModelError> {
         if http.key.is_some() {
             return Ok(None);
@@ -176,7 +176,7 @@ impl Site {
         f: &mut fmt::Formatter<'_>,
         name: &str,
         model: &str,
-        http: &Transport,
+        http: &ProviderHttp,
     ) -> fmt::Result {
         f.debug_struct(name)
             .field("project", &self.project)
@@ -217,7 +217,7 @@ macro_rules! vertex_model {
                 $ty {
                     http: $crate::providers::gemini::vertex::transport(&site.location),
                     $inner: $provider::over(
-                        $crate::providers::common::http::Transport::new(
+                        $crate::providers::common::http::ProviderHttp::new(
                             "Vertex AI",
                             "",
                             "",

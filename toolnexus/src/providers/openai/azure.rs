@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::model::settings::ModelSettings;
 use crate::model::{Model, ModelError, ModelFuture, ModelInfo, ModelRequest};
-use crate::providers::common::http::{ApiKey, Auth, Transport, base_from_env, key_from_env};
+use crate::providers::common::http::{ApiKey, Auth, ProviderHttp, base_from_env, key_from_env};
 use crate::providers::common::retry::Retry;
 use crate::providers::{OpenAi, OpenAiResponses};
 
@@ -88,7 +88,7 @@ impl AzureOpenAi {
     /// ([`AzureOpenAi::entra_token`]).
     pub fn new(endpoint: impl Into<String>, deployment: impl Into<String>) -> Self {
         let deployment = deployment.into();
-        let transport = Transport::new(PROVIDER, "AZURE_OPENAI_API_KEY", "", None, Auth::Bearer);
+        let transport = ProviderHttp::new(PROVIDER, "AZURE_OPENAI_API_KEY", "", None, Auth::Bearer);
         let mut azure = AzureOpenAi {
             api: Api::Chat(OpenAi::over(transport, deployment.clone())),
             endpoint: endpoint.into().trim_end_matches('/').to_owned(),
@@ -303,7 +303,7 @@ impl AzureOpenAi {
         self.credential.is_some()
     }
 
-    fn transport(&self) -> &Transport {
+    fn transport(&self) -> &ProviderHttp {
         match &self.api {
             Api::Chat(m) => &m.http,
             Api::Responses(m) => &m.http,

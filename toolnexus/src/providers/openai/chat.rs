@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 use crate::model::message::{Message, ToolCall};
 use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::model::{DeltaSink, FinishReason, ModelError, Reply, Usage};
-use crate::providers::common::http::{Transport, describe_error};
+use crate::providers::common::http::{ProviderHttp, describe_error};
 use crate::providers::common::output::Dialect;
 use crate::providers::common::settings::refuse;
 use crate::providers::common::skeleton::{
@@ -47,7 +47,7 @@ openai_spec!(OpenAi, PROVIDER);
 #[derive(Clone, Debug)]
 pub struct OpenAi {
     /// The transport requests go through (Azure OpenAI sets its own URL and auth).
-    pub(super) http: Transport,
+    pub(super) http: ProviderHttp,
     model: String,
     strict: bool,
     settings: ModelSettings,
@@ -74,7 +74,7 @@ impl OpenAi {
         OpenAi::over(SPEC.transport(base_url, None), model.into())
     }
 
-    pub(crate) fn over(http: Transport, model: String) -> Self {
+    pub(crate) fn over(http: ProviderHttp, model: String) -> Self {
         OpenAi {
             http,
             model,

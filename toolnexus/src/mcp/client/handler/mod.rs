@@ -283,13 +283,14 @@ impl Drop for SlotGuard {
     }
 }
 
-/// The [`ClientHandler`] of one connection.
+/// The [`ClientHandler`] of one connection: it responds to what the server asks the client
+/// (elicitation) and takes its notifications.
 #[derive(Clone)]
-pub(super) struct Handler {
+pub(super) struct Responder {
     pub(super) routing: Arc<Routing>,
 }
 
-impl ClientHandler for Handler {
+impl ClientHandler for Responder {
     fn get_info(&self) -> ClientConfig {
         let mut capabilities = ClientCapabilities::default();
         capabilities.elicitation = Some(

@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 
 use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::model::{DeltaSink, ModelError, Reply};
-use crate::providers::common::http::{Transport, describe_error};
+use crate::providers::common::http::{ProviderHttp, describe_error};
 use crate::providers::common::output::Dialect;
 use crate::providers::common::settings::{refuse, refuse_set};
 use crate::providers::common::skeleton::{Asked, Protocol, encode, model_settings};
@@ -62,7 +62,7 @@ const ENCRYPTED_REASONING: [&str; 1] = ["reasoning.encrypted_content"];
 #[derive(Clone, Debug)]
 pub struct OpenAiResponses {
     /// The transport requests go through (Azure OpenAI sets its own URL and auth).
-    pub(super) http: Transport,
+    pub(super) http: ProviderHttp,
     model: String,
     strict: bool,
     store: bool,
@@ -83,7 +83,7 @@ impl OpenAiResponses {
         OpenAiResponses::over(SPEC.transport(base_url, None), model.into())
     }
 
-    pub(crate) fn over(http: Transport, model: String) -> Self {
+    pub(crate) fn over(http: ProviderHttp, model: String) -> Self {
         OpenAiResponses {
             http,
             model,
