@@ -2,9 +2,10 @@
 //! a run survives its process, a parked run is answered from any worker, and a settled
 //! call never runs twice.
 //!
-//! Two backends, behind cargo features: [`RunStore`] (feature `sqlite`, one file in
-//! WAL mode, or `:memory:`; the SQLite library is bundled, nothing to install) and
-//! [`RunStore`] (feature `postgres`, for many workers on many machines). Both open
+//! One store, [`RunStore`], over two backends behind cargo features:
+//! [`RunStore::sqlite`] (feature `sqlite`, one file in WAL mode, or `:memory:`; the SQLite
+//! library is bundled, nothing to install) and [`RunStore::postgres`] (feature
+//! `postgres`, for many workers on many machines). Both open
 //! with their schema migrated to the newest version, and refuse a database written by a
 //! newer toolnexus.
 //!

@@ -46,8 +46,8 @@ pub type Stored<'a, T> = BoxFuture<'a, Result<T, StoreError>>;
 /// and takes runs up from it again (answering a parked run, recovering an orphaned one,
 /// continuing a session).
 ///
-/// The run stores of `toolnexus::store` (`RunStore`, `RunStore`, features
-/// `sqlite` and `postgres`) implement it; another engine implements it the same way. The
+/// `toolnexus::store::RunStore` (SQLite or PostgreSQL, features `sqlite` and `postgres`)
+/// implements it; another engine implements it the same way. The
 /// protocol an implementation keeps:
 ///
 /// - **One writer per run.** `create`, `answer` and `take_over` give the run's lease to
