@@ -455,7 +455,7 @@ async fn a_compacted_conversation_stays_compacted() {
 
 /// An `ask` that halts keeps its halted turn in the conversation: resuming it brings the
 /// conversation up to date, and a new `ask` abandons a halted turn with an explicit
-/// result, as `Session::run` does.
+/// result, as a conversation in a run store does.
 #[tokio::test]
 async fn halted_turns_of_a_conversation_in_memory() {
     let ask = Tool::new(
