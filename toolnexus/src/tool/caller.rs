@@ -98,11 +98,22 @@ pub enum SamplingRole {
 
 /// One message of a [`Sampling`] request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SamplingMessage {
     /// Who wrote it.
     pub role: SamplingRole,
     /// Its text.
     pub text: String,
+}
+
+impl SamplingMessage {
+    /// A message of `role` saying `text`.
+    pub fn new(role: SamplingRole, text: impl Into<String>) -> Self {
+        SamplingMessage {
+            role,
+            text: text.into(),
+        }
+    }
 }
 
 /// The default for [`Sampling::max_tokens`].
@@ -119,6 +130,7 @@ pub const DEFAULT_SAMPLING_MAX_TOKENS: u32 = 1024;
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Sampling {
     /// The conversation, oldest first; the last message is usually the user's.
     pub messages: Vec<SamplingMessage>,
@@ -136,10 +148,7 @@ impl Sampling {
     /// One user message, [`DEFAULT_SAMPLING_MAX_TOKENS`], no system prompt.
     pub fn new(prompt: impl Into<String>) -> Self {
         Sampling {
-            messages: vec![SamplingMessage {
-                role: SamplingRole::User,
-                text: prompt.into(),
-            }],
+            messages: vec![SamplingMessage::new(SamplingRole::User, prompt)],
             system: None,
             max_tokens: DEFAULT_SAMPLING_MAX_TOKENS,
             temperature: None,
@@ -170,10 +179,7 @@ impl Sampling {
     /// Adds a message at the end of the conversation.
     #[must_use]
     pub fn with_message(mut self, role: SamplingRole, text: impl Into<String>) -> Self {
-        self.messages.push(SamplingMessage {
-            role,
-            text: text.into(),
-        });
+        self.messages.push(SamplingMessage::new(role, text));
         self
     }
 }
@@ -191,8 +197,17 @@ impl From<String> for Sampling {
 }
 
 /// The caller model's reply to a [`Sampling`] request.
+///
+/// ```
+/// use toolnexus::tool::Sampled;
+///
+/// let reply = Sampled::new("Brief.").with_model("gpt-4.1-mini").with_stop_reason("endTurn");
+/// assert_eq!(reply.text, "Brief.");
+/// assert_eq!(reply.model.as_deref(), Some("gpt-4.1-mini"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Sampled {
     /// The reply's text.
     pub text: String,
@@ -202,6 +217,31 @@ pub struct Sampled {
     /// Why it stopped (`"endTurn"`, `"maxTokens"`, …), when the caller says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
+}
+
+impl Sampled {
+    /// A reply saying `text`, with no model or stop reason.
+    pub fn new(text: impl Into<String>) -> Self {
+        Sampled {
+            text: text.into(),
+            model: None,
+            stop_reason: None,
+        }
+    }
+
+    /// The reply, naming the model that wrote it.
+    #[must_use]
+    pub fn with_model(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+
+    /// The reply, saying why it stopped.
+    #[must_use]
+    pub fn with_stop_reason(mut self, reason: impl Into<String>) -> Self {
+        self.stop_reason = Some(reason.into());
+        self
+    }
 }
 
 /// Why a [`Context::sample`](crate::Context::sample) request got no reply.
