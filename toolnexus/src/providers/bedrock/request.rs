@@ -13,7 +13,7 @@ use crate::model::message::{Message, NativeTurn, ToolCall};
 use crate::model::settings::{ModelSettings, ToolChoice};
 use crate::providers::bedrock::auth::PROVIDER;
 use crate::providers::common::settings::{
-    MIN_THINKING_BUDGET, Sampling, budget_too_small, cap_above_budget, check_common, refuse,
+    MIN_THINKING_BUDGET, SamplingParams, budget_too_small, cap_above_budget, check_common, refuse,
     unforced_while_thinking,
 };
 use crate::providers::common::wire::{
@@ -49,7 +49,7 @@ pub(crate) struct InferenceConfig<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     max_tokens: Option<u32>,
     #[serde(flatten)]
-    sampling: Sampling<'a>,
+    sampling: SamplingParams<'a>,
 }
 
 #[derive(Serialize)]
@@ -267,7 +267,7 @@ pub(crate) fn asked<'a>(
     )?;
     let inference = InferenceConfig {
         max_tokens,
-        sampling: Sampling::of(settings),
+        sampling: SamplingParams::of(settings),
     };
     let empty = inference.max_tokens.is_none() && inference.sampling.is_empty();
     Ok(Asked {

@@ -20,7 +20,7 @@ pub(crate) fn refuse(provider: &str, setting: &str, why: impl std::fmt::Display)
 /// both write them (`temperature`, `topP`, `stopSequences`), flattened into each.
 #[derive(Serialize, Default)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct Sampling<'a> {
+pub(crate) struct SamplingParams<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -29,10 +29,10 @@ pub(crate) struct Sampling<'a> {
     stop_sequences: Option<&'a [String]>,
 }
 
-impl<'a> Sampling<'a> {
+impl<'a> SamplingParams<'a> {
     /// The sampling `settings` ask for.
     pub(crate) fn of(settings: &'a ModelSettings) -> Self {
-        Sampling {
+        SamplingParams {
             temperature: settings.temperature,
             top_p: settings.top_p,
             stop_sequences: settings.stop.as_deref(),

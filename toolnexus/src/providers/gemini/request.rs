@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 use crate::model::ModelError;
 use crate::model::message::{Message, NativeTurn, ToolCall};
 use crate::model::settings::{ModelSettings, ToolChoice};
-use crate::providers::common::settings::{Sampling, check_common, refuse};
+use crate::providers::common::settings::{SamplingParams, check_common, refuse};
 use crate::providers::common::wire::{
     arguments_object, join_system, pending_text, turn_blocks, user_blocks,
 };
@@ -47,7 +47,7 @@ pub(crate) struct GenerationConfig<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     max_output_tokens: Option<u32>,
     #[serde(flatten)]
-    sampling: Sampling<'a>,
+    sampling: SamplingParams<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     seed: Option<i32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -143,7 +143,7 @@ pub(crate) fn config<'a>(
     };
     let generation = GenerationConfig {
         max_output_tokens: settings.max_tokens,
-        sampling: Sampling::of(settings),
+        sampling: SamplingParams::of(settings),
         seed,
         thinking_config: thinking,
     };
