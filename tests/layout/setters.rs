@@ -76,7 +76,9 @@ fn methods() -> (
         let text = fs::read_to_string(&file).expect("readable source");
         // The type whose `impl` block is open, and the depth of braces it opened at.
         let (mut current, mut depth) = (None::<(String, i32)>, 0i32);
-        for line in code(&text).lines() {
+        let code = code(&text);
+        let lines: Vec<&str> = code.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
             let opened = impl_type(line);
             let before = depth;
             depth += line.matches('{').count() as i32 - line.matches('}').count() as i32;
@@ -94,7 +96,14 @@ fn methods() -> (
                 .chars()
                 .take_while(|c| c.is_alphanumeric() || *c == '_')
                 .collect();
-            let takes_self = line[at..].contains("(self") || line[at..].contains("(mut self");
+            // `fn name(self …` or `fn name(mut self …`, on this line or, for a signature
+            // that rustfmt split, the next.
+            let signature = match lines.get(i + 1) {
+                Some(next) if line.trim_end().ends_with('(') => format!("{line}{}", next.trim()),
+                _ => (*line).to_owned(),
+            };
+            let takes_self =
+                signature[at..].contains("(self") || signature[at..].contains("(mut self");
             if name.starts_with("with_") && takes_self && line.contains("pub fn") {
                 with.entry(ty.clone()).or_default().push(name.clone());
             }
