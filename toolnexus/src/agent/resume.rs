@@ -1,8 +1,6 @@
 //! Resuming a halted run: [`Halted`] (what is resumed), [`resume`] (its tools only, from
 //! serialized data alone) and why resuming can fail.
 
-use std::fmt;
-
 use crate::agent::compaction::Compacted;
 use crate::agent::run::{CallRecord, RunResult};
 use crate::model::message::Message;
@@ -66,30 +64,16 @@ pub struct Resumed {
 }
 
 /// Why a halted run could not be resumed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ResumeError {
     /// The transcript does not end in a turn of tool calls, so nothing is halted.
+    #[error("the transcript does not end in a turn of tool calls: nothing to resume")]
     NotHalted,
     /// No call of the transcript's last turn is waiting on this request.
+    #[error("no tool call of the transcript's last turn is waiting on request `{request}`")]
     UnknownRequest {
         /// The id of the request.
         request: String,
     },
 }
-
-impl fmt::Display for ResumeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ResumeError::NotHalted => f.write_str(
-                "the transcript does not end in a turn of tool calls: nothing to resume",
-            ),
-            ResumeError::UnknownRequest { request } => write!(
-                f,
-                "no tool call of the transcript's last turn is waiting on request `{request}`"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ResumeError {}

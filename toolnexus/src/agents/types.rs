@@ -324,7 +324,8 @@ impl TaskResult {
 }
 
 /// A refused [`spawn`](super::Runtime::spawn), saying why.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
 pub struct SpawnError {
     /// What went wrong.
     pub message: String,
@@ -332,19 +333,12 @@ pub struct SpawnError {
     pub limit: Option<Limit>,
 }
 
-impl fmt::Display for SpawnError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for SpawnError {}
-
 /// A refused verb ([`post`](super::Runtime::post), [`wake`](super::Runtime::wake),
 /// [`resume`](super::Runtime::resume)), saying why and where.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RuntimeError {
     /// The handle's inbox holds `cap` items already: the post was refused.
+    #[error("inbox full: {handle} holds {cap} items (the runtime's cap)")]
     InboxFull {
         /// The handle.
         handle: String,
@@ -352,16 +346,22 @@ pub enum RuntimeError {
         cap: usize,
     },
     /// The handle is closed.
+    #[error("{handle} is closed")]
     Closed {
         /// The handle.
         handle: String,
     },
     /// No such handle in this runtime.
+    #[error("no handle {handle} in this runtime")]
     Unknown {
         /// The id given.
         handle: String,
     },
     /// No suspended handle holds the request this answer is for.
+    #[error(
+        "no suspended handle holds request {answer} (pending: {listed})",
+        listed = listed(.pending)
+    )]
     NoSuchRequest {
         /// The answer's id.
         answer: String,
@@ -370,31 +370,14 @@ pub enum RuntimeError {
     },
 }
 
-impl fmt::Display for RuntimeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RuntimeError::InboxFull { handle, cap } => {
-                write!(
-                    f,
-                    "inbox full: {handle} holds {cap} items (the runtime's cap)"
-                )
-            }
-            RuntimeError::Closed { handle } => write!(f, "{handle} is closed"),
-            RuntimeError::Unknown { handle } => write!(f, "no handle {handle} in this runtime"),
-            RuntimeError::NoSuchRequest { answer, pending } => write!(
-                f,
-                "no suspended handle holds request {answer} (pending: {})",
-                if pending.is_empty() {
-                    "none".to_owned()
-                } else {
-                    pending.join(", ")
-                }
-            ),
-        }
+/// The pending request ids, joined by commas (`none` for none).
+fn listed(pending: &[String]) -> String {
+    if pending.is_empty() {
+        "none".to_owned()
+    } else {
+        pending.join(", ")
     }
 }
-
-impl std::error::Error for RuntimeError {}
 
 /// What a [`wake`](super::Runtime::wake) did.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,29 +1,20 @@
 //! A config's `builtins` section read into [`Builtins`].
 
-use std::fmt;
-
 use serde_json::{Map, Value};
 
 use super::Builtins;
 use crate::tool::args::kind_of;
 
 /// A `builtins` section that could not be read: which key, and what is wrong.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
+#[error("`{key}` {message}")]
 pub struct BuiltinsConfigError {
     /// The key that is wrong (`builtins`, `builtins.tools.bash`, …).
     pub key: String,
     /// What is wrong, and what was expected.
     pub message: String,
 }
-
-impl fmt::Display for BuiltinsConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}` {}", self.key, self.message)
-    }
-}
-
-impl std::error::Error for BuiltinsConfigError {}
 
 fn wrong(key: &str, expected: &str, value: &Value) -> BuiltinsConfigError {
     BuiltinsConfigError {

@@ -4,7 +4,6 @@
 //! checked again (same origin by default, never from https to http).
 
 use std::collections::BTreeSet;
-use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
@@ -26,16 +25,9 @@ pub(super) struct Network {
 }
 
 /// A refusal of the network rules, worded for the model.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
 pub(super) struct Refused(pub(super) String);
-
-impl fmt::Display for Refused {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Refused {}
 
 /// The kind of an IPv4 address that is not on the public internet, if it is one.
 fn special_v4(ip: Ipv4Addr) -> Option<&'static str> {

@@ -104,27 +104,18 @@ impl fmt::Debug for OtelGuard {
 }
 
 /// Why [`init`] failed.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum OtelError {
     /// An OTLP exporter could not be built (an invalid endpoint or header variable).
+    #[error("the OTLP exporter could not be built: {0}")]
     Exporter(String),
     /// A global `tracing` subscriber was installed already: add [`layer`] to it instead.
+    #[error(
+        "a global tracing subscriber is already set; add toolnexus::otel::layer to it instead of calling init"
+    )]
     SubscriberSet,
 }
-
-impl fmt::Display for OtelError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            OtelError::Exporter(error) => write!(f, "the OTLP exporter could not be built: {error}"),
-            OtelError::SubscriberSet => f.write_str(
-                "a global tracing subscriber is already set; add toolnexus::otel::layer to it instead of calling init",
-            ),
-        }
-    }
-}
-
-impl std::error::Error for OtelError {}
 
 /// Exports spans and metrics over OTLP HTTP/protobuf to `OTEL_EXPORTER_OTLP_ENDPOINT`,
 /// through a global `tracing` subscriber (spans and events at `INFO` and above), and sets

@@ -75,20 +75,23 @@ impl PromptArgument {
 }
 
 /// Why a prompt could not be got.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum PromptError {
     /// No prompt has this name (invalid params).
+    #[error("unknown prompt: {name}")]
     NotFound {
         /// The name asked for.
         name: String,
     },
     /// An argument is missing or does not fit its parameter (invalid params).
+    #[error("{message}")]
     InvalidArguments {
         /// What is wrong, naming the argument.
         message: String,
     },
     /// The prompt's function failed, panicked or timed out (an internal error).
+    #[error("{message}")]
     Failed {
         /// What went wrong.
         message: String,
@@ -114,19 +117,6 @@ impl PromptError {
         crate::primitive::guard::own_error(error, PromptError::failed)
     }
 }
-
-impl fmt::Display for PromptError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PromptError::NotFound { name } => write!(f, "unknown prompt: {name}"),
-            PromptError::InvalidArguments { message } | PromptError::Failed { message } => {
-                f.write_str(message)
-            }
-        }
-    }
-}
-
-impl std::error::Error for PromptError {}
 
 /// A prompt an MCP server offers: a name, a description, the arguments it takes, and the
 /// function that fills it in.

@@ -50,20 +50,23 @@ impl ResourceRequest {
 }
 
 /// Why a resource could not be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ResourceError {
     /// No resource has this URI (MCP's `-32002`).
+    #[error("resource not found: {uri}")]
     NotFound {
         /// The URI asked for.
         uri: String,
     },
     /// A template variable's value does not fit its parameter (invalid params).
+    #[error("{message}")]
     InvalidParams {
         /// What is wrong, naming the variable.
         message: String,
     },
     /// The resource's function failed, panicked or timed out (an internal error).
+    #[error("{message}")]
     Failed {
         /// What went wrong.
         message: String,
@@ -90,19 +93,6 @@ impl ResourceError {
         crate::primitive::guard::own_error(error, ResourceError::failed)
     }
 }
-
-impl fmt::Display for ResourceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ResourceError::NotFound { uri } => write!(f, "resource not found: {uri}"),
-            ResourceError::InvalidParams { message } | ResourceError::Failed { message } => {
-                f.write_str(message)
-            }
-        }
-    }
-}
-
-impl std::error::Error for ResourceError {}
 
 /// A resource an MCP server offers: a fixed URI (`docs://readme`) or a URI template of
 /// RFC 6570 level 1 (`users://{id}/profile`) standing for many, with a name, a

@@ -31,7 +31,8 @@ enum Part {
 }
 
 /// Why a URI or URI template cannot be a resource's.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid resource URI `{template}`: {reason}")]
 pub struct TemplateError {
     template: String,
     reason: String,
@@ -45,18 +46,6 @@ impl TemplateError {
         }
     }
 }
-
-impl fmt::Display for TemplateError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "invalid resource URI `{}`: {}",
-            self.template, self.reason
-        )
-    }
-}
-
-impl std::error::Error for TemplateError {}
 
 impl UriTemplate {
     /// Parses `text`: a URI with a scheme (`scheme:…`), with `{name}` variables (letters,

@@ -11,7 +11,8 @@ use crate::agent::run::RunResult;
 use crate::tool::request::{Answer, Request};
 
 /// What went wrong talking to the ingress, and where.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{what}: {message}")]
 pub struct IngressError {
     what: String,
     message: String,
@@ -25,14 +26,6 @@ impl IngressError {
         }
     }
 }
-
-impl fmt::Display for IngressError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.what, self.message)
-    }
-}
-
-impl std::error::Error for IngressError {}
 
 /// A conversation's run waiting on an answer ([`Ingress::waiting`]): the Restate
 /// invocation that runs it, and the run as it was when it halted (its

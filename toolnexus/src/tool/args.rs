@@ -399,7 +399,8 @@ fn message(error: &serde_json::Error) -> String {
 ///
 /// The message names the tool and, where there is one, the path of the offending field,
 /// so a model reading it can correct its call. Converts into an error [`ToolResult`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct ArgsError(String);
 
 impl ArgsError {
@@ -408,14 +409,6 @@ impl ArgsError {
         &self.0
     }
 }
-
-impl std::fmt::Display for ArgsError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ArgsError {}
 
 impl From<ArgsError> for ToolResult {
     fn from(error: ArgsError) -> Self {

@@ -245,27 +245,18 @@ impl Sampled {
 }
 
 /// Why a [`Context::sample`](crate::Context::sample) request got no reply.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum SamplingError {
     /// Nobody who called the tool can sample: no caller, an MCP client that did not
     /// declare `sampling`, or a protocol version without it (2026-07-28 deprecates it).
+    #[error("sampling is not available: {0}")]
     Unsupported(String),
     /// The caller tried and failed (the user declined, the model errored, the
     /// connection closed).
+    #[error("sampling failed: {0}")]
     Failed(String),
 }
-
-impl fmt::Display for SamplingError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SamplingError::Unsupported(why) => write!(f, "sampling is not available: {why}"),
-            SamplingError::Failed(why) => write!(f, "sampling failed: {why}"),
-        }
-    }
-}
-
-impl std::error::Error for SamplingError {}
 
 /// An MCP Apps view to show beside a call (the `io.modelcontextprotocol/ui` extension):
 /// the page of the `ui://` resource the called tool names, with the call's input and

@@ -187,7 +187,11 @@ impl fmt::Debug for States {
 ///
 /// [`Toolkit::check_states`](crate::Toolkit::check_states) reports these before any
 /// call; a call of such a tool gives the same text as its error result.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the tool `{tool}` needs a state of type `{name}`, and none was provided: add one with `Toolkit::with_state(value)` where `value: {name}` (or `Context::with_state` when calling the tool without a toolkit)",
+    name = .ty.name
+)]
 pub struct MissingState {
     tool: String,
     ty: StateType,
@@ -212,21 +216,6 @@ impl MissingState {
         self.ty
     }
 }
-
-impl fmt::Display for MissingState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let ty = self.ty.name;
-        write!(
-            f,
-            "the tool `{}` needs a state of type `{ty}`, and none was provided: add one with \
-             `Toolkit::with_state(value)` where `value: {ty}` (or `Context::with_state` when \
-             calling the tool without a toolkit)",
-            self.tool
-        )
-    }
-}
-
-impl std::error::Error for MissingState {}
 
 impl From<MissingState> for crate::ToolResult {
     fn from(missing: MissingState) -> Self {

@@ -28,22 +28,15 @@ pub const SOURCE: &str = "a2a";
 
 /// Why an agent could not be reached or used: its card URL and the reason (header values
 /// never appear in it).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
+#[error("A2A agent at {card}: {reason}")]
 pub struct A2aError {
     /// The Agent Card's URL.
     pub card: String,
     /// What went wrong.
     pub reason: String,
 }
-
-impl fmt::Display for A2aError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "A2A agent at {}: {}", self.card, self.reason)
-    }
-}
-
-impl std::error::Error for A2aError {}
 
 /// What the tools of one agent share.
 pub(crate) struct Shared {

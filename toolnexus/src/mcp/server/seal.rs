@@ -63,24 +63,16 @@ struct KeyInner {
 }
 
 /// A secret too short to make a [`StateKey`] from.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
+#[error(
+    "a requestState secret must be at least {min} bytes of secret randomness, got {len} (make one with `openssl rand -hex 32`)",
+    min = MIN_STATE_SECRET_BYTES
+)]
 pub struct StateKeyError {
     /// How many bytes the secret had.
     pub len: usize,
 }
-
-impl fmt::Display for StateKeyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "a requestState secret must be at least {MIN_STATE_SECRET_BYTES} bytes of secret randomness, got {} (make one with `openssl rand -hex 32`)",
-            self.len
-        )
-    }
-}
-
-impl std::error::Error for StateKeyError {}
 
 impl StateKey {
     /// The key derived from `secret`, which must be at least

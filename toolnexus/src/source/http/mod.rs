@@ -132,22 +132,15 @@ fn get() -> String {
 }
 
 /// Why an [`HttpTool`] declaration was refused: it names the tool and what to fix.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
+#[error("HTTP tool `{tool}`: {message}")]
 pub struct HttpToolError {
     /// The tool's name.
     pub tool: String,
     /// What is wrong.
     pub message: String,
 }
-
-impl fmt::Display for HttpToolError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "HTTP tool `{}`: {}", self.tool, self.message)
-    }
-}
-
-impl std::error::Error for HttpToolError {}
 
 impl fmt::Debug for HttpTool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

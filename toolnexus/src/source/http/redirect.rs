@@ -3,8 +3,6 @@
 //! hold secrets, and reqwest's default policy would replay every header but
 //! `Authorization` and `Cookie` to wherever the server points.
 
-use std::fmt;
-
 use reqwest::Url;
 use reqwest::redirect::{Attempt, Policy};
 
@@ -12,16 +10,9 @@ use reqwest::redirect::{Attempt, Policy};
 pub(super) const DEFAULT_MAX_REDIRECTS: usize = 5;
 
 /// A redirect the policy did not follow, and why (found again in the error's causes).
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
 pub(super) struct Refused(String);
-
-impl fmt::Display for Refused {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Refused {}
 
 /// The policy of a tool that follows at most `limit` redirects.
 pub(super) fn policy(limit: usize) -> Policy {
