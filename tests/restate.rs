@@ -107,10 +107,11 @@ async fn attach(ingress: &Ingress, invocation: &str) -> RunResult {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn runs_on_restate_survive_crashes_restarts_and_are_serialized() {
     let work = fresh_dir("work");
-    let log = work.join("log");
-    let marks = work.join("marks");
+    let log = work.path().join("log");
+    let marks = work.path().join("marks");
     std::fs::create_dir(&marks).unwrap();
     let mut server = Server::start();
+    server.ready().await;
     let port = free_port();
     let uri = format!("http://127.0.0.1:{port}");
     let mut service = Service::start(port, &log, &marks);
@@ -157,6 +158,7 @@ async fn runs_on_restate_survive_crashes_restarts_and_are_serialized() {
     assert_eq!(pending[0].id, "deploy-approval");
     server.kill();
     server.spawn();
+    server.ready().await;
     // By the request's id alone: the conversation is found through the admin API.
     let accept = Answer::accept("deploy-approval");
     let admin = server.admin();

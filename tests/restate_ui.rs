@@ -28,6 +28,10 @@ mod restate_server;
 use example::Listening;
 use restate_server::Server;
 
+/// Held by each test for its whole run: one restate-server (with its chat example and
+/// browser) at a time, so that neither waits on the other's start for the 2 cores.
+static ONE_SERVER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// The chat example on the Restate server `server`.
 fn chat_on(server: &Server) -> Listening {
     let ingress = server.ingress_url();
@@ -98,7 +102,8 @@ fn refusal(events: &[Value]) -> &str {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_interrupt_on_restate_is_answered_once_by_its_own_thread() {
-    let server = Server::start();
+    let _alone = ONE_SERVER.lock().await;
+    let mut server = Server::start();
     server.ready().await;
     let chat = chat_on(&server);
     let at = addr(&chat);
@@ -165,6 +170,7 @@ async fn an_interrupt_on_restate_is_answered_once_by_its_own_thread() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_approval_clicked_after_the_restate_server_restarted_resumes_the_run() {
+    let _alone = ONE_SERVER.lock().await;
     let mut server = Server::start();
     server.ready().await;
     let chat = chat_on(&server);

@@ -1,13 +1,25 @@
 //! A real `restate-server` for the tests (the npm package `@restatedev/restate-server`,
 //! pinned and installed by .ci/test; `TOOLNEXUS_RESTATE_SERVER` is its binary) on
-//! 127.0.0.1 with free ports and its data in a temporary directory.
+//! 127.0.0.1 with free ports and its data in a temporary directory. What it prints goes
+//! to `server.log` there, and a server that does not come up says why: its exit status,
+//! its last health answers, the free space where it writes and the end of its log.
 #![allow(dead_code)]
 
+use std::fs::File;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
+use tempfile::TempDir;
 use toolnexus::restate::Ingress;
+
+/// How long a server has to answer its health checks.
+const READY: Duration = Duration::from_secs(60);
+
+/// How often a server that exits before it ever answered is started again, on new ports
+/// (another process can take a free port before the server binds it).
+const STARTS: u32 = 3;
 
 pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
@@ -15,6 +27,10 @@ pub(crate) fn free_port() -> u16 {
         .local_addr()
         .unwrap()
         .port()
+}
+
+fn free_ports() -> [u16; 4] {
+    [free_port(), free_port(), free_port(), free_port()]
 }
 
 pub(crate) fn server_binary() -> PathBuf {
@@ -26,35 +42,56 @@ pub(crate) fn server_binary() -> PathBuf {
     )
 }
 
+/// A new empty directory, removed when dropped.
+pub(crate) fn fresh_dir(name: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("toolnexus-restate-{name}-"))
+        .tempdir()
+        .expect("a temporary directory")
+}
+
 /// A restate-server on its ports and data directory; SIGKILLed when dropped.
 pub(crate) struct Server {
     child: Option<Child>,
-    dir: PathBuf,
+    dir: TempDir,
     ports: [u16; 4],
+    /// Whether it has answered its health checks once: from then on its ports are known
+    /// to the test and stay.
+    answered: bool,
 }
 
 impl Server {
     pub(crate) fn start() -> Server {
-        let ports = [free_port(), free_port(), free_port(), free_port()];
         let mut server = Server {
             child: None,
-            dir: fresh_dir(&format!("server-{}", ports[0])),
-            ports,
+            dir: fresh_dir("server"),
+            ports: free_ports(),
+            answered: false,
         };
         server.spawn();
         server
+    }
+
+    fn log(&self) -> PathBuf {
+        self.dir.path().join("server.log")
     }
 
     pub(crate) fn spawn(&mut self) {
         let [ingress, admin, node, pg] = self.ports;
         let binary = server_binary();
         assert!(binary.exists(), "no restate-server at {}", binary.display());
+        let log = File::options()
+            .create(true)
+            .append(true)
+            .open(self.log())
+            .expect("the server's log file");
         let child = Command::new(binary)
             .arg("--base-dir")
-            .arg(&self.dir)
+            .arg(self.dir.path())
             .args(["--no-logo", "--node-name", "test-node"])
             .env("RESTATE_LISTEN_MODE", "tcp")
             .env("RESTATE_DISABLE_TELEMETRY", "true")
+            .env("RESTATE_LOG_DISABLE_ANSI_CODES", "true")
             .env("DO_NOT_TRACK", "1")
             .env(
                 "RESTATE_INGRESS__BIND_ADDRESS",
@@ -71,8 +108,8 @@ impl Server {
                 format!("http://127.0.0.1:{node}"),
             )
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stdout(log.try_clone().expect("the server's log file"))
+            .stderr(log)
             .spawn()
             .expect("restate-server starts");
         self.child = Some(child);
@@ -86,72 +123,127 @@ impl Server {
     }
 
     pub(crate) fn ingress(&self) -> Ingress {
-        Ingress::new(format!("http://127.0.0.1:{}", self.ports[0]))
+        Ingress::new(self.ingress_url())
+    }
+
+    /// The ingress's URL.
+    pub(crate) fn ingress_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.ports[0])
     }
 
     pub(crate) fn admin(&self) -> String {
         format!("http://127.0.0.1:{}", self.ports[1])
+    }
+
+    /// Waits (bounded) until the admin API and the ingress answer their health checks.
+    /// A server that exits before it ever answered is started again on new ports, at
+    /// most [`STARTS`] times in all.
+    pub(crate) async fn ready(&mut self) {
+        let mut starts = 1;
+        let mut last = String::from("not asked yet");
+        let deadline = Instant::now() + READY;
+        while Instant::now() < deadline {
+            if let Some(status) = self.exited() {
+                if self.answered || starts == STARTS {
+                    self.fail(&format!("it exited ({status})"));
+                }
+                eprintln!(
+                    "the restate-server exited ({status}) before it answered; starting it on \
+                     new ports. Its log:\n{}",
+                    self.log_tail()
+                );
+                starts += 1;
+                self.dir = fresh_dir("server");
+                self.ports = free_ports();
+                self.spawn();
+                continue;
+            }
+            let checks = [
+                (self.ports[1], "/health"),
+                (self.ports[0], "/restate/health"),
+            ];
+            let mut answers = Vec::new();
+            for (port, path) in checks {
+                answers.push(health(port, path).await);
+            }
+            if answers.iter().all(Result::is_ok) {
+                self.answered = true;
+                return;
+            }
+            last = answers
+                .into_iter()
+                .filter_map(Result::err)
+                .collect::<Vec<_>>()
+                .join("; ");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        self.fail(&format!(
+            "it did not answer its health checks in {} s (last: {last})",
+            READY.as_secs()
+        ));
+    }
+
+    /// The child's exit status, if it has exited.
+    fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.as_mut()?.try_wait().ok().flatten()
+    }
+
+    /// The last lines of the server's log.
+    fn log_tail(&self) -> String {
+        let log = std::fs::read_to_string(self.log()).unwrap_or_default();
+        let lines: Vec<&str> = log.lines().collect();
+        lines[lines.len().saturating_sub(40)..].join("\n")
+    }
+
+    fn fail(&self, why: &str) -> ! {
+        let space = Command::new("df")
+            .arg("-h")
+            .arg(self.dir.path())
+            .output()
+            .map(|out| String::from_utf8_lossy(&out.stdout).into_owned())
+            .unwrap_or_default();
+        panic!(
+            "the restate-server at {} is not up: {why}\nfree space:\n{space}\nthe end of its \
+             log:\n{}",
+            self.dir.path().display(),
+            self.log_tail()
+        );
     }
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
         self.kill();
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
-/// A new empty directory of this test process.
-pub(crate) fn fresh_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("toolnexus-restate-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-impl Server {
-    /// The ingress's URL.
-    pub(crate) fn ingress_url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.ports[0])
-    }
-
-    /// Waits (bounded) until the admin API and the ingress answer their health checks.
-    pub(crate) async fn ready(&self) {
-        let checks = [
-            (self.ports[1], "/health"),
-            (self.ports[0], "/restate/health"),
-        ];
-        for _ in 0..600 {
-            let mut up = true;
-            for (port, path) in checks {
-                up &= healthy(port, path).await;
-            }
-            if up {
-                return;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        }
-        panic!("the restate-server did not answer its health checks in 60 s");
-    }
-}
-
-/// Whether `GET path` on 127.0.0.1:`port` answers 200 within a second.
-async fn healthy(port: u16, path: &str) -> bool {
+/// Whether `GET path` on 127.0.0.1:`port` answers 200 within a second; if not, what
+/// happened instead.
+async fn health(port: u16, path: &str) -> Result<(), String> {
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
     let exchange = async {
         let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
             .await
-            .ok()?;
+            .map_err(|e| format!("connecting: {e}"))?;
         let request =
             format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
-        stream.write_all(request.as_bytes()).await.ok()?;
+        stream
+            .write_all(request.as_bytes())
+            .await
+            .map_err(|e| format!("sending: {e}"))?;
         let mut head = [0u8; 12];
-        stream.read_exact(&mut head).await.ok()?;
-        Some(head.ends_with(b" 200"))
+        stream
+            .read_exact(&mut head)
+            .await
+            .map_err(|e| format!("reading: {e}"))?;
+        if head.ends_with(b" 200") {
+            Ok(())
+        } else {
+            Err(format!("answered {:?}", String::from_utf8_lossy(&head)))
+        }
     };
-    tokio::time::timeout(std::time::Duration::from_secs(1), exchange)
-        .await
-        .ok()
-        .flatten()
-        .unwrap_or(false)
+    match tokio::time::timeout(Duration::from_secs(1), exchange).await {
+        Ok(answer) => answer.map_err(|e| format!("{path} on {port}: {e}")),
+        Err(_) => Err(format!("{path} on {port}: no answer in 1 s")),
+    }
 }
