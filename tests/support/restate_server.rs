@@ -14,11 +14,15 @@ use std::time::{Duration, Instant};
 use tempfile::TempDir;
 use toolnexus::restate::Ingress;
 
-/// How long a server has to answer its health checks.
+/// How long a restarted server has to answer its health checks.
 const READY: Duration = Duration::from_secs(60);
 
-/// How often a server that exits before it ever answered is started again, on new ports
-/// (another process can take a free port before the server binds it).
+/// How long a new server has to answer them (it takes under a second here) before it is
+/// started again.
+const FIRST_START: Duration = Duration::from_secs(30);
+
+/// How many times in all a new server is started before the test gives up: another
+/// process can take a free port before the server binds it.
 const STARTS: u32 = 3;
 
 pub(crate) fn free_port() -> u16 {
@@ -136,27 +140,46 @@ impl Server {
     }
 
     /// Waits (bounded) until the admin API and the ingress answer their health checks.
-    /// A server that exits before it ever answered is started again on new ports, at
-    /// most [`STARTS`] times in all.
+    /// A server that has never answered is given [`FIRST_START`] at a time, and is
+    /// started again on new ports and a new directory when it exits or does not answer in
+    /// time, at most [`STARTS`] times in all; after a restart, on the ports the test
+    /// already knows, it is given [`READY`].
     pub(crate) async fn ready(&mut self) {
-        let mut starts = 1;
+        if self.answered {
+            if let Err(why) = self.wait(READY).await {
+                self.fail(&why);
+            }
+            return;
+        }
+        for start in 1..=STARTS {
+            match self.wait(FIRST_START).await {
+                Ok(()) => {
+                    self.answered = true;
+                    return;
+                }
+                Err(why) if start < STARTS => {
+                    eprintln!(
+                        "the restate-server is not up ({why}); starting it again on new \
+                         ports and a new directory. The end of its log:\n{}",
+                        self.log_tail()
+                    );
+                    self.kill();
+                    self.dir = fresh_dir("server");
+                    self.ports = free_ports();
+                    self.spawn();
+                }
+                Err(why) => self.fail(&why),
+            }
+        }
+    }
+
+    /// Waits at most `bound` for the health checks to answer 200; why not, if not.
+    async fn wait(&mut self, bound: Duration) -> Result<(), String> {
+        let deadline = Instant::now() + bound;
         let mut last = String::from("not asked yet");
-        let deadline = Instant::now() + READY;
         while Instant::now() < deadline {
             if let Some(status) = self.exited() {
-                if self.answered || starts == STARTS {
-                    self.fail(&format!("it exited ({status})"));
-                }
-                eprintln!(
-                    "the restate-server exited ({status}) before it answered; starting it on \
-                     new ports. Its log:\n{}",
-                    self.log_tail()
-                );
-                starts += 1;
-                self.dir = fresh_dir("server");
-                self.ports = free_ports();
-                self.spawn();
-                continue;
+                return Err(format!("it exited ({status})"));
             }
             let checks = [
                 (self.ports[1], "/health"),
@@ -167,8 +190,7 @@ impl Server {
                 answers.push(health(port, path).await);
             }
             if answers.iter().all(Result::is_ok) {
-                self.answered = true;
-                return;
+                return Ok(());
             }
             last = answers
                 .into_iter()
@@ -177,10 +199,10 @@ impl Server {
                 .join("; ");
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        self.fail(&format!(
+        Err(format!(
             "it did not answer its health checks in {} s (last: {last})",
-            READY.as_secs()
-        ));
+            bound.as_secs()
+        ))
     }
 
     /// The child's exit status, if it has exited.
