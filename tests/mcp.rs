@@ -11,9 +11,7 @@
 //! the `mcp` package: `.ci/run` makes a virtual environment for it. Without it these tests
 //! FAIL (they never skip), saying how to set it up.
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -26,62 +24,15 @@ use toolnexus::{ContentPart, Request, Tool, ToolResult, Toolkit};
 /// Hang protection only: no assertion depends on how long anything takes.
 const PATIENCE: Duration = Duration::from_secs(60);
 
+#[path = "support/mcp_peer.rs"]
+mod mcp_peer;
+use mcp_peer::{python, root};
+
 const PNG: &[u8] = include_bytes!("../examples/media/fixture.png");
 
 // ---------------------------------------------------------------------------------------
 // The example server and the official Python client
 // ---------------------------------------------------------------------------------------
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The example binary, built (or found up to date) by cargo itself, so a test run never
-/// drives a stale build.
-fn example_binary() -> &'static Path {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let output = Command::new(env!("CARGO"))
-            // The workspace and its features, as the test command builds them, so nothing
-            // is compiled a second time with another feature set.
-            .args(["build", "--quiet", "--workspace", "--all-features"])
-            .args(["--example", "mcp_server"])
-            .args(["--message-format", "json-render-diagnostics"])
-            .current_dir(root())
-            .stderr(Stdio::inherit())
-            .output()
-            .expect("cargo runs");
-        assert!(
-            output.status.success(),
-            "building the mcp_server example failed"
-        );
-        String::from_utf8_lossy(&output.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .filter(|msg| msg["target"]["name"] == "mcp_server")
-            .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
-            .expect("cargo reports the example's executable")
-    })
-}
-
-fn python() -> &'static str {
-    static PYTHON: OnceLock<String> = OnceLock::new();
-    PYTHON.get_or_init(|| {
-        let python = std::env::var("TOOLNEXUS_PYTHON").unwrap_or_else(|_| "python3".to_owned());
-        let probe = Command::new(&python)
-            .args(["-c", "import mcp.client.session"])
-            .output();
-        match probe {
-            Ok(out) if out.status.success() => python,
-            outcome => panic!(
-                "the official MCP Python client is missing: `{python} -c 'import mcp'` failed \
-                 ({outcome:?}).\nThese tests need it and do not skip. Set it up with:\n  \
-                 python3 -m venv target/mcp-venv && target/mcp-venv/bin/pip install mcp\n  \
-                 export TOOLNEXUS_PYTHON=$PWD/target/mcp-venv/bin/python"
-            ),
-        }
-    })
-}
 
 /// Runs `client.py ARGS` and returns its JSON report.
 fn run_python_client(args: &[&str]) -> Value {
@@ -110,7 +61,7 @@ fn run_python_client(args: &[&str]) -> Value {
 
 /// What the example says it serves (`--print-tools`, i.e. `Toolkit::to_mcp()`).
 fn example_tools() -> Value {
-    let output = Command::new(example_binary())
+    let output = Command::new(mcp_peer::example_server())
         .arg("--print-tools")
         .output()
         .expect("the example runs");
@@ -263,14 +214,14 @@ fn check_resources_and_prompts(report: &Value) {
 
 #[test]
 fn the_python_client_drives_the_example_over_stdio() {
-    let binary = example_binary().to_str().expect("utf-8 path");
+    let binary = mcp_peer::example_server().to_str().expect("utf-8 path");
     let report = run_python_client(&["stdio", binary]);
     check_report(&report);
 }
 
 #[test]
 fn the_python_client_drives_the_example_over_http() {
-    let mut server = Command::new(example_binary())
+    let mut server = Command::new(mcp_peer::example_server())
         .args(["--http", "127.0.0.1:0"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
